@@ -1,0 +1,312 @@
+package dev.backoff;
+
+import java.util.ArrayDeque;
+import java.util.random.RandomGenerator;
+
+/**
+ * The decision engine for one call: given the outcome of each attempt, it says "success", "retry after D"
+ * or "stop, because R", and tells the policy's budget and listeners. Every driver (sync and async
+ * executors, the HTTP client, the simulator in virtual time) feeds it the same way:
+ *
+ * <pre>{@code
+ * Execution<R> execution = policy.newExecution(startNanos);   // after the first attempt failed
+ * Decision decision = execution.onFailure(failure, clock.nanoTime());
+ * while (decision.isRetry()) { wait decision.delayNanos(); attempt again; decision = execution.onResult(...) }
+ * }</pre>
+ *
+ * <p>Not thread-safe: one execution belongs to one call, whose attempts happen one after another.
+ * Times are readings of the driver's clock; only differences are used, so they may wrap.
+ *
+ * @param <R> the result type
+ */
+public final class Execution<R> {
+  private final RetryPolicy<R> policy;
+  private final RandomGenerator random;
+  private final long startNanos;
+  private int attempts;
+  private int retriesScheduled;
+  private long previousDelayNanos;
+  private long totalDelayNanos;
+  private FailureClass lastFailureClass;
+  private Throwable lastFailure;
+  private R lastResult;
+  private StopReason stopReason;
+  private boolean done;
+  private long lastNanos;
+  private ArrayDeque<Throwable> earlierFailures; // the most recent ones, bounded by maxSuppressed
+
+  Execution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
+    this.policy = policy;
+    this.startNanos = startNanos;
+    this.lastNanos = startNanos;
+    this.random = random;
+    if (policy.budget != null) {
+      policy.budget.onCall();
+    }
+  }
+
+  /** Records a failed attempt (its exception) and decides, using the policy's pushback extractor if any. */
+  public Decision onFailure(Throwable failure, long nowNanos) {
+    Nanos.requireNonNull("failure", failure);
+    long hint = policy.pushback == null ? Pushback.NONE : policy.pushback.hintNanos(null, failure);
+    return onFailure(failure, nowNanos, hint);
+  }
+
+  /**
+   * Records a failed attempt with a pushback hint the driver read itself (see {@link Pushback}) and decides.
+   */
+  public Decision onFailure(Throwable failure, long nowNanos, long pushbackHintNanos) {
+    Nanos.requireNonNull("failure", failure);
+    beginAttemptOutcome(nowNanos);
+    rememberFailure(failure);
+    lastResult = null;
+    StopReason refusal = Classification.refusal(policy, failure);
+    FailureClass failureClass = refusal == null ? policy.failureClassifier.apply(failure) : FailureClass.TRANSIENT;
+    if (failureClass == null) {
+      failureClass = FailureClass.TRANSIENT;
+    }
+    return decide(failureClass, refusal, pushbackHintNanos, nowNanos);
+  }
+
+  /** Records an attempt that returned {@code result} and decides, using the policy's pushback extractor if any. */
+  public Decision onResult(R result, long nowNanos) {
+    if (policy.retryOnResult == null || !policy.retryOnResult.test(result)) {
+      return succeed(result, nowNanos);
+    }
+    long hint = policy.pushback == null ? Pushback.NONE : policy.pushback.hintNanos(result, null);
+    return onRetryableResult(result, nowNanos, hint);
+  }
+
+  /**
+   * Records an attempt that returned {@code result} with a pushback hint the driver read itself, and decides.
+   */
+  public Decision onResult(R result, long nowNanos, long pushbackHintNanos) {
+    if (policy.retryOnResult == null || !policy.retryOnResult.test(result)) {
+      return succeed(result, nowNanos);
+    }
+    return onRetryableResult(result, nowNanos, pushbackHintNanos);
+  }
+
+  private Decision onRetryableResult(R result, long nowNanos, long hint) {
+    beginAttemptOutcome(nowNanos);
+    lastResult = result;
+    lastFailure = null;
+    FailureClass failureClass = policy.resultClassifier.apply(result);
+    return decide(failureClass == null ? FailureClass.TRANSIENT : failureClass, null, hint, nowNanos);
+  }
+
+  private Decision succeed(R result, long nowNanos) {
+    beginAttemptOutcome(nowNanos);
+    done = true;
+    lastResult = result;
+    if (policy.budget != null) {
+      policy.budget.onSuccess(retriesScheduled, lastFailureClass);
+    }
+    if (policy.listeners.length > 0) {
+      RetryEvent<R> event = event(null, 0, null);
+      for (RetryListener<R> listener : policy.listeners) {
+        try {
+          listener.onSuccess(event);
+        } catch (RuntimeException e) {
+          listenerFailed(listener, e);
+        }
+      }
+    }
+    return Decision.success();
+  }
+
+  /**
+   * Records a failed attempt and stops the call for a reason only the driver knows (the thread was
+   * interrupted, the caller cancelled), telling the budget and listeners.
+   */
+  public Decision onFailure(Throwable failure, StopReason reason, long nowNanos) {
+    Nanos.requireNonNull("failure", failure);
+    Nanos.requireNonNull("reason", reason);
+    beginAttemptOutcome(nowNanos);
+    rememberFailure(failure);
+    lastResult = null;
+    return decide(FailureClass.TRANSIENT, reason, Pushback.NONE, nowNanos);
+  }
+
+  /**
+   * Stops the call from outside the engine (the thread was interrupted, or the caller cancelled) and tells
+   * the listeners it was aborted. Has no effect on a call that has already ended.
+   */
+  public Decision abort(StopReason reason, long nowNanos) {
+    Nanos.requireNonNull("reason", reason);
+    if (done) {
+      return Decision.stop(stopReason == null ? reason : stopReason);
+    }
+    lastNanos = nowNanos;
+    return stop(reason);
+  }
+
+  private void beginAttemptOutcome(long nowNanos) {
+    if (done) {
+      throw new IllegalStateException("the call has already ended: " + (stopReason == null ? "success" : stopReason));
+    }
+    attempts++;
+    lastNanos = nowNanos;
+  }
+
+  private void rememberFailure(Throwable failure) {
+    Throwable previous = lastFailure;
+    lastFailure = failure;
+    if (previous != null && previous != failure && policy.maxSuppressed > 0) {
+      if (earlierFailures == null) {
+        earlierFailures = new ArrayDeque<>(Math.min(policy.maxSuppressed, 16));
+      }
+      if (earlierFailures.size() == policy.maxSuppressed) {
+        earlierFailures.removeFirst();
+      }
+      earlierFailures.addLast(previous);
+    }
+  }
+
+  private Decision decide(FailureClass failureClass, StopReason refusal, long hint, long nowNanos) {
+    lastFailureClass = failureClass;
+    RetryBudget budget = policy.budget;
+    if (budget != null) {
+      budget.onFailure(failureClass);
+    }
+    if (refusal != null) {
+      return stop(refusal);
+    }
+    if (hint == Pushback.STOP) {
+      return stop(StopReason.PUSHBACK);
+    }
+    if (attempts >= policy.maxAttempts) {
+      return stop(StopReason.ATTEMPTS_EXHAUSTED);
+    }
+    Backoff backoff = policy.classesWithBackoff.length == 0 ? policy.backoff : policy.backoff(failureClass);
+    int retry = retriesScheduled + 1;
+    long backoffNanos = Math.max(0, backoff.delayNanos(retry, previousDelayNanos, totalDelayNanos, random));
+    long delay = backoffNanos;
+    if (hint >= 0) {
+      if (hint > policy.maxPushbackNanos) {
+        return stop(StopReason.PUSHBACK_TOO_LONG);
+      }
+      delay = Math.max(hint, backoffNanos);
+    }
+    if (policy.maxElapsedNanos != Long.MAX_VALUE
+        && Nanos.add(nowNanos - startNanos, delay) > policy.maxElapsedNanos) {
+      return stop(StopReason.DEADLINE_EXCEEDED);
+    }
+    if (budget != null && !budget.tryAcquire(failureClass)) {
+      return stop(StopReason.BUDGET_EXHAUSTED);
+    }
+    retriesScheduled = retry;
+    previousDelayNanos = backoffNanos;
+    totalDelayNanos = Nanos.add(totalDelayNanos, backoffNanos);
+    if (policy.listeners.length > 0) {
+      RetryEvent<R> event = event(failureClass, delay, null);
+      for (RetryListener<R> listener : policy.listeners) {
+        try {
+          listener.onRetryScheduled(event);
+        } catch (RuntimeException e) {
+          listenerFailed(listener, e);
+        }
+      }
+    }
+    return Decision.retryAfter(delay);
+  }
+
+  private Decision stop(StopReason reason) {
+    done = true;
+    stopReason = reason;
+    if (policy.listeners.length > 0) {
+      RetryEvent<R> event = event(lastFailureClass, 0, reason);
+      for (RetryListener<R> listener : policy.listeners) {
+        try {
+          if (reason.isExhaustion()) {
+            listener.onExhausted(event);
+          } else {
+            listener.onAborted(event);
+          }
+        } catch (RuntimeException e) {
+          listenerFailed(listener, e);
+        }
+      }
+    }
+    return Decision.stop(reason);
+  }
+
+  private RetryEvent<R> event(FailureClass failureClass, long delayNanos, StopReason reason) {
+    return new RetryEvent<>(policy.name, attempts, lastNanos - startNanos, lastResult, lastFailure, failureClass,
+        delayNanos, reason);
+  }
+
+  static void listenerFailed(RetryListener<?> listener, RuntimeException e) {
+    System.getLogger(RetryListener.class.getName())
+        .log(System.Logger.Level.WARNING, "retry listener " + listener + " threw; ignored", e);
+  }
+
+  /**
+   * Prepares the failure the caller should get when the call stopped: the last failure, with the earlier
+   * failures (at most the policy's {@code maxSuppressed}, the most recent) and a {@link RetryHistory}
+   * attached as suppressed exceptions. Returns null if the last attempt returned a result instead.
+   */
+  public Throwable finalFailure() {
+    Throwable failure = lastFailure;
+    if (failure == null) {
+      return null;
+    }
+    if (earlierFailures != null) {
+      for (Throwable earlier : earlierFailures) {
+        if (earlier != failure) {
+          failure.addSuppressed(earlier);
+        }
+      }
+      earlierFailures = null;
+    }
+    if (RetryHistory.of(failure) == null) {
+      failure.addSuppressed(new RetryHistory(policy.name, attempts, lastNanos - startNanos, stopReason));
+    }
+    return failure;
+  }
+
+  /** Attempts recorded so far. */
+  public int attempts() {
+    return attempts;
+  }
+
+  /** Retries scheduled so far. */
+  public int retries() {
+    return retriesScheduled;
+  }
+
+  /** The time from the call's start to the last recorded outcome, in nanoseconds. */
+  public long elapsedNanos() {
+    return lastNanos - startNanos;
+  }
+
+  /** The clock reading at which the call started. */
+  public long startNanos() {
+    return startNanos;
+  }
+
+  /** The last attempt's failure, or null if it returned a result. */
+  public Throwable lastFailure() {
+    return lastFailure;
+  }
+
+  /** The last attempt's result (null if it failed). */
+  public R lastResult() {
+    return lastResult;
+  }
+
+  /** Why the call stopped, or null if it has not stopped (or succeeded). */
+  public StopReason stopReason() {
+    return stopReason;
+  }
+
+  /** True once the call has succeeded or stopped. */
+  public boolean isDone() {
+    return done;
+  }
+
+  /** The policy this execution follows. */
+  public RetryPolicy<R> policy() {
+    return policy;
+  }
+}

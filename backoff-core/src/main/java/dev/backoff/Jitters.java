@@ -1,0 +1,167 @@
+package dev.backoff;
+
+/** The jitter implementations and the inverse normal distribution they share. */
+final class Jitters {
+  private Jitters() {}
+
+  static final Jitter NONE =
+      new Jitter() {
+        @Override
+        public long apply(long delayNanos, long capNanos, double u) {
+          return delayNanos;
+        }
+
+        @Override
+        public boolean isRandom() {
+          return false;
+        }
+
+        @Override
+        public String toString() {
+          return "none";
+        }
+      };
+
+  static final Jitter FULL =
+      new Jitter() {
+        @Override
+        public long apply(long delayNanos, long capNanos, double u) {
+          return (long) (delayNanos * u);
+        }
+
+        @Override
+        public String toString() {
+          return "full";
+        }
+      };
+
+  static final Jitter EQUAL =
+      new Jitter() {
+        @Override
+        public long apply(long delayNanos, long capNanos, double u) {
+          long half = delayNanos / 2;
+          return half + (long) ((delayNanos - half) * u);
+        }
+
+        @Override
+        public String toString() {
+          return "equal";
+        }
+      };
+
+  static double checkFactor(String name, double factor) {
+    if (!(factor > 0 && factor <= 1)) {
+      throw new IllegalArgumentException(name + " must be in (0, 1], was " + factor);
+    }
+    return factor;
+  }
+
+  static final class Proportional implements Jitter {
+    private final double factor;
+    private final double centreLimit; // cap / (1 + factor), as a fraction of the cap
+
+    Proportional(double factor) {
+      this.factor = factor;
+      this.centreLimit = 1 / (1 + factor);
+    }
+
+    @Override
+    public long apply(long delayNanos, long capNanos, double u) {
+      double centre = Math.min((double) delayNanos, capNanos * centreLimit);
+      double value = centre * (1 + factor * (2 * u - 1));
+      return Math.min(capNanos, Nanos.fromDouble(value));
+    }
+
+    @Override
+    public String toString() {
+      return "proportional(" + factor + ")";
+    }
+  }
+
+  static final class Gaussian implements Jitter {
+    private final double deviation;
+    private final double truncation; // in standard deviations
+    private final double lowProbability; // Φ(-truncation)
+    private final double probabilityWidth; // Φ(truncation) - Φ(-truncation)
+    private final double centreLimit;
+
+    Gaussian(double deviation) {
+      this.deviation = deviation;
+      this.truncation = Math.min(3, 1 / deviation);
+      this.lowProbability = normalCdf(-truncation);
+      this.probabilityWidth = 1 - 2 * lowProbability;
+      this.centreLimit = 1 / (1 + truncation * deviation);
+    }
+
+    @Override
+    public long apply(long delayNanos, long capNanos, double u) {
+      double centre = Math.min((double) delayNanos, capNanos * centreLimit);
+      double z = inverseNormalCdf(lowProbability + u * probabilityWidth);
+      // Rounding in the inverse can step a hair past the truncation; keep the bound exact.
+      z = Math.max(-truncation, Math.min(truncation, z));
+      double value = centre * (1 + deviation * z);
+      return Math.min(capNanos, Nanos.fromDouble(value));
+    }
+
+    double deviation() {
+      return deviation;
+    }
+
+    @Override
+    public String toString() {
+      return "gaussian(" + deviation + ")";
+    }
+  }
+
+  /** Standard normal distribution function, by the complementary error function (Numerical Recipes' erfc). */
+  static double normalCdf(double x) {
+    return 0.5 * erfc(-x / Math.sqrt(2));
+  }
+
+  private static double erfc(double x) {
+    double z = Math.abs(x);
+    double t = 1 / (1 + 0.5 * z);
+    double r =
+        t * Math.exp(-z * z - 1.26551223 + t * (1.00002368 + t * (0.37409196 + t * (0.09678418
+            + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587
+            + t * (-0.82215223 + t * 0.17087277)))))))));
+    return x >= 0 ? r : 2 - r;
+  }
+
+  // Coefficients of P. J. Acklam's rational approximation of the inverse normal distribution
+  // (relative error below 1.15e-9 over the whole range).
+  private static final double[] A = {
+    -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+    1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00
+  };
+  private static final double[] B = {
+    -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+    6.680131188771972e+01, -1.328068155288572e+01
+  };
+  private static final double[] C = {
+    -7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+    -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00
+  };
+  private static final double[] D = {
+    7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00
+  };
+  private static final double P_LOW = 0.02425;
+
+  /** The standard normal quantile of {@code p} in (0, 1). */
+  static double inverseNormalCdf(double p) {
+    if (p < P_LOW) {
+      double q = Math.sqrt(-2 * Math.log(p));
+      return (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+          / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1);
+    }
+    if (p > 1 - P_LOW) {
+      double q = Math.sqrt(-2 * Math.log(1 - p));
+      return -(((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+          / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1);
+    }
+    double q = p - 0.5;
+    double r = q * q;
+    return (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
+        / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1);
+  }
+}

@@ -1,0 +1,140 @@
+package dev.backoff;
+
+import java.time.Duration;
+import java.util.Locale;
+
+/**
+ * Named policies reproducing the documented defaults of well-known clients and libraries, so a user can
+ * migrate and compare like for like, plus the two clients of seed 003's experiment. Where a preset's
+ * behaviour differs from Backoff's own {@linkplain Jitter cap rule}, its description says so.
+ */
+public enum Preset {
+  /**
+   * Google Cloud's algorithm (seeds 000/001): {@code min(2^(n−1) s + random_ms, 32 s)}, retrying at the cap
+   * until the attempt limit. The documentation leaves the limit to the user; we use 10 attempts. Clamping
+   * after the random part piles clients up at exactly 32 s.
+   */
+  GOOGLE_CLOUD("google-cloud", 10, null, Backoff.googleCloud(Duration.ofSeconds(32))),
+  /** As {@link #GOOGLE_CLOUD} with the documented alternative maximum of 64 s. */
+  GOOGLE_CLOUD_64S("google-cloud-64s", 10, null, Backoff.googleCloud(Duration.ofSeconds(64))),
+  /**
+   * AWS SDK for Java v2, standard mode: 3 attempts, full jitter {@code U(0, min(20 s, 100 ms·2^(n−1)))},
+   * throttling failures with a 1 s base. (The SDK's retry quota is a budget: attach one separately.)
+   */
+  AWS_STANDARD("aws-standard", 3, null,
+      Backoff.exponential(Duration.ofMillis(100), 2, Duration.ofSeconds(20), Jitter.full())),
+  /**
+   * gRPC's retry policy as in its design document's example (maxAttempts 4, initialBackoff 0.1 s,
+   * maxBackoff 1 s, multiplier 2): {@code U(0, min(initial·mult^(n−1), max))}.
+   */
+  GRPC("grpc", 4, null, Backoff.exponential(Duration.ofMillis(100), 2, Duration.ofSeconds(1), Jitter.full())),
+  /**
+   * google-http-client's {@code ExponentialBackOff}: initial 500 ms, multiplier 1.5, randomization ±0.5,
+   * maximum interval 60 s, maximum elapsed 15 min, 10 retries. The interval is capped before randomizing,
+   * so delays reach 90 s, above the maximum interval.
+   */
+  GOOGLE_HTTP_CLIENT("google-http-client", 11, Duration.ofMinutes(15),
+      new PeerBackoff(500_000_000L, 1.5, 60_000_000_000L, 0.5, PeerBackoff.Placement.JITTER_AFTER_CAP)),
+  /** Resilience4j's default {@code RetryConfig}: 3 attempts, a fixed 500 ms wait. */
+  RESILIENCE4J("resilience4j", 3, null, Backoff.fixed(Duration.ofMillis(500))),
+  /**
+   * Resilience4j's {@code ofExponentialRandomBackoff}: 500 ms, multiplier 1.5, randomization ±0.5, then
+   * clamped to the maximum interval (here 30 s): clients pile up at exactly the cap.
+   */
+  RESILIENCE4J_EXPONENTIAL_RANDOM("resilience4j-exponential-random", 3, null,
+      new PeerBackoff(500_000_000L, 1.5, 30_000_000_000L, 0.5, PeerBackoff.Placement.CLAMP_AFTER_RANDOM)),
+  /** Failsafe's default {@code RetryPolicy}: 3 attempts (2 retries), no delay. */
+  FAILSAFE("failsafe", 3, null, Backoff.none()),
+  /**
+   * Failsafe's {@code withBackoff(1 s, 30 s)} (factor 2) with {@code withJitter(0.5)}: the jitter is applied
+   * after the cap, so delays reach 45 s.
+   */
+  FAILSAFE_BACKOFF("failsafe-backoff", 3, null,
+      new PeerBackoff(1_000_000_000L, 2, 30_000_000_000L, 0.5, PeerBackoff.Placement.JITTER_AFTER_CAP)),
+  /** Spring Retry's {@code ExponentialBackOffPolicy} defaults: 100 ms × 2 up to 30 s, 3 attempts. */
+  SPRING_RETRY("spring-retry", 3, null, Backoff.exponential(Duration.ofMillis(100), 2, Duration.ofSeconds(30))),
+  /**
+   * Spring Retry's {@code ExponentialRandomBackOffPolicy}: each delay multiplied by {@code U[1, 2)}, then
+   * clamped to 30 s (so clients pile up at the cap).
+   */
+  SPRING_RETRY_RANDOM("spring-retry-random", 3, null,
+      new PeerBackoff(100_000_000L, 2, 30_000_000_000L, 0, PeerBackoff.Placement.RANDOM_MULTIPLIER_THEN_CLAMP)),
+  /** Seed 003's "fixed" client: retry every 100 ms, no jitter, without limit. */
+  SEED_003_FIXED("fixed", Integer.MAX_VALUE, null, Backoff.fixed(Duration.ofMillis(100))),
+  /**
+   * Seed 003's "exponential" client: 100 ms × e per retry up to 5 min, gaussian jitter of 0.1 of the delay
+   * (our cap rule applies: the seed adds the noise after the cap), without limit.
+   */
+  SEED_003_EXPONENTIAL("exponential", Integer.MAX_VALUE, null,
+      Backoff.exponential(Duration.ofMillis(100), Math.E, Duration.ofMinutes(5), Jitter.gaussian(0.1)));
+
+  private final String id;
+  private final int maxAttempts;
+  private final Duration maxElapsed;
+  private final Backoff backoff;
+
+  Preset(String id, int maxAttempts, Duration maxElapsed, Backoff backoff) {
+    this.id = id;
+    this.maxAttempts = maxAttempts;
+    this.maxElapsed = maxElapsed;
+    this.backoff = backoff;
+  }
+
+  /** The preset's name on the command line and in scenario files, such as {@code google-cloud}. */
+  public String id() {
+    return id;
+  }
+
+  /** The preset's backoff. */
+  public Backoff backoff() {
+    return backoff;
+  }
+
+  /** The preset's attempt limit ({@link Integer#MAX_VALUE}: none). */
+  public int maxAttempts() {
+    return maxAttempts;
+  }
+
+  /** The preset's maximum elapsed time, or null. */
+  public Duration maxElapsed() {
+    return maxElapsed;
+  }
+
+  /** A policy builder configured as the preset, named after it, ready for further settings. */
+  public <R> RetryPolicy.Builder<R> policy() {
+    RetryPolicy.Builder<R> builder =
+        RetryPolicy.<R>builder().name(id).maxAttempts(maxAttempts).backoff(backoff);
+    if (maxElapsed != null) {
+      builder.maxElapsed(maxElapsed);
+    }
+    if (this == AWS_STANDARD) {
+      builder.backoff(FailureClass.THROTTLED,
+          Backoff.exponential(Duration.ofSeconds(1), 2, Duration.ofSeconds(20), Jitter.full()));
+    }
+    return builder;
+  }
+
+  /**
+   * The preset with this {@linkplain #id() id} (or enum name, in any case).
+   *
+   * @throws IllegalArgumentException naming the unknown preset and listing the known ones
+   */
+  public static Preset byName(String name) {
+    Nanos.requireNonNull("preset name", name);
+    for (Preset preset : values()) {
+      if (preset.id.equalsIgnoreCase(name) || preset.name().equalsIgnoreCase(name.replace('-', '_'))) {
+        return preset;
+      }
+    }
+    StringBuilder known = new StringBuilder();
+    for (Preset preset : values()) {
+      known.append(known.length() == 0 ? "" : ", ").append(preset.id);
+    }
+    throw new IllegalArgumentException("unknown preset '" + name + "'; known: " + known);
+  }
+
+  @Override
+  public String toString() {
+    return id.toLowerCase(Locale.ROOT);
+  }
+}

@@ -1,0 +1,35 @@
+package dev.backoff;
+
+/**
+ * A retry budget shared by many calls and threads: it refuses retries once a client has retried too much,
+ * which keeps a fleet of clients from multiplying the load on a failing server (a retry storm).
+ *
+ * <p>The decision engine calls these methods; implementations must be thread-safe and should be lock-free.
+ * A budget never goes negative nor above its capacity.
+ */
+public interface RetryBudget {
+
+  /** Called once for every logical call, when its first attempt ends. */
+  void onCall();
+
+  /** Called for every failed attempt (retried or not), with its class. */
+  void onFailure(FailureClass failureClass);
+
+  /**
+   * Asks for permission to retry after a failure of this class, withdrawing its cost on success.
+   *
+   * @return true if the retry may go ahead; false refuses it and stops the call
+   */
+  boolean tryAcquire(FailureClass failureClass);
+
+  /**
+   * Called when a call succeeds.
+   *
+   * @param retries how many retries the call made (0: it succeeded on the first attempt)
+   * @param lastRetryClass the class of the failure before the last retry, or null if there was none
+   */
+  void onSuccess(int retries, FailureClass lastRetryClass);
+
+  /** The current level (tokens or retries available) for metrics. */
+  double level();
+}

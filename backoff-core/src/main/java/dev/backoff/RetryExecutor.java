@@ -1,0 +1,170 @@
+package dev.backoff;
+
+import java.util.concurrent.Callable;
+import java.util.random.RandomGenerator;
+
+/**
+ * Runs blocking calls under a {@link RetryPolicy}, sleeping on the calling thread between attempts.
+ * Immutable and thread-safe; one executor serves any number of threads, platform or virtual (it holds no
+ * lock while sleeping or calling).
+ *
+ * <pre>{@code
+ * RetryExecutor<String> retry = RetryExecutor.of(RetryPolicy.<String>builder()
+ *     .maxAttempts(5)
+ *     .retryOn(IOException.class)
+ *     .build());
+ * String body = retry.call(() -> fetch(uri));
+ * }</pre>
+ *
+ * <h2>Outcomes</h2>
+ * <ul>
+ *   <li>Success: the result is returned. The success path allocates nothing and reads no clock unless the
+ *       policy has a deadline or listeners.
+ *   <li>Retries stop on a failure: that last failure is rethrown unchanged (checked exceptions too), with the
+ *       earlier failures and a {@link RetryHistory} (attempts, elapsed time, reason) attached as suppressed
+ *       exceptions.
+ *   <li>Retries stop on a retryable result: the last result is returned.
+ *   <li>Interruption while sleeping: the call stops at once, the thread's interrupt flag is set again, and an
+ *       {@link InterruptedException} is thrown with the last failure attached as suppressed. An attempt that
+ *       fails because it was interrupted is never retried.
+ * </ul>
+ *
+ * @param <R> the result type
+ */
+public final class RetryExecutor<R> {
+  private final RetryPolicy<R> policy;
+  private final Clock clock;
+  private final Sleeper sleeper;
+  private final RandomGenerator random;
+
+  private RetryExecutor(RetryPolicy<R> policy, Clock clock, Sleeper sleeper, RandomGenerator random) {
+    this.policy = policy;
+    this.clock = clock;
+    this.sleeper = sleeper;
+    this.random = random;
+  }
+
+  /** An executor using the policy's clock, sleeper and random source. */
+  public static <R> RetryExecutor<R> of(RetryPolicy<R> policy) {
+    Nanos.requireNonNull("policy", policy);
+    return new RetryExecutor<>(policy, policy.clock, policy.sleeper, policy.random);
+  }
+
+  /** A copy that reads this clock instead of the policy's. */
+  public RetryExecutor<R> withClock(Clock clock) {
+    Nanos.requireNonNull("clock", clock);
+    return new RetryExecutor<>(policy, clock, sleeper, random);
+  }
+
+  /** A copy that sleeps with this sleeper instead of the policy's. */
+  public RetryExecutor<R> withSleeper(Sleeper sleeper) {
+    Nanos.requireNonNull("sleeper", sleeper);
+    return new RetryExecutor<>(policy, clock, sleeper, random);
+  }
+
+  /** A copy that draws jitter from this random source instead of the policy's. */
+  public RetryExecutor<R> withRandom(RandomGenerator random) {
+    Nanos.requireNonNull("random", random);
+    return new RetryExecutor<>(policy, clock, sleeper, random);
+  }
+
+  /** The policy. */
+  public RetryPolicy<R> policy() {
+    return policy;
+  }
+
+  /**
+   * Calls {@code callable}, retrying under the policy.
+   *
+   * @return the first accepted result, or the last result if retries ran out on results
+   * @throws Exception the last failure, unchanged, when retries stop on a failure
+   * @throws InterruptedException if interrupted while waiting to retry
+   */
+  public <T extends R> T call(Callable<T> callable) throws Exception {
+    RetryPolicy<R> p = policy;
+    long start = p.needsStartTime ? clock.nanoTime() : 0;
+    T result;
+    try {
+      result = callable.call();
+    } catch (Throwable failure) {
+      return retry(callable, failure, null, start);
+    }
+    if (p.retryOnResult == null || !p.retryOnResult.test(result)) {
+      if (p.budget != null || p.listeners.length > 0) {
+        p.recordFirstTrySuccess(result, start, p.needsStartTime ? clock.nanoTime() : 0);
+      }
+      return result;
+    }
+    return retry(callable, null, result, start);
+  }
+
+  /**
+   * Runs {@code runnable}, retrying under the policy (its "result" is null).
+   *
+   * @throws Exception the last failure, unchanged, when retries stop
+   * @throws InterruptedException if interrupted while waiting to retry
+   */
+  public void run(CheckedRunnable runnable) throws Exception {
+    Nanos.requireNonNull("runnable", runnable);
+    call(() -> {
+      runnable.run();
+      return null;
+    });
+  }
+
+  /** Wraps {@code callable} so that each call of the wrapper retries under this executor. */
+  public <T extends R> Callable<T> decorate(Callable<T> callable) {
+    Nanos.requireNonNull("callable", callable);
+    return () -> call(callable);
+  }
+
+  /** A block of code that may throw, for {@link #run}. */
+  @FunctionalInterface
+  public interface CheckedRunnable {
+    /** Runs the block. */
+    void run() throws Exception;
+  }
+
+  @SuppressWarnings("unchecked")
+  private <T extends R> T retry(Callable<T> callable, Throwable firstFailure, T firstResult, long start)
+      throws Exception {
+    long now = clock.nanoTime();
+    Execution<R> execution = new Execution<>(policy, policy.needsStartTime ? start : now, random);
+    Decision decision = firstFailure != null ? decideFailure(execution, firstFailure, now)
+        : execution.onResult(firstResult, now);
+    while (decision.isRetry()) {
+      try {
+        sleeper.sleep(decision.delayNanos());
+      } catch (InterruptedException interrupted) {
+        Thread.currentThread().interrupt();
+        execution.abort(StopReason.INTERRUPTED, clock.nanoTime());
+        Throwable last = execution.finalFailure();
+        if (last != null && last != interrupted) {
+          interrupted.addSuppressed(last);
+        }
+        throw interrupted;
+      }
+      Throwable failure = null;
+      T result = null;
+      try {
+        result = callable.call();
+      } catch (Throwable t) {
+        failure = t;
+      }
+      now = clock.nanoTime();
+      decision = failure != null ? decideFailure(execution, failure, now) : execution.onResult(result, now);
+    }
+    if (decision.isSuccess() || execution.lastFailure() == null) {
+      return (T) execution.lastResult();
+    }
+    throw Executors.<Exception>sneaky(execution.finalFailure());
+  }
+
+  private Decision decideFailure(Execution<R> execution, Throwable failure, long now) {
+    if (Thread.currentThread().isInterrupted()) {
+      // The attempt failed while the thread was interrupted (perhaps because of it): never retry.
+      return execution.onFailure(failure, StopReason.INTERRUPTED, now);
+    }
+    return execution.onFailure(failure, now);
+  }
+}

@@ -1,0 +1,60 @@
+package dev.backoff;
+
+import java.time.Duration;
+
+/**
+ * Attached as a suppressed exception to the failure a caller receives when retries stopped, so the
+ * attempt count, elapsed time and reason travel with the failure itself (which is rethrown unchanged, so
+ * callers still catch their own exception types). It has no stack trace. Find it with {@link #of}.
+ * Immutable.
+ */
+public final class RetryHistory extends RuntimeException {
+  private static final long serialVersionUID = 1L;
+  private final String policyName;
+  private final int attempts;
+  private final long elapsedNanos;
+  private final StopReason stopReason;
+
+  RetryHistory(String policyName, int attempts, long elapsedNanos, StopReason stopReason) {
+    super(policyName + ": gave up after " + attempts + (attempts == 1 ? " attempt" : " attempts") + " in "
+        + Duration.ofNanos(Math.max(0, elapsedNanos)) + (stopReason == null ? "" : ": " + stopReason.description()),
+        null, false, false);
+    this.policyName = policyName;
+    this.attempts = attempts;
+    this.elapsedNanos = elapsedNanos;
+    this.stopReason = stopReason;
+  }
+
+  /** The history attached to {@code failure} by Backoff, or null if it has none. */
+  public static RetryHistory of(Throwable failure) {
+    if (failure == null) {
+      return null;
+    }
+    for (Throwable suppressed : failure.getSuppressed()) {
+      if (suppressed instanceof RetryHistory) {
+        return (RetryHistory) suppressed;
+      }
+    }
+    return null;
+  }
+
+  /** The name of the policy that gave up. */
+  public String policyName() {
+    return policyName;
+  }
+
+  /** How many attempts were made. */
+  public int attempts() {
+    return attempts;
+  }
+
+  /** Time from the call's start to the last attempt's end. */
+  public Duration elapsed() {
+    return Duration.ofNanos(Math.max(0, elapsedNanos));
+  }
+
+  /** Why retrying stopped. */
+  public StopReason stopReason() {
+    return stopReason;
+  }
+}

@@ -1,0 +1,50 @@
+package dev.backoff;
+
+/**
+ * Hears about the retries of calls made under a policy. Every method has an empty default, so a listener
+ * overrides what it needs. Listeners run on the thread that made the attempt; they must be quick and
+ * thread-safe. An exception thrown by a listener is logged and otherwise ignored: it never changes the
+ * call's outcome.
+ *
+ * @param <R> the result type
+ */
+public interface RetryListener<R> {
+
+  /** A retry was scheduled after a failed attempt; {@link RetryEvent#delay()} is the wait before it. */
+  default void onRetryScheduled(RetryEvent<R> event) {}
+
+  /** The call succeeded, after {@link RetryEvent#attempts()} attempts. */
+  default void onSuccess(RetryEvent<R> event) {}
+
+  /** The call ran out of retries (attempts, deadline, budget or pushback); the failure goes to the caller. */
+  default void onExhausted(RetryEvent<R> event) {}
+
+  /** The call was cut short (not retryable, an abort rule, interruption or cancellation). */
+  default void onAborted(RetryEvent<R> event) {}
+
+  /**
+   * A listener that logs to a {@link System.Logger}: scheduled retries at DEBUG, exhausted calls at WARNING
+   * (seeds 000/001: report the error once retries run out), aborted calls at DEBUG.
+   *
+   * @throws NullPointerException if {@code logger} is null
+   */
+  static <R> RetryListener<R> logging(System.Logger logger) {
+    Nanos.requireNonNull("logger", logger);
+    return new RetryListener<>() {
+      @Override
+      public void onRetryScheduled(RetryEvent<R> event) {
+        logger.log(System.Logger.Level.DEBUG, event::toString);
+      }
+
+      @Override
+      public void onExhausted(RetryEvent<R> event) {
+        logger.log(System.Logger.Level.WARNING, event.toString(), event.failure());
+      }
+
+      @Override
+      public void onAborted(RetryEvent<R> event) {
+        logger.log(System.Logger.Level.DEBUG, event::toString);
+      }
+    };
+  }
+}

@@ -1,0 +1,477 @@
+package dev.backoff;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.random.RandomGenerator;
+
+/**
+ * When to retry, how long to wait, and when to give up: an immutable, thread-safe description shared by
+ * every driver (the {@linkplain RetryExecutor synchronous executor}, the async executor, the HTTP client,
+ * the simulator). Per-call state lives in an {@link Execution}, the decision engine.
+ *
+ * <h2>Defaults</h2>
+ * {@code RetryPolicy.builder().build()} makes at most 3 attempts, waits with exponential backoff with full
+ * jitter (initial 100 ms, multiplier 2, cap 20 s: AWS's standard mode), has no deadline, retries every
+ * {@link Exception} except {@link InterruptedException}, never retries an {@link Error}, and never retries
+ * on a result. A server's pushback hint is honoured up to 60 s.
+ *
+ * <h2>Elapsed time</h2>
+ * A call's elapsed time runs from the start of its first attempt when the policy has a deadline or
+ * listeners; otherwise, to keep the success path free of clock reads, from the end of the first (failed)
+ * attempt.
+ *
+ * @param <R> the type of result the policy inspects ({@code Object} when it inspects none)
+ */
+public final class RetryPolicy<R> {
+  static final long DEFAULT_MAX_PUSHBACK_NANOS = Duration.ofSeconds(60).toNanos();
+  private static final Backoff DEFAULT_BACKOFF =
+      Backoff.exponential(Duration.ofMillis(100), 2, Duration.ofSeconds(20), Jitter.full());
+
+  final String name;
+  final int maxAttempts;
+  final long maxElapsedNanos; // Long.MAX_VALUE: no deadline
+  final Backoff backoff;
+  final FailureClass[] classesWithBackoff;
+  final Backoff[] backoffByClass;
+  final List<Class<? extends Throwable>> retryOn;
+  final List<Predicate<? super Throwable>> retryIf;
+  final List<Class<? extends Throwable>> abortOn;
+  final List<Predicate<? super Throwable>> abortIf;
+  final Predicate<? super R> retryOnResult;
+  final Function<? super Throwable, FailureClass> failureClassifier;
+  final Function<? super R, FailureClass> resultClassifier;
+  final Pushback.Extractor<? super R> pushback;
+  final long maxPushbackNanos;
+  final RetryBudget budget;
+  final RetryListener<R>[] listeners;
+  final Clock clock;
+  final Sleeper sleeper;
+  final RandomGenerator random;
+  final int maxSuppressed;
+  final boolean needsStartTime;
+
+  private RetryPolicy(Builder<R> b) {
+    this.name = b.name;
+    this.maxAttempts = b.maxAttempts;
+    this.maxElapsedNanos = b.maxElapsedNanos;
+    this.backoff = b.backoff;
+    this.classesWithBackoff = b.classesWithBackoff.toArray(new FailureClass[0]);
+    this.backoffByClass = b.backoffByClass.toArray(new Backoff[0]);
+    this.retryOn = List.copyOf(b.retryOn);
+    this.retryIf = List.copyOf(b.retryIf);
+    this.abortOn = List.copyOf(b.abortOn);
+    this.abortIf = List.copyOf(b.abortIf);
+    this.retryOnResult = b.retryOnResult;
+    this.failureClassifier = b.failureClassifier;
+    this.resultClassifier = b.resultClassifier;
+    this.pushback = b.pushback;
+    this.maxPushbackNanos = b.maxPushbackNanos;
+    this.budget = b.budget;
+    this.listeners = b.listeners.toArray(newListenerArray(b.listeners.size()));
+    this.clock = b.clock;
+    this.sleeper = b.sleeper;
+    this.random = b.random;
+    this.maxSuppressed = b.maxSuppressed;
+    this.needsStartTime = maxElapsedNanos != Long.MAX_VALUE || listeners.length > 0;
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <R> RetryListener<R>[] newListenerArray(int size) {
+    return (RetryListener<R>[]) new RetryListener<?>[size];
+  }
+
+  /** A builder with the defaults described above. */
+  public static <R> Builder<R> builder() {
+    return new Builder<>();
+  }
+
+  /** The default policy (see the class description). */
+  public static <R> RetryPolicy<R> defaults() {
+    return new Builder<R>().build();
+  }
+
+  /** A builder initialised with this policy's settings. */
+  public Builder<R> toBuilder() {
+    return new Builder<>(this);
+  }
+
+  /**
+   * Starts the decision engine for one call whose first attempt started at {@code startNanos} (a reading of
+   * this policy's clock, or of the driver's virtual clock), using the policy's random source.
+   */
+  public Execution<R> newExecution(long startNanos) {
+    return new Execution<>(this, startNanos, random);
+  }
+
+  /** As {@link #newExecution(long)}, drawing jitter from {@code random} (a simulator's seeded source). */
+  public Execution<R> newExecution(long startNanos, RandomGenerator random) {
+    Nanos.requireNonNull("random", random);
+    return new Execution<>(this, startNanos, random);
+  }
+
+  /**
+   * For drivers: records a call that succeeded on its first attempt (no {@link Execution} was created),
+   * informing the budget and listeners. Cheap when there are neither.
+   *
+   * @param startNanos the clock reading at the call's start, if {@link #needsStartTime()}
+   * @param nowNanos the clock reading now, if {@link #needsStartTime()}
+   */
+  public void recordFirstTrySuccess(R result, long startNanos, long nowNanos) {
+    if (budget != null) {
+      budget.onCall();
+      budget.onSuccess(0, null);
+    }
+    if (listeners.length > 0) {
+      RetryEvent<R> event = new RetryEvent<>(name, 1, nowNanos - startNanos, result, null, null, 0, null);
+      for (RetryListener<R> listener : listeners) {
+        try {
+          listener.onSuccess(event);
+        } catch (RuntimeException e) {
+          Execution.listenerFailed(listener, e);
+        }
+      }
+    }
+  }
+
+  /** Whether drivers must read the clock before the first attempt (a deadline or listeners need it). */
+  public boolean needsStartTime() {
+    return needsStartTime;
+  }
+
+  /** Whether a result must be inspected (a result predicate is set). */
+  public boolean inspectsResults() {
+    return retryOnResult != null;
+  }
+
+  /** The policy's name, used in events, metrics and messages. */
+  public String name() {
+    return name;
+  }
+
+  /** The maximum number of attempts, the first included. */
+  public int maxAttempts() {
+    return maxAttempts;
+  }
+
+  /** The maximum elapsed time, or null if there is no deadline. */
+  public Duration maxElapsed() {
+    return maxElapsedNanos == Long.MAX_VALUE ? null : Duration.ofNanos(maxElapsedNanos);
+  }
+
+  /** The default backoff (used for failure classes without their own). */
+  public Backoff backoff() {
+    return backoff;
+  }
+
+  /** The backoff used for failures of this class. */
+  public Backoff backoff(FailureClass failureClass) {
+    for (int i = 0; i < classesWithBackoff.length; i++) {
+      if (classesWithBackoff[i] == failureClass) {
+        return backoffByClass[i];
+      }
+    }
+    return backoff;
+  }
+
+  /** The retry budget, or null. */
+  public RetryBudget budget() {
+    return budget;
+  }
+
+  /** The largest pushback hint that is honoured. */
+  public Duration maxPushback() {
+    return Duration.ofNanos(maxPushbackNanos);
+  }
+
+  /** The clock the synchronous and async executors read. */
+  public Clock clock() {
+    return clock;
+  }
+
+  /** The sleeper the synchronous executor waits with. */
+  public Sleeper sleeper() {
+    return sleeper;
+  }
+
+  /** The random source for jitter. */
+  public RandomGenerator random() {
+    return random;
+  }
+
+  @Override
+  public String toString() {
+    return "RetryPolicy[" + name + ": " + maxAttempts + " attempts, " + backoff
+        + (maxElapsedNanos == Long.MAX_VALUE ? "" : ", deadline " + Duration.ofNanos(maxElapsedNanos))
+        + (budget == null ? "" : ", budget " + budget) + "]";
+  }
+
+  /**
+   * Builds a {@link RetryPolicy}. Each setter validates its argument at once and names it in the
+   * exception's message. Not thread-safe; the policies it builds are.
+   *
+   * @param <R> the result type
+   */
+  public static final class Builder<R> {
+    private String name = "default";
+    private int maxAttempts = 3;
+    private long maxElapsedNanos = Long.MAX_VALUE;
+    private Backoff backoff = DEFAULT_BACKOFF;
+    private final List<FailureClass> classesWithBackoff = new ArrayList<>();
+    private final List<Backoff> backoffByClass = new ArrayList<>();
+    private final List<Class<? extends Throwable>> retryOn = new ArrayList<>();
+    private final List<Predicate<? super Throwable>> retryIf = new ArrayList<>();
+    private final List<Class<? extends Throwable>> abortOn = new ArrayList<>();
+    private final List<Predicate<? super Throwable>> abortIf = new ArrayList<>();
+    private Predicate<? super R> retryOnResult;
+    private Function<? super Throwable, FailureClass> failureClassifier = Classification::classify;
+    private Function<? super R, FailureClass> resultClassifier = result -> FailureClass.TRANSIENT;
+    private Pushback.Extractor<? super R> pushback;
+    private long maxPushbackNanos = DEFAULT_MAX_PUSHBACK_NANOS;
+    private RetryBudget budget;
+    private final List<RetryListener<R>> listeners = new ArrayList<>();
+    private Clock clock = Clock.system();
+    private Sleeper sleeper = Sleeper.system();
+    private RandomGenerator random = ThreadLocalRandomSource.INSTANCE;
+    private int maxSuppressed = 10;
+
+    Builder() {}
+
+    Builder(RetryPolicy<R> p) {
+      name = p.name;
+      maxAttempts = p.maxAttempts;
+      maxElapsedNanos = p.maxElapsedNanos;
+      backoff = p.backoff;
+      classesWithBackoff.addAll(Arrays.asList(p.classesWithBackoff));
+      backoffByClass.addAll(Arrays.asList(p.backoffByClass));
+      retryOn.addAll(p.retryOn);
+      retryIf.addAll(p.retryIf);
+      abortOn.addAll(p.abortOn);
+      abortIf.addAll(p.abortIf);
+      retryOnResult = p.retryOnResult;
+      failureClassifier = p.failureClassifier;
+      resultClassifier = p.resultClassifier;
+      pushback = p.pushback;
+      maxPushbackNanos = p.maxPushbackNanos;
+      budget = p.budget;
+      listeners.addAll(Arrays.asList(p.listeners));
+      clock = p.clock;
+      sleeper = p.sleeper;
+      random = p.random;
+      maxSuppressed = p.maxSuppressed;
+    }
+
+    /**
+     * Names the policy (for events, metrics tags and messages). Default "default".
+     *
+     * @throws IllegalArgumentException if {@code name} is blank
+     */
+    public Builder<R> name(String name) {
+      Nanos.requireNonNull("name", name);
+      if (name.isBlank()) {
+        throw new IllegalArgumentException("name must not be blank");
+      }
+      this.name = name;
+      return this;
+    }
+
+    /**
+     * The maximum number of attempts, the first included (so 1 means no retries). Default 3.
+     *
+     * @throws IllegalArgumentException if {@code maxAttempts < 1}
+     */
+    public Builder<R> maxAttempts(int maxAttempts) {
+      if (maxAttempts < 1) {
+        throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
+      }
+      this.maxAttempts = maxAttempts;
+      return this;
+    }
+
+    /** Equivalent to {@code maxAttempts(Integer.MAX_VALUE)}: bound the call by a deadline instead. */
+    public Builder<R> unlimitedAttempts() {
+      this.maxAttempts = Integer.MAX_VALUE;
+      return this;
+    }
+
+    /**
+     * A deadline for the whole call: a sleep that would end past it is never started; the call stops
+     * with {@link StopReason#DEADLINE_EXCEEDED} instead.
+     *
+     * @throws IllegalArgumentException if {@code maxElapsed} is not positive
+     */
+    public Builder<R> maxElapsed(Duration maxElapsed) {
+      this.maxElapsedNanos = Nanos.positive("maxElapsed", maxElapsed);
+      return this;
+    }
+
+    /** The backoff between attempts. */
+    public Builder<R> backoff(Backoff backoff) {
+      Nanos.requireNonNull("backoff", backoff);
+      this.backoff = backoff;
+      return this;
+    }
+
+    /** A backoff for failures of one class (e.g. a longer one for {@link FailureClass#THROTTLED}). */
+    public Builder<R> backoff(FailureClass failureClass, Backoff backoff) {
+      Nanos.requireNonNull("failureClass", failureClass);
+      Nanos.requireNonNull("backoff", backoff);
+      int index = classesWithBackoff.indexOf(failureClass);
+      if (index >= 0) {
+        backoffByClass.set(index, backoff);
+      } else {
+        classesWithBackoff.add(failureClass);
+        backoffByClass.add(backoff);
+      }
+      return this;
+    }
+
+    /**
+     * Retries failures of these types (or caused by them). The first call to {@code retryOn} or
+     * {@link #retryIf} replaces the default (every {@link Exception}).
+     *
+     * @throws NullPointerException if a type is null
+     */
+    @SafeVarargs
+    public final Builder<R> retryOn(Class<? extends Throwable>... types) {
+      for (Class<? extends Throwable> type : types) {
+        Nanos.requireNonNull("retryOn type", type);
+        retryOn.add(type);
+      }
+      return this;
+    }
+
+    /** Retries failures that match the predicate (tested on the failure and each of its causes). */
+    public Builder<R> retryIf(Predicate<? super Throwable> predicate) {
+      Nanos.requireNonNull("retryIf predicate", predicate);
+      retryIf.add(predicate);
+      return this;
+    }
+
+    /** Stops at once on failures of these types (or caused by them); abort rules win over retry rules. */
+    @SafeVarargs
+    public final Builder<R> abortOn(Class<? extends Throwable>... types) {
+      for (Class<? extends Throwable> type : types) {
+        Nanos.requireNonNull("abortOn type", type);
+        abortOn.add(type);
+      }
+      return this;
+    }
+
+    /** Stops at once on failures that match the predicate (tested on the failure and its causes). */
+    public Builder<R> abortIf(Predicate<? super Throwable> predicate) {
+      Nanos.requireNonNull("abortIf predicate", predicate);
+      abortIf.add(predicate);
+      return this;
+    }
+
+    /** Retries when an attempt's result matches (e.g. a 503 response); the last result is returned if retries run out. */
+    public Builder<R> retryOnResult(Predicate<? super R> predicate) {
+      Nanos.requireNonNull("retryOnResult predicate", predicate);
+      this.retryOnResult = predicate;
+      return this;
+    }
+
+    /** Classifies failures for per-class backoff and budget costs. Default: timeouts are {@link FailureClass#TIMEOUT}, the rest {@link FailureClass#TRANSIENT}. */
+    public Builder<R> classifyFailures(Function<? super Throwable, FailureClass> classifier) {
+      Nanos.requireNonNull("failure classifier", classifier);
+      this.failureClassifier = classifier;
+      return this;
+    }
+
+    /** Classifies retried results (e.g. 429 as {@link FailureClass#THROTTLED}). Default: {@link FailureClass#TRANSIENT}. */
+    public Builder<R> classifyResults(Function<? super R, FailureClass> classifier) {
+      Nanos.requireNonNull("result classifier", classifier);
+      this.resultClassifier = classifier;
+      return this;
+    }
+
+    /** Reads a server's pushback hint from each failed attempt. */
+    public Builder<R> pushback(Pushback.Extractor<? super R> extractor) {
+      Nanos.requireNonNull("pushback extractor", extractor);
+      this.pushback = extractor;
+      return this;
+    }
+
+    /**
+     * The longest pushback honoured; a longer hint stops the call. Default 60 s.
+     *
+     * @throws IllegalArgumentException if {@code maxPushback} is negative
+     */
+    public Builder<R> maxPushback(Duration maxPushback) {
+      this.maxPushbackNanos = Nanos.nonNegative("maxPushback", maxPushback);
+      return this;
+    }
+
+    /** A retry budget shared with other policies or calls; null removes it. */
+    public Builder<R> budget(RetryBudget budget) {
+      this.budget = budget;
+      return this;
+    }
+
+    /** Adds a listener. */
+    public Builder<R> listener(RetryListener<R> listener) {
+      Nanos.requireNonNull("listener", listener);
+      listeners.add(listener);
+      return this;
+    }
+
+    /** The clock (default {@link Clock#system()}). */
+    public Builder<R> clock(Clock clock) {
+      Nanos.requireNonNull("clock", clock);
+      this.clock = clock;
+      return this;
+    }
+
+    /** The sleeper (default {@link Sleeper#system()}). */
+    public Builder<R> sleeper(Sleeper sleeper) {
+      Nanos.requireNonNull("sleeper", sleeper);
+      this.sleeper = sleeper;
+      return this;
+    }
+
+    /** The random source for jitter (default: the calling thread's {@link ThreadLocalRandom}). It must be thread-safe if the policy is shared. */
+    public Builder<R> random(RandomGenerator random) {
+      Nanos.requireNonNull("random", random);
+      this.random = random;
+      return this;
+    }
+
+    /**
+     * How many earlier failures are attached as suppressed exceptions to the one the caller gets. Default 10.
+     *
+     * @throws IllegalArgumentException if negative
+     */
+    public Builder<R> maxSuppressed(int maxSuppressed) {
+      if (maxSuppressed < 0) {
+        throw new IllegalArgumentException("maxSuppressed must not be negative, was " + maxSuppressed);
+      }
+      this.maxSuppressed = maxSuppressed;
+      return this;
+    }
+
+    /** Builds the immutable policy. */
+    public RetryPolicy<R> build() {
+      return new RetryPolicy<>(this);
+    }
+  }
+
+  /** The default random source: the calling thread's {@link ThreadLocalRandom}, looked up on each use. */
+  enum ThreadLocalRandomSource implements RandomGenerator {
+    INSTANCE;
+
+    @Override
+    public long nextLong() {
+      return ThreadLocalRandom.current().nextLong();
+    }
+
+    @Override
+    public double nextDouble() {
+      return ThreadLocalRandom.current().nextDouble();
+    }
+  }
+}
