@@ -1,0 +1,19 @@
+package dev.backoff.sim;
+
+/** One request on the wire. Mutable, owned by a single-threaded run. */
+final class Attempt {
+  static final int PENDING = 0;
+  static final int ANSWERED = 1;
+  static final int TIMED_OUT = 2;
+
+  final Caller caller;
+  final long sentNanos;
+  long serviceStartNanos;
+  int epoch; // the server's crash epoch when it entered; events from an older epoch are void
+  int state;
+
+  Attempt(Caller caller, long sentNanos) {
+    this.caller = caller;
+    this.sentNanos = sentNanos;
+  }
+}
