@@ -11,6 +11,8 @@ final class Attempt {
   long serviceStartNanos;
   int epoch; // the server's crash epoch when it entered; events from an older epoch are void
   int state;
+  long answeredNanos = -1; // when a server answered (even if the client had given up)
+  int outcome = -1;
 
   Attempt(Caller caller, long sentNanos) {
     this.caller = caller;

@@ -25,12 +25,13 @@ final class Simulation {
   final PolicySpec spec;
   final Metrics metrics;
   private final EventQueue queue = new EventQueue();
-  private final Server server;
+  final Server server;
   private final RetryPolicy<Object> policy;
   private final RetryBudget budget;
   private final long endNanos;
   private final SplitMix64 arrivals;
   private long arrivalCount;
+  private long now; // the virtual clock, read by time-based budgets
   private long events;
   private long logicalRequests;
   private long calls;
@@ -42,7 +43,7 @@ final class Simulation {
     this.spec = spec;
     this.endNanos = scenario.durationNanos;
     this.metrics = new Metrics(scenario.seconds());
-    this.budget = spec.withBudget ? BudgetSpec.create(scenario.budget) : null;
+    this.budget = spec.withBudget ? BudgetSpec.create(scenario.budget, () -> now) : null;
     this.policy = spec.build(scenario.maxAttempts, budget);
     this.server = scenario.serverModel == Scenario.ServerModel.POOL
         ? new PoolServer(this, scenario, SplitMix64.stream(scenario.seed, -1))
@@ -56,6 +57,19 @@ final class Simulation {
 
   /** Runs to the end of the scenario; returns the number of events processed. */
   long run(Progress progress) {
+    start();
+    loop(endNanos, progress);
+    // The last second's sample, at the end of the run.
+    metrics.sample(metrics.seconds - 1, server.concurrency(), server.latencyNanos(),
+        budget == null ? Double.NaN : budget.level());
+    if (progress != null) {
+      progress.second(metrics.seconds);
+    }
+    return events;
+  }
+
+  /** Schedules the samples, faults and the clients' (or arrivals') first events. */
+  void start() {
     for (int second = 1; second < metrics.seconds; second++) {
       schedule(second * SECOND, SAMPLE, null, second - 1);
     }
@@ -70,11 +84,16 @@ final class Simulation {
     } else {
       scheduleNextArrival(0);
     }
+  }
+
+  /** Processes the events before {@code untilNanos}. */
+  void loop(long untilNanos, Progress progress) {
     EventQueue q = queue;
-    while (!q.isEmpty() && q.peekTime() < endNanos) {
+    while (!q.isEmpty() && q.peekTime() < untilNanos) {
       q.poll();
       events++;
       long now = q.time;
+      this.now = now;
       switch (q.kind) {
         case SEND:
           send((Caller) q.target, now);
@@ -102,13 +121,6 @@ final class Simulation {
           server.onEvent(q.kind, q.target, q.datum, now);
       }
     }
-    // The last second's sample, at the end of the run.
-    metrics.sample(metrics.seconds - 1, server.concurrency(), server.latencyNanos(),
-        budget == null ? Double.NaN : budget.level());
-    if (progress != null) {
-      progress.second(metrics.seconds);
-    }
-    return events;
   }
 
   private void think(Caller caller, long now) {
@@ -173,6 +185,8 @@ final class Simulation {
 
   /** A server answers an attempt; answers to attempts whose client already gave up are lost. */
   void deliver(Attempt attempt, int outcome, long hintNanos, long now) {
+    attempt.answeredNanos = now;
+    attempt.outcome = outcome;
     if (attempt.state != Attempt.PENDING) {
       return;
     }
