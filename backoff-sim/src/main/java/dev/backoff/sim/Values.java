@@ -128,6 +128,9 @@ final class Values {
     if (nanos < 1_000_000_000L) {
       return format(nanos / 1e6, 0) + "ms";
     }
+    if (nanos % 1_000_000_000L == 0 && nanos < 3_600_000_000_000L) {
+      return nanos / 1_000_000_000L + "s";
+    }
     if (nanos < 60_000_000_000L) {
       return format(nanos / 1e9, 2) + "s";
     }
