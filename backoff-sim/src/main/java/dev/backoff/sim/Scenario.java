@@ -57,7 +57,7 @@ public final class Scenario {
     key("policies", List.of("fixed", "exponential", "exponential-full-jitter", "exponential-full-jitter+budget"),
         "policies to compare (presets, strategies like full-jitter:100ms:20s, suffix +budget)");
     key("max-attempts", "unlimited", "attempt limit for strategy policies (presets keep their own)");
-    key("budget", "token-bucket", "retry budget of '+budget' policies: token-bucket[:capacity:cost:refund] or ratio[:ratio:min-per-second]");
+    key("budget", "token-bucket", "retry budget of '+budget' policies: token-bucket[:capacity:cost:timeout-cost] (AWS), grpc[:max-tokens:token-ratio] or ratio[:ratio:min-per-second:window] (Finagle)");
     key("client", "closed", "client model: closed (seed 003: N clients with think time) or open (Poisson arrivals)");
     key("clients", 1000L, "closed loop: number of clients");
     key("think-mean", "10s", "closed loop: mean of the exponential think time before each new request");
