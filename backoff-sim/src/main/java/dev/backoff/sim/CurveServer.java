@@ -40,6 +40,8 @@ final class CurveServer extends Server {
 
   private final ArrayDeque<Attempt> inService = new ArrayDeque<>();
   private int polledCount;
+  // Polling mode: the requests in service, so that a crash can fail them (identity: attempts have no equals).
+  private final java.util.Set<Attempt> polled = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
   private long scheduledAt = Long.MIN_VALUE; // the pending completion event's time, MIN_VALUE if none
   private final List<Attempt> deferredTicks = new ArrayList<>();
   private long[] latencyTable = new long[0]; // D(c) by c, for the current capacity and added latency
@@ -107,6 +109,7 @@ final class CurveServer extends Server {
       // Otherwise the pending event is for an older request and, c having grown, early: it re-schedules.
     } else {
       polledCount++;
+      polled.add(attempt);
       simulation.metrics.concurrency(polledCount);
       simulation.schedule(now + recheckNanos, TICK, attempt, attempt.epoch);
     }
@@ -136,6 +139,7 @@ final class CurveServer extends Server {
       }
       if (now - attempt.serviceStartNanos >= latencyAt(polledCount)) {
         polledCount--;
+        polled.remove(attempt);
         simulation.deliver(attempt, OK, -1, now);
       } else {
         simulation.schedule(now + recheckNanos, TICK, attempt, attempt.epoch);
@@ -182,9 +186,13 @@ final class CurveServer extends Server {
   void clear(long now) {
     // Called by crash(), after the epoch was bumped: pending ticks and completion events become void.
     for (Attempt attempt : inService) {
-      simulation.deliver(attempt, ERROR, -1, now);
+      simulation.deliverError(attempt, ERROR, -1, now);
     }
     inService.clear();
+    for (Attempt attempt : polled.toArray(new Attempt[0])) {
+      simulation.deliverError(attempt, ERROR, -1, now);
+    }
+    polled.clear();
     scheduledAt = Long.MIN_VALUE;
     polledCount = 0;
     deferredTicks.clear();

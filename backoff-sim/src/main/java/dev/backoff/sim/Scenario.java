@@ -62,6 +62,8 @@ public final class Scenario {
     key("clients", 1000L, "closed loop: number of clients");
     key("think-mean", "10s", "closed loop: mean of the exponential think time before each new request");
     key("timeout", "2s", "client timeout of each attempt");
+    key("error-latency", "1ms", "time for a refused connection or a shed request to reach the client (positive: "
+        + "a policy without backoff would otherwise retry forever at one instant)");
     key("rate", 100.0, "open loop: arrivals per second");
     key("rate-profile", "constant", "open loop: constant, step, spike or ramp");
     key("rate-peak", 200.0, "open loop: the rate after the step, during the spike, or at the end of the ramp");
@@ -105,6 +107,7 @@ public final class Scenario {
   final int clients;
   final long thinkMeanNanos;
   final long timeoutNanos;
+  final long errorLatencyNanos;
   final RateProfile rateProfile;
   final ServerModel serverModel;
   final long baseLatencyNanos;
@@ -160,6 +163,7 @@ public final class Scenario {
     clients = (int) clientCount;
     thinkMeanNanos = positiveDuration("think-mean");
     timeoutNanos = positiveDuration("timeout");
+    errorLatencyNanos = positiveDuration("error-latency");
     rateProfile = RateProfile.of(this);
     serverModel = ServerModel.valueOf(choice("server", "knee", "linear", "pool").toUpperCase(Locale.ROOT));
     baseLatencyNanos = Values.durationNanos("base-latency", get("base-latency"));

@@ -20,6 +20,8 @@ final class Simulation {
   static final int FAULT_START = 4;
   static final int FAULT_END = 5;
   static final int ARRIVAL = 6;
+  static final int ERROR_ARRIVES = 7;
+  static final int REJECTION_ARRIVES = 8;
 
   final Scenario scenario;
   final PolicySpec spec;
@@ -117,6 +119,12 @@ final class Simulation {
         case ARRIVAL:
           arrival(now);
           break;
+        case ERROR_ARRIVES:
+          deliver((Attempt) q.target, Server.ERROR, -1, now);
+          break;
+        case REJECTION_ARRIVES:
+          deliver((Attempt) q.target, Server.REJECTED, q.datum, now);
+          break;
         default:
           server.onEvent(q.kind, q.target, q.datum, now);
       }
@@ -181,6 +189,15 @@ final class Simulation {
     attempt.state = Attempt.TIMED_OUT;
     metrics.timeouts[Metrics.second(now)]++;
     fail(attempt.caller, PolicySpec.TIMEOUT, -1, now);
+  }
+
+  /**
+   * A server refuses, resets or sheds an attempt: the client learns it after the scenario's error latency
+   * (never at the same instant, or a policy without backoff could retry forever without time passing).
+   */
+  void deliverError(Attempt attempt, int outcome, long hintNanos, long now) {
+    schedule(now + scenario.errorLatencyNanos, outcome == Server.REJECTED ? REJECTION_ARRIVES : ERROR_ARRIVES,
+        attempt, hintNanos);
   }
 
   /** A server answers an attempt; answers to attempts whose client already gave up are lost. */
