@@ -45,6 +45,8 @@ final class CurveServer extends Server {
   private long scheduledAt = Long.MIN_VALUE; // the pending completion event's time, MIN_VALUE if none
   private final List<Attempt> deferredTicks = new ArrayList<>();
   private long[] latencyTable = new long[0]; // D(c) by c, for the current capacity and added latency
+  private static final long SATURATED = 1L << 62; // about 146 years: D(c) never grows past it
+  private int saturatedFrom = Integer.MAX_VALUE; // the smallest c seen with D(c) saturated
 
   CurveServer(Simulation simulation, Scenario s) {
     super(simulation, s.backlog);
@@ -62,6 +64,9 @@ final class CurveServer extends Server {
     if (c < latencyTable.length) {
       return latencyTable[c];
     }
+    if (c >= saturatedFrom) {
+      return SATURATED; // D is non-decreasing in c
+    }
     if (c < 1 << 20) {
       int size = Math.max(64, Math.max(c + 1, latencyTable.length * 2));
       long[] table = java.util.Arrays.copyOf(latencyTable, size);
@@ -71,7 +76,11 @@ final class CurveServer extends Server {
       latencyTable = table;
       return table[c];
     }
-    return computeLatency(c);
+    long latency = computeLatency(c);
+    if (latency == SATURATED) {
+      saturatedFrom = Math.min(saturatedFrom, c);
+    }
+    return latency;
   }
 
   private long computeLatency(int c) {
@@ -84,7 +93,7 @@ final class CurveServer extends Server {
       latency = baseNanos + perRequestNanos * effective;
     }
     double total = latency + addedLatencyNanos;
-    return total >= 0x1p62 ? 1L << 62 : (long) total;
+    return total >= 0x1p62 ? SATURATED : (long) total;
   }
 
   @Override
@@ -111,7 +120,7 @@ final class CurveServer extends Server {
       polledCount++;
       polled.add(attempt);
       simulation.metrics.concurrency(polledCount);
-      simulation.schedule(now + recheckNanos, TICK, attempt, attempt.epoch);
+      simulation.scheduleTick(now + recheckNanos, attempt, attempt.epoch);
     }
   }
 
@@ -142,7 +151,7 @@ final class CurveServer extends Server {
         polled.remove(attempt);
         simulation.deliver(attempt, OK, -1, now);
       } else {
-        simulation.schedule(now + recheckNanos, TICK, attempt, attempt.epoch);
+        simulation.scheduleTick(now + recheckNanos, attempt, attempt.epoch);
       }
     }
   }
@@ -163,6 +172,7 @@ final class CurveServer extends Server {
   @Override
   void onConditionsChanged(long now) {
     latencyTable = new long[0];
+    saturatedFrom = Integer.MAX_VALUE;
     if (recheckNanos == 0 && !paused && !crashed) {
       scheduledAt = Long.MIN_VALUE; // D may have dropped: look again now
       completeDue(now);

@@ -57,6 +57,11 @@ final class Simulation {
     queue.schedule(at, kind, target, datum);
   }
 
+  /** Schedules an event a fixed delay after now (kept in order, so it skips the heap). */
+  void scheduleTick(long at, Object target, long datum) {
+    queue.scheduleInOrder(EventQueue.TICK_LANE, at, CurveServer.TICK, target, datum);
+  }
+
   /** Runs to the end of the scenario; returns the number of events processed. */
   long run(Progress progress) {
     start();
@@ -91,8 +96,7 @@ final class Simulation {
   /** Processes the events before {@code untilNanos}. */
   void loop(long untilNanos, Progress progress) {
     EventQueue q = queue;
-    while (!q.isEmpty() && q.peekTime() < untilNanos) {
-      q.poll();
+    while (q.pollBefore(untilNanos)) {
       events++;
       long now = q.time;
       this.now = now;
@@ -178,7 +182,7 @@ final class Simulation {
     Attempt attempt = new Attempt(caller, now);
     server.submit(attempt, now);
     if (attempt.state == Attempt.PENDING) {
-      schedule(now + scenario.timeoutNanos, TIMEOUT, attempt, 0);
+      queue.scheduleInOrder(EventQueue.TIMEOUT_LANE, now + scenario.timeoutNanos, TIMEOUT, attempt, 0);
     }
   }
 
@@ -196,8 +200,8 @@ final class Simulation {
    * (never at the same instant, or a policy without backoff could retry forever without time passing).
    */
   void deliverError(Attempt attempt, int outcome, long hintNanos, long now) {
-    schedule(now + scenario.errorLatencyNanos, outcome == Server.REJECTED ? REJECTION_ARRIVES : ERROR_ARRIVES,
-        attempt, hintNanos);
+    queue.scheduleInOrder(EventQueue.ERROR_LANE, now + scenario.errorLatencyNanos,
+        outcome == Server.REJECTED ? REJECTION_ARRIVES : ERROR_ARRIVES, attempt, hintNanos);
   }
 
   /** A server answers an attempt; answers to attempts whose client already gave up are lost. */

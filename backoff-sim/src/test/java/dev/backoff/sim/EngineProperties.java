@@ -32,6 +32,37 @@ class EngineProperties {
   }
 
   @Property
+  void lanesAndHeapTogetherGiveTheSingleHeapOrder(
+      @ForAll @Size(max = 300) List<@LongRange(min = 0, max = 3) Long> steps,
+      @ForAll @Size(max = 300) List<@LongRange(min = 0, max = 3) Long> lanes) {
+    // Time advances by steps; each event goes to the heap (lane 3) at a random offset or to a lane at its
+    // fixed offset, like a run's timeouts, error deliveries and ticks.
+    EventQueue queue = new EventQueue();
+    long[] offsets = {20, 1, 5};
+    List<long[]> expected = new ArrayList<>();
+    long now = 0;
+    int n = Math.min(steps.size(), lanes.size());
+    for (int i = 0; i < n; i++) {
+      now += steps.get(i);
+      int lane = lanes.get(i).intValue();
+      long at = lane == 3 ? now + (i * 7L % 11) : now + offsets[lane];
+      if (lane == 3) {
+        queue.schedule(at, 1, null, i);
+      } else {
+        queue.scheduleInOrder(lane, at, 1, null, i);
+      }
+      expected.add(new long[] {at, i});
+    }
+    expected.sort(Comparator.<long[]>comparingLong(e -> e[0]).thenComparingLong(e -> e[1]));
+    for (long[] event : expected) {
+      assertThat(queue.pollBefore(Long.MAX_VALUE)).isTrue();
+      assertThat(queue.time).isEqualTo(event[0]);
+      assertThat(queue.datum).isEqualTo(event[1]);
+    }
+    assertThat(queue.pollBefore(Long.MAX_VALUE)).isFalse();
+  }
+
+  @Property
   void histogramPercentilesAreWithinTwoPercent(@ForAll @Size(min = 1, max = 200) List<@LongRange(min = 0, max = 100_000_000_000L) Long> nanos) {
     Metrics.LatencyHistogram histogram = new Metrics.LatencyHistogram();
     nanos.forEach(histogram::record);
