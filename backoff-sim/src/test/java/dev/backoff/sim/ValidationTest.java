@@ -84,6 +84,15 @@ class ValidationTest {
   }
 
   @Test
+  void bareStrategyNamesTakeTheCoreDefaults() {
+    Scenario s = Scenario.of(Map.of("policies", "full-jitter,decorrelated-v2,gaussian"));
+    assertThat(s.policyNames()).containsExactly("full-jitter", "decorrelated-v2", "gaussian");
+    dev.backoff.RetryPolicy<Object> policy = s.policies.get(0).build(Integer.MAX_VALUE, null);
+    assertThat(policy.backoff().maxDelayNanos()).isEqualTo(
+        dev.backoff.BackoffSpec.of("full-jitter").toBackoff().maxDelayNanos());
+  }
+
+  @Test
   void everyPresetOfTheCoreIsAPolicy() {
     for (dev.backoff.Preset preset : dev.backoff.Preset.values()) {
       assertThat(PolicySpec.parse(preset.id()).build(Integer.MAX_VALUE, null).maxAttempts())
