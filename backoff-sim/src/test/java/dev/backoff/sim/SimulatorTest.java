@@ -133,6 +133,18 @@ class SimulatorTest {
   }
 
   @Test
+  void everyBudgetKindRunsOnTheVirtualClockAndRefusesRetriesInTheStorm() {
+    for (String budget : List.of("ratio:0.1:1:10s", "grpc:10:0.1", "token-bucket:100:5:10")) {
+      // 200 clients make ~20 req/s: the recovery window stretches to 1600/20 = 80 s, so run 200 s.
+      PolicyResult result = Simulator.run(SMALL.with(Map.of("budget", budget, "policies", "fixed+budget",
+          "duration", "200s")))
+          .policies().get(0);
+      assertThat(result.series().stream().mapToLong(Second::gaveUp).sum()).as(budget).isPositive();
+      assertThat(result.summary().recovered()).as(budget).isTrue();
+    }
+  }
+
+  @Test
   void openLoopArrivalsFollowTheRateProfile() {
     Scenario scenario = Scenario.of(Map.of("client", "open", "rate", 200, "rate-profile", "step", "rate-peak", 50,
         "rate-at", "50s", "duration", "100s", "faults", "none", "policies", "fixed"));
