@@ -101,6 +101,23 @@ class ValidationTest {
   }
 
   @Test
+  void theDocumentedExampleScenariosAreValid() throws Exception {
+    java.nio.file.Path examples = java.nio.file.Path.of("..", "docs", "scenarios");
+    assertThat(examples).isDirectory();
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(examples)) {
+      List<java.nio.file.Path> yaml = files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList();
+      assertThat(yaml).isNotEmpty();
+      for (java.nio.file.Path file : yaml) {
+        assertThat(ScenarioFiles.read(file).policies).as(file.toString()).isNotEmpty();
+      }
+    }
+    // seed-003.yaml spells out the defaults.
+    Scenario seed = ScenarioFiles.read(examples.resolve("seed-003.yaml"));
+    assertThat(Output.json(Simulator.run(seed.with("duration", "100s"))))
+        .isEqualTo(Output.json(Simulator.run(Scenario.defaults().with("duration", "100s"))));
+  }
+
+  @Test
   void scenarioFilesUseTheSameKeys() throws Exception {
     java.nio.file.Path yaml = java.nio.file.Files.createTempFile("scenario", ".yaml");
     java.nio.file.Files.writeString(yaml, "clients: 50\ntimeout: 1s\nfaults:\n  - pause@10s+5s\npolicies: [fixed, exponential]\n");
