@@ -64,6 +64,12 @@ final class Nanos {
     if (nanos == Long.MAX_VALUE) {
       return "unbounded";
     }
-    return Duration.ofNanos(nanos).toString();
+    if (nanos % 1_000_000 != 0 && nanos < 1_000_000_000L) {
+      return nanos % 1000 == 0 ? nanos / 1000 + "µs" : nanos + "ns";
+    }
+    if (nanos < 1_000_000_000L) {
+      return nanos / 1_000_000 + "ms";
+    }
+    return java.math.BigDecimal.valueOf(nanos, 9).stripTrailingZeros().toPlainString() + "s";
   }
 }

@@ -1,0 +1,29 @@
+package dev.backoff.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine;
+
+/** Entry point of the {@code backoff} command. */
+public final class Main {
+  private Main() {}
+
+  /** Runs the command and exits with its status: 0 success, 1 failure, 2 usage error. */
+  public static void main(String[] args) {
+    System.exit(newCommandLine(new PrintWriter(System.out, true), new PrintWriter(System.err, true))
+        .execute(args));
+  }
+
+  /**
+   * The configured command line, writing machine output to {@code out} and human chatter to {@code err};
+   * tests call it directly.
+   */
+  public static CommandLine newCommandLine(PrintWriter out, PrintWriter err) {
+    CommandLine commandLine = new CommandLine(new BackoffCommand());
+    commandLine.setOut(out);
+    commandLine.setErr(err);
+    commandLine.setCaseInsensitiveEnumValuesAllowed(true);
+    commandLine.setParameterExceptionHandler(Errors::onUsageError);
+    commandLine.setExecutionExceptionHandler(Errors::onFailure);
+    return commandLine;
+  }
+}

@@ -1,0 +1,56 @@
+package dev.backoff.cli;
+
+import dev.backoff.RetryPolicy;
+import java.time.Duration;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * The flags that make a retry policy: a strategy plus limits. Without strategy flags the library's
+ * default backoff applies (full jitter, 100 ms × 2, cap 20 s); a preset also brings its own attempt limit
+ * and deadline unless {@code --max-attempts} or {@code --deadline} override them.
+ */
+public final class PolicyOptions {
+  @Mixin
+  public StrategyOptions strategy = new StrategyOptions();
+
+  @Option(names = "--max-attempts", paramLabel = "N",
+      description = "Maximum attempts, the first included (>= 1). Default 3, or the preset's.")
+  Integer maxAttempts;
+
+  @Option(names = "--deadline", paramLabel = "D", converter = DurationConverter.class,
+      description = "Give up rather than start a wait that would end past this time since the start.")
+  Duration deadline;
+
+  /**
+   * A policy builder configured from the flags.
+   *
+   * @throws IllegalArgumentException naming the bad flag value
+   */
+  public <R> RetryPolicy.Builder<R> builder() {
+    RetryPolicy.Builder<R> builder;
+    var spec = strategy.spec();
+    if (spec.isPreset()) {
+      spec.toBackoff(); // rejects parameters given to a preset
+      builder = spec.preset().policy();
+    } else {
+      builder = RetryPolicy.builder();
+      if (strategy.isSet()) {
+        builder.backoff(spec.toBackoff()).name(spec.name());
+      }
+    }
+    if (maxAttempts != null) {
+      if (maxAttempts < 1) {
+        throw new Errors.UsageException("--max-attempts must be at least 1, was " + maxAttempts);
+      }
+      builder.maxAttempts(maxAttempts);
+    }
+    if (deadline != null) {
+      if (deadline.isZero() || deadline.isNegative()) {
+        throw new Errors.UsageException("--deadline must be positive, was " + deadline);
+      }
+      builder.maxElapsed(deadline);
+    }
+    return builder;
+  }
+}
