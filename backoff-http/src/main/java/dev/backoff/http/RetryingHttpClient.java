@@ -1,5 +1,6 @@
 package dev.backoff.http;
 
+import dev.backoff.AsyncRetryExecutor;
 import dev.backoff.Clock;
 import dev.backoff.Decision;
 import dev.backoff.Execution;
@@ -25,7 +26,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.function.Function;
 
 /**
@@ -163,6 +163,7 @@ public final class RetryingHttpClient {
    *     {@link RetryHistory})
    * @throws InterruptedException if the thread is interrupted during an attempt or while waiting
    * @throws IllegalArgumentException if the client rejects the request (not retried)
+   * @throws NullPointerException if {@code request} or {@code handler} is null
    */
   public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> handler)
       throws IOException, InterruptedException {
@@ -233,6 +234,7 @@ public final class RetryingHttpClient {
    * allows it); no attempt starts after it.
    *
    * @return a future completed with the response, or with the last failure (unchanged, not wrapped)
+   * @throws NullPointerException if {@code request} or {@code handler} is null
    */
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
     Objects.requireNonNull(request, "request must not be null");
@@ -311,7 +313,11 @@ public final class RetryingHttpClient {
     });
   }
 
-  /** The budget used for calls to {@code host}, or null if budgets are not per host or none was made yet. */
+  /**
+   * The budget used for calls to {@code host}, or null if budgets are not per host or none was made yet.
+   *
+   * @throws NullPointerException if {@code host} is null
+   */
   public RetryBudget budgetFor(String host) {
     Objects.requireNonNull(host, "host must not be null");
     if (policyPerHost == null) {
@@ -448,7 +454,8 @@ public final class RetryingHttpClient {
 
     /**
      * Where {@link #sendAsync} schedules its retries. Its tasks only start the next attempt (they never
-     * block), so one thread serves many clients. Default: a shared single daemon thread.
+     * block), so one thread serves many clients. Default: {@link AsyncRetryExecutor#defaultScheduler()}, the
+     * library's shared daemon thread.
      *
      * @throws NullPointerException if {@code scheduler} is null
      */
@@ -460,24 +467,9 @@ public final class RetryingHttpClient {
     /** Builds the client. */
     public RetryingHttpClient build() {
       if (scheduler == null) {
-        scheduler = DefaultScheduler.INSTANCE;
+        scheduler = AsyncRetryExecutor.defaultScheduler();
       }
       return new RetryingHttpClient(this);
-    }
-  }
-
-  /** The shared default scheduler: one daemon thread, created on first use, removing cancelled tasks at once. */
-  private static final class DefaultScheduler {
-    static final ScheduledExecutorService INSTANCE = create();
-
-    private static ScheduledExecutorService create() {
-      ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, task -> {
-        Thread thread = new Thread(task, "backoff-http-retry-scheduler");
-        thread.setDaemon(true);
-        return thread;
-      });
-      executor.setRemoveOnCancelPolicy(true);
-      return executor;
     }
   }
 }

@@ -473,6 +473,29 @@ class RetryingHttpClientTest {
   }
 
   @Test
+  void anExhaustedBudgetForOneHostLeavesAnotherHostsRetriesAlone() throws Exception {
+    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"))) {
+      RetryingHttpClient http = client(policy().maxAttempts(3))
+          .budgetPerHost(host -> dev.backoff.RetryBudgets.grpcThrottling(10, 0.1)).build();
+      URI hostA = server.uri("/");
+      URI hostB = URI.create("http://localhost:" + server.port() + "/");
+
+      int calls = 0;
+      do {
+        http.send(get(hostA), BodyHandlers.ofString());
+        calls++;
+      } while (listener.last().stopReason() != StopReason.BUDGET_EXHAUSTED && calls < 20);
+      int before = server.requestCount();
+      http.send(get(hostB), BodyHandlers.ofString());
+
+      assertThat(listener.last().stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
+      assertThat(server.requestCount() - before).isEqualTo(3);
+      assertThat(calls).isLessThan(20);
+      assertThat(http.budgetFor("127.0.0.1").level()).isLessThan(http.budgetFor("localhost").level());
+    }
+  }
+
+  @Test
   void attemptTimeoutIsShortenedToWhatIsLeftBeforeTheDeadline() {
     RetryingHttpClient http = client(policy().maxElapsed(Duration.ofSeconds(2))).build();
     HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:1/")).timeout(Duration.ofSeconds(10))
