@@ -15,13 +15,32 @@ import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLParameters;
 
-/** Delegates to a real client and counts the attempts started through it. For tests only. */
+/**
+ * Delegates to a real client and counts the attempts started through it; or, given a failure, fails every
+ * attempt with it without touching the network (for failures a loopback server cannot produce, such as an
+ * unknown host). For tests only.
+ */
 final class CountingHttpClient extends HttpClient {
   private final HttpClient delegate;
+  private final Exception failure;
   final AtomicInteger sends = new AtomicInteger();
 
   CountingHttpClient(HttpClient delegate) {
+    this(delegate, null);
+  }
+
+  CountingHttpClient(HttpClient delegate, Exception failure) {
     this.delegate = delegate;
+    this.failure = failure;
+  }
+
+  private void failIfScripted() throws IOException {
+    if (failure instanceof IOException) {
+      throw (IOException) failure;
+    }
+    if (failure instanceof RuntimeException) {
+      throw (RuntimeException) failure;
+    }
   }
 
   @Override
@@ -73,12 +92,16 @@ final class CountingHttpClient extends HttpClient {
   public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
       throws IOException, InterruptedException {
     sends.incrementAndGet();
+    failIfScripted();
     return delegate.send(request, handler);
   }
 
   @Override
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
     sends.incrementAndGet();
+    if (failure != null) {
+      return CompletableFuture.failedFuture(failure);
+    }
     return delegate.sendAsync(request, handler);
   }
 
