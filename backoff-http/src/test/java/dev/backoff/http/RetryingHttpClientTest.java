@@ -209,6 +209,18 @@ class RetryingHttpClientTest {
     }
   }
 
+  @Test
+  void headIsRetriedAndItsEmptyLastResponseIsReturned() throws Exception {
+    try (ScriptedServer server = new ScriptedServer(respond(503, ""))) {
+      HttpRequest head = HttpRequest.newBuilder(server.uri("/")).method("HEAD", BodyPublishers.noBody()).build();
+      HttpResponse<String> response = client(policy().maxAttempts(2)).build().send(head, BodyHandlers.ofString());
+
+      assertThat(response.statusCode()).isEqualTo(503);
+      assertThat(response.body()).isEmpty();
+      assertThat(server.requests()).extracting(r -> r.method).containsExactly("HEAD", "HEAD");
+    }
+  }
+
   @ParameterizedTest
   @ValueSource(ints = {400, 401, 403, 404, 408, 409, 422, 501, 505})
   void otherStatusesAreNotRetried(int status) throws Exception {
