@@ -26,7 +26,8 @@ final class Jitters {
       new Jitter() {
         @Override
         public long apply(long delayNanos, long capNanos, double u) {
-          return (long) (delayNanos * u);
+          // Near Long.MAX_VALUE the double product can round up past the delay; never exceed it.
+          return Math.min(delayNanos, (long) (delayNanos * u));
         }
 
         @Override
@@ -40,7 +41,7 @@ final class Jitters {
         @Override
         public long apply(long delayNanos, long capNanos, double u) {
           long half = delayNanos / 2;
-          return half + (long) ((delayNanos - half) * u);
+          return Math.min(delayNanos, half + (long) ((delayNanos - half) * u));
         }
 
         @Override

@@ -8,10 +8,14 @@ final class Strategies {
   private Strategies() {}
 
   static long checkCap(long initialNanos, Duration cap) {
+    return checkCap("initial", initialNanos, cap);
+  }
+
+  static long checkCap(String initialName, long initialNanos, Duration cap) {
     long capNanos = Nanos.positive("cap", cap);
     if (capNanos < initialNanos) {
-      throw new IllegalArgumentException(
-          "cap must be at least the initial delay " + Duration.ofNanos(initialNanos) + ", was " + cap);
+      throw new IllegalArgumentException("cap must be at least " + initialName + " ("
+          + Duration.ofNanos(initialNanos) + "), was " + cap);
     }
     return capNanos;
   }
@@ -134,7 +138,8 @@ final class Strategies {
 
     private long uncachedDelay(long retry) {
       double value = initialNanos * Math.pow(multiplier, retry - 1);
-      return value >= capNanos ? capNanos : Nanos.fromDouble(value);
+      // The comparison is in doubles, where a cap near Long.MAX_VALUE rounds up: clamp in longs too.
+      return value >= capNanos ? capNanos : Math.min(capNanos, Nanos.fromDouble(value));
     }
 
     /** The schedule's deterministic delay before retry {@code retry}, capped. */
@@ -228,9 +233,9 @@ final class Strategies {
       double previous = totalDelayNanos / (SCALE * medianNanos);
       double value = (formula(t) - previous) * SCALE * medianNanos;
       if (!(value < capNanos)) { // also catches infinity at huge retry numbers
-        return capNanos / 2 + (long) ((capNanos - capNanos / 2) * u);
+        return Math.min(capNanos, capNanos / 2 + (long) ((capNanos - capNanos / 2) * u));
       }
-      return Nanos.fromDouble(value);
+      return Math.min(capNanos, Nanos.fromDouble(value));
     }
 
     @Override
