@@ -26,8 +26,7 @@ final class Jitters {
       new Jitter() {
         @Override
         public long apply(long delayNanos, long capNanos, double u) {
-          // Near Long.MAX_VALUE the double product can round up past the delay; never exceed it.
-          return Math.min(delayNanos, (long) (delayNanos * u));
+          return (long) (delayNanos * u);
         }
 
         @Override
@@ -41,7 +40,7 @@ final class Jitters {
         @Override
         public long apply(long delayNanos, long capNanos, double u) {
           long half = delayNanos / 2;
-          return Math.min(delayNanos, half + (long) ((delayNanos - half) * u));
+          return half + (long) ((delayNanos - half) * u);
         }
 
         @Override

@@ -138,8 +138,7 @@ final class Strategies {
 
     private long uncachedDelay(long retry) {
       double value = initialNanos * Math.pow(multiplier, retry - 1);
-      // The comparison is in doubles, where a cap near Long.MAX_VALUE rounds up: clamp in longs too.
-      return value >= capNanos ? capNanos : Math.min(capNanos, Nanos.fromDouble(value));
+      return value >= capNanos ? capNanos : Nanos.fromDouble(value);
     }
 
     /** The schedule's deterministic delay before retry {@code retry}, capped. */
@@ -233,9 +232,9 @@ final class Strategies {
       double previous = totalDelayNanos / (SCALE * medianNanos);
       double value = (formula(t) - previous) * SCALE * medianNanos;
       if (!(value < capNanos)) { // also catches infinity at huge retry numbers
-        return Math.min(capNanos, capNanos / 2 + (long) ((capNanos - capNanos / 2) * u));
+        return capNanos / 2 + (long) ((capNanos - capNanos / 2) * u);
       }
-      return Math.min(capNanos, Nanos.fromDouble(value));
+      return Nanos.fromDouble(value);
     }
 
     @Override
