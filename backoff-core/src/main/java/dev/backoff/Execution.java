@@ -107,7 +107,7 @@ public final class Execution<R> {
   private Decision onRetryableResult(R result, long nowNanos, long hint) {
     beginAttemptOutcome(nowNanos);
     lastResult = result;
-    lastFailure = null;
+    forgetLastFailure();
     FailureClass failureClass = policy.resultClassifier.apply(result);
     return decide(failureClass == null ? FailureClass.TRANSIENT : failureClass, null, hint, nowNanos);
   }
@@ -116,6 +116,7 @@ public final class Execution<R> {
     beginAttemptOutcome(nowNanos);
     done = true;
     lastResult = result;
+    lastFailure = null; // the last attempt returned a result: no event may report an old failure
     if (policy.budget != null) {
       policy.budget.onSuccess(retriesScheduled, lastFailureClass);
     }
@@ -169,6 +170,17 @@ public final class Execution<R> {
   private void rememberFailure(Throwable failure) {
     Throwable previous = lastFailure;
     lastFailure = failure;
+    keepEarlierFailure(previous, failure);
+  }
+
+  /** A retryable result replaced the last failure: keep that failure among the earlier ones. */
+  private void forgetLastFailure() {
+    Throwable previous = lastFailure;
+    lastFailure = null;
+    keepEarlierFailure(previous, null);
+  }
+
+  private void keepEarlierFailure(Throwable previous, Throwable failure) {
     if (previous != null && previous != failure && policy.maxSuppressed > 0) {
       if (earlierFailures == null) {
         earlierFailures = new ArrayDeque<>(Math.min(policy.maxSuppressed, 16));
