@@ -416,9 +416,10 @@ public final class RetryPolicy<R> {
     }
 
     /** Adds a listener. */
-    public Builder<R> listener(RetryListener<R> listener) {
+    @SuppressWarnings("unchecked") // a listener of a supertype only reads R values through its events
+    public Builder<R> listener(RetryListener<? super R> listener) {
       Nanos.requireNonNull("listener", listener);
-      listeners.add(listener);
+      listeners.add((RetryListener<R>) listener);
       return this;
     }
 
