@@ -80,11 +80,26 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     if (isDone()) {
       cancelStage(stage); // cancelled while the attempt was starting
     }
-    stage.whenComplete((result, failure) -> onOutcome(result, failure));
+    try {
+      stage.whenComplete((result, failure) -> onOutcome(result, failure));
+    } catch (Throwable failure) {
+      onOutcome(null, failure); // a stage that cannot even take a callback: a failed attempt
+    }
+  }
+
+  private void onOutcome(T result, Throwable failure) {
+    try {
+      decide(result, failure);
+    } catch (Throwable unexpected) {
+      // A policy callback (predicate, classifier, pushback extractor, backoff, budget) threw. The sync
+      // executor would throw it to the caller; here it completes the future, which must never hang.
+      state = DONE;
+      super.completeExceptionally(unexpected);
+    }
   }
 
   @SuppressWarnings("unchecked")
-  private void onOutcome(T result, Throwable failure) {
+  private void decide(T result, Throwable failure) {
     inFlight = null;
     RetryPolicy<R> policy = executor.policy;
     long now = executor.clock.nanoTime();
@@ -127,8 +142,13 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     try {
       Future<?> task = executor.scheduler.schedule((Callable<Object>) this, delayNanos, TimeUnit.NANOSECONDS);
       pending = task;
-      if (state == DONE) {
-        task.cancel(false); // cancelled in between: drop the task from the queue now
+      if (isDone()) {
+        // Cancelled while this retry was being decided or scheduled: the canceller may have found no task
+        // to cancel, so drop it from the queue now rather than when it falls due.
+        if (STATE.compareAndSet(this, WAITING, DONE)) {
+          execution.abort(StopReason.CANCELLED, executor.clock.nanoTime());
+        }
+        task.cancel(false);
       }
     } catch (RejectedExecutionException rejected) {
       if (STATE.compareAndSet(this, WAITING, DONE)) {

@@ -314,6 +314,51 @@ class AsyncRetryExecutorTest {
   }
 
   @Test
+  void aPolicyCallbackThatThrowsCompletesTheFutureInsteadOfHangingIt() {
+    IllegalStateException broken = new IllegalStateException("broken predicate");
+    AtomicInteger attempts = new AtomicInteger();
+    CompletableFuture<String> future = AsyncRetryExecutor.of(policy().retryOnResult(result -> {
+      if (attempts.get() == 2) {
+        throw broken;
+      }
+      return true;
+    }).build(), scheduler).call(() -> CompletableFuture.completedFuture("r" + attempts.incrementAndGet()));
+    while (scheduler.runNext()) {
+      // run the retries
+    }
+    assertThat(attempts).hasValue(2);
+    assertThat(future).isCompletedExceptionally(); // checked first: a hung future must fail, not block
+    assertThatThrownBy(future::join).cause().isSameAs(broken);
+    assertThat(scheduler.pending()).isZero();
+  }
+
+  @Test
+  void cancellingWhileTheRetryIsBeingScheduledDropsTheTask() {
+    // The listener runs while the engine schedules the retry, standing in for a cancel from another thread
+    // that lands between the decision and the scheduling.
+    List<CompletableFuture<String>> returned = new ArrayList<>();
+    CompletableFuture<String> firstAttempt = new CompletableFuture<>();
+    AtomicInteger attempts = new AtomicInteger();
+    RetryPolicy<String> policy = policy().listener(new RetryListener<>() {
+      @Override
+      public void onRetryScheduled(RetryEvent<String> event) {
+        returned.get(0).cancel(true);
+      }
+    }).build();
+    returned.add(AsyncRetryExecutor.of(policy, scheduler).call(() -> {
+      attempts.incrementAndGet();
+      return firstAttempt;
+    }));
+    firstAttempt.completeExceptionally(new IOException("1"));
+
+    assertThat(returned.get(0)).isCancelled();
+    assertThat(scheduler.pending()).isZero(); // dropped at once, not left queued until due
+    assertThat(scheduler.advance(Duration.ofHours(1))).isZero();
+    assertThat(attempts).hasValue(1);
+    assertThat(events).containsExactly("retry 1 in 100 ms", "aborted: CANCELLED");
+  }
+
+  @Test
   void cancellationIsVisibleToCallers() {
     CompletableFuture<String> future = AsyncRetryExecutor.of(policy().build(), scheduler)
         .call(new Scripted(new IOException("1")));
