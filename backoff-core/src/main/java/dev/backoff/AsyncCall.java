@@ -98,14 +98,13 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     }
   }
 
-  @SuppressWarnings("unchecked")
   private void decide(T result, Throwable failure) {
     inFlight = null;
     RetryPolicy<R> policy = executor.policy;
-    long now = executor.clock.nanoTime();
     Throwable cause = failure == null ? null : unwrap(failure);
     if (isDone()) {
       // The caller cancelled (or completed) the future during the attempt.
+      long now = executor.clock.nanoTime();
       if (execution == null) {
         execution = new Execution<>(policy, policy.needsStartTime ? startNanos : now, executor.random);
       }
@@ -115,15 +114,24 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     }
     if (execution == null) {
       if (cause == null && (policy.retryOnResult == null || !policy.retryOnResult.test(result))) {
+        // First-try success: like the sync executor, read no clock unless a deadline or listener needs it.
         state = DONE;
         if (policy.budget != null || policy.listeners.length > 0) {
-          policy.recordFirstTrySuccess(result, startNanos, now);
+          policy.recordFirstTrySuccess(result, startNanos, policy.needsStartTime ? executor.clock.nanoTime() : 0);
         }
         super.complete(result);
         return;
       }
+      long now = executor.clock.nanoTime();
       execution = new Execution<>(policy, policy.needsStartTime ? startNanos : now, executor.random);
+      decideAfter(cause, result, now);
+      return;
     }
+    decideAfter(cause, result, executor.clock.nanoTime());
+  }
+
+  @SuppressWarnings("unchecked")
+  private void decideAfter(Throwable cause, T result, long now) {
     Decision decision = cause != null ? execution.onFailure(cause, now) : execution.onResult(result, now);
     if (decision.isRetry()) {
       scheduleRetry(decision.delayNanos());
