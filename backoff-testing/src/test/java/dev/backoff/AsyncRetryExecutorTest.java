@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class AsyncRetryExecutorTest {
   private final FakeClock clock = new FakeClock(Long.MAX_VALUE - 1_000_000_000L); // wraps during the tests
   private final FakeScheduler scheduler = new FakeScheduler(clock);
-  private final List<String> events = new ArrayList<>();
+  private final List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
 
   private RetryPolicy.Builder<String> policy() {
     return RetryPolicy.<String>builder()
@@ -222,6 +222,26 @@ class AsyncRetryExecutorTest {
     assertThat(supplier.attempts).hasValue(1);
     assertThat(future.join()).isEqualTo("fallback");
     assertThat(events).containsExactly("retry 1 in 100 ms", "aborted: CANCELLED");
+  }
+
+  @Test
+  void orTimeoutStopsThePendingRetry() throws Exception {
+    Scripted supplier = new Scripted(new IOException("1"));
+    CompletableFuture<String> future = AsyncRetryExecutor.of(
+        policy().backoff(Backoff.fixed(Duration.ofHours(1))).build(), scheduler).call(supplier);
+    future.orTimeout(1, TimeUnit.MILLISECONDS);
+    // Real time passes here (the JDK's timeout thread); the bound only guards against a hang.
+    assertThatThrownBy(() -> future.get(30, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(java.util.concurrent.TimeoutException.class);
+    // The timeout thread completes the future first, then cancels the retry: wait for it (bounded).
+    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while ((scheduler.pending() > 0 || events.size() < 2) && System.nanoTime() - giveUp < 0) {
+      Thread.sleep(1);
+    }
+    assertThat(scheduler.pending()).isZero();
+    assertThat(scheduler.advance(Duration.ofHours(2))).isZero();
+    assertThat(supplier.attempts).hasValue(1);
+    assertThat(events).containsExactly("retry 1 in 3600000 ms", "aborted: CANCELLED");
   }
 
   @Test
