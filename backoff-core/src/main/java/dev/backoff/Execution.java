@@ -195,7 +195,9 @@ public final class Execution<R> {
   private Decision decide(FailureClass failureClass, StopReason refusal, long hint, long nowNanos) {
     lastFailureClass = failureClass;
     RetryBudget budget = policy.budget;
-    if (budget != null) {
+    // Only failures the rules would retry count against a budget: gRPC charges retryable statuses only, and
+    // a programming error or an interruption says nothing about the server's health.
+    if (budget != null && refusal == null) {
       budget.onFailure(failureClass);
     }
     if (refusal != null) {
