@@ -128,40 +128,49 @@ final class Jitters {
     return x >= 0 ? r : 2 - r;
   }
 
-  // Coefficients of P. J. Acklam's rational approximation of the inverse normal distribution
-  // (relative error below 1.15e-9 over the whole range).
-  private static final double[] A = {
-    -3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
-    1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00
-  };
-  private static final double[] B = {
-    -5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
-    6.680131188771972e+01, -1.328068155288572e+01
-  };
-  private static final double[] C = {
-    -7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
-    -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00
-  };
-  private static final double[] D = {
-    7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00, 3.754408661907416e+00
-  };
+  // Coefficients of P. J. Acklam's rational approximation of the inverse normal distribution (relative error
+  // below 1.15e-9 over the whole range). Constants rather than arrays, so the JIT folds them (no loads).
+  private static final double A0 = -3.969683028665376e+01;
+  private static final double A1 = 2.209460984245205e+02;
+  private static final double A2 = -2.759285104469687e+02;
+  private static final double A3 = 1.383577518672690e+02;
+  private static final double A4 = -3.066479806614716e+01;
+  private static final double A5 = 2.506628277459239e+00;
+  private static final double B0 = -5.447609879822406e+01;
+  private static final double B1 = 1.615858368580409e+02;
+  private static final double B2 = -1.556989798598866e+02;
+  private static final double B3 = 6.680131188771972e+01;
+  private static final double B4 = -1.328068155288572e+01;
+  private static final double C0 = -7.784894002430293e-03;
+  private static final double C1 = -3.223964580411365e-01;
+  private static final double C2 = -2.400758277161838e+00;
+  private static final double C3 = -2.549732539343734e+00;
+  private static final double C4 = 4.374664141464968e+00;
+  private static final double C5 = 2.938163982698783e+00;
+  private static final double D0 = 7.784695709041462e-03;
+  private static final double D1 = 3.224671290700398e-01;
+  private static final double D2 = 2.445134137142996e+00;
+  private static final double D3 = 3.754408661907416e+00;
   private static final double P_LOW = 0.02425;
 
   /** The standard normal quantile of {@code p} in (0, 1). */
   static double inverseNormalCdf(double p) {
     if (p < P_LOW) {
-      double q = Math.sqrt(-2 * Math.log(p));
-      return (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
-          / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1);
+      return tail(p);
     }
     if (p > 1 - P_LOW) {
-      double q = Math.sqrt(-2 * Math.log(1 - p));
-      return -(((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
-          / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1);
+      return -tail(1 - p);
     }
     double q = p - 0.5;
     double r = q * q;
-    return (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
-        / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1);
+    return (((((A0 * r + A1) * r + A2) * r + A3) * r + A4) * r + A5) * q
+        / (((((B0 * r + B1) * r + B2) * r + B3) * r + B4) * r + 1);
+  }
+
+  /** The lower tail's quantile, for {@code p} below {@link #P_LOW}. */
+  private static double tail(double p) {
+    double q = Math.sqrt(-2 * Math.log(p));
+    return (((((C0 * q + C1) * q + C2) * q + C3) * q + C4) * q + C5)
+        / ((((D0 * q + D1) * q + D2) * q + D3) * q + 1);
   }
 }

@@ -217,8 +217,13 @@ final class Strategies {
       this.capNanos = capNanos;
     }
 
+    /**
+     * {@code 2^t · tanh(√(4t))}. tanh is written with one {@link Math#exp} (an intrinsic), as
+     * {@code (1 − e^(−2x)) / (1 + e^(−2x))}, because {@link Math#tanh} is several times slower.
+     */
     static double formula(double t) {
-      return Math.pow(2, t) * Math.tanh(Math.sqrt(4 * t));
+      double e = Math.exp(-4 * Math.sqrt(t)); // e^(−2x) with x = √(4t) = 2√t
+      return Math.pow(2, t) * ((1 - e) / (1 + e));
     }
 
     @Override

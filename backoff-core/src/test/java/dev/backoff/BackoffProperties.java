@@ -263,4 +263,20 @@ class BackoffProperties {
     assertThat(exponential.delayNanos(next, 0, 0, random))
         .isGreaterThanOrEqualTo(exponential.delayNanos(retry, 0, 0, random));
   }
+
+  @Property(tries = 2000)
+  void decorrelatedV2sFastTanhMatchesTheLibraryOne(@ForAll @DoubleRange(min = 0, max = 1100) double t) {
+    double expected = Math.pow(2, t) * Math.tanh(Math.sqrt(4 * t));
+    double actual = Strategies.DecorrelatedV2.formula(t);
+    if (Double.isInfinite(expected)) {
+      assertThat(actual).isInfinite();
+    } else {
+      assertThat(actual).isCloseTo(expected, org.assertj.core.api.Assertions.within(Math.abs(expected) * 1e-14));
+    }
+  }
+
+  @Property(tries = 2000)
+  void theInverseNormalDistributionInvertsTheDistribution(@ForAll @DoubleRange(min = -3, max = 3) double z) {
+    assertThat(Jitters.inverseNormalCdf(Jitters.normalCdf(z))).isCloseTo(z, org.assertj.core.api.Assertions.within(1e-6));
+  }
 }
