@@ -28,6 +28,11 @@ class TestDoublesTest {
         .hasMessageContaining("-1");
     assertThatThrownBy(() -> clock.advance(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("PT-0.001S");
+    assertThatThrownBy(() -> clock.advance(Duration.ofDays(365 * 300))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("PT2628000H");
+    long before = clock.nanoTime();
+    clock.advance(Duration.ofNanos(Long.MAX_VALUE));
+    assertThat(clock.nanoTime() - before).isEqualTo(Long.MAX_VALUE);
   }
 
   @Test
