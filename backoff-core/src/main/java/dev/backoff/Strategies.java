@@ -191,8 +191,9 @@ final class Strategies {
 
     /** U(base, min(cap, 3·previous)) as a pure function of u. */
     long delay(long previousNanos, double u) {
-      double top = Math.min((double) capNanos, 3.0 * previousNanos);
-      double low = Math.min((double) baseNanos, top);
+      double tripled = 3.0 * previousNanos;
+      double top = tripled < capNanos ? tripled : capNanos; // comparisons: Math.min on doubles costs more
+      double low = baseNanos < top ? baseNanos : top;
       return Math.min(capNanos, Nanos.fromDouble(low + (top - low) * u));
     }
 
