@@ -84,6 +84,8 @@ class TestDoublesTest {
   void scriptedRandomRejectsValuesOutsideTheUnitInterval() {
     assertThatThrownBy(ScriptedRandom::new).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("at least one value");
+    assertThatThrownBy(() -> new ScriptedRandom((double[]) null)).isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("scripted values");
     for (double bad : new double[] {1.0, -0.1, Double.NaN}) {
       assertThatThrownBy(() -> new ScriptedRandom(0.5, bad)).isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining(String.valueOf(bad));
