@@ -123,7 +123,7 @@ final class Jitters {
     /** The standard normal variate for {@code u}: the truncated normal's quantile, interpolated. */
     double z(double u) {
       double position = u * (POINTS - 1);
-      // The clamp keeps a u outside [0, 1) from indexing past the table (it then extrapolates, bounded below).
+      // Keeps a u outside [0, 1) inside the table; the result is then extrapolated and bounded below.
       int index = Math.max(0, Math.min(POINTS - 2, (int) position));
       double z = quantiles[index] + (position - index) * (quantiles[index + 1] - quantiles[index]);
       // Comparisons rather than Math.min/max on doubles, which also handle -0.0 and cost several times more.
