@@ -34,6 +34,7 @@ public final class Execution<R> {
   private boolean done;
   private long lastNanos;
   private ArrayDeque<Throwable> earlierFailures; // the most recent ones, bounded by maxSuppressed
+  private boolean historyAttached;
 
   Execution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
     this.policy = policy;
@@ -290,7 +291,10 @@ public final class Execution<R> {
       }
       earlierFailures = null;
     }
-    if (RetryHistory.of(failure) == null) {
+    // Always this call's own history, even if the failure already carries one (an inner retrying call's, or
+    // an earlier call's when an exception instance is reused): RetryHistory.of reads the last one attached.
+    if (!historyAttached) {
+      historyAttached = true;
       failure.addSuppressed(new RetryHistory(policy.name, attempts, lastNanos - startNanos, stopReason));
     }
     return failure;

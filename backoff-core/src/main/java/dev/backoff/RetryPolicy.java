@@ -338,7 +338,9 @@ public final class RetryPolicy<R> {
      */
     @SafeVarargs
     public final Builder<R> retryOn(Class<? extends Throwable>... types) {
-      Nanos.requireNonNull("retryOn types", types);
+      if (types == null) { // not passed on: letting the varargs array escape would void @SafeVarargs
+        throw new NullPointerException("retryOn types must not be null");
+      }
       for (Class<? extends Throwable> type : types) {
         Nanos.requireNonNull("retryOn type", type);
         retryOn.add(type);
@@ -356,7 +358,9 @@ public final class RetryPolicy<R> {
     /** Stops at once on failures of these types (or caused by them); abort rules win over retry rules. */
     @SafeVarargs
     public final Builder<R> abortOn(Class<? extends Throwable>... types) {
-      Nanos.requireNonNull("abortOn types", types);
+      if (types == null) { // not passed on: letting the varargs array escape would void @SafeVarargs
+        throw new NullPointerException("abortOn types must not be null");
+      }
       for (Class<? extends Throwable> type : types) {
         Nanos.requireNonNull("abortOn type", type);
         abortOn.add(type);

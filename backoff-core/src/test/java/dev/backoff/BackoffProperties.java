@@ -263,4 +263,32 @@ class BackoffProperties {
     assertThat(exponential.delayNanos(next, 0, 0, random))
         .isGreaterThanOrEqualTo(exponential.delayNanos(retry, 0, 0, random));
   }
+
+  @Property(tries = 2000)
+  void decorrelatedV2sFastTanhMatchesTheLibraryOne(@ForAll @DoubleRange(min = 0, max = 1100) double t) {
+    double expected = Math.pow(2, t) * Math.tanh(Math.sqrt(4 * t));
+    double actual = Strategies.DecorrelatedV2.formula(t);
+    if (Double.isInfinite(expected)) {
+      assertThat(actual).isInfinite();
+    } else {
+      assertThat(actual).isCloseTo(expected, org.assertj.core.api.Assertions.within(Math.abs(expected) * 1e-14));
+    }
+  }
+
+  @Property(tries = 2000)
+  void theInverseNormalDistributionInvertsTheDistribution(@ForAll @DoubleRange(min = -3, max = 3) double z) {
+    assertThat(Jitters.inverseNormalCdf(Jitters.normalCdf(z))).isCloseTo(z, org.assertj.core.api.Assertions.within(1e-6));
+  }
+
+  @Property(tries = 3000)
+  void theGaussianTableFollowsTheExactQuantile(@ForAll("uniforms") double u,
+      @ForAll @DoubleRange(min = 0.01, max = 1.0) double deviation) {
+    Jitters.Gaussian gaussian = (Jitters.Gaussian) Jitter.gaussian(deviation);
+    double truncation = Math.min(3, 1 / deviation);
+    double low = Jitters.normalCdf(-truncation);
+    double exact = Jitters.inverseNormalCdf(low + u * (1 - 2 * low));
+    exact = Math.max(-truncation, Math.min(truncation, exact));
+    double tolerance = Math.abs(exact) <= 2 ? 1e-5 : 2e-3; // the quantile bends sharply only near ±3
+    assertThat(gaussian.z(u)).isCloseTo(exact, org.assertj.core.api.Assertions.within(tolerance));
+  }
 }

@@ -97,6 +97,22 @@ class RetryExecutorTest {
   }
 
   @Test
+  void nestedRetriesReportTheOutermostHistory() {
+    RetryExecutor<String> inner = RetryExecutor.of(this.<String>policy().name("inner").maxAttempts(2).build());
+    RetryExecutor<String> outer = RetryExecutor.of(this.<String>policy().name("outer").maxAttempts(3).build());
+    IOException shared = new IOException("always the same instance");
+    Throwable thrown = catchThrowable(() -> outer.call(() -> inner.call(() -> {
+      throw shared;
+    })));
+    assertThat(thrown).isSameAs(shared);
+    RetryHistory history = RetryHistory.of(thrown);
+    assertThat(history.policyName()).isEqualTo("outer");
+    assertThat(history.attempts()).isEqualTo(3);
+    assertThat(java.util.Arrays.stream(thrown.getSuppressed()).filter(RetryHistory.class::isInstance))
+        .as("each inner call and the outer call attach their own history").hasSize(4);
+  }
+
+  @Test
   void earlierFailuresAreBounded() {
     RetryExecutor<String> executor = RetryExecutor.of(this.<String>policy().maxAttempts(20).maxSuppressed(3)
         .backoff(Backoff.none()).build());

@@ -28,6 +28,11 @@ class TestDoublesTest {
         .hasMessageContaining("-1");
     assertThatThrownBy(() -> clock.advance(Duration.ofMillis(-1))).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("PT-0.001S");
+    assertThatThrownBy(() -> clock.advance(Duration.ofDays(365 * 300))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("PT2628000H");
+    long before = clock.nanoTime();
+    clock.advance(Duration.ofNanos(Long.MAX_VALUE));
+    assertThat(clock.nanoTime() - before).isEqualTo(Long.MAX_VALUE);
   }
 
   @Test
@@ -79,6 +84,8 @@ class TestDoublesTest {
   void scriptedRandomRejectsValuesOutsideTheUnitInterval() {
     assertThatThrownBy(ScriptedRandom::new).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("at least one value");
+    assertThatThrownBy(() -> new ScriptedRandom((double[]) null)).isInstanceOf(NullPointerException.class)
+        .hasMessageContaining("scripted values");
     for (double bad : new double[] {1.0, -0.1, Double.NaN}) {
       assertThatThrownBy(() -> new ScriptedRandom(0.5, bad)).isInstanceOf(IllegalArgumentException.class)
           .hasMessageContaining(String.valueOf(bad));
