@@ -44,6 +44,11 @@ final class Strategies {
     }
 
     @Override
+    public boolean isHistoryIndependent() {
+      return true;
+    }
+
+    @Override
     public long maxDelayNanos() {
       return jitter.isRandom() ? Long.MAX_VALUE : delayNanos;
     }
@@ -82,6 +87,11 @@ final class Strategies {
         delay = Math.min(capNanos, initialNanos + incrementNanos * steps);
       }
       return jitter(jitter, delay, capNanos, random);
+    }
+
+    @Override
+    public boolean isHistoryIndependent() {
+      return true;
     }
 
     @Override
@@ -152,6 +162,11 @@ final class Strategies {
     @Override
     public long delayNanos(int retry, long previousDelayNanos, long totalDelayNanos, RandomGenerator random) {
       return jitter(jitter, scheduledDelay(retry), capNanos, random);
+    }
+
+    @Override
+    public boolean isHistoryIndependent() {
+      return true;
     }
 
     @Override
@@ -265,6 +280,11 @@ final class Strategies {
       long randomMillis = Math.min(1000, (long) (1001 * u));
       long exponential = exponent >= 33 ? Long.MAX_VALUE : (1L << exponent) * SECOND;
       return Math.min(maximumNanos, Nanos.add(exponential, randomMillis * MILLI));
+    }
+
+    @Override
+    public boolean isHistoryIndependent() {
+      return true;
     }
 
     @Override
