@@ -24,7 +24,7 @@ import java.util.random.RandomGenerator;
  *       the integral over {@code u}, computed by the midpoint rule on 4096 points (exact for the linear
  *       jitters up to the nanosecond rounding). The elapsed time's min, max and mean are the sums of the
  *       delays' (the draws are independent), so exact as well; its percentiles, which no closed form gives,
- *       are a seeded Monte-Carlo estimate.
+ *       are a seeded Monte-Carlo estimate (except at retry 1, where elapsed = delay).
  *   <li>{@link Method#MONTE_CARLO}: any other strategy (such as decorrelated jitter, whose delays depend on
  *       the previous ones): every statistic is a seeded Monte-Carlo estimate.
  * </ul>
@@ -125,7 +125,8 @@ public final class Schedule {
             clamp(meanSum, minSum, maxSum) / 1e9,
             clamp(Checks.seconds(percentile(column, 0.95)), minSum / 1e9, maxSum / 1e9),
             Checks.seconds(maxSum));
-        rows.add(new ScheduleRow(retry, delay, elapsedDistribution));
+        // At retry 1 the elapsed time is the first delay, whose percentiles are exact.
+        rows.add(new ScheduleRow(retry, delay, retry == 1 ? delay : elapsedDistribution));
       }
       return new Schedule(Method.EXACT_DELAYS, samples, seed, Collections.unmodifiableList(rows));
     }
