@@ -73,8 +73,11 @@ final class ScheduleCommand implements Callable<Integer> {
       schedule = Schedule.of(backoff, retries, samples != null ? samples : Schedule.DEFAULT_SAMPLES,
           seed != null ? seed : 0);
     } catch (IllegalArgumentException e) {
-      throw new Errors.UsageException(e.getMessage().replace("retries × samples", "--retries × --samples")
-          .replace("retries must", "--retries must").replace("samples must", "--samples must"));
+      // The planner names its parameters; the command line names its flags.
+      String message = e.getMessage();
+      throw new Errors.UsageException(message.startsWith("retries × samples")
+          ? "--retries × --samples" + message.substring("retries × samples".length())
+          : "--" + message);
     }
     PrintWriter err = spec.commandLine().getErr();
     err.println("backoff: " + strategy.name() + ": " + backoff + "; " + schedule.describeMethod());
