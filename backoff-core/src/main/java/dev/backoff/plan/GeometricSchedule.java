@@ -181,8 +181,9 @@ public final class GeometricSchedule {
 
   /**
    * The number of retries made by elapsed time {@code T}: the largest {@code n} with {@code T_n <= T}
-   * (a retry within a relative 1e-9 of {@code T} counts, so that floating-point rounding of {@code T_n}
-   * never loses retry n; 1023 s finds retry 10 of {@code a = 1 s, r = 2}).
+   * (a retry within a relative 1e-9 of {@code T}, and within a thousandth of {@code a}, counts, so that
+   * floating-point rounding of {@code T_n} never loses retry n: 1023 s finds retry 10 of {@code a = 1 s,
+   * r = 2}). Exact while the count is below about 2^53, where a double still tells retries apart.
    *
    * @throws IllegalArgumentException if {@code elapsedSeconds} is negative, NaN or infinite
    * @throws UnsolvableException if the count exceeds {@link Long#MAX_VALUE}
@@ -194,10 +195,12 @@ public final class GeometricSchedule {
       throw new UnsolvableException("more than 2^62 retries happen by " + elapsedSeconds + " s");
     }
     long n = Math.max(0, (long) guess);
-    while (reaches(n + 1, elapsedSeconds)) {
+    // The logarithm is off by at most a step or two from rounding; the steps are bounded because past
+    // about 2^53 retries a double cannot tell neighbouring elapsed times apart (the count is then approximate).
+    for (int step = 0; step < 8 && reaches(n + 1, elapsedSeconds); step++) {
       n++;
     }
-    while (n > 0 && !reaches(n, elapsedSeconds)) {
+    for (int step = 0; step < 8 && n > 0 && !reaches(n, elapsedSeconds); step++) {
       n--;
     }
     return n;
@@ -210,7 +213,8 @@ public final class GeometricSchedule {
     } else {
       at = uncappedElapsed(firstCappedRetry - 1) + (double) (retry - firstCappedRetry + 1) * cap;
     }
-    return at <= elapsedSeconds + TOLERANCE * Math.max(elapsedSeconds, initial);
+    // Never more than a thousandth of a sleep (every sleep is at least a), so the slack cannot add a retry.
+    return at <= elapsedSeconds + Math.min(TOLERANCE * Math.max(elapsedSeconds, initial), initial / 1000);
   }
 
   private static void checkRetry(long retry, long minimum) {
