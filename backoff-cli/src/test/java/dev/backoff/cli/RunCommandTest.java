@@ -6,6 +6,8 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -110,12 +112,16 @@ class RunCommandTest {
       assertThat(thread.isAlive()).isTrue();
       Thread.sleep(5);
     }
-    long children = ProcessHandle.current().children().count();
-    assertThat(children).isPositive();
+    List<ProcessHandle> children = ProcessHandle.current().children().filter(ProcessHandle::isAlive).toList();
+    assertThat(children).isNotEmpty();
     run.stop(); // what the shutdown hook does on Ctrl-C
     thread.join(60_000);
     assertThat(thread.isAlive()).isFalse();
     assertThat(code.get()).isEqualTo(RunCommand.INTERRUPTED);
-    assertThat(ProcessHandle.current().children().filter(ProcessHandle::isAlive).count()).isZero();
+    for (ProcessHandle child : children) {
+      // Killing is asynchronous; a child that was not killed would sleep for ten minutes and fail this.
+      child.onExit().get(60, TimeUnit.SECONDS);
+      assertThat(child.isAlive()).isFalse();
+    }
   }
 }
