@@ -41,6 +41,16 @@ public interface Backoff {
     return true;
   }
 
+  /**
+   * Whether the delay before retry {@code n} depends only on {@code n} and a single draw {@code u}, never on
+   * the call's history ({@code previousDelayNanos}, {@code totalDelayNanos}), and does not decrease as
+   * {@code u} grows. The planner ({@code dev.backoff.plan}) then computes each delay's quantiles exactly as
+   * the delay at {@code u = p}. False (the default) makes no promise.
+   */
+  default boolean isHistoryIndependent() {
+    return false;
+  }
+
   /** No delay at all: retry at once. */
   static Backoff none() {
     return Strategies.Fixed.ZERO;

@@ -48,6 +48,11 @@ final class Strategies {
     }
 
     @Override
+    public boolean isHistoryIndependent() {
+      return true;
+    }
+
+    @Override
     public long maxDelayNanos() {
       return jitter.isRandom() ? Long.MAX_VALUE : delayNanos;
     }
@@ -86,6 +91,11 @@ final class Strategies {
         delay = Math.min(capNanos, initialNanos + incrementNanos * steps);
       }
       return jitter(jitter, delay, capNanos, random);
+    }
+
+    @Override
+    public boolean isHistoryIndependent() {
+      return true;
     }
 
     @Override
@@ -156,6 +166,11 @@ final class Strategies {
     @Override
     public long delayNanos(int retry, long previousDelayNanos, long totalDelayNanos, RandomGenerator random) {
       return jitter(jitter, scheduledDelay(retry), capNanos, random);
+    }
+
+    @Override
+    public boolean isHistoryIndependent() {
+      return true;
     }
 
     @Override
@@ -275,6 +290,11 @@ final class Strategies {
       long randomMillis = Math.min(1000, (long) (1001 * u));
       long exponential = exponent >= 33 ? Long.MAX_VALUE : (1L << exponent) * SECOND;
       return Math.min(maximumNanos, Nanos.add(exponential, randomMillis * MILLI));
+    }
+
+    @Override
+    public boolean isHistoryIndependent() {
+      return true;
     }
 
     @Override
