@@ -47,11 +47,10 @@ final class AsyncCall<T> {
     this.attemptHandler = BufferedBody.forStatuses(repeatable ? owner.retryStatusSet() : java.util.Set.of(), handler);
     this.clock = policy.clock();
     this.start = policy.needsStartTime() ? clock.nanoTime() : 0;
-    result.whenComplete((response, failure) -> {
-      if (result.isCancelled()) {
-        onCancelled();
-      }
-    });
+    // Whoever completes the future (cancel, orTimeout, complete...) ends the call: the pending retry or the
+    // attempt in flight is cancelled and the listeners hear of it. After this call's own completion it finds
+    // nothing left to stop.
+    result.whenComplete((response, failure) -> stopRetrying());
   }
 
   CompletableFuture<HttpResponse<T>> result() {
@@ -85,6 +84,17 @@ final class AsyncCall<T> {
   }
 
   private void onAttemptComplete(HttpResponse<Object> response, Throwable failure) {
+    try {
+      decide(response, failure);
+    } catch (Throwable unexpected) {
+      // A policy callback (classifier, backoff, budget...) or the caller's body handler threw. The synchronous
+      // send would throw it to the caller; here it must complete the future, which would otherwise hang (a
+      // callback of whenComplete has nobody to throw to).
+      result.completeExceptionally(unexpected);
+    }
+  }
+
+  private void decide(HttpResponse<Object> response, Throwable failure) {
     Throwable cause = unwrap(failure);
     long now = clock.nanoTime();
     Decision decision;
@@ -134,7 +144,7 @@ final class AsyncCall<T> {
     });
   }
 
-  private void onCancelled() {
+  private void stopRetrying() {
     Future<?> toCancel;
     synchronized (this) {
       if (cancelled) {
@@ -154,7 +164,9 @@ final class AsyncCall<T> {
 
   private static Throwable unwrap(Throwable failure) {
     Throwable t = failure;
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+    // Bounded: causes can form a cycle.
+    for (int depth = 0; depth < HttpRetryRules.MAX_CAUSE_DEPTH
+        && (t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null; depth++) {
       t = t.getCause();
     }
     return t;

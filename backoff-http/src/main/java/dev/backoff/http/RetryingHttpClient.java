@@ -269,7 +269,9 @@ public final class RetryingHttpClient {
 
   /** Failures that happen before any byte of the request leaves: safe to retry for any method. */
   private static boolean neverSent(Throwable failure) {
-    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+    // Bounded like every walk over causes: they can form a cycle (a → b → a), which would loop forever.
+    int depth = 0;
+    for (Throwable t = failure; t != null && depth < HttpRetryRules.MAX_CAUSE_DEPTH; t = t.getCause(), depth++) {
       if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException) {
         return true;
       }
