@@ -125,14 +125,7 @@ public final class Execution<R> {
       policy.budget.onSuccess(retriesScheduled, lastFailureClass);
     }
     if (policy.listeners.length > 0) {
-      RetryEvent<R> event = event(null, 0, null);
-      for (RetryListener<R> listener : policy.listeners) {
-        try {
-          listener.onSuccess(event);
-        } catch (RuntimeException e) {
-          listenerFailed(listener, e);
-        }
-      }
+      Listeners.tell(policy.listeners, Listeners.SUCCESS, event(null, 0, null));
     }
     return Decision.success();
   }
@@ -234,14 +227,7 @@ public final class Execution<R> {
     previousDelayNanos = backoffNanos;
     totalDelayNanos = Nanos.add(totalDelayNanos, backoffNanos);
     if (policy.listeners.length > 0) {
-      RetryEvent<R> event = event(failureClass, delay, null);
-      for (RetryListener<R> listener : policy.listeners) {
-        try {
-          listener.onRetryScheduled(event);
-        } catch (RuntimeException e) {
-          listenerFailed(listener, e);
-        }
-      }
+      Listeners.tell(policy.listeners, Listeners.RETRY_SCHEDULED, event(failureClass, delay, null));
     }
     return Decision.retryAfter(delay);
   }
@@ -250,18 +236,7 @@ public final class Execution<R> {
     done = true;
     stopReason = reason;
     if (policy.listeners.length > 0) {
-      RetryEvent<R> event = event(lastFailureClass, 0, reason);
-      for (RetryListener<R> listener : policy.listeners) {
-        try {
-          if (reason.isExhaustion()) {
-            listener.onExhausted(event);
-          } else {
-            listener.onAborted(event);
-          }
-        } catch (RuntimeException e) {
-          listenerFailed(listener, e);
-        }
-      }
+      Listeners.tell(policy.listeners, Listeners.stop(reason), event(lastFailureClass, 0, reason));
     }
     return Decision.stop(reason);
   }
@@ -269,11 +244,6 @@ public final class Execution<R> {
   private RetryEvent<R> event(FailureClass failureClass, long delayNanos, StopReason reason) {
     return new RetryEvent<>(policy.name, attempts, lastNanos - startNanos, lastResult, lastFailure, failureClass,
         delayNanos, reason);
-  }
-
-  static void listenerFailed(RetryListener<?> listener, RuntimeException e) {
-    System.getLogger(RetryListener.class.getName())
-        .log(System.Logger.Level.WARNING, "retry listener " + listener + " threw; ignored", e);
   }
 
   /**
