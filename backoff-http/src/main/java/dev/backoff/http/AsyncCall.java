@@ -101,6 +101,9 @@ final class AsyncCall<T> {
     Throwable terminal = null;
     synchronized (this) {
       if (cancelled) {
+        // Nobody will read this response: close its body (a stream the caller's handler made) so that its
+        // connection is freed rather than held until garbage collection.
+        BufferedBody.discard(response);
         return;
       }
       if (execution == null) {
@@ -116,7 +119,13 @@ final class AsyncCall<T> {
       }
       if (decision != null && decision.isRetry()) {
         try {
-          pending = owner.scheduler().schedule(this::attempt, decision.delayNanos(), TimeUnit.NANOSECONDS);
+          // A scheduler may run the retry before schedule() returns (inline, holding this lock already), and
+          // that retry records its attempt in flight as pending: keep it rather than the spent task's handle.
+          Future<?> before = pending;
+          Future<?> task = owner.scheduler().schedule(this::attempt, decision.delayNanos(), TimeUnit.NANOSECONDS);
+          if (pending == before) {
+            pending = task;
+          }
           return;
         } catch (RejectedExecutionException rejected) {
           // The scheduler was shut down: the call cannot wait, so it ends here with that reason.
@@ -138,8 +147,8 @@ final class AsyncCall<T> {
     BufferedBody.finish(response, handler).whenComplete((converted, conversionFailure) -> {
       if (conversionFailure != null) {
         result.completeExceptionally(unwrap(conversionFailure));
-      } else {
-        result.complete(converted);
+      } else if (!result.complete(converted)) {
+        BufferedBody.discard(converted); // the caller gave up meanwhile (cancel, orTimeout)
       }
     });
   }
