@@ -112,10 +112,10 @@ final class AsyncCall<T> {
           decision = null;
         } else {
           execution = policy.newExecution(policy.needsStartTime() ? start : now);
-          decision = owner.decide(execution, request, repeatable, response, cause, now);
+          decision = owner.decide(execution, request, repeatable, response, cause, now, false);
         }
       } else {
-        decision = owner.decide(execution, request, repeatable, response, cause, now);
+        decision = owner.decide(execution, request, repeatable, response, cause, now, false);
       }
       if (decision != null && decision.isRetry()) {
         try {

@@ -198,7 +198,7 @@ public final class RetryingHttpClient {
         }
         execution = p.newExecution(p.needsStartTime() ? start : now);
       }
-      Decision decision = decide(execution, request, repeatable, response, failure, now);
+      Decision decision = decide(execution, request, repeatable, response, failure, now, true);
       if (decision.isRetry()) {
         try {
           p.sleeper().sleep(decision.delayNanos());
@@ -246,11 +246,15 @@ public final class RetryingHttpClient {
     return call.result();
   }
 
-  /** The engine's decision on one attempt's outcome. */
+  /**
+   * The engine's decision on one attempt's outcome. {@code callerThread}: the outcome is handled on the
+   * caller's own thread (a synchronous send), whose interrupt flag then says the caller was interrupted; an
+   * asynchronous attempt completes on whatever thread, whose flag says nothing about this call.
+   */
   Decision decide(Execution<HttpResponse<?>> execution, HttpRequest request, boolean repeatable,
-      HttpResponse<?> response, Throwable failure, long now) {
+      HttpResponse<?> response, Throwable failure, long now, boolean callerThread) {
     if (failure != null) {
-      if (Thread.currentThread().isInterrupted()) {
+      if (callerThread && Thread.currentThread().isInterrupted()) {
         return execution.onFailure(failure, StopReason.INTERRUPTED, now);
       }
       if (!repeatable && !neverSent(failure)) {

@@ -102,4 +102,21 @@ class RetryingHttpClientRaceTest {
 
     assertThat(inFlight.cancelRequested).as("the attempt in flight is cancelled").isTrue();
   }
+
+  @Test
+  void anAttemptCompletedOnAnInterruptedThreadIsStillRetried() {
+    CompletableFuture<HttpResponse<String>> future = client(new ScheduledThreadPoolExecutor(1))
+        .sendAsync(get, BodyHandlers.ofString());
+    // Another task's thread, interrupted for its own reasons, happens to complete this call's attempt.
+    Thread.currentThread().interrupt();
+    try {
+      http.attempts().get(0).completeExceptionally(new ConnectException("refused"));
+    } finally {
+      assertThat(Thread.interrupted()).as("the flag is left as it was").isTrue();
+    }
+
+    assertThat(scheduler.getQueue()).as("a retry is scheduled; the call was not interrupted").hasSize(1);
+    assertThat(future).isNotDone();
+    future.cancel(true);
+  }
 }
