@@ -185,25 +185,21 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
 
   @Override
   public boolean cancel(boolean mayInterruptIfRunning) {
-    boolean cancelled = super.cancel(mayInterruptIfRunning);
-    if (cancelled) {
-      stopRetrying();
-    }
-    return cancelled;
+    return stopRetryingIf(super.cancel(mayInterruptIfRunning));
   }
 
   @Override
   public boolean complete(T value) {
-    boolean completed = super.complete(value);
-    if (completed) {
-      stopRetrying();
-    }
-    return completed;
+    return stopRetryingIf(super.complete(value));
   }
 
   @Override
   public boolean completeExceptionally(Throwable failure) {
-    boolean completed = super.completeExceptionally(failure);
+    return stopRetryingIf(super.completeExceptionally(failure));
+  }
+
+  /** After a completion from outside ({@code completed}: it took effect), stops retrying; returns it. */
+  private boolean stopRetryingIf(boolean completed) {
     if (completed) {
       stopRetrying();
     }
