@@ -117,6 +117,11 @@ final class AsyncCall<T> {
       } else {
         decision = owner.decide(execution, request, repeatable, response, cause, now, false);
       }
+      if (cancelled) {
+        // A listener, told of the decision on this thread, cancelled the call: schedule nothing.
+        BufferedBody.discard(response);
+        return;
+      }
       if (decision != null && decision.isRetry()) {
         try {
           // A scheduler may run the retry before schedule() returns (inline, holding this lock already), and

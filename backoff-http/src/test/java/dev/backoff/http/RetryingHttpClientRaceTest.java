@@ -119,4 +119,31 @@ class RetryingHttpClientRaceTest {
     assertThat(future).isNotDone();
     future.cancel(true);
   }
+
+  @Test
+  void aListenerThatCancelsWhenTheRetryIsScheduledLeavesNoTaskQueued() {
+    java.util.List<CompletableFuture<HttpResponse<String>>> returned = new java.util.ArrayList<>();
+    RecordingListener recording = new RecordingListener();
+    scheduler = new RecordingScheduler(false);
+    RetryingHttpClient client = RetryingHttpClient.builder(http)
+        .policy(RetryPolicy.<HttpResponse<?>>builder().maxAttempts(5).backoff(Backoff.fixed(Duration.ofMillis(100)))
+            .clock(new FakeClock())
+            .listener(recording) // first: it hears the retry before the cancelling listener runs
+            .listener(new dev.backoff.RetryListener<HttpResponse<?>>() {
+              @Override
+              public void onRetryScheduled(dev.backoff.RetryEvent<HttpResponse<?>> event) {
+                returned.get(0).cancel(true); // stands in for a cancel from another thread at this moment
+              }
+            })
+            .build())
+        .scheduler(scheduler)
+        .build();
+    returned.add(client.sendAsync(get, BodyHandlers.ofString()));
+    http.attempts().get(0).completeExceptionally(new ConnectException("refused"));
+
+    assertThat(returned.get(0)).isCancelled();
+    assertThat(scheduler.getQueue()).as("no retry left queued until it falls due").isEmpty();
+    assertThat(http.attempts()).hasSize(1);
+    assertThat(recording.kinds()).containsExactly("retry", "aborted");
+  }
 }
