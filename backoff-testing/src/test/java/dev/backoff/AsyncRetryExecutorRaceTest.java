@@ -59,11 +59,9 @@ class AsyncRetryExecutorRaceTest {
     }
   }
 
-  @Test
-  void cancellingCancelsTheNewestRetryEvenIfAnOlderOneFiredBeforeItsSchedulerReturned() {
-    scheduler = new FirstTaskInlineScheduler();
-    List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
-    RetryPolicy<String> policy = RetryPolicy.<String>builder()
+  /** Five attempts 100 ms apart; aborted calls are recorded in {@code events}. */
+  private static RetryPolicy<String> policyRecordingAborts(List<String> events) {
+    return RetryPolicy.<String>builder()
         .maxAttempts(5)
         .backoff(Backoff.fixed(Duration.ofMillis(100)))
         .listener(new RetryListener<>() {
@@ -73,6 +71,13 @@ class AsyncRetryExecutorRaceTest {
           }
         })
         .build();
+  }
+
+  @Test
+  void cancellingCancelsTheNewestRetryEvenIfAnOlderOneFiredBeforeItsSchedulerReturned() {
+    scheduler = new FirstTaskInlineScheduler();
+    List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
+    RetryPolicy<String> policy = policyRecordingAborts(events);
     AtomicInteger attempts = new AtomicInteger();
     CompletableFuture<String> future = AsyncRetryExecutor.of(policy, scheduler).call(() -> {
       attempts.incrementAndGet();
@@ -99,16 +104,7 @@ class AsyncRetryExecutorRaceTest {
       }
     };
     try {
-      RetryPolicy<String> policy = RetryPolicy.<String>builder()
-          .maxAttempts(5)
-          .backoff(Backoff.fixed(Duration.ofMillis(100)))
-          .listener(new RetryListener<>() {
-            @Override
-            public void onAborted(RetryEvent<String> event) {
-              events.add("aborted: " + event.stopReason());
-            }
-          })
-          .build();
+      RetryPolicy<String> policy = policyRecordingAborts(events);
       IOException busy = new IOException("busy");
       CompletableFuture<String> future = AsyncRetryExecutor.of(policy, broken)
           .call(() -> CompletableFuture.failedFuture(busy));
