@@ -183,10 +183,14 @@ public final class RetryingHttpClient {
       } catch (IOException | RuntimeException e) {
         failure = e;
       } catch (InterruptedException e) {
-        if (execution != null) {
-          execution.onFailure(e, StopReason.INTERRUPTED, clock.nanoTime());
-          execution.finalFailure();
+        long now = clock.nanoTime();
+        if (execution == null) {
+          // Even a first attempt: the budget and listeners (metrics) hear of every call, as with the core's
+          // executor, and the exception carries its history.
+          execution = p.newExecution(p.needsStartTime() ? start : now);
         }
+        execution.onFailure(e, StopReason.INTERRUPTED, now);
+        execution.finalFailure();
         Thread.currentThread().interrupt();
         throw e;
       }

@@ -66,6 +66,17 @@ final class ControlledHttpClient extends HttpClient {
   }
 
   private final List<Attempt> attempts = new ArrayList<>();
+  private final InterruptedException sendInterruption;
+
+  /** A client for asynchronous attempts only. */
+  ControlledHttpClient() {
+    this(null);
+  }
+
+  /** A client whose synchronous sends are interrupted with {@code sendInterruption}. */
+  ControlledHttpClient(InterruptedException sendInterruption) {
+    this.sendInterruption = sendInterruption;
+  }
 
   synchronized List<Attempt> attempts() {
     return List.copyOf(attempts);
@@ -88,8 +99,12 @@ final class ControlledHttpClient extends HttpClient {
   }
 
   @Override
-  public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler) {
-    throw new UnsupportedOperationException("asynchronous attempts only");
+  public <T> HttpResponse<T> send(HttpRequest request, HttpResponse.BodyHandler<T> handler)
+      throws InterruptedException {
+    if (sendInterruption != null) {
+      throw sendInterruption;
+    }
+    throw new UnsupportedOperationException("asynchronous attempts only, or interrupted sends");
   }
 
   @Override

@@ -111,4 +111,19 @@ class RetryingHttpClientEdgeCaseTest {
     assertThat(async).isInstanceOf(ExecutionException.class).hasCause(outer);
     assertThat(http.sends).hasValue(2); // a POST that may have been sent is not repeated
   }
+
+  @Test
+  void aFirstAttemptInterruptedIsReportedToTheListenersAndCarriesItsHistory() {
+    InterruptedException interruption = new InterruptedException("interrupted during the first attempt");
+    RetryingHttpClient client = client(new ControlledHttpClient(interruption), policy().build(), true);
+    HttpRequest get = HttpRequest.newBuilder(URI.create("http://127.0.0.1:9/")).build();
+
+    Throwable thrown = catchThrowable(() -> client.send(get, BodyHandlers.ofString()));
+
+    assertThat(Thread.interrupted()).as("the interrupt flag is set again").isTrue();
+    assertThat(thrown).isSameAs(interruption);
+    assertThat(dev.backoff.RetryHistory.of(thrown).stopReason()).isEqualTo(StopReason.INTERRUPTED);
+    assertThat(listener.kinds()).containsExactly("aborted");
+    assertThat(listener.last().stopReason()).isEqualTo(StopReason.INTERRUPTED);
+  }
 }
