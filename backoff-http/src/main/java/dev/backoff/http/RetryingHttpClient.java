@@ -82,7 +82,9 @@ import java.util.function.Function;
  * The body of a response with a retryable status is read to its end into memory before the decision, so
  * a retried response never holds on to its connection (the connection goes back to the pool); if that
  * response is the last one, its bytes are replayed through the caller's body handler. Other responses go
- * straight to the caller's handler.
+ * straight to the caller's handler. There is no size limit on that buffer: error pages are small, but a
+ * server that streams a huge body with a retryable status costs that much memory per call in flight. A
+ * response that arrives after the caller gave up on an asynchronous call is closed if its body is.
  *
  * <h2>Time</h2>
  * The policy's clock measures elapsed time and its sleeper waits (synchronous calls); asynchronous calls
