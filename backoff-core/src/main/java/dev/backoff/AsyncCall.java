@@ -6,9 +6,9 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Supplier;
 
 /**
@@ -28,13 +28,17 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   @SuppressWarnings("rawtypes")
   private static final AtomicIntegerFieldUpdater<AsyncCall> STATE =
       AtomicIntegerFieldUpdater.newUpdater(AsyncCall.class, "state");
+  @SuppressWarnings("rawtypes")
+  private static final AtomicReferenceFieldUpdater<AsyncCall, Future> PENDING =
+      AtomicReferenceFieldUpdater.newUpdater(AsyncCall.class, Future.class, "pending");
 
   private final AsyncRetryExecutor<R> executor;
   private final Supplier<? extends CompletionStage<T>> supplier;
   private Execution<R> execution; // created on the first failure; guarded by state
   private long startNanos;
   private volatile int state = RUNNING;
-  private volatile Future<?> pending; // the scheduled retry, best effort for cancellation
+  // The scheduled retry, for cancellation; this call itself once that retry has started (see scheduleRetry).
+  private volatile Future<?> pending;
   private volatile CompletionStage<T> inFlight;
 
   AsyncCall(AsyncRetryExecutor<R> executor, Supplier<? extends CompletionStage<T>> supplier) {
@@ -55,6 +59,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     if (!STATE.compareAndSet(this, WAITING, RUNNING)) {
       return null; // cancelled: no attempt
     }
+    pending = this; // this retry has started: a late handle for it must not replace the next retry's
     if (isDone()) {
       // Completed by the caller after this task won the race: stop without another attempt.
       state = DONE;
@@ -146,10 +151,14 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   }
 
   private void scheduleRetry(long delayNanos) {
+    // The task may run, and schedule the next retry, before schedule() returns its handle. Storing that
+    // handle then would hide the next retry's from a canceller, which would leave it queued: so it is stored
+    // only if the task has not started (the task marks its start by setting pending to this call).
+    Future<?> before = pending;
     state = WAITING; // before scheduling: the task may run at once on another thread
     try {
       Future<?> task = executor.scheduler.schedule((Callable<Object>) this, delayNanos, TimeUnit.NANOSECONDS);
-      pending = task;
+      PENDING.compareAndSet(this, before, task);
       if (isDone()) {
         // Cancelled while this retry was being decided or scheduled: the canceller may have found no task
         // to cancel, so drop it from the queue now rather than when it falls due.
@@ -158,7 +167,9 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
         }
         task.cancel(false);
       }
-    } catch (RejectedExecutionException rejected) {
+    } catch (RuntimeException rejected) {
+      // Usually a RejectedExecutionException (shut down); any other exception from schedule() must end the
+      // call the same way, or the future would hang and the listeners never hear of the call again.
       if (STATE.compareAndSet(this, WAITING, DONE)) {
         execution.abort(StopReason.CANCELLED, executor.clock.nanoTime());
         Throwable last = execution.finalFailure();
@@ -174,25 +185,21 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
 
   @Override
   public boolean cancel(boolean mayInterruptIfRunning) {
-    boolean cancelled = super.cancel(mayInterruptIfRunning);
-    if (cancelled) {
-      stopRetrying();
-    }
-    return cancelled;
+    return stopRetryingIf(super.cancel(mayInterruptIfRunning));
   }
 
   @Override
   public boolean complete(T value) {
-    boolean completed = super.complete(value);
-    if (completed) {
-      stopRetrying();
-    }
-    return completed;
+    return stopRetryingIf(super.complete(value));
   }
 
   @Override
   public boolean completeExceptionally(Throwable failure) {
-    boolean completed = super.completeExceptionally(failure);
+    return stopRetryingIf(super.completeExceptionally(failure));
+  }
+
+  /** After a completion from outside ({@code completed}: it took effect), stops retrying; returns it. */
+  private boolean stopRetryingIf(boolean completed) {
     if (completed) {
       stopRetrying();
     }
@@ -203,7 +210,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   private void stopRetrying() {
     if (STATE.compareAndSet(this, WAITING, DONE)) {
       Future<?> task = pending;
-      if (task != null) {
+      if (task != null && task != this) {
         task.cancel(false);
       }
       execution.abort(StopReason.CANCELLED, executor.clock.nanoTime());

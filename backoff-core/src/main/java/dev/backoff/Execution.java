@@ -20,6 +20,9 @@ import java.util.random.RandomGenerator;
  * @param <R> the result type
  */
 public final class Execution<R> {
+  /** Histories one exception instance may carry: nested retries need a few; a reused instance no more. */
+  static final int MAX_HISTORIES = 8;
+
   private final RetryPolicy<R> policy;
   private final RandomGenerator random;
   private final long startNanos;
@@ -122,14 +125,7 @@ public final class Execution<R> {
       policy.budget.onSuccess(retriesScheduled, lastFailureClass);
     }
     if (policy.listeners.length > 0) {
-      RetryEvent<R> event = event(null, 0, null);
-      for (RetryListener<R> listener : policy.listeners) {
-        try {
-          listener.onSuccess(event);
-        } catch (RuntimeException e) {
-          listenerFailed(listener, e);
-        }
-      }
+      Listeners.tell(policy.listeners, Listeners.SUCCESS, event(null, 0, null));
     }
     return Decision.success();
   }
@@ -231,14 +227,7 @@ public final class Execution<R> {
     previousDelayNanos = backoffNanos;
     totalDelayNanos = Nanos.add(totalDelayNanos, backoffNanos);
     if (policy.listeners.length > 0) {
-      RetryEvent<R> event = event(failureClass, delay, null);
-      for (RetryListener<R> listener : policy.listeners) {
-        try {
-          listener.onRetryScheduled(event);
-        } catch (RuntimeException e) {
-          listenerFailed(listener, e);
-        }
-      }
+      Listeners.tell(policy.listeners, Listeners.RETRY_SCHEDULED, event(failureClass, delay, null));
     }
     return Decision.retryAfter(delay);
   }
@@ -247,18 +236,7 @@ public final class Execution<R> {
     done = true;
     stopReason = reason;
     if (policy.listeners.length > 0) {
-      RetryEvent<R> event = event(lastFailureClass, 0, reason);
-      for (RetryListener<R> listener : policy.listeners) {
-        try {
-          if (reason.isExhaustion()) {
-            listener.onExhausted(event);
-          } else {
-            listener.onAborted(event);
-          }
-        } catch (RuntimeException e) {
-          listenerFailed(listener, e);
-        }
-      }
+      Listeners.tell(policy.listeners, Listeners.stop(reason), event(lastFailureClass, 0, reason));
     }
     return Decision.stop(reason);
   }
@@ -268,36 +246,71 @@ public final class Execution<R> {
         delayNanos, reason);
   }
 
-  static void listenerFailed(RetryListener<?> listener, RuntimeException e) {
-    System.getLogger(RetryListener.class.getName())
-        .log(System.Logger.Level.WARNING, "retry listener " + listener + " threw; ignored", e);
-  }
-
   /**
    * Prepares the failure the caller should get when the call stopped: the last failure, with the earlier
    * failures (at most the policy's {@code maxSuppressed}, the most recent) and a {@link RetryHistory}
    * attached as suppressed exceptions. Returns null if the last attempt returned a result instead.
+   *
+   * <p>Nothing is attached twice: an earlier failure the exception already carries (the same instance
+   * thrown again, in this call or an earlier one) is skipped. An exception instance thrown again by many
+   * calls (a shared constant) therefore stays bounded: earlier failures are attached only while it carries
+   * fewer than {@code maxSuppressed} suppressed exceptions besides histories, and histories only while it
+   * carries fewer than 8 (after that, {@link RetryHistory#of} reports an older call's).
    */
   public Throwable finalFailure() {
     Throwable failure = lastFailure;
     if (failure == null) {
       return null;
     }
-    if (earlierFailures != null) {
-      for (Throwable earlier : earlierFailures) {
-        if (earlier != failure) {
-          failure.addSuppressed(earlier);
-        }
+    if (earlierFailures == null && historyAttached) {
+      return failure;
+    }
+    Throwable[] attached = failure.getSuppressed(); // a shared empty array when there are none
+    int histories = 0;
+    for (Throwable suppressed : attached) {
+      if (suppressed instanceof RetryHistory) {
+        histories++;
       }
+    }
+    if (earlierFailures != null) {
+      attachEarlierFailures(failure, attached, attached.length - histories);
       earlierFailures = null;
     }
     // Always this call's own history, even if the failure already carries one (an inner retrying call's, or
     // an earlier call's when an exception instance is reused): RetryHistory.of reads the last one attached.
     if (!historyAttached) {
       historyAttached = true;
-      failure.addSuppressed(new RetryHistory(policy.name, attempts, lastNanos - startNanos, stopReason));
+      if (histories < MAX_HISTORIES) {
+        failure.addSuppressed(new RetryHistory(policy.name, attempts, lastNanos - startNanos, stopReason));
+      }
     }
     return failure;
+  }
+
+  private void attachEarlierFailures(Throwable failure, Throwable[] attached, int alreadyAttached) {
+    Throwable[] fresh = new Throwable[earlierFailures.size()];
+    int count = 0;
+    for (Throwable earlier : earlierFailures) {
+      // By identity: an exception type may override equals.
+      if (earlier != failure && !containsInstance(attached, attached.length, earlier)
+          && !containsInstance(fresh, count, earlier)) {
+        fresh[count++] = earlier;
+      }
+    }
+    // Keep the most recent ones when there is not room for all.
+    int first = Math.max(0, count - Math.max(0, policy.maxSuppressed - alreadyAttached));
+    for (int i = first; i < count; i++) {
+      failure.addSuppressed(fresh[i]);
+    }
+  }
+
+  private static boolean containsInstance(Throwable[] throwables, int length, Throwable wanted) {
+    for (int i = 0; i < length; i++) {
+      if (throwables[i] == wanted) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Attempts recorded so far. */

@@ -44,7 +44,8 @@ final class GrpcThrottlingBudget implements RetryBudget {
   public void onSuccess(int retries, FailureClass lastRetryClass) {
     for (;;) {
       long current = milliTokens.get();
-      long next = Math.min(maxMilliTokens, current + milliTokenRatio);
+      // Compared before adding: a huge token ratio (up to about 9.2e15 passes validation) must not wrap.
+      long next = milliTokenRatio >= maxMilliTokens - current ? maxMilliTokens : current + milliTokenRatio;
       if (next == current || milliTokens.compareAndSet(current, next)) {
         return;
       }

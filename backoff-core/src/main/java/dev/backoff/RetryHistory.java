@@ -27,7 +27,9 @@ public final class RetryHistory extends RuntimeException {
 
   /**
    * The history attached to {@code failure} by Backoff, or null if it has none. When several are attached
-   * (a retrying call inside another), the last one: that of the outermost call, which gave up last.
+   * (a retrying call inside another), the last one: that of the outermost call, which gave up last. An
+   * exception instance thrown again by many calls carries at most 8 histories, so past that this is an
+   * earlier call's: throw fresh exceptions (or ones with suppression disabled) from retried code.
    */
   public static RetryHistory of(Throwable failure) {
     if (failure == null) {

@@ -127,14 +127,8 @@ public final class RetryPolicy<R> {
       budget.onSuccess(0, null);
     }
     if (listeners.length > 0) {
-      RetryEvent<R> event = new RetryEvent<>(name, 1, nowNanos - startNanos, result, null, null, 0, null);
-      for (RetryListener<R> listener : listeners) {
-        try {
-          listener.onSuccess(event);
-        } catch (RuntimeException e) {
-          Execution.listenerFailed(listener, e);
-        }
-      }
+      Listeners.tell(listeners, Listeners.SUCCESS,
+          new RetryEvent<>(name, 1, nowNanos - startNanos, result, null, null, 0, null));
     }
   }
 

@@ -63,7 +63,8 @@ final class TokenBucketBudget implements RetryBudget {
     }
     for (;;) {
       long current = tokens.get();
-      long next = Math.min(capacity, current + refund);
+      // Compared before adding: with a capacity near Long.MAX_VALUE, current + refund could wrap negative.
+      long next = refund >= capacity - current ? capacity : current + refund;
       if (next == current || tokens.compareAndSet(current, next)) {
         return;
       }

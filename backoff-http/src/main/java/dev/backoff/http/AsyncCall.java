@@ -47,11 +47,10 @@ final class AsyncCall<T> {
     this.attemptHandler = BufferedBody.forStatuses(repeatable ? owner.retryStatusSet() : java.util.Set.of(), handler);
     this.clock = policy.clock();
     this.start = policy.needsStartTime() ? clock.nanoTime() : 0;
-    result.whenComplete((response, failure) -> {
-      if (result.isCancelled()) {
-        onCancelled();
-      }
-    });
+    // Whoever completes the future (cancel, orTimeout, complete...) ends the call: the pending retry or the
+    // attempt in flight is cancelled and the listeners hear of it. After this call's own completion it finds
+    // nothing left to stop.
+    result.whenComplete((response, failure) -> stopRetrying());
   }
 
   CompletableFuture<HttpResponse<T>> result() {
@@ -85,12 +84,26 @@ final class AsyncCall<T> {
   }
 
   private void onAttemptComplete(HttpResponse<Object> response, Throwable failure) {
+    try {
+      decide(response, failure);
+    } catch (Throwable unexpected) {
+      // A policy callback (classifier, backoff, budget...) or the caller's body handler threw. The synchronous
+      // send would throw it to the caller; here it must complete the future, which would otherwise hang (a
+      // callback of whenComplete has nobody to throw to).
+      result.completeExceptionally(unexpected);
+    }
+  }
+
+  private void decide(HttpResponse<Object> response, Throwable failure) {
     Throwable cause = unwrap(failure);
     long now = clock.nanoTime();
     Decision decision;
     Throwable terminal = null;
     synchronized (this) {
       if (cancelled) {
+        // Nobody will read this response: close its body (a stream the caller's handler made) so that its
+        // connection is freed rather than held until garbage collection.
+        BufferedBody.discard(response);
         return;
       }
       if (execution == null) {
@@ -99,14 +112,25 @@ final class AsyncCall<T> {
           decision = null;
         } else {
           execution = policy.newExecution(policy.needsStartTime() ? start : now);
-          decision = owner.decide(execution, request, repeatable, response, cause, now);
+          decision = owner.decide(execution, request, repeatable, response, cause, now, false);
         }
       } else {
-        decision = owner.decide(execution, request, repeatable, response, cause, now);
+        decision = owner.decide(execution, request, repeatable, response, cause, now, false);
+      }
+      if (cancelled) {
+        // A listener, told of the decision on this thread, cancelled the call: schedule nothing.
+        BufferedBody.discard(response);
+        return;
       }
       if (decision != null && decision.isRetry()) {
         try {
-          pending = owner.scheduler().schedule(this::attempt, decision.delayNanos(), TimeUnit.NANOSECONDS);
+          // A scheduler may run the retry before schedule() returns (inline, holding this lock already), and
+          // that retry records its attempt in flight as pending: keep it rather than the spent task's handle.
+          Future<?> before = pending;
+          Future<?> task = owner.scheduler().schedule(this::attempt, decision.delayNanos(), TimeUnit.NANOSECONDS);
+          if (pending == before) {
+            pending = task;
+          }
           return;
         } catch (RejectedExecutionException rejected) {
           // The scheduler was shut down: the call cannot wait, so it ends here with that reason.
@@ -128,13 +152,13 @@ final class AsyncCall<T> {
     BufferedBody.finish(response, handler).whenComplete((converted, conversionFailure) -> {
       if (conversionFailure != null) {
         result.completeExceptionally(unwrap(conversionFailure));
-      } else {
-        result.complete(converted);
+      } else if (!result.complete(converted)) {
+        BufferedBody.discard(converted); // the caller gave up meanwhile (cancel, orTimeout)
       }
     });
   }
 
-  private void onCancelled() {
+  private void stopRetrying() {
     Future<?> toCancel;
     synchronized (this) {
       if (cancelled) {
@@ -154,7 +178,9 @@ final class AsyncCall<T> {
 
   private static Throwable unwrap(Throwable failure) {
     Throwable t = failure;
-    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+    // Bounded: causes can form a cycle.
+    for (int depth = 0; depth < HttpRetryRules.MAX_CAUSE_DEPTH
+        && (t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null; depth++) {
       t = t.getCause();
     }
     return t;

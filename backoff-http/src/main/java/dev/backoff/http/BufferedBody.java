@@ -177,6 +177,23 @@ final class BufferedBody {
     }
   }
 
+  /**
+   * Releases a response nobody will read: a body the caller's handler made closeable (an input stream, a
+   * stream of lines) is closed, which frees its connection. Other bodies are already read whole.
+   */
+  static void discard(HttpResponse<?> response) {
+    if (response == null || !(response.body() instanceof AutoCloseable)) {
+      return;
+    }
+    try {
+      ((AutoCloseable) response.body()).close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // not ours to swallow
+    } catch (Exception e) {
+      // Closing an unwanted body is best effort: the caller has its outcome already.
+    }
+  }
+
   /** Joins a replay started by {@link #finish}, rethrowing its failure as an {@link IOException}. */
   static <T> HttpResponse<T> join(CompletableFuture<HttpResponse<T>> replay) throws IOException {
     try {

@@ -21,6 +21,9 @@ import javax.net.ssl.SSLException;
 final class HttpRetryRules {
   private HttpRetryRules() {}
 
+  /** Causes deeper than this are not inspected (as in the core's rules); cause cycles end here too. */
+  static final int MAX_CAUSE_DEPTH = 16;
+
   /** Methods RFC 9110 §9.2.2 calls idempotent (CONNECT is not among them). */
   static final Set<String> IDEMPOTENT_METHODS = Set.of("GET", "HEAD", "OPTIONS", "PUT", "DELETE", "TRACE");
 

@@ -82,7 +82,9 @@ import java.util.function.Function;
  * The body of a response with a retryable status is read to its end into memory before the decision, so
  * a retried response never holds on to its connection (the connection goes back to the pool); if that
  * response is the last one, its bytes are replayed through the caller's body handler. Other responses go
- * straight to the caller's handler.
+ * straight to the caller's handler. There is no size limit on that buffer: error pages are small, but a
+ * server that streams a huge body with a retryable status costs that much memory per call in flight. A
+ * response that arrives after the caller gave up on an asynchronous call is closed if its body is.
  *
  * <h2>Time</h2>
  * The policy's clock measures elapsed time and its sleeper waits (synchronous calls); asynchronous calls
@@ -183,10 +185,14 @@ public final class RetryingHttpClient {
       } catch (IOException | RuntimeException e) {
         failure = e;
       } catch (InterruptedException e) {
-        if (execution != null) {
-          execution.onFailure(e, StopReason.INTERRUPTED, clock.nanoTime());
-          execution.finalFailure();
+        long now = clock.nanoTime();
+        if (execution == null) {
+          // Even a first attempt: the budget and listeners (metrics) hear of every call, as with the core's
+          // executor, and the exception carries its history.
+          execution = p.newExecution(p.needsStartTime() ? start : now);
         }
+        execution.onFailure(e, StopReason.INTERRUPTED, now);
+        execution.finalFailure();
         Thread.currentThread().interrupt();
         throw e;
       }
@@ -198,7 +204,7 @@ public final class RetryingHttpClient {
         }
         execution = p.newExecution(p.needsStartTime() ? start : now);
       }
-      Decision decision = decide(execution, request, repeatable, response, failure, now);
+      Decision decision = decide(execution, request, repeatable, response, failure, now, true);
       if (decision.isRetry()) {
         try {
           p.sleeper().sleep(decision.delayNanos());
@@ -246,11 +252,15 @@ public final class RetryingHttpClient {
     return call.result();
   }
 
-  /** The engine's decision on one attempt's outcome. */
+  /**
+   * The engine's decision on one attempt's outcome. {@code callerThread}: the outcome is handled on the
+   * caller's own thread (a synchronous send), whose interrupt flag then says the caller was interrupted; an
+   * asynchronous attempt completes on whatever thread, whose flag says nothing about this call.
+   */
   Decision decide(Execution<HttpResponse<?>> execution, HttpRequest request, boolean repeatable,
-      HttpResponse<?> response, Throwable failure, long now) {
+      HttpResponse<?> response, Throwable failure, long now, boolean callerThread) {
     if (failure != null) {
-      if (Thread.currentThread().isInterrupted()) {
+      if (callerThread && Thread.currentThread().isInterrupted()) {
         return execution.onFailure(failure, StopReason.INTERRUPTED, now);
       }
       if (!repeatable && !neverSent(failure)) {
@@ -269,7 +279,9 @@ public final class RetryingHttpClient {
 
   /** Failures that happen before any byte of the request leaves: safe to retry for any method. */
   private static boolean neverSent(Throwable failure) {
-    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+    // Bounded like every walk over causes: they can form a cycle (a → b → a), which would loop forever.
+    int depth = 0;
+    for (Throwable t = failure; t != null && depth < HttpRetryRules.MAX_CAUSE_DEPTH; t = t.getCause(), depth++) {
       if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException) {
         return true;
       }

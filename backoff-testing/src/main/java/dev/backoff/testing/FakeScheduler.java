@@ -21,9 +21,13 @@ import java.util.concurrent.TimeUnit;
  * time, so asynchronous retry code runs deterministically and in zero real time.
  *
  * <p>Thread-safe: tasks may be scheduled and cancelled from any thread; they run outside its lock. Cancelled
- * tasks leave the queue at once. Records every delay requested.
+ * tasks leave the queue at once. Records every delay requested. A delay longer than about 146 years
+ * ({@code Long.MAX_VALUE / 2} ns) is due after that long, so that due times, which may wrap like
+ * {@link System#nanoTime()}, always compare correctly (a retry after {@code Long.MAX_VALUE} ns still comes
+ * after every task due sooner).
  */
 public final class FakeScheduler extends AbstractExecutorService implements ScheduledExecutorService {
+  private static final long MAX_DELAY_NANOS = Long.MAX_VALUE / 2;
   private final FakeClock clock;
   private final PriorityQueue<Task<?>> queue = new PriorityQueue<>();
   private final List<Long> delays = new ArrayList<>();
@@ -88,11 +92,16 @@ public final class FakeScheduler extends AbstractExecutorService implements Sche
    * Moves time forward by {@code duration}, running each task when its due time is reached, in order.
    *
    * @return the number of tasks run
-   * @throws IllegalArgumentException if {@code duration} is negative
+   * @throws IllegalArgumentException if {@code duration} is negative or longer than {@link Long#MAX_VALUE}
+   *     nanoseconds (about 292 years)
    */
   public int advance(Duration duration) {
     if (duration.isNegative()) {
       throw new IllegalArgumentException("duration must not be negative, was " + duration);
+    }
+    if (duration.compareTo(Duration.ofNanos(Long.MAX_VALUE)) > 0) {
+      throw new IllegalArgumentException("duration must be at most " + Duration.ofNanos(Long.MAX_VALUE)
+          + " (Long.MAX_VALUE ns), was " + duration);
     }
     long end = clock.nanoTime() + duration.toNanos();
     int count = runDue();
@@ -209,7 +218,8 @@ public final class FakeScheduler extends AbstractExecutorService implements Sche
       throw new RejectedExecutionException("the fake scheduler is shut down");
     }
     delays.add(task.delayNanos);
-    task.dueNanos = clock.nanoTime() + Math.max(0, task.delayNanos);
+    // Bounded so that any two due times differ by less than 2^63 and their difference cannot wrap.
+    task.dueNanos = clock.nanoTime() + Math.min(Math.max(0, task.delayNanos), MAX_DELAY_NANOS);
     task.sequence = sequence++;
     queue.add(task);
     return task;

@@ -65,12 +65,12 @@ public final class RecordingSleeper implements Sleeper {
     return List.copyOf(sleeps);
   }
 
-  /** The sum of all sleeps requested so far. */
+  /** The sum of all sleeps requested so far (exact: it may exceed {@link Long#MAX_VALUE} nanoseconds). */
   public synchronized Duration total() {
-    long sum = 0;
+    Duration sum = Duration.ZERO;
     for (long nanos : sleeps) {
-      sum += nanos;
+      sum = sum.plusNanos(nanos); // a long sum could wrap negative after sleeps near Long.MAX_VALUE
     }
-    return Duration.ofNanos(sum);
+    return sum;
   }
 }

@@ -94,4 +94,21 @@ class FakeSchedulerTest {
     assertThatThrownBy(() -> new FakeScheduler(null)).isInstanceOf(NullPointerException.class)
         .hasMessage("clock must not be null");
   }
+
+  @Test
+  void aTaskDueInLongMaxValueNanosRunsAfterEveryTaskDueSooner() {
+    scheduler.schedule(record("soon"), 0, TimeUnit.NANOSECONDS);
+    clock.advanceNanos(5);
+    scheduler.schedule(record("never"), Long.MAX_VALUE, TimeUnit.NANOSECONDS);
+    assertThat(scheduler.runNext()).isTrue();
+    assertThat(log).containsExactly("soon@5");
+    assertThat(scheduler.pending()).isEqualTo(1);
+    assertThat(scheduler.delays()).containsExactly(Duration.ZERO, Duration.ofNanos(Long.MAX_VALUE));
+  }
+
+  @Test
+  void advanceBeyondLongMaxValueNanosIsAClearError() {
+    assertThatThrownBy(() -> scheduler.advance(Duration.ofDays(365L * 300)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("duration").hasMessageContaining("PT");
+  }
 }

@@ -49,6 +49,14 @@ class TestDoublesTest {
   }
 
   @Test
+  void recordingSleeperTotalsSleepsPastLongMaxValueNanosExactly() throws InterruptedException {
+    RecordingSleeper sleeper = new RecordingSleeper(new FakeClock());
+    sleeper.sleep(Long.MAX_VALUE);
+    sleeper.sleep(Long.MAX_VALUE);
+    assertThat(sleeper.total()).isEqualTo(Duration.ofNanos(Long.MAX_VALUE).multipliedBy(2));
+  }
+
+  @Test
   void recordingSleeperHonoursInterruption() {
     RecordingSleeper sleeper = new RecordingSleeper();
     Thread.currentThread().interrupt();
