@@ -11,8 +11,8 @@ import java.lang.invoke.VarHandle;
  *
  * <h2>How it stays lock-free and exact</h2>
  * The window is {@value #SLOTS} slots of a tenth of its length. The newest slot (open) is one {@code long}
- * (its net amount, plus a sealed bit) inside a {@link Window} object that also holds the clock reading at
- * which the open slot began and an immutable copy of the {@value #SLOTS}{@code - 1} closed slots before it.
+ * (its net amount, plus a sealed bit) inside a {@code Window} object that also holds the clock reading at
+ * which the open slot began and an immutable copy of the nine closed slots before it.
  * Calls and retries change only the open slot, with one compare-and-set. When time reaches a later slot,
  * the open slot is sealed first (its amount is then frozen) and a new {@code Window}, its closed slots
  * shifted from the old one, replaces the old by compare-and-set; any thread that meets a sealed slot helps.
@@ -30,12 +30,15 @@ import java.lang.invoke.VarHandle;
  * reused, so a compare-and-set on a replaced window's open slot fails (it is sealed) however long a thread
  * was suspended. Time is read only as the difference between the clock and the open slot's start, taken
  * after reading the window, so for a monotonic clock it is never negative; the one limit is the clock's own:
- * a difference of {@code 2^63} ns (292 years) or more with no call or retry in between reads as negative,
- * and a negative difference is taken as no time passing (as for a clock that went back).
+ * if {@code 2^63} ns (292 years) or more pass from the start of the slot of the last call or retry, the
+ * difference wraps negative, and a negative difference is taken as no time passing (as for a clock that went
+ * back). Any shorter silence, however many slots, windows or 22-bit epoch periods it spans, expires
+ * everything it should; the number of silences in a budget's life is unlimited.
  *
  * <p>Calls and retries allocate nothing while time stays in the open slot; moving to a later slot allocates
- * one {@code Window} (about 140 bytes; after a gap of a window or more, the closed slots are a shared empty
- * array), at most once per slot length when no threads race to move it.
+ * one {@code Window} (128 bytes measured with compressed references; when nothing is left in the window the
+ * closed slots are a shared empty array instead): at most once per slot length, plus one discarded
+ * candidate per thread that loses the race to move it.
  */
 final class RatioBudget implements RetryBudget {
   static final int SLOTS = 10;
@@ -64,8 +67,7 @@ final class RatioBudget implements RetryBudget {
   private final long slotNanos;
   private final Clock clock;
   private final String description;
-  @SuppressWarnings("unused") // read and written through CURRENT
-  private volatile Window current;
+  private volatile Window current; // replaced only through CURRENT.compareAndSet
 
   /**
    * The open slot and an immutable copy of the closed slots before it. Only {@link #open} ever changes, and
@@ -167,9 +169,10 @@ final class RatioBudget implements RetryBudget {
   }
 
   /**
-   * Seals the window's open slot and replaces the window by one whose open slot is {@code passed} slots later
-   * (at least one: a thread that finds the slot sealed read the clock after the sealer did, so the next slot
-   * has begun). Returns once the window is no longer current, whoever replaced it.
+   * Seals the window's open slot and replaces the window by one whose open slot is {@code passed} slots later,
+   * or one slot later when {@code passed} is 0: that happens only to a thread that found the slot sealed,
+   * which it saw after the sealer read a clock in a later slot, so the next slot has begun. Returns once the
+   * window is no longer current, whoever replaced it.
    */
   private void advance(Window window, long passed) {
     long word = (long) OPEN.getVolatile(window);
