@@ -18,7 +18,8 @@ import java.util.List;
  * </ul>
  *
  * <p>Every budget made here is thread-safe and lock-free (compare-and-set on atomic longs, integer
- * arithmetic in fixed point), never overdraws (a retry is granted only if the level covers its cost, and
+ * arithmetic in fixed point; the ratio budget also swaps an immutable snapshot of its window once per tenth
+ * of the window), never overdraws (a retry is granted only if the level covers its cost, and
  * concurrent grants cannot together take more), never rises above its capacity, and loses no deposit or
  * refund under contention.
  */
@@ -84,7 +85,9 @@ public final class RetryBudgets {
    * Each call deposits {@code retryRatio} of a retry and each retry withdraws one; both expire after the
    * window, which slides in steps of a tenth of its length. The level can fall below zero when deposits
    * expire before the retries they paid for (a burst of retries late in a window); no retry is granted
-   * until it is positive again, exactly as if the window had never allowed the burst.
+   * until it is positive again, exactly as if the window had never allowed the burst. What has left the
+   * window never counts again, however long the budget sits idle (a single silence of 2^63 ns, 292 years, or
+   * more is beyond what a wrapping clock difference can express and reads as no time passing).
    *
    * @param retryRatio retries allowed per call, in [0, 10] with at most three decimal places (0.2: 20%)
    * @param minRetriesPerSecond the floor, in [0, 100000]

@@ -72,7 +72,7 @@ class RatioBudgetTest {
       time.addAndGet(SECOND / 2);
     }
     assertThat(budget.level()).isEqualTo(15.0);
-    time.addAndGet(100L * 24 * 3600 * SECOND); // 100 days: more than the 22-bit epoch range of slots
+    time.addAndGet(100L * 24 * 3600 * SECOND); // 100 days idle: every slot long expired
     assertThat(budget.level()).isEqualTo(10.0);
     budget.onCall();
     assertThat(budget.level()).isEqualTo(10.5);
@@ -218,6 +218,106 @@ class RatioBudgetTest {
     long blocks = time.get() / (10 * SECOND) + 1;
     assertThat(granted.get() * 1000).isLessThanOrEqualTo(blocks * 100_000 + 2 * calls.get() * 200);
     assertThat(granted.get()).isPositive();
+  }
+
+  /**
+   * As above, but the clock also jumps by exactly 5 x 2^23 slots (plus 0 to 9), the period at which a 22-bit
+   * slot epoch aliased, while threads call and retry. Blocks here are the aligned windows the clock visited
+   * (a jump skips the rest), and after the last jump and a whole window more only the floor remains.
+   */
+  @Test
+  void concurrentUseAcrossHugeClockJumpsNeverOverdrawsAndForgetsEverything() throws Exception {
+    long windowNanos = 10_000_000L; // 1 ms slots, the smallest window
+    long slot = windowNanos / 10;
+    AtomicLong time = new AtomicLong(Long.MAX_VALUE - 3 * windowNanos);
+    long start = time.get();
+    RatioBudget budget = (RatioBudget) RetryBudgets.ratio(0.2, 1000, Duration.ofNanos(windowNanos), time::get);
+    long reserve = 10_000; // 1000 retries per second over 10 ms, in thousandths
+    int threads = 3;
+    int iterations = 20_000;
+    AtomicLong granted = new AtomicLong();
+    AtomicLong calls = new AtomicLong();
+    AtomicLong blocksVisited = new AtomicLong(1);
+    runConcurrently(threads + 1, new Runnable() {
+      final AtomicLong started = new AtomicLong();
+
+      @Override
+      public void run() {
+        if (started.getAndIncrement() == 0) {
+          long block = 0;
+          for (int i = 1; i <= 2000; i++) {
+            long step = i % 100 == 0 ? (5L << 23) * slot + (i / 100 % 10) * slot : slot / 2;
+            long elapsed = time.addAndGet(step) - start; // wraps back to the true elapsed time
+            if (elapsed / windowNanos != block) {
+              block = elapsed / windowNanos;
+              blocksVisited.incrementAndGet();
+            }
+            Thread.yield();
+          }
+          return;
+        }
+        for (int i = 0; i < iterations; i++) {
+          budget.onCall();
+          calls.incrementAndGet();
+          if (budget.tryAcquire(FailureClass.TRANSIENT)) {
+            granted.incrementAndGet();
+          }
+        }
+      }
+    });
+    assertThat(granted.get() * 1000).isLessThanOrEqualTo(blocksVisited.get() * reserve + 2 * calls.get() * 200);
+    assertThat(granted.get()).isPositive();
+    time.addAndGet(10 * slot); // a quiet window, then deposits in the current slot
+    for (int i = 0; i < 5; i++) {
+      budget.onCall();
+    }
+    assertThat(budget.balanceMilli()).isEqualTo(reserve + 1000);
+    time.addAndGet((5L << 23) * slot); // exactly the old aliasing period: nothing from before may come back
+    assertThat(budget.balanceMilli()).isEqualTo(reserve);
+    budget.onCall();
+    assertThat(budget.balanceMilli()).isEqualTo(reserve + 200);
+  }
+
+  /**
+   * Calls and retries allocate nothing while the clock stays in one slot; moving to the next slot allocates one
+   * window snapshot. Measured with the JVM's per-thread allocation counter (bytes, no timing involved).
+   */
+  @Test
+  void callsAndRetriesAllocateNothingButOneSnapshotPerSlot() {
+    java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
+    org.junit.jupiter.api.Assumptions.assumeTrue(bean instanceof com.sun.management.ThreadMXBean,
+        "no per-thread allocation counter");
+    com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) bean;
+    org.junit.jupiter.api.Assumptions.assumeTrue(counter.isThreadAllocatedMemorySupported(),
+        "no per-thread allocation counter");
+    counter.setThreadAllocatedMemoryEnabled(true);
+    AtomicLong time = new AtomicLong();
+    RatioBudget budget = (RatioBudget) RetryBudgets.ratio(0.5, 10, Duration.ofSeconds(10), time::get);
+    int operations = 20_000;
+    long granted = 0;
+    for (int i = 0; i < operations; i++) { // warm up, and load every class the path needs
+      budget.onCall();
+      granted += budget.tryAcquire(FailureClass.TRANSIENT) ? 1 : 0;
+      time.addAndGet(SECOND / 100);
+    }
+    long before = counter.getCurrentThreadAllocatedBytes();
+    for (int i = 0; i < operations; i++) {
+      budget.onCall();
+      granted += budget.tryAcquire(FailureClass.TRANSIENT) ? 1 : 0;
+    }
+    long stillClock = counter.getCurrentThreadAllocatedBytes() - before;
+    before = counter.getCurrentThreadAllocatedBytes();
+    for (int i = 0; i < operations; i++) {
+      budget.onCall();
+      granted += budget.tryAcquire(FailureClass.TRANSIENT) ? 1 : 0;
+      time.addAndGet(SECOND / 100); // a new slot every 100 iterations: 200 slots
+    }
+    long movingClock = counter.getCurrentThreadAllocatedBytes() - before;
+
+    assertThat(granted).isPositive();
+    assertThat(stillClock).as("bytes allocated by %s calls and retries in one slot", 2 * operations)
+        .isLessThan(2L * operations / 10);
+    assertThat(movingClock / 200).as("bytes allocated per slot moved").isLessThan(256);
   }
 
   private static void runConcurrently(int threads, Runnable task) throws InterruptedException {
