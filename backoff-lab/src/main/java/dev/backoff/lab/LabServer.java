@@ -80,9 +80,13 @@ public final class LabServer implements AutoCloseable {
   private void handleApi(HttpExchange exchange) {
     boolean held;
     boolean paused;
+    List<HttpExchange> evicted = new ArrayList<>(1);
     synchronized (core) {
-      held = core.arrive(exchange, clock.nanoTime());
+      held = core.arrive(exchange, clock.nanoTime(), evicted);
       paused = core.paused();
+    }
+    for (HttpExchange old : evicted) {
+      old.close();
     }
     if (!held) {
       if (paused) {

@@ -26,8 +26,9 @@ import java.util.List;
  * once at once (its sleep has long expired), then every 50 ms from then on, and the backlog starts at once.
  * Nothing ever cancels a request whose client gave up: abandoned requests keep counting.
  *
- * <p>At most {@code maxConnections} requests are held (in service, waiting or dropped); beyond that a new
- * request is refused at once, so memory and file descriptors stay bounded during a storm.
+ * <p>At most {@code maxConnections} requests are held (in service or waiting); beyond that a new request is
+ * refused at once (or, while paused, the oldest one beyond the backlog is dropped to make room), so memory
+ * and file descriptors stay bounded during a storm.
  *
  * <p>Not thread-safe: the caller serializes every call.
  *
@@ -93,13 +94,20 @@ final class ServerCore<T> {
   }
 
   /**
-   * A request arrived. Returns true if it is held (in service or waiting); false if the server is at
-   * {@code maxConnections} and the caller must refuse it now.
+   * A request arrived. Returns true if it is held (in service or waiting); false if the server holds
+   * {@code maxConnections} requests and the caller must refuse this one now. While paused, a full server
+   * makes room instead by closing the oldest request beyond the backlog (into {@code evictedOut}): its client
+   * has most likely given up, while the newcomer's is waiting.
    */
-  boolean arrive(T request, long nowNanos) {
+  boolean arrive(T request, long nowNanos, List<T> evictedOut) {
     if (held() >= maxConnections) {
-      refused++;
-      return false;
+      if (paused && !overflow.isEmpty()) {
+        evictedOut.add(overflow.removeFirst());
+        dropped++;
+      } else {
+        refused++;
+        return false;
+      }
     }
     if (!paused) {
       long slot = slotOf(nowNanos);

@@ -15,6 +15,7 @@ class ServerCoreTest {
   // Base 100 ms, knee 2, doubling every extra request: D(1..2) = 100 ms, D(3) = 200 ms, D(4) = 400 ms.
   private final KneeLatency steep = KneeLatency.of(Duration.ofMillis(100), 2, 2, 1);
   private final List<String> out = new ArrayList<>();
+  private final List<String> evicted = new ArrayList<>();
 
   private ServerCore<String> core(int backlog, int maxConnections) {
     return new ServerCore<>(steep, SLOT, 10, backlog, maxConnections);
@@ -30,8 +31,8 @@ class ServerCoreTest {
   void answersAtTheFirstOwnCheckWhoseElapsedReachesTheDelay() {
     ServerCore<String> core = core(10, 100);
     tick(core, 0);
-    core.arrive("a", 0);
-    core.arrive("b", 10 * MS);
+    core.arrive("a", 0, evicted);
+    core.arrive("b", 10 * MS, evicted);
     // a checks at 50 and 100 ms: the 100 ms slot ends at 105 ms.
     assertThat(tick(core, 104)).isEmpty();
     assertThat(tick(core, 105)).containsExactly("a");
@@ -44,10 +45,10 @@ class ServerCoreTest {
   @Test
   void theDelayFollowsTheLiveConcurrencyAndFallsAsRequestsFinish() {
     ServerCore<String> core = core(10, 100);
-    core.arrive("a", 0);
-    core.arrive("b", 0);
-    core.arrive("c", 0);
-    core.arrive("d", 0); // D(4) = 400 ms
+    core.arrive("a", 0, evicted);
+    core.arrive("b", 0, evicted);
+    core.arrive("c", 0, evicted);
+    core.arrive("d", 0, evicted); // D(4) = 400 ms
     assertThat(tick(core, 400)).isEmpty();
     assertThat(core.lastDelayNanos()).isEqualTo(400 * MS);
     assertThat(tick(core, 405)).containsExactly("a", "b", "c", "d"); // each answer lowers D for the rest
@@ -57,10 +58,10 @@ class ServerCoreTest {
   @Test
   void aLaterArrivalRaisesTheDelayOfRequestsAlreadyInService() {
     ServerCore<String> core = core(10, 100);
-    core.arrive("a", 0);
-    core.arrive("b", 0);
+    core.arrive("a", 0, evicted);
+    core.arrive("b", 0, evicted);
     tick(core, 55);
-    core.arrive("c", 60 * MS); // D(3) = 200 ms now applies to a and b too
+    core.arrive("c", 60 * MS, evicted); // D(3) = 200 ms now applies to a and b too
     assertThat(tick(core, 200)).isEmpty();
     assertThat(tick(core, 205)).containsExactly("a", "b");
     // c alone again, D(1) = 100 ms; its check at 160 ms saw D(3) = 200 ms, the next is at 210 ms.
@@ -71,12 +72,12 @@ class ServerCoreTest {
   @Test
   void eachRequestKeepsItsOwnCheckPhase() {
     ServerCore<String> core = core(10, 100);
-    core.arrive("a", 0);
-    core.arrive("b", 0);
-    core.arrive("c", 30 * MS); // D(3) = 200 ms while all three are in service
+    core.arrive("a", 0, evicted);
+    core.arrive("b", 0, evicted);
+    core.arrive("c", 30 * MS, evicted); // D(3) = 200 ms while all three are in service
     // c checks at 80 and 130 ms, a and b at 50, 100, 150, 200 ms.
     tick(core, 99);
-    core.arrive("d", 99 * MS); // D(4) = 400 ms: nobody finishes for a while
+    core.arrive("d", 99 * MS, evicted); // D(4) = 400 ms: nobody finishes for a while
     assertThat(tick(core, 400)).isEmpty();
     // At 405 ms a and b (checks at 400 ms) finish; c's next check is at 430 ms with D(2) = 100 ms.
     assertThat(tick(core, 405)).containsExactly("a", "b");
@@ -87,12 +88,12 @@ class ServerCoreTest {
   @Test
   void pauseAnswersNothingAndResumeStartsTheBacklogAtOnce() {
     ServerCore<String> core = core(2, 100);
-    core.arrive("inService", 0);
+    core.arrive("inService", 0, evicted);
     core.pause();
-    core.arrive("w1", 10 * MS);
-    core.arrive("w2", 20 * MS);
-    core.arrive("beyond1", 30 * MS);
-    core.arrive("beyond2", 40 * MS);
+    core.arrive("w1", 10 * MS, evicted);
+    core.arrive("w2", 20 * MS, evicted);
+    core.arrive("beyond1", 30 * MS, evicted);
+    core.arrive("beyond2", 40 * MS, evicted);
     assertThat(tick(core, 5_000)).isEmpty();
     assertThat(core.concurrency()).isEqualTo(1);
     assertThat(core.waiting()).isEqualTo(4);
@@ -116,11 +117,11 @@ class ServerCoreTest {
   void afterResumeOldRequestsCheckOnTheResumeGrid() {
     ServerCore<String> core = core(10, 100);
     for (int i = 0; i < 4; i++) {
-      core.arrive("old" + i, 0); // D(4) = 400 ms
+      core.arrive("old" + i, 0, evicted); // D(4) = 400 ms
     }
     core.pause();
-    core.arrive("new1", 10 * MS);
-    core.arrive("new2", 20 * MS);
+    core.arrive("new1", 10 * MS, evicted);
+    core.arrive("new2", 20 * MS, evicted);
     List<String> answered = new ArrayList<>();
     core.resume(310 * MS, answered, new ArrayList<>()); // elapsed 310 ms < D(4): nobody answers at resume
     assertThat(answered).isEmpty();
@@ -134,7 +135,7 @@ class ServerCoreTest {
   @Test
   void resumeWithoutPauseChangesNothing() {
     ServerCore<String> core = core(2, 100);
-    core.arrive("a", 0);
+    core.arrive("a", 0, evicted);
     List<String> dropped = new ArrayList<>();
     core.resume(MS, out, dropped);
     assertThat(dropped).isEmpty();
@@ -147,29 +148,55 @@ class ServerCoreTest {
     // The core has no way to cancel: a request counts until its delay has passed, whoever waits for it.
     ServerCore<String> core = core(10, 100);
     for (int i = 0; i < 4; i++) {
-      core.arrive("r" + i, 0);
+      core.arrive("r" + i, 0, evicted);
     }
     tick(core, 300);
     assertThat(core.concurrency()).isEqualTo(4);
   }
 
   @Test
-  void refusesBeyondMaxConnectionsCountingWaitingOnes() {
-    ServerCore<String> core = core(1, 3);
-    assertThat(core.arrive("a", 0)).isTrue();
-    core.pause();
-    assertThat(core.arrive("b", 0)).isTrue();
-    assertThat(core.arrive("c", 0)).isTrue();
-    assertThat(core.arrive("d", 0)).isFalse();
+  void refusesBeyondMaxConnectionsWhileRunning() {
+    ServerCore<String> core = core(1, 2);
+    assertThat(core.arrive("a", 0, evicted)).isTrue();
+    assertThat(core.arrive("b", 0, evicted)).isTrue();
+    assertThat(core.arrive("c", 0, evicted)).isFalse();
     assertThat(core.refused()).isEqualTo(1);
+    assertThat(core.held()).isEqualTo(2);
+    assertThat(evicted).isEmpty();
+  }
+
+  @Test
+  void whilePausedAFullServerDropsTheOldestBeyondTheBacklog() {
+    ServerCore<String> core = core(1, 3);
+    core.arrive("a", 0, evicted);
+    core.pause();
+    core.arrive("backlog", 0, evicted);
+    core.arrive("old", 0, evicted);
+    assertThat(core.arrive("new", 0, evicted)).isTrue();
+    assertThat(evicted).containsExactly("old");
     assertThat(core.held()).isEqualTo(3);
+    assertThat(core.dropped()).isEqualTo(1);
+    // The newcomer is now the oldest beyond the backlog: the next arrival replaces it.
+    evicted.clear();
+    assertThat(core.arrive("newer", 0, evicted)).isTrue();
+    assertThat(evicted).containsExactly("new");
+  }
+
+  @Test
+  void whilePausedWithNothingBeyondTheBacklogANewcomerIsRefused() {
+    ServerCore<String> core = core(5, 2);
+    core.arrive("a", 0, evicted);
+    core.pause();
+    core.arrive("b", 0, evicted);
+    assertThat(core.arrive("c", 0, evicted)).isFalse();
+    assertThat(evicted).isEmpty();
   }
 
   @Test
   void peakSinceMarkRestartsAtTheCurrentConcurrency() {
     ServerCore<String> core = core(10, 100);
-    core.arrive("a", 0);
-    core.arrive("b", 0);
+    core.arrive("a", 0, evicted);
+    core.arrive("b", 0, evicted);
     assertThat(core.takePeakSinceMark()).isEqualTo(2);
     tick(core, 105);
     assertThat(core.takePeakSinceMark()).isEqualTo(2);
@@ -179,10 +206,10 @@ class ServerCoreTest {
   @Test
   void drainReturnsEverythingHeld() {
     ServerCore<String> core = core(1, 10);
-    core.arrive("a", 0);
+    core.arrive("a", 0, evicted);
     core.pause();
-    core.arrive("b", 0);
-    core.arrive("c", 0);
+    core.arrive("b", 0, evicted);
+    core.arrive("c", 0, evicted);
     List<String> all = new ArrayList<>();
     core.drainAll(all);
     assertThat(all).containsExactly("a", "b", "c");
@@ -202,7 +229,7 @@ class ServerCoreTest {
     ServerCore<String> core = core(10, 100);
     long start = Long.MAX_VALUE - 22 * MS; // not on a slot boundary
     core.tick(start, out);
-    core.arrive("a", start);
+    core.arrive("a", start, evicted);
     out.clear();
     core.tick(start + 90 * MS, out);
     assertThat(out).isEmpty();
