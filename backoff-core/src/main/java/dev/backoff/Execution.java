@@ -87,6 +87,23 @@ public final class Execution<R> {
     return onRetryableResult(result, nowNanos, pushbackHintNanos);
   }
 
+  /**
+   * Records an attempt that returned {@code result}; if the policy would retry that result, stops the call
+   * instead for a reason only the driver knows (for example, an HTTP request that must not be repeated),
+   * telling the budget and listeners. A result the policy accepts is a success as usual.
+   */
+  public Decision onResult(R result, StopReason reason, long nowNanos) {
+    Nanos.requireNonNull("reason", reason);
+    if (policy.retryOnResult == null || !policy.retryOnResult.test(result)) {
+      return succeed(result, nowNanos);
+    }
+    beginAttemptOutcome(nowNanos);
+    lastResult = result;
+    lastFailure = null;
+    FailureClass failureClass = policy.resultClassifier.apply(result);
+    return decide(failureClass == null ? FailureClass.TRANSIENT : failureClass, reason, Pushback.NONE, nowNanos);
+  }
+
   private Decision onRetryableResult(R result, long nowNanos, long hint) {
     beginAttemptOutcome(nowNanos);
     lastResult = result;
