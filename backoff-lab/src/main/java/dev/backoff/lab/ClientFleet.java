@@ -1,6 +1,5 @@
 package dev.backoff.lab;
 
-import dev.backoff.Clock;
 import dev.backoff.RetryPolicy;
 import java.lang.reflect.Method;
 import java.net.InetAddress;
@@ -8,6 +7,7 @@ import java.net.URI;
 import java.net.UnknownHostException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -23,9 +23,9 @@ import java.util.concurrent.atomic.LongAdder;
  * distributed think time, sending one request, waiting for the answer or the timeout, and retrying it
  * under the policy until it succeeds (or the policy stops); a client never has two requests in flight.
  *
- * <p>No thread per client: requests are asynchronous {@code java.net.http} calls, think times and retry
- * delays are tasks on one scheduler thread, and the HTTP client runs on two worker threads, so a fleet of
- * thousands costs about five threads. For safety it only sends to loopback addresses.
+ * <p>Requests go through backoff-http's retrying client. No thread per client: requests are asynchronous
+ * {@code java.net.http} calls, think times and retry delays are tasks on one scheduler thread, and the HTTP
+ * client runs on two worker threads, so a fleet of thousands costs about five threads. For safety it only sends to loopback addresses.
  *
  * <p>Thread-safe. Close it to stop every client.
  */
@@ -53,7 +53,7 @@ public final class ClientFleet implements AutoCloseable {
         .executor(httpExecutor)
         .build();
     HttpRequest request = HttpRequest.newBuilder(builder.uri).timeout(builder.timeout).GET().build();
-    this.sender = new EngineSender(http, request, builder.policy, scheduler, builder.clock);
+    this.sender = new HttpSender(http, request, builder.policy, builder.timeout, scheduler, counters);
   }
 
   private static Thread daemon(Runnable runnable, String name) {
@@ -92,7 +92,7 @@ public final class ClientFleet implements AutoCloseable {
       return;
     }
     counters.requests.increment();
-    sender.send(counters).whenComplete((succeeded, ignored) -> {
+    sender.send().whenComplete((succeeded, ignored) -> {
       if (Boolean.TRUE.equals(succeeded)) {
         counters.succeeded.increment();
       } else {
@@ -176,8 +176,7 @@ public final class ClientFleet implements AutoCloseable {
     private int clients = 1000;
     private Duration think = Duration.ofSeconds(10);
     private Duration timeout = Duration.ofSeconds(2);
-    private RetryPolicy<Integer> policy = LabPolicies.named("exponential");
-    private Clock clock = Clock.system();
+    private RetryPolicy.Builder<HttpResponse<?>> policy = LabPolicies.named("exponential");
 
     Builder() {}
 
@@ -241,21 +240,25 @@ public final class ClientFleet implements AutoCloseable {
       return this;
     }
 
-    /** The retry policy (see {@link LabPolicies}). */
-    public Builder policy(RetryPolicy<Integer> policy) {
-      if (policy == null) {
-        throw new NullPointerException("policy must not be null");
-      }
-      this.policy = policy;
+    /**
+     * The retry policy by name (see {@link LabPolicies}; default "exponential").
+     *
+     * @throws IllegalArgumentException if the name is unknown
+     */
+    public Builder policy(String name) {
+      this.policy = LabPolicies.named(name);
       return this;
     }
 
-    /** The clock the retry engine reads (default the system's). */
-    public Builder clock(Clock clock) {
-      if (clock == null) {
-        throw new NullPointerException("clock must not be null");
+    /**
+     * The retry policy, as a builder (the fleet adds its listener). backoff-http adds its rules of what to
+     * retry.
+     */
+    public Builder policy(RetryPolicy.Builder<HttpResponse<?>> policy) {
+      if (policy == null) {
+        throw new NullPointerException("policy must not be null");
       }
-      this.clock = clock;
+      this.policy = policy.build().toBuilder();
       return this;
     }
 

@@ -1,6 +1,5 @@
 package dev.backoff.lab;
 
-import dev.backoff.RetryPolicy;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -37,12 +36,12 @@ public final class LabDemo {
   public List<Result> run(Consumer<String> progress) throws IOException, InterruptedException {
     List<Result> results = new ArrayList<>();
     for (String name : settings.policies) {
-      results.add(runOne(name, LabPolicies.named(name), progress));
+      results.add(runOne(name, progress));
     }
     return Collections.unmodifiableList(results);
   }
 
-  private Result runOne(String name, RetryPolicy<Integer> policy, Consumer<String> progress)
+  private Result runOne(String name, Consumer<String> progress)
       throws IOException, InterruptedException {
     int warmup = seconds(settings.warmup);
     int pause = seconds(settings.pause);
@@ -53,7 +52,7 @@ public final class LabDemo {
     try (LabServer server = LabServer.builder().latency(settings.latency).backlog(settings.backlog)
             .maxConnections(settings.maxConnections).start();
         ClientFleet fleet = ClientFleet.builder().uri(server.apiUri()).clients(settings.clients)
-            .think(settings.think).timeout(settings.timeout).policy(policy).start()) {
+            .think(settings.think).timeout(settings.timeout).policy(name).start()) {
       LabRecorder recorder = new LabRecorder(fleet, ServerProbe.of(server));
       long start = System.nanoTime();
       for (int second = 0; second < total; second++) {
