@@ -84,8 +84,7 @@ public final class LabDemo {
       }
       List<LabSample> samples = recorder.samples();
       int faultEnd = Math.min(warmup + pause, samples.size());
-      LabSummary summary = LabSummary.of(samples, fleet.totals(), Math.min(warmup, faultEnd), faultEnd,
-          settings.latency.base());
+      LabSummary summary = LabSummary.of(samples, fleet.totals(), Math.min(warmup, faultEnd), faultEnd);
       return new Result(name, summary, samples, warmup, warmup + pause, stoppedEarly);
     }
   }
@@ -203,7 +202,7 @@ public final class LabDemo {
     private Duration pause = Duration.ofSeconds(30);
     private Duration after = Duration.ofSeconds(30);
     private KneeLatency latency = KneeLatency.seed003();
-    private int backlog = 128;
+    private int backlog = 512;
     private int maxConnections = 4000;
     private List<String> policies = List.of("fixed", "exponential");
 
@@ -282,7 +281,7 @@ public final class LabDemo {
     }
 
     /**
-     * The server's accept backlog (default 128).
+     * The server's accept backlog (default 512, as the simulator's).
      *
      * @throws IllegalArgumentException if below 1
      */

@@ -341,7 +341,7 @@ public final class LabServer implements AutoCloseable {
   public static final class Builder {
     private int port;
     private KneeLatency latency = KneeLatency.seed003();
-    private int backlog = 128;
+    private int backlog = 512;
     private int maxConnections = -1;
     private Duration checkInterval = Duration.ofMillis(50);
     private Consumer<String> report;
@@ -373,7 +373,7 @@ public final class LabServer implements AutoCloseable {
 
     /**
      * The accept backlog: the listen socket's (the kernel may lower it to {@code net.core.somaxconn}) and the
-     * number of requests that start at once on resume. Default 128, the classic default of {@code somaxconn}.
+     * number of requests that start at once on resume. Default 512, as in the simulator.
      *
      * @throws IllegalArgumentException if below 1
      */

@@ -1,32 +1,34 @@
 package dev.backoff.lab;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * The verdict on one lab run, with the simulator's summary fields: baseline goodput (before the fault),
- * whether and how fast goodput recovered after it, the server's peak concurrency, amplification (attempts per
- * logical request) and success ratio; plus the mean goodput after the fault. Immutable.
+ * The verdict on one lab run, with the simulator's summary fields and the same definitions, so live and
+ * simulated runs compare like for like: baseline goodput (mean successes per second over the second half of
+ * the time before the fault), whether and how fast it recovered, the server's peak concurrency,
+ * amplification (attempts per logical request), success ratio (logical requests that succeeded per logical
+ * request started), and the mean goodput after the fault. Immutable.
  *
- * <p>Recovered means: from some second after the fault on to the end of the run, the goodput averaged over
- * every {@value #WINDOW}-second window stays at or above 90% of the baseline, and the server's latency (when
- * known) stays within twice its base. The recovery time is from the fault's end to the first such second.
+ * <p>Recovered means: from some second after the fault on, the server's latency (when known) stays within
+ * twice its baseline, and goodput averaged over trailing windows of {@value #WINDOW} seconds that do not reach
+ * back before that second stays at or above 90% of baseline, with at least one full window before the end
+ * of the run. The recovery time is from the fault's end to that second.
  */
 public final class LabSummary {
-  /** Seconds averaged when judging recovery: long enough that a second's Poisson noise does not decide. */
+  /** The simulator's default recovery window, in seconds. */
   static final int WINDOW = 10;
   static final double RECOVERED_SHARE = 0.9;
 
   private final double baselineGoodput;
   private final Boolean recovered;
-  private final Double recoverySeconds;
+  private final Integer recoverySeconds;
   private final int peakConcurrency;
   private final double amplification;
   private final double successRatio;
   private final double goodputAfterFault;
 
-  private LabSummary(double baselineGoodput, Boolean recovered, Double recoverySeconds, int peakConcurrency,
+  private LabSummary(double baselineGoodput, Boolean recovered, Integer recoverySeconds, int peakConcurrency,
       double amplification, double successRatio, double goodputAfterFault) {
     this.baselineGoodput = baselineGoodput;
     this.recovered = recovered;
@@ -38,31 +40,37 @@ public final class LabSummary {
   }
 
   /**
-   * Summarizes samples whose fault covered seconds {@code [faultStart, faultEnd)}.
+   * Summarizes samples whose fault covered seconds {@code [faultStart, faultEnd)}; an empty window (no fault)
+   * gives no verdict on recovery.
    *
    * @param totals the fleet's totals over the run (for amplification and success ratio)
-   * @param baseLatency the server's base latency, to judge that its latency came back
    * @throws IllegalArgumentException if the fault window is not inside the samples
    */
-  public static LabSummary of(List<LabSample> samples, FleetTotals totals, int faultStart, int faultEnd,
-      Duration baseLatency) {
+  public static LabSummary of(List<LabSample> samples, FleetTotals totals, int faultStart, int faultEnd) {
     if (faultStart < 0 || faultEnd < faultStart || faultEnd > samples.size()) {
       throw new IllegalArgumentException("fault window [" + faultStart + ", " + faultEnd + ") is not within the "
           + samples.size() + " samples");
     }
-    // The first second is left out of the baseline: clients are still spreading out and the JIT warming up.
-    int baselineFrom = faultStart > 1 ? 1 : 0;
-    double baseline = meanGoodput(samples, baselineFrom, faultStart);
-    double after = meanGoodput(samples, faultEnd, samples.size());
-    Integer recoveredAt = faultEnd == faultStart ? null : recoveredAt(samples, faultEnd, baseline, baseLatency);
-    Boolean recovered = faultEnd == faultStart ? null : recoveredAt != null;
-    Double recoverySeconds = recoveredAt == null ? null : (double) (recoveredAt - faultEnd);
+    int n = samples.size();
+    boolean noFault = faultStart == faultEnd;
+    int baselineFrom = noFault ? n / 2 : faultStart / 2;
+    int baselineTo = noFault ? n : faultStart;
+    double baseline = mean(samples, baselineFrom, baselineTo, false);
+    double baselineLatency = mean(samples, baselineFrom, baselineTo, true);
+    double after = noFault ? baseline : mean(samples, faultEnd, n, false);
+    Boolean recovered = null;
+    Integer recoverySeconds = null;
+    if (!noFault) {
+      int at = recoveryPoint(samples, faultEnd, baseline, baselineLatency);
+      recovered = at >= 0 && at <= n - WINDOW;
+      recoverySeconds = recovered ? at - faultEnd : null;
+    }
     int peak = -1;
     for (LabSample sample : samples) {
       peak = Math.max(peak, sample.concurrency());
     }
-    double amplification = totals.requests() == 0 ? 0 : (double) totals.attempts() / totals.requests();
-    double successRatio = totals.requests() == 0 ? 0 : (double) totals.succeeded() / totals.requests();
+    double amplification = totals.requests() == 0 ? Double.NaN : (double) totals.attempts() / totals.requests();
+    double successRatio = totals.requests() == 0 ? Double.NaN : (double) totals.succeeded() / totals.requests();
     return new LabSummary(baseline, recovered, recoverySeconds, peak, amplification, successRatio, after);
   }
 
@@ -70,7 +78,7 @@ public final class LabSummary {
    * Summarizes samples whose fault is found from the server's state: the seconds from the first one the
    * server was paused or unreachable to the last. Without such seconds, there is no verdict on recovery.
    */
-  public static LabSummary detect(List<LabSample> samples, FleetTotals totals, Duration baseLatency) {
+  public static LabSummary detect(List<LabSample> samples, FleetTotals totals) {
     int first = -1;
     int last = -1;
     for (int i = 0; i < samples.size(); i++) {
@@ -82,44 +90,58 @@ public final class LabSummary {
         last = i;
       }
     }
-    return first < 0 ? of(samples, totals, samples.size(), samples.size(), baseLatency)
-        : of(samples, totals, first, last + 1, baseLatency);
+    return first < 0 ? of(samples, totals, samples.size(), samples.size()) : of(samples, totals, first, last + 1);
   }
 
-  private static Integer recoveredAt(List<LabSample> samples, int faultEnd, double baseline, Duration base) {
+  /**
+   * The first second from which the latency stays within twice baseline and the goodput, averaged over
+   * trailing windows that do not reach back before that second, stays at or above 90% of baseline; -1 if
+   * there is none.
+   */
+  static int recoveryPoint(List<LabSample> samples, int from, double baseline, double baselineLatency) {
     int n = samples.size();
-    double latencyLimit = 2.0 * base.toNanos() / 1e9;
-    // Scan backwards: the latest second from which every later window is good.
-    Integer earliest = null;
-    for (int s = n - WINDOW; s >= faultEnd; s--) {
-      double latency = samples.get(s).latencySeconds();
-      boolean latencyOk = Double.isNaN(latency) || latency <= latencyLimit;
-      if (!latencyOk || meanGoodput(samples, s, s + WINDOW) < RECOVERED_SHARE * baseline) {
-        break;
-      }
-      earliest = s;
-    }
-    if (earliest == null) {
-      return null;
-    }
-    for (int s = Math.max(earliest, n - WINDOW); s < n; s++) {
-      double latency = samples.get(s).latencySeconds();
-      if (!Double.isNaN(latency) && latency > latencyLimit) {
-        return null;
+    int candidate = from;
+    if (!Double.isNaN(baselineLatency)) {
+      for (int t = n - 1; t >= from; t--) {
+        double latency = samples.get(t).latencySeconds();
+        if (!Double.isNaN(latency) && latency > 2 * baselineLatency) {
+          candidate = t + 1;
+          break;
+        }
       }
     }
-    return earliest;
+    double threshold = RECOVERED_SHARE * baseline;
+    boolean changed = true;
+    while (changed && candidate < n) {
+      changed = false;
+      long sum = 0;
+      for (int t = candidate; t < n; t++) {
+        sum += samples.get(t).goodput();
+        if (t - candidate >= WINDOW) {
+          sum -= samples.get(t - WINDOW).goodput();
+        }
+        int length = Math.min(WINDOW, t - candidate + 1);
+        if (sum < threshold * length) {
+          candidate = t + 1;
+          changed = true;
+          break;
+        }
+      }
+    }
+    return candidate < n ? candidate : -1;
   }
 
-  private static double meanGoodput(List<LabSample> samples, int from, int to) {
-    if (to <= from) {
-      return 0;
-    }
-    long sum = 0;
+  private static double mean(List<LabSample> samples, int from, int to, boolean latency) {
+    double sum = 0;
+    int count = 0;
     for (int i = from; i < to; i++) {
-      sum += samples.get(i).goodput();
+      double value = latency ? samples.get(i).latencySeconds() : samples.get(i).goodput();
+      if (!Double.isNaN(value)) {
+        sum += value;
+        count++;
+      }
     }
-    return (double) sum / (to - from);
+    return count == 0 ? Double.NaN : sum / count;
   }
 
   /** Successful logical requests per second before the fault. */
@@ -133,7 +155,7 @@ public final class LabSummary {
   }
 
   /** Seconds from the fault's end to recovery, or null if it did not recover. */
-  public Double recoverySeconds() {
+  public Integer recoverySeconds() {
     return recoverySeconds;
   }
 
@@ -160,11 +182,15 @@ public final class LabSummary {
   /** The summary in the simulator's JSON shape, plus {@code goodputAfterFault}. */
   public String toJson() {
     return String.format(Locale.ROOT,
-        "{\"baselineGoodput\":%.2f,\"recovered\":%s,\"recoverySeconds\":%s,\"peakConcurrency\":%s,"
-            + "\"amplification\":%.3f,\"successRatio\":%.4f,\"goodputAfterFault\":%.2f}",
-        baselineGoodput, recovered, recoverySeconds == null ? "null" : String.format(Locale.ROOT, "%.0f",
-            recoverySeconds), peakConcurrency < 0 ? "null" : Integer.toString(peakConcurrency), amplification,
-        successRatio, goodputAfterFault);
+        "{\"baselineGoodput\":%s,\"recovered\":%s,\"recoverySeconds\":%s,\"peakConcurrency\":%s,"
+            + "\"amplification\":%s,\"successRatio\":%s,\"goodputAfterFault\":%s}",
+        number(baselineGoodput, 2), recovered, recoverySeconds,
+        peakConcurrency < 0 ? "null" : Integer.toString(peakConcurrency), number(amplification, 3),
+        number(successRatio, 4), number(goodputAfterFault, 2));
+  }
+
+  private static String number(double value, int decimals) {
+    return Double.isNaN(value) ? "null" : String.format(Locale.ROOT, "%." + decimals + "f", value);
   }
 
   @Override
