@@ -6,9 +6,9 @@ package dev.backoff.sim;
  * @param baselineGoodput mean successes per second in the second half of the time before the first fault
  *     (or load disturbance); for a run without one, over its second half
  * @param recovered whether, after the disturbance ended, goodput came back to at least 90% of baseline and
- *     stayed there (averaged over windows of {@code recovery-window}, never reaching back before the
- *     recovery point) and the server latency came back within twice its baseline, with at least one full
- *     window of evidence before the end of the run
+ *     stayed there (averaged over windows of {@code recovery-window} seconds, longer at low rates) and the
+ *     server latency came back within twice its baseline, with at least one full window of evidence before
+ *     the end of the run
  * @param recoverySeconds seconds from the end of the disturbance to recovery, or null if it did not recover
  * @param peakConcurrency the most requests the server held at once
  * @param amplification attempts per logical request
@@ -45,44 +45,57 @@ public record Summary(double baselineGoodput, boolean recovered, Integer recover
     double after = mean(m.successes, faultEnd, seconds);
     int window = (int) (scenario.recoveryWindowNanos / 1_000_000_000L);
     int recoveredAt = recoveryPoint(m, faultEnd, window, baseline, baselineLatency);
-    boolean recovered = recoveredAt >= 0 && recoveredAt <= seconds - window;
+    boolean recovered = recoveredAt >= 0;
     return new Summary(baseline, recovered, recovered ? recoveredAt - faultEnd : null, peak, amplification,
         successRatio, after, p99, logicalRequests, attempts);
   }
 
   /**
-   * The first second from which the latency stays within twice baseline and the goodput, averaged over
-   * trailing windows of {@code window} seconds that do not reach back before that second, stays at or above
-   * 90% of baseline; -1 if there is none.
+   * The recovery point: the first second {@code s} at or after the disturbance from which (1) the goodput
+   * averaged over every window of {@code W} seconds starting at or after {@code s} is at least 90% of
+   * baseline, (2) the server latency stays within twice its baseline, and (3) second {@code s} itself has at
+   * least half the baseline goodput (so a window cannot start inside the outage and pass on the strength of
+   * the surge that follows it). {@code W} is the configured window, lengthened to {@code 1600 / baseline}
+   * seconds when the baseline is low, so that 10% of the expected count is four Poisson standard deviations
+   * and a healthy run's counting noise almost never reads as a relapse. Returns -1 if there is none.
    */
   static int recoveryPoint(Metrics m, int from, int window, double baseline, double baselineLatency) {
     int seconds = m.seconds;
-    int candidate = from;
+    int w = effectiveWindow(window, baseline);
+    int lastBad = from - 1;
     for (int t = seconds - 1; t >= from; t--) {
       if (m.latencyNanos[t] > 2 * baselineLatency) {
-        candidate = t + 1;
+        lastBad = t;
         break;
       }
     }
-    double threshold = 0.9 * baseline;
-    boolean changed = true;
-    while (changed && candidate < seconds) {
-      changed = false;
-      long sum = 0;
-      for (int t = candidate; t < seconds; t++) {
-        sum += m.successes[t];
-        if (t - candidate >= window) {
-          sum -= m.successes[t - window];
-        }
-        int length = Math.min(window, t - candidate + 1);
-        if (sum < threshold * length) {
-          candidate = t + 1;
-          changed = true;
-          break;
-        }
+    long sum = 0;
+    for (int t = seconds - 1; t >= Math.max(from, seconds - w); t--) {
+      sum += m.successes[t];
+    }
+    // Windows [t, t + w) from the last one backwards; the first failing one (from the end) bounds s.
+    for (int t = seconds - w; t >= from && t > lastBad; t--) {
+      if (t < seconds - w) {
+        sum += m.successes[t] - m.successes[t + w];
+      }
+      if (sum < 0.9 * baseline * w) {
+        lastBad = t;
+        break;
       }
     }
-    return candidate < seconds ? candidate : -1;
+    for (int s = lastBad + 1; s <= seconds - w; s++) {
+      if (m.successes[s] >= 0.5 * baseline) {
+        return s;
+      }
+    }
+    return -1;
+  }
+
+  static int effectiveWindow(int window, double baseline) {
+    if (!(baseline > 0)) {
+      return window;
+    }
+    return (int) Math.max(window, Math.ceil(1600 / baseline));
   }
 
   private static double mean(long[] values, int from, int to) {

@@ -1,0 +1,21 @@
+package dev.backoff.cli;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code backoff lab}: seed 003's experiment over real loopback sockets. */
+@Command(name = "lab", mixinStandardHelpOptions = true,
+    description = {"Seed 003's retry-storm experiment over real sockets on this machine (127.0.0.1 only):",
+        "a server with a latency knee, a fleet of retrying clients, and a demo that pauses the server."},
+    subcommands = {LabServerCommand.class, LabClientCommand.class, LabDemoCommand.class})
+final class LabCommand implements Runnable {
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "a lab command is required: server, client or demo");
+  }
+}
