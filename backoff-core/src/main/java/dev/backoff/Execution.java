@@ -116,6 +116,7 @@ public final class Execution<R> {
     beginAttemptOutcome(nowNanos);
     done = true;
     lastResult = result;
+    lastFailure = null; // the succeeding attempt has no failure: events and lastFailure() must not show an earlier one
     if (policy.budget != null) {
       policy.budget.onSuccess(retriesScheduled, lastFailureClass);
     }

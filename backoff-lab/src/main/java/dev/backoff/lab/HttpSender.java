@@ -63,7 +63,9 @@ final class HttpSender implements LogicalRequestSender {
 
     @Override
     public void onSuccess(RetryEvent<HttpResponse<?>> event) {
-      attemptEnded(event);
+      // Judged by its response alone: the succeeding attempt has no failure.
+      observer.attemptStarted();
+      observer.attemptEnded(outcome(event.result(), null));
     }
 
     @Override
@@ -79,6 +81,7 @@ final class HttpSender implements LogicalRequestSender {
     private void attemptEnded(RetryEvent<HttpResponse<?>> event) {
       observer.attemptStarted();
       observer.attemptEnded(outcome(event.result(), event.failure()));
+
     }
   }
 
