@@ -125,7 +125,11 @@ public final class KneeLatency {
 
   @Override
   public String toString() {
-    return String.format(Locale.ROOT, "knee(base %s, limit %d, factor %s, k %s)", base(), limit,
-        factor, k);
+    return String.format(Locale.ROOT, "knee(base %s, limit %d, factor %s, k %s)",
+        LabServer.formatDuration(baseNanos), limit, plain(factor), plain(k));
+  }
+
+  private static String plain(double value) {
+    return value == Math.rint(value) && Math.abs(value) < 1e15 ? Long.toString((long) value) : Double.toString(value);
   }
 }

@@ -65,10 +65,11 @@ public final class LabServer implements AutoCloseable {
     executor.setRemoveOnCancelPolicy(true);
     this.ticker = executor;
     http.start();
-    ticker.scheduleAtFixedRate(this::tick, slotNanos, slotNanos, TimeUnit.NANOSECONDS);
+    // Fixed delays, not rates: after a SIGSTOP the ticker must not replay thousands of missed runs.
+    ticker.scheduleWithFixedDelay(this::tick, slotNanos, slotNanos, TimeUnit.NANOSECONDS);
     if (builder.report != null) {
       Consumer<String> report = builder.report;
-      ticker.scheduleAtFixedRate(() -> report.accept(statusLine()), 1, 1, TimeUnit.SECONDS);
+      ticker.scheduleWithFixedDelay(() -> report.accept(statusLine()), 1, 1, TimeUnit.SECONDS);
     }
   }
 
