@@ -41,6 +41,16 @@ public interface Backoff {
     return true;
   }
 
+  /**
+   * Whether the delay before retry {@code n} depends only on {@code n} and a single draw {@code u}, never on
+   * the call's history ({@code previousDelayNanos}, {@code totalDelayNanos}), and does not decrease as
+   * {@code u} grows. The planner ({@code dev.backoff.plan}) then computes each delay's quantiles exactly as
+   * the delay at {@code u = p}. False (the default) makes no promise.
+   */
+  default boolean isHistoryIndependent() {
+    return false;
+  }
+
   /** No delay at all: retry at once. */
   static Backoff none() {
     return Strategies.Fixed.ZERO;
@@ -126,7 +136,7 @@ public interface Backoff {
    */
   static Backoff decorrelated(Duration base, Duration cap) {
     long baseNanos = Nanos.positive("base", base);
-    return new Strategies.Decorrelated(baseNanos, Strategies.checkCap(baseNanos, cap));
+    return new Strategies.Decorrelated(baseNanos, Strategies.checkCap("base", baseNanos, cap));
   }
 
   /**
@@ -141,7 +151,8 @@ public interface Backoff {
    */
   static Backoff decorrelatedV2(Duration medianFirstDelay, Duration cap) {
     long medianNanos = Nanos.positive("medianFirstDelay", medianFirstDelay);
-    return new Strategies.DecorrelatedV2(medianNanos, Strategies.checkCap(medianNanos, cap));
+    long capNanos = Strategies.checkCap("medianFirstDelay", medianNanos, cap);
+    return new Strategies.DecorrelatedV2(medianNanos, capNanos);
   }
 
   /**

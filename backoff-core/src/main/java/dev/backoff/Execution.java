@@ -34,6 +34,7 @@ public final class Execution<R> {
   private boolean done;
   private long lastNanos;
   private ArrayDeque<Throwable> earlierFailures; // the most recent ones, bounded by maxSuppressed
+  private boolean historyAttached;
 
   Execution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
     this.policy = policy;
@@ -107,7 +108,7 @@ public final class Execution<R> {
   private Decision onRetryableResult(R result, long nowNanos, long hint) {
     beginAttemptOutcome(nowNanos);
     lastResult = result;
-    lastFailure = null;
+    forgetLastFailure();
     FailureClass failureClass = policy.resultClassifier.apply(result);
     return decide(failureClass == null ? FailureClass.TRANSIENT : failureClass, null, hint, nowNanos);
   }
@@ -116,7 +117,7 @@ public final class Execution<R> {
     beginAttemptOutcome(nowNanos);
     done = true;
     lastResult = result;
-    lastFailure = null; // the succeeding attempt has no failure: events and lastFailure() must not show an earlier one
+    lastFailure = null; // the last attempt returned a result: no event may report an old failure
     if (policy.budget != null) {
       policy.budget.onSuccess(retriesScheduled, lastFailureClass);
     }
@@ -170,6 +171,17 @@ public final class Execution<R> {
   private void rememberFailure(Throwable failure) {
     Throwable previous = lastFailure;
     lastFailure = failure;
+    keepEarlierFailure(previous, failure);
+  }
+
+  /** A retryable result replaced the last failure: keep that failure among the earlier ones. */
+  private void forgetLastFailure() {
+    Throwable previous = lastFailure;
+    lastFailure = null;
+    keepEarlierFailure(previous, null);
+  }
+
+  private void keepEarlierFailure(Throwable previous, Throwable failure) {
     if (previous != null && previous != failure && policy.maxSuppressed > 0) {
       if (earlierFailures == null) {
         earlierFailures = new ArrayDeque<>(Math.min(policy.maxSuppressed, 16));
@@ -184,7 +196,9 @@ public final class Execution<R> {
   private Decision decide(FailureClass failureClass, StopReason refusal, long hint, long nowNanos) {
     lastFailureClass = failureClass;
     RetryBudget budget = policy.budget;
-    if (budget != null) {
+    // Only failures the rules would retry count against a budget: gRPC charges retryable statuses only, and
+    // a programming error or an interruption says nothing about the server's health.
+    if (budget != null && refusal == null) {
       budget.onFailure(failureClass);
     }
     if (refusal != null) {
@@ -277,7 +291,10 @@ public final class Execution<R> {
       }
       earlierFailures = null;
     }
-    if (RetryHistory.of(failure) == null) {
+    // Always this call's own history, even if the failure already carries one (an inner retrying call's, or
+    // an earlier call's when an exception instance is reused): RetryHistory.of reads the last one attached.
+    if (!historyAttached) {
+      historyAttached = true;
       failure.addSuppressed(new RetryHistory(policy.name, attempts, lastNanos - startNanos, stopReason));
     }
     return failure;

@@ -62,7 +62,9 @@ public interface Jitter {
    * Gaussian jitter with standard deviation {@code relativeDeviation · delay} (seed 003), truncated at
    * {@code k = min(3, 1/relativeDeviation)} standard deviations so that it is bounded and never negative.
    * Under the cap rule the centre is {@code c = min(delay, cap / (1 + k·relativeDeviation))}. The normal
-   * variate is derived from {@code u} by the inverse normal distribution, so it stays a pure function of u.
+   * variate is derived from {@code u} by the truncated distribution's quantile function (tabulated at 4096
+   * points and interpolated, within 0.002 standard deviations of the exact quantile), so it stays a pure,
+   * monotonic function of u.
    *
    * @param relativeDeviation the standard deviation as a fraction of the delay, in {@code (0, 1]}
    * @throws IllegalArgumentException if {@code relativeDeviation} is not in {@code (0, 1]}

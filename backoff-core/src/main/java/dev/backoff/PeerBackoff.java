@@ -48,6 +48,11 @@ final class PeerBackoff implements Backoff {
   }
 
   @Override
+  public boolean isHistoryIndependent() {
+    return true;
+  }
+
+  @Override
   public long maxDelayNanos() {
     return placement == Placement.JITTER_AFTER_CAP
         ? Nanos.fromDouble(schedule.capNanos * (1 + factor))

@@ -18,8 +18,9 @@ import java.util.List;
  * </ul>
  *
  * <p>Every budget made here is thread-safe and lock-free (compare-and-set on atomic longs, integer
- * arithmetic in fixed point), never goes below zero nor above its capacity at the moment it grants a
- * retry, and loses no refund under contention.
+ * arithmetic in fixed point), never overdraws (a retry is granted only if the level covers its cost, and
+ * concurrent grants cannot together take more), never rises above its capacity, and loses no deposit or
+ * refund under contention.
  */
 public final class RetryBudgets {
   private RetryBudgets() {}
@@ -49,8 +50,8 @@ public final class RetryBudgets {
   /**
    * gRPC's retry throttling (gRFC A6): the token count starts at {@code maxTokens}; every failed attempt
    * costs 1, every successful call adds {@code tokenRatio} (never beyond {@code maxTokens}); a retry is
-   * allowed only while the count is above {@code maxTokens / 2}. Unlike gRPC, whose status codes decide,
-   * every failed attempt counts here, including one the policy does not retry.
+   * allowed only while the count is above {@code maxTokens / 2}. As in gRPC, where the retryable status
+   * codes decide, only failures the policy's rules would retry count.
    *
    * @param maxTokens the maximum (and initial) token count, 1 to 1000 as gRPC allows
    * @param tokenRatio tokens earned per success, positive, with at most three decimal places
@@ -81,7 +82,9 @@ public final class RetryBudgets {
    * A budget allowing, over a sliding {@code window}, retries up to {@code retryRatio} times the calls made
    * plus {@code minRetriesPerSecond} per second of the window (a floor, so a quiet client can still retry).
    * Each call deposits {@code retryRatio} of a retry and each retry withdraws one; both expire after the
-   * window, which slides in steps of a tenth of its length.
+   * window, which slides in steps of a tenth of its length. The level can fall below zero when deposits
+   * expire before the retries they paid for (a burst of retries late in a window); no retry is granted
+   * until it is positive again, exactly as if the window had never allowed the burst.
    *
    * @param retryRatio retries allowed per call, in [0, 10] with at most three decimal places (0.2: 20%)
    * @param minRetriesPerSecond the floor, in [0, 100000]

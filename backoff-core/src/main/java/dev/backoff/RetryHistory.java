@@ -25,14 +25,18 @@ public final class RetryHistory extends RuntimeException {
     this.stopReason = stopReason;
   }
 
-  /** The history attached to {@code failure} by Backoff, or null if it has none. */
+  /**
+   * The history attached to {@code failure} by Backoff, or null if it has none. When several are attached
+   * (a retrying call inside another), the last one: that of the outermost call, which gave up last.
+   */
   public static RetryHistory of(Throwable failure) {
     if (failure == null) {
       return null;
     }
-    for (Throwable suppressed : failure.getSuppressed()) {
-      if (suppressed instanceof RetryHistory) {
-        return (RetryHistory) suppressed;
+    Throwable[] suppressed = failure.getSuppressed();
+    for (int i = suppressed.length - 1; i >= 0; i--) {
+      if (suppressed[i] instanceof RetryHistory) {
+        return (RetryHistory) suppressed[i];
       }
     }
     return null;

@@ -3,17 +3,20 @@ package dev.backoff.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.backoff.AsyncRetryExecutor;
 import dev.backoff.Backoff;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryBudgets;
 import dev.backoff.RetryExecutor;
 import dev.backoff.RetryPolicy;
 import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.FakeScheduler;
 import dev.backoff.testing.RecordingSleeper;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
@@ -100,6 +103,28 @@ class BackoffMetricsTest {
     assertThat(calls("b", "first_try_success")).isEqualTo(1);
     assertThat(registry.find("backoff.calls").tags("policy", "b", "outcome", "success_after_retries").counter()
         .count()).isZero();
+  }
+
+  @Test
+  void asyncCallsAreCountedTooAndACancellationIsAnAbort() {
+    FakeScheduler scheduler = new FakeScheduler(clock);
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(metrics.instrument(RetryPolicy.<String>builder()
+        .name("async").backoff(Backoff.fixed(Duration.ofMillis(100))).clock(clock).build()), scheduler);
+    AtomicInteger attempts = new AtomicInteger();
+    CompletableFuture<String> retried = executor.call(() -> attempts.incrementAndGet() == 1
+        ? CompletableFuture.failedFuture(new IOException("once")) : CompletableFuture.completedFuture("ok"));
+    scheduler.runNext();
+    assertThat(retried.join()).isEqualTo("ok");
+    CompletableFuture<String> cancelled = executor.call(() -> CompletableFuture.failedFuture(new IOException("x")));
+    cancelled.cancel(true);
+    executor.call(() -> CompletableFuture.completedFuture("first"));
+
+    assertThat(calls("async", "success_after_retries")).isEqualTo(1);
+    assertThat(calls("async", "aborted")).isEqualTo(1);
+    assertThat(calls("async", "first_try_success")).isEqualTo(1);
+    assertThat(registry.get("backoff.retry.delay").tags("policy", "async").timer().count()).isEqualTo(2);
+    assertThat(registry.get("backoff.retry.amplification").tags("policy", "async").gauge().value())
+        .isEqualTo((2 + 1 + 1) / 3.0);
   }
 
   @Test

@@ -40,9 +40,13 @@ final class CurveServer extends Server {
 
   private final ArrayDeque<Attempt> inService = new ArrayDeque<>();
   private int polledCount;
+  // Polling mode: the requests in service, so that a crash can fail them (identity: attempts have no equals).
+  private final java.util.Set<Attempt> polled = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
   private long scheduledAt = Long.MIN_VALUE; // the pending completion event's time, MIN_VALUE if none
   private final List<Attempt> deferredTicks = new ArrayList<>();
   private long[] latencyTable = new long[0]; // D(c) by c, for the current capacity and added latency
+  private static final long SATURATED = 1L << 62; // about 146 years: D(c) never grows past it
+  private int saturatedFrom = Integer.MAX_VALUE; // the smallest c seen with D(c) saturated
 
   CurveServer(Simulation simulation, Scenario s) {
     super(simulation, s.backlog);
@@ -60,6 +64,9 @@ final class CurveServer extends Server {
     if (c < latencyTable.length) {
       return latencyTable[c];
     }
+    if (c >= saturatedFrom) {
+      return SATURATED; // D is non-decreasing in c
+    }
     if (c < 1 << 20) {
       int size = Math.max(64, Math.max(c + 1, latencyTable.length * 2));
       long[] table = java.util.Arrays.copyOf(latencyTable, size);
@@ -69,7 +76,11 @@ final class CurveServer extends Server {
       latencyTable = table;
       return table[c];
     }
-    return computeLatency(c);
+    long latency = computeLatency(c);
+    if (latency == SATURATED) {
+      saturatedFrom = Math.min(saturatedFrom, c);
+    }
+    return latency;
   }
 
   private long computeLatency(int c) {
@@ -82,7 +93,7 @@ final class CurveServer extends Server {
       latency = baseNanos + perRequestNanos * effective;
     }
     double total = latency + addedLatencyNanos;
-    return total >= 0x1p62 ? 1L << 62 : (long) total;
+    return total >= 0x1p62 ? SATURATED : (long) total;
   }
 
   @Override
@@ -107,8 +118,9 @@ final class CurveServer extends Server {
       // Otherwise the pending event is for an older request and, c having grown, early: it re-schedules.
     } else {
       polledCount++;
+      polled.add(attempt);
       simulation.metrics.concurrency(polledCount);
-      simulation.schedule(now + recheckNanos, TICK, attempt, attempt.epoch);
+      simulation.scheduleTick(now + recheckNanos, attempt, attempt.epoch);
     }
   }
 
@@ -136,9 +148,10 @@ final class CurveServer extends Server {
       }
       if (now - attempt.serviceStartNanos >= latencyAt(polledCount)) {
         polledCount--;
+        polled.remove(attempt);
         simulation.deliver(attempt, OK, -1, now);
       } else {
-        simulation.schedule(now + recheckNanos, TICK, attempt, attempt.epoch);
+        simulation.scheduleTick(now + recheckNanos, attempt, attempt.epoch);
       }
     }
   }
@@ -159,6 +172,7 @@ final class CurveServer extends Server {
   @Override
   void onConditionsChanged(long now) {
     latencyTable = new long[0];
+    saturatedFrom = Integer.MAX_VALUE;
     if (recheckNanos == 0 && !paused && !crashed) {
       scheduledAt = Long.MIN_VALUE; // D may have dropped: look again now
       completeDue(now);
@@ -182,9 +196,13 @@ final class CurveServer extends Server {
   void clear(long now) {
     // Called by crash(), after the epoch was bumped: pending ticks and completion events become void.
     for (Attempt attempt : inService) {
-      simulation.deliver(attempt, ERROR, -1, now);
+      simulation.deliverError(attempt, ERROR, -1, now);
     }
     inService.clear();
+    for (Attempt attempt : polled.toArray(new Attempt[0])) {
+      simulation.deliverError(attempt, ERROR, -1, now);
+    }
+    polled.clear();
     scheduledAt = Long.MIN_VALUE;
     polledCount = 0;
     deferredTicks.clear();

@@ -25,7 +25,6 @@ final class Metrics {
   private final LatencyHistogram secondHistogram = new LatencyHistogram();
   final LatencyHistogram runHistogram = new LatencyHistogram();
   private int currentPeak;
-  private int current; // index of the second being recorded
 
   Metrics(int seconds) {
     this.seconds = seconds;
@@ -71,11 +70,6 @@ final class Metrics {
     clientP99Nanos[index] = secondHistogram.percentile(0.99);
     secondHistogram.clear();
     currentPeak = serverConcurrency;
-    current = index + 1;
-  }
-
-  int currentSecond() {
-    return current;
   }
 
   /**

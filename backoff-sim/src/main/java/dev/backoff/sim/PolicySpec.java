@@ -19,7 +19,8 @@ import java.util.concurrent.TimeoutException;
  * {@code none}, {@code fixed:100ms}, {@code linear:100ms:100ms:5s}, {@code exponential:100ms:2:20s[:JITTER]},
  * {@code full-jitter:100ms:20s}, {@code equal-jitter:100ms:20s}, {@code decorrelated:100ms:20s},
  * {@code decorrelated-v2:100ms:20s}, {@code google-cloud:32s}; JITTER is none, full, equal,
- * proportional=F or gaussian=F. A {@code +budget} suffix attaches the scenario's retry budget.
+ * proportional=F or gaussian=F. A bare strategy name ({@code full-jitter}, {@code decorrelated}) takes the
+ * core's {@link dev.backoff.BackoffSpec} defaults. A {@code +budget} suffix attaches the scenario's retry budget.
  * Immutable.
  */
 final class PolicySpec {
@@ -96,9 +97,16 @@ final class PolicySpec {
     if (!body.contains(":") && !body.equals("none")) {
       try {
         return new PolicySpec(name, budget, false, Preset.byName(body), null);
-      } catch (IllegalArgumentException e) {
-        throw new ScenarioException("policies", "unknown policy '" + name + "': " + e.getMessage()
-            + ", exponential-original, exponential-full-jitter; or a strategy such as full-jitter:100ms:20s");
+      } catch (IllegalArgumentException notPreset) {
+        try {
+          // A strategy name with the core's defaults (BackoffSpec: initial 100 ms, multiplier 2, ...).
+          return new PolicySpec(name, budget, false, null, dev.backoff.BackoffSpec.of(body).toBackoff());
+        } catch (IllegalArgumentException e) {
+          throw new ScenarioException("policies", "unknown policy '" + name + "': " + notPreset.getMessage()
+              + ", exponential-original, exponential-full-jitter; strategies " + String.join(", ",
+                  dev.backoff.BackoffSpec.names().subList(0, 10))
+              + "; or a strategy with parameters such as full-jitter:100ms:20s");
+        }
       }
     }
     try {

@@ -9,7 +9,7 @@ import java.util.List;
  * shed at once with 503 or 429, optionally carrying a Retry-After hint that clients pass to the decision
  * engine as pushback. Capacity faults scale the worker count; latency faults lengthen service. A request
  * whose client gave up is still served when its turn comes. Work in progress when the server is paused
- * finishes at resume. Mutable, owned by a single-threaded run.
+ * finishes at resume; a crash fails the requests being served and queued. Mutable, owned by a single-threaded run.
  */
 final class PoolServer extends Server {
   static final int WORKER_DONE = 200;
@@ -23,6 +23,8 @@ final class PoolServer extends Server {
   private final SplitMix64 random;
   private final ArrayDeque<Attempt> queue = new ArrayDeque<>();
   private final List<Attempt> deferred = new ArrayList<>();
+  // The requests being served, so that a crash can fail them (identity: attempts have no equals).
+  private final java.util.Set<Attempt> inService = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
   private int busy;
 
   PoolServer(Simulation simulation, Scenario s, SplitMix64 random) {
@@ -61,12 +63,13 @@ final class PoolServer extends Server {
       queue.addLast(attempt);
       simulation.metrics.concurrency(concurrency());
     } else {
-      simulation.deliver(attempt, REJECTED, retryAfterNanos, now);
+      simulation.deliverError(attempt, REJECTED, retryAfterNanos, now);
     }
   }
 
   private void start(Attempt attempt, long now) {
     busy++;
+    inService.add(attempt);
     attempt.serviceStartNanos = now;
     long service = exponentialService ? random.exponentialNanos(serviceNanos) : serviceNanos;
     simulation.metrics.concurrency(concurrency());
@@ -88,6 +91,7 @@ final class PoolServer extends Server {
 
   private void finish(Attempt attempt, long now) {
     busy--;
+    inService.remove(attempt);
     simulation.deliver(attempt, OK, -1, now);
     startQueued(now);
   }
@@ -116,8 +120,12 @@ final class PoolServer extends Server {
 
   @Override
   void clear(long now) {
+    for (Attempt attempt : inService.toArray(new Attempt[0])) {
+      simulation.deliverError(attempt, ERROR, -1, now);
+    }
+    inService.clear();
     for (Attempt attempt : queue) {
-      simulation.deliver(attempt, ERROR, -1, now);
+      simulation.deliverError(attempt, ERROR, -1, now);
     }
     queue.clear();
     deferred.clear();

@@ -57,11 +57,13 @@ public final class Scenario {
     key("policies", List.of("fixed", "exponential", "exponential-full-jitter", "exponential-full-jitter+budget"),
         "policies to compare (presets, strategies like full-jitter:100ms:20s, suffix +budget)");
     key("max-attempts", "unlimited", "attempt limit for strategy policies (presets keep their own)");
-    key("budget", "token-bucket", "retry budget of '+budget' policies: token-bucket[:capacity:cost:refund] or ratio[:ratio:min-per-second]");
+    key("budget", "token-bucket", "retry budget of '+budget' policies: token-bucket[:capacity:cost:timeout-cost] (AWS), grpc[:max-tokens:token-ratio] or ratio[:ratio:min-per-second:window] (Finagle)");
     key("client", "closed", "client model: closed (seed 003: N clients with think time) or open (Poisson arrivals)");
     key("clients", 1000L, "closed loop: number of clients");
     key("think-mean", "10s", "closed loop: mean of the exponential think time before each new request");
     key("timeout", "2s", "client timeout of each attempt");
+    key("error-latency", "1ms", "time for a refused connection or a shed request to reach the client (positive: "
+        + "a policy without backoff would otherwise retry forever at one instant)");
     key("rate", 100.0, "open loop: arrivals per second");
     key("rate-profile", "constant", "open loop: constant, step, spike or ramp");
     key("rate-peak", 200.0, "open loop: the rate after the step, during the spike, or at the end of the ramp");
@@ -105,6 +107,7 @@ public final class Scenario {
   final int clients;
   final long thinkMeanNanos;
   final long timeoutNanos;
+  final long errorLatencyNanos;
   final RateProfile rateProfile;
   final ServerModel serverModel;
   final long baseLatencyNanos;
@@ -160,6 +163,7 @@ public final class Scenario {
     clients = (int) clientCount;
     thinkMeanNanos = positiveDuration("think-mean");
     timeoutNanos = positiveDuration("timeout");
+    errorLatencyNanos = positiveDuration("error-latency");
     rateProfile = RateProfile.of(this);
     serverModel = ServerModel.valueOf(choice("server", "knee", "linear", "pool").toUpperCase(Locale.ROOT));
     baseLatencyNanos = Values.durationNanos("base-latency", get("base-latency"));

@@ -30,7 +30,7 @@ abstract class Server {
 
   final void submit(Attempt attempt, long now) {
     if (crashed) {
-      simulation.deliver(attempt, ERROR, -1, now);
+      simulation.deliverError(attempt, ERROR, -1, now);
       return;
     }
     if (paused) {
@@ -83,7 +83,7 @@ abstract class Server {
     crashed = true;
     epoch++;
     while (!backlog.isEmpty()) {
-      simulation.deliver(backlog.pollFirst(), ERROR, -1, now);
+      simulation.deliverError(backlog.pollFirst(), ERROR, -1, now);
     }
     clear(now);
   }

@@ -20,6 +20,8 @@ final class Simulation {
   static final int FAULT_START = 4;
   static final int FAULT_END = 5;
   static final int ARRIVAL = 6;
+  static final int ERROR_ARRIVES = 7;
+  static final int REJECTION_ARRIVES = 8;
 
   final Scenario scenario;
   final PolicySpec spec;
@@ -53,6 +55,11 @@ final class Simulation {
 
   void schedule(long at, int kind, Object target, long datum) {
     queue.schedule(at, kind, target, datum);
+  }
+
+  /** Schedules an event a fixed delay after now (kept in order, so it skips the heap). */
+  void scheduleTick(long at, Object target, long datum) {
+    queue.scheduleInOrder(EventQueue.TICK_LANE, at, CurveServer.TICK, target, datum);
   }
 
   /** Runs to the end of the scenario; returns the number of events processed. */
@@ -89,8 +96,7 @@ final class Simulation {
   /** Processes the events before {@code untilNanos}. */
   void loop(long untilNanos, Progress progress) {
     EventQueue q = queue;
-    while (!q.isEmpty() && q.peekTime() < untilNanos) {
-      q.poll();
+    while (q.pollBefore(untilNanos)) {
       events++;
       long now = q.time;
       this.now = now;
@@ -116,6 +122,12 @@ final class Simulation {
           break;
         case ARRIVAL:
           arrival(now);
+          break;
+        case ERROR_ARRIVES:
+          deliver((Attempt) q.target, Server.ERROR, -1, now);
+          break;
+        case REJECTION_ARRIVES:
+          deliver((Attempt) q.target, Server.REJECTED, q.datum, now);
           break;
         default:
           server.onEvent(q.kind, q.target, q.datum, now);
@@ -170,7 +182,7 @@ final class Simulation {
     Attempt attempt = new Attempt(caller, now);
     server.submit(attempt, now);
     if (attempt.state == Attempt.PENDING) {
-      schedule(now + scenario.timeoutNanos, TIMEOUT, attempt, 0);
+      queue.scheduleInOrder(EventQueue.TIMEOUT_LANE, now + scenario.timeoutNanos, TIMEOUT, attempt, 0);
     }
   }
 
@@ -181,6 +193,15 @@ final class Simulation {
     attempt.state = Attempt.TIMED_OUT;
     metrics.timeouts[Metrics.second(now)]++;
     fail(attempt.caller, PolicySpec.TIMEOUT, -1, now);
+  }
+
+  /**
+   * A server refuses, resets or sheds an attempt: the client learns it after the scenario's error latency
+   * (never at the same instant, or a policy without backoff could retry forever without time passing).
+   */
+  void deliverError(Attempt attempt, int outcome, long hintNanos, long now) {
+    queue.scheduleInOrder(EventQueue.ERROR_LANE, now + scenario.errorLatencyNanos,
+        outcome == Server.REJECTED ? REJECTION_ARRIVES : ERROR_ARRIVES, attempt, hintNanos);
   }
 
   /** A server answers an attempt; answers to attempts whose client already gave up are lost. */

@@ -54,8 +54,8 @@ public record Summary(double baselineGoodput, boolean recovered, Integer recover
    * The recovery point: the first second {@code s} at or after the disturbance from which (1) the goodput
    * averaged over every window of {@code W} seconds starting at or after {@code s} is at least 90% of
    * baseline, (2) the server latency stays within twice its baseline, and (3) second {@code s} itself has at
-   * least half the baseline goodput (so a window cannot start inside the outage and pass on the strength of
-   * the surge that follows it). {@code W} is the configured window, lengthened to {@code 1600 / baseline}
+   * least three quarters of the baseline goodput (so a window cannot start inside the outage or a relapse
+   * and pass on the strength of the seconds that follow it). {@code W} is the configured window, lengthened to {@code 1600 / baseline}
    * seconds when the baseline is low, so that 10% of the expected count is four Poisson standard deviations
    * and a healthy run's counting noise almost never reads as a relapse. Returns -1 if there is none.
    */
@@ -84,7 +84,7 @@ public record Summary(double baselineGoodput, boolean recovered, Integer recover
       }
     }
     for (int s = lastBad + 1; s <= seconds - w; s++) {
-      if (m.successes[s] >= 0.5 * baseline) {
+      if (m.successes[s] >= 0.75 * baseline) {
         return s;
       }
     }

@@ -92,7 +92,7 @@ final class Values {
   }
 
   /**
-   * {@code value} rounded half-up to {@code decimals} places, without Double.toString (whose output
+   * {@code value} rounded half away from zero to {@code decimals} places, without Double.toString (whose output
    * changed in JDK 19), so that every JDK prints the same bytes. NaN prints as {@code null}.
    */
   static String format(double value, int decimals) {
@@ -103,16 +103,15 @@ final class Values {
     for (int i = 0; i < decimals; i++) {
       scale *= 10;
     }
-    double scaled = value * scale;
-    if (Math.abs(scaled) >= 9.0e17) {
+    double scaled = Math.abs(value) * scale;
+    if (scaled >= 9.0e17) {
       return Long.toString((long) value);
     }
-    long rounded = Math.round(scaled);
+    long magnitude = Math.round(scaled); // half away from zero, on the magnitude
+    boolean negative = value < 0 && magnitude != 0;
     if (decimals == 0) {
-      return Long.toString(rounded);
+      return (negative ? "-" : "") + magnitude;
     }
-    boolean negative = rounded < 0;
-    long magnitude = Math.abs(rounded);
     StringBuilder digits = new StringBuilder(Long.toString(magnitude % scale));
     while (digits.length() < decimals) {
       digits.insert(0, '0');

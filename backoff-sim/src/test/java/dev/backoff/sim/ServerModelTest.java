@@ -164,12 +164,30 @@ class ServerModelTest {
     h.server().restart(h.now);
     Attempt after = h.submitAt(600);
     h.advanceTo(2000);
+    // Errors reach the client after the error latency (1 ms).
     assertThat(inFlight.outcome).isEqualTo(Server.ERROR);
-    assertThat(answeredMillis(inFlight)).isEqualTo(50);
+    assertThat(answeredMillis(inFlight)).isEqualTo(51);
     assertThat(refused.outcome).isEqualTo(Server.ERROR);
-    assertThat(answeredMillis(refused)).isEqualTo(60);
+    assertThat(answeredMillis(refused)).isEqualTo(61);
     assertThat(answeredMillis(after)).isEqualTo(700);
     assertThat(after.outcome).isEqualTo(Server.OK);
+  }
+
+  @Test
+  void crashFailsRequestsInServiceInPollingModeAndInThePool() {
+    for (Map<String, ?> model : java.util.List.of(Map.of("recheck", "50ms"),
+        Map.of("server", "pool", "workers", 1, "queue-size", 5))) {
+      Harness h = new Harness(model);
+      Attempt served = h.submitAt(0);
+      Attempt queuedOrServed = h.submitAt(0);
+      h.advanceTo(50);
+      h.server().crash(h.now);
+      h.advanceTo(1000);
+      assertThat(served.outcome).as(model.toString()).isEqualTo(Server.ERROR);
+      assertThat(answeredMillis(served)).isEqualTo(51);
+      assertThat(queuedOrServed.outcome).isEqualTo(Server.ERROR);
+      assertThat(h.server().concurrency()).isZero();
+    }
   }
 
   @Test
@@ -201,7 +219,7 @@ class ServerModelTest {
     h.advanceTo(1000);
     assertThat(answeredMillis(a)).isEqualTo(100);
     assertThat(answeredMillis(b)).isEqualTo(200);
-    assertThat(answeredMillis(c)).isEqualTo(0);
+    assertThat(answeredMillis(c)).isEqualTo(1); // shed at once, known after the 1 ms error latency
     assertThat(c.outcome).isEqualTo(Server.REJECTED);
   }
 

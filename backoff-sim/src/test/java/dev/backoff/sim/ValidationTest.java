@@ -84,11 +84,37 @@ class ValidationTest {
   }
 
   @Test
+  void bareStrategyNamesTakeTheCoreDefaults() {
+    Scenario s = Scenario.of(Map.of("policies", "full-jitter,decorrelated-v2,gaussian"));
+    assertThat(s.policyNames()).containsExactly("full-jitter", "decorrelated-v2", "gaussian");
+    dev.backoff.RetryPolicy<Object> policy = s.policies.get(0).build(Integer.MAX_VALUE, null);
+    assertThat(policy.backoff().maxDelayNanos()).isEqualTo(
+        dev.backoff.BackoffSpec.of("full-jitter").toBackoff().maxDelayNanos());
+  }
+
+  @Test
   void everyPresetOfTheCoreIsAPolicy() {
     for (dev.backoff.Preset preset : dev.backoff.Preset.values()) {
       assertThat(PolicySpec.parse(preset.id()).build(Integer.MAX_VALUE, null).maxAttempts())
           .isEqualTo(preset.maxAttempts());
     }
+  }
+
+  @Test
+  void theDocumentedExampleScenariosAreValid() throws Exception {
+    java.nio.file.Path examples = java.nio.file.Path.of("..", "docs", "scenarios");
+    assertThat(examples).isDirectory();
+    try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.list(examples)) {
+      List<java.nio.file.Path> yaml = files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList();
+      assertThat(yaml).isNotEmpty();
+      for (java.nio.file.Path file : yaml) {
+        assertThat(ScenarioFiles.read(file).policies).as(file.toString()).isNotEmpty();
+      }
+    }
+    // seed-003.yaml spells out the defaults.
+    Scenario seed = ScenarioFiles.read(examples.resolve("seed-003.yaml"));
+    assertThat(Output.json(Simulator.run(seed.with("duration", "100s"))))
+        .isEqualTo(Output.json(Simulator.run(Scenario.defaults().with("duration", "100s"))));
   }
 
   @Test

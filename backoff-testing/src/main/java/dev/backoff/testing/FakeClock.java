@@ -42,11 +42,16 @@ public final class FakeClock implements Clock {
   /**
    * Moves the clock forward by {@code duration}.
    *
-   * @throws IllegalArgumentException if {@code duration} is negative
+   * @throws IllegalArgumentException if {@code duration} is negative or longer than {@link Long#MAX_VALUE}
+   *     nanoseconds (about 292 years)
    */
   public void advance(Duration duration) {
     if (duration.isNegative()) {
       throw new IllegalArgumentException("a clock cannot go back: advance must not be negative, was " + duration);
+    }
+    if (duration.compareTo(Duration.ofNanos(Long.MAX_VALUE)) > 0) {
+      throw new IllegalArgumentException("advance must be at most " + Duration.ofNanos(Long.MAX_VALUE)
+          + " (Long.MAX_VALUE ns), was " + duration);
     }
     advanceNanos(duration.toNanos());
   }

@@ -16,8 +16,12 @@ public final class ScriptedRandom implements RandomGenerator {
    * A source that returns {@code values} in order, then starts again.
    *
    * @throws IllegalArgumentException if there are no values or one is outside {@code [0, 1)}
+   * @throws NullPointerException if {@code values} is null
    */
   public ScriptedRandom(double... values) {
+    if (values == null) {
+      throw new NullPointerException("scripted values must not be null");
+    }
     if (values.length == 0) {
       throw new IllegalArgumentException("ScriptedRandom needs at least one value");
     }
