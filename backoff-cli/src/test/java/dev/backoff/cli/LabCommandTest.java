@@ -80,7 +80,8 @@ class LabCommandTest {
   @Test
   void aShortDemoReportsLiveAndSimulatedResults() {
     CliRunner result = CliRunner.run("lab", "demo", "--clients", "30", "--think", "500ms", "--timeout", "1s",
-        "--warmup", "2s", "--pause", "1s", "--after", "2s", "--policies", "exponential", "--format", "json");
+        "--warmup", "2s", "--pause", "1s", "--after", "2s", "--policies", "exponential", "--max-connections", "500",
+        "--format", "json");
     assertThat(result.exitCode).isZero();
     assertThat(result.err).contains("== exponential", "server paused", "server resumed");
     assertThat(result.out).startsWith("{\"settings\":{\"clients\":30,")

@@ -55,6 +55,7 @@ public final class LabDemo {
             .think(settings.think).timeout(settings.timeout).policy(name).start()) {
       LabRecorder recorder = new LabRecorder(fleet, ServerProbe.of(server));
       long start = System.nanoTime();
+      long refusedAtResume = 0;
       for (int second = 0; second < total; second++) {
         if (second == warmup) {
           server.pause();
@@ -69,12 +70,15 @@ public final class LabDemo {
           TimeUnit.NANOSECONDS.sleep(wait);
         }
         LabSample sample = recorder.sample();
+        if (second + 1 == warmup + pause) {
+          refusedAtResume = recorder.refusedByServer();
+        }
         if ((second + 1) % 5 == 0) {
           List<LabSample> samples = recorder.samples();
           progress.accept(String.format("t=%ds  %s  | server %s", second + 1,
               LabRecorder.rateLine(samples, second - 4, second + 1), server.statusLine()));
         }
-        if (second >= warmup + pause && (recorder.refusedByServer() > 0
+        if (second >= warmup + pause && (recorder.refusedByServer() > refusedAtResume
             || sample.concurrency() >= server.maxConnections())) {
           stoppedEarly = "the server held its maximum of " + server.maxConnections() + " requests "
               + (second + 1 - warmup - pause) + " s after resuming";

@@ -28,7 +28,7 @@ class LabStormEndToEndTest {
         .timeout(Duration.ofSeconds(1))
         .latency(KneeLatency.of(Duration.ofMillis(100), 30, 1.05, 3))
         .backlog(16)
-        .maxConnections(1500)
+        .maxConnections(600) // with 250 clients, fits under ulimit -n 1024
         .warmup(Duration.ofSeconds(3))
         .pause(Duration.ofSeconds(10))
         .after(Duration.ofSeconds(5))
