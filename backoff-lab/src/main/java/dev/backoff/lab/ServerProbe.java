@@ -5,8 +5,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * How a lab run learns the server's state each second: directly from an in-process {@link LabServer}, or
@@ -62,34 +60,5 @@ public interface ServerProbe {
         return null;
       }
     };
-  }
-
-  /** Parses {@link LabServer.Stats#toJson()}. */
-  final class RemoteStats {
-    private static final Pattern FIELD = Pattern.compile("\"(\\w+)\":(true|false|-?[0-9.eE+-]+)");
-
-    private RemoteStats() {}
-
-    static LabServer.Stats parse(String json) {
-      Matcher matcher = FIELD.matcher(json);
-      java.util.Map<String, String> fields = new java.util.HashMap<>();
-      while (matcher.find()) {
-        fields.put(matcher.group(1), matcher.group(2));
-      }
-      if (!fields.containsKey("concurrency") || !fields.containsKey("lastDelaySeconds")) {
-        return null; // not a lab server
-      }
-      try {
-        return new LabServer.Stats(Integer.parseInt(fields.get("concurrency")),
-            Integer.parseInt(fields.getOrDefault("peakConcurrency", fields.get("concurrency"))),
-            Integer.parseInt(fields.getOrDefault("waiting", "0")),
-            (long) (Double.parseDouble(fields.get("lastDelaySeconds")) * 1e9),
-            Boolean.parseBoolean(fields.getOrDefault("paused", "false")),
-            Long.parseLong(fields.getOrDefault("answered", "0")), Long.parseLong(fields.getOrDefault("dropped", "0")),
-            Long.parseLong(fields.getOrDefault("refused", "0")));
-      } catch (NumberFormatException e) {
-        return null;
-      }
-    }
   }
 }
