@@ -21,11 +21,12 @@ import picocli.CommandLine.Spec;
 
 /** {@code backoff lab client}: seed 003's fleet of closed-loop clients, retrying with backoff-http. */
 @Command(name = "client", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Run seed 003's clients against a server on this machine: each waits an exponential think",
-        "time, sends one request, waits for the answer or the timeout, and retries under the policy (with",
-        "backoff-http's client). Prints 'OK: x req/sec, errors: y req/sec, timedout: z req/sec' every 5 s,",
-        "and at the end (--duration, or Ctrl-C) a summary with the simulator's fields. A lab server's",
-        "/admin/stats adds its concurrency and shows when it was paused."})
+    description = {"Run seed 003's clients against a server on this machine.",
+        "Each client waits an exponential think time, sends one request, waits for the answer or the timeout, "
+            + "and retries under the policy (with backoff-http's client). Prints 'OK: x req/sec, errors: y "
+            + "req/sec, timedout: z req/sec' every 5 s and, at the end (--duration, or Ctrl-C), a summary with "
+            + "the simulator's fields. A lab server's /admin/stats adds its concurrency and shows when it was "
+            + "paused."})
 final class LabClientCommand implements Callable<Integer> {
   enum Format { table, json }
 

@@ -7,8 +7,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code backoff lab}: seed 003's experiment over real loopback sockets. */
 @Command(name = "lab", mixinStandardHelpOptions = true,
-    description = {"Seed 003's retry-storm experiment over real sockets on this machine (127.0.0.1 only):",
-        "a server with a latency knee, a fleet of retrying clients, and a demo that pauses the server."},
+    description = {"Seed 003's retry-storm experiment over real sockets on this machine (127.0.0.1 only).",
+        "A server with seed 003's latency knee, a fleet of clients retrying with backoff-http, and a demo that "
+            + "pauses the server and reports whether it recovers, next to the simulator's prediction."},
     subcommands = {LabServerCommand.class, LabClientCommand.class, LabDemoCommand.class})
 final class LabCommand implements Runnable {
   @Spec

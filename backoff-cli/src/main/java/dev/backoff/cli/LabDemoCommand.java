@@ -24,12 +24,12 @@ import picocli.CommandLine.Spec;
 
 /** {@code backoff lab demo}: seed 003's experiment in one command, live and simulated side by side. */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Seed 003's experiment over real sockets on 127.0.0.1, one policy after another: start a",
-        "server and a client fleet, run steady, pause the server (like SIGSTOP), resume it, and report",
-        "whether it recovered, next to what the simulator predicts for the same parameters. A run stops",
-        "early when the server holds --max-connections requests: that is a storm.",
-        "Defaults are the seed's (1000 clients, think 10s, timeout 2s, knee 30/1.05/15, 100ms) with a",
-        "30 s pause: about two minutes for fixed and exponential."})
+    description = {"Seed 003's experiment, live on 127.0.0.1 and simulated, one policy after another.",
+        "For each policy: start a server and a client fleet, run steady, pause the server (like SIGSTOP), "
+            + "resume it, and report whether it recovered, next to what the simulator predicts for the same "
+            + "parameters. A run stops early when the server holds --max-connections requests: that is a storm.",
+        "Defaults are the seed's (1000 clients, think 10s, timeout 2s, knee 30/1.05/15, 100ms) with a 30 s "
+            + "pause: about two minutes for fixed and exponential."})
 final class LabDemoCommand implements Callable<Integer> {
   enum Format { table, json }
 

@@ -17,11 +17,12 @@ import picocli.CommandLine.Spec;
 
 /** {@code backoff lab server}: seed 003's server on 127.0.0.1. */
 @Command(name = "server", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Run seed 003's server on 127.0.0.1: /api answers OK after base · factor^((c − limit)/k)",
-        "(c = requests in service, abandoned ones included), re-checked every 50 ms. Prints",
-        "'concurrency: N, last delay: D' every second. Pause it with SIGSTOP (kill -STOP PID) or",
-        "POST /admin/pause, resume with SIGCONT or POST /admin/resume; GET /admin/stats gives JSON.",
-        "Runs until interrupted (Ctrl-C) or for --duration."})
+    description = {"Run seed 003's server on 127.0.0.1.",
+        "/api answers OK after base · factor^((c − limit)/k) for c above the limit (c = requests in service, "
+            + "abandoned ones included), re-checked every 50 ms. Prints 'concurrency: N, last delay: D' every "
+            + "second.",
+        "Pause it with SIGSTOP (kill -STOP PID) or POST /admin/pause; resume with SIGCONT or POST "
+            + "/admin/resume; GET /admin/stats answers JSON. Runs until interrupted (Ctrl-C) or for --duration."})
 final class LabServerCommand implements Callable<Integer> {
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
 
