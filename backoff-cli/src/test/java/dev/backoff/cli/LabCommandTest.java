@@ -2,7 +2,9 @@ package dev.backoff.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.backoff.lab.FileDescriptors;
 import dev.backoff.lab.LabServer;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -52,6 +54,16 @@ class LabCommandTest {
     CliRunner clients = CliRunner.run("lab", "client", "--clients", "0", "--duration", "1s");
     assertThat(clients.exitCode).isEqualTo(2);
     assertThat(clients.err).contains("--clients").contains("0");
+  }
+
+  @Test
+  void aFleetAboveUlimitIsRefusedWithTheFix() {
+    // Only meaningful (and only safe) where a million sockets are more than the process may open.
+    Assumptions.assumeTrue(FileDescriptors.limit().orElse(Long.MAX_VALUE) < 1_000_000);
+    CliRunner result = CliRunner.run("lab", "client", "--url", "http://127.0.0.1:9/api", "--clients", "1000000",
+        "--duration", "1s");
+    assertThat(result.exitCode).isEqualTo(1);
+    assertThat(result.err).contains("ulimit -n is").contains("--clients 1000000").contains("raise it");
   }
 
   @Test

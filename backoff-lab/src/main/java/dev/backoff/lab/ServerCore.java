@@ -45,7 +45,7 @@ final class ServerCore<T> {
     }
   }
 
-  /** Slots skipped at once after a stall longer than this (nothing can be due in them twice). */
+  /** After a longer stall only the latest slots are checked: every request has a check among them anyway. */
   private static final long MAX_SLOTS_PER_TICK = 1 << 16;
 
   private final KneeLatency latency;
