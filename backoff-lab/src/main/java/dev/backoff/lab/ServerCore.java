@@ -68,7 +68,7 @@ final class ServerCore<T> {
   private long dropped;
   private long refused;
 
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic queues
   ServerCore(KneeLatency latency, long slotNanos, int slotsPerCheck, int backlog, int maxConnections) {
     if (slotNanos <= 0) {
       throw new IllegalArgumentException("slot must be positive, was " + slotNanos + "ns");
