@@ -143,8 +143,13 @@ final class LabDemoCommand implements Callable<Integer> {
   }
 
   static String table(List<LabDemo.Result> results, Map<String, Prediction> predictions) {
+    int width = "policy".length();
+    for (LabDemo.Result result : results) {
+      width = Math.max(width, result.policy().length());
+    }
+    String row = "%-" + width + "s  %-16s %9s %22s %8s %8s   %s%n";
     StringBuilder text = new StringBuilder();
-    text.append(String.format(Locale.ROOT, "%-14s %-24s %9s %22s %8s %8s   %s%n", "policy", "live: recovered",
+    text.append(String.format(Locale.ROOT, row, "policy", "live: recovered",
         "peak conc", "goodput before→after", "attempts", "success", "simulator: recovered, peak conc"));
     List<String> notes = new ArrayList<>();
     for (LabDemo.Result result : results) {
@@ -154,11 +159,12 @@ final class LabDemoCommand implements Callable<Integer> {
           : prediction.summary == null ? "n/a"
           : verdict(prediction.summary.recovered(), prediction.summary.recoverySeconds()) + ", "
               + prediction.summary.peakConcurrency();
-      text.append(String.format(Locale.ROOT, "%-14s %-24s %9s %22s %8.2f %8.3f   %s%n", result.policy(),
+      text.append(String.format(Locale.ROOT, row, result.policy(),
           verdict(live.recovered(), live.recoverySeconds()),
           live.peakConcurrency() < 0 ? "?" : Integer.toString(live.peakConcurrency()),
           String.format(Locale.ROOT, "%.1f → %.1f req/s", live.baselineGoodput(), live.goodputAfterFault()),
-          live.amplification(), live.successRatio(), simulated));
+          String.format(Locale.ROOT, "%.2f", live.amplification()),
+          String.format(Locale.ROOT, "%.3f", live.successRatio()), simulated));
       if (result.stoppedEarly() != null) {
         notes.add(result.policy() + ": stopped early, " + result.stoppedEarly());
       }
