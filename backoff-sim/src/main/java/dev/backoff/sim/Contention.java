@@ -47,7 +47,7 @@ public final class Contention {
   }
 
   /**
-   * One line of the result.
+   * One line of the result. Immutable and thread-safe.
    *
    * @param strategy the strategy's name
    * @param clients N

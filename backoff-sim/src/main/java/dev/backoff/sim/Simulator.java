@@ -99,7 +99,7 @@ public final class Simulator {
   }
 
   /**
-   * A policy's tipping point.
+   * A policy's tipping point. Immutable and thread-safe.
    *
    * @param policy the policy's name
    * @param faultSeconds the shortest fault length (seconds) found not to recover, or null if every length

@@ -1,7 +1,7 @@
 package dev.backoff.sim;
 
 /**
- * The headline numbers of one policy's run.
+ * The headline numbers of one policy's run. Immutable and thread-safe.
  *
  * @param baselineGoodput mean successes per second in the second half of the time before the first fault
  *     (or load disturbance); for a run without one, over its second half

@@ -22,7 +22,7 @@ class ValidationTest {
       "clients|-5|must be at least 1, was -5",
       "policies|fixd|unknown policy 'fixd'",
       "policies|exponential:100ms:2|exponential takes INITIAL:MULTIPLIER:CAP",
-      "policies|full-jitter:1s:100ms|cap must be at least the initial delay",
+      "policies|full-jitter:1s:100ms|bad policy 'full-jitter:1s:100ms': cap must be at least",
       "policies|fixed,fixed|listed twice",
       "faults|pause@500s+30s|lies outside the run",
       "faults|pause@390s+30s|lies outside the run",
