@@ -18,19 +18,19 @@ class LabStormEndToEndTest {
   @Test
   @Timeout(120)
   void fixedRetriesStormWhileJitteredExponentialBackoffRecovers() throws Exception {
-    // 250 clients thinking 2 s: ~125 requests/s, ~12 concurrent at 100 ms (below the knee at 30). The
-    // latency passes the 1 s timeout at ~170 concurrent requests. After 10 s paused, nearly every fixed
-    // client has an attempt waiting when the server resumes, which puts it far past that; exponential
-    // backoff has most clients asleep by then.
+    // 300 clients thinking 3 s: ~100 requests/s, ~10 concurrent at 100 ms (below the knee at 30). The
+    // latency passes the 1 s timeout at ~150 concurrent requests. After 12 s paused, about 90% of the
+    // fixed clients have an attempt waiting when the server resumes (~270), far past that; exponential
+    // backoff has three quarters of its clients asleep by then (~75).
     LabDemo demo = LabDemo.builder()
-        .clients(250)
-        .think(Duration.ofSeconds(2))
+        .clients(300)
+        .think(Duration.ofSeconds(3))
         .timeout(Duration.ofSeconds(1))
-        .latency(KneeLatency.of(Duration.ofMillis(100), 30, 1.05, 3))
+        .latency(KneeLatency.of(Duration.ofMillis(100), 30, 1.05, 2.5))
         .backlog(16)
-        .maxConnections(600) // with 250 clients, fits under ulimit -n 1024
+        .maxConnections(600) // with 300 clients, fits under ulimit -n 1024
         .warmup(Duration.ofSeconds(3))
-        .pause(Duration.ofSeconds(10))
+        .pause(Duration.ofSeconds(12))
         .after(Duration.ofSeconds(5))
         .policies(List.of("fixed", "exponential"))
         .build();
