@@ -1,0 +1,157 @@
+package dev.backoff.cli;
+
+import dev.backoff.lab.ClientFleet;
+import dev.backoff.lab.LabRecorder;
+import dev.backoff.lab.LabReport;
+import dev.backoff.lab.LabSample;
+import dev.backoff.lab.LabSummary;
+import dev.backoff.lab.ServerProbe;
+import java.io.PrintWriter;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code backoff lab client}: seed 003's fleet of closed-loop clients, retrying with backoff-http. */
+@Command(name = "client", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Run seed 003's clients against a server on this machine.",
+        "Each client waits an exponential think time, sends one request, waits for the answer or the timeout, "
+            + "and retries under the policy (with backoff-http's client). Prints 'OK: x req/sec, errors: y "
+            + "req/sec, timedout: z req/sec' every 5 s and, at the end (--duration, or Ctrl-C), a summary with "
+            + "the simulator's fields. A lab server's /admin/stats adds its concurrency and shows when it was "
+            + "paused."})
+final class LabClientCommand implements Callable<Integer> {
+  enum Format { table, json }
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--url", paramLabel = "URL", description = "Where to send (loopback only). Default http://127.0.0.1:8070/api.")
+  String url = "http://127.0.0.1:8070/api";
+
+  @Option(names = "--clients", paramLabel = "N", description = "Number of clients. Default 1000.")
+  int clients = 1000;
+
+  @Option(names = "--think", paramLabel = "D", converter = DurationConverter.class,
+      description = "Mean think time between a client's requests. Default 10s.")
+  Duration think = Duration.ofSeconds(10);
+
+  @Option(names = "--timeout", paramLabel = "D", converter = DurationConverter.class,
+      description = "Timeout of each attempt. Default 2s.")
+  Duration timeout = Duration.ofSeconds(2);
+
+  @Option(names = "--policy", paramLabel = "NAME",
+      description = "Retry policy: fixed, exponential (seed 003's), or a strategy or preset name (see 'backoff "
+          + "strategies'). Default exponential.")
+  String policy = "exponential";
+
+  @Option(names = "--duration", paramLabel = "D", converter = DurationConverter.class,
+      description = "Stop after this long. Default: run until interrupted.")
+  Duration duration;
+
+  @Option(names = "--format", paramLabel = "FORMAT",
+      description = "Summary format: ${COMPLETION-CANDIDATES}. With json the 5 s lines go to stderr. Default table.")
+  Format format = Format.table;
+
+  @Override
+  public Integer call() throws Exception {
+    if (duration != null && (duration.isNegative() || duration.toSeconds() < 1)) {
+      throw new Errors.UsageException("--duration must be at least 1s, was " + duration);
+    }
+    URI uri = parseUrl(url);
+    ClientFleet.Builder builder = ClientFleet.builder();
+    try {
+      builder.uri(uri).clients(clients).think(think).timeout(timeout).policy(policy);
+    } catch (IllegalArgumentException e) {
+      throw new Errors.UsageException(flagMessage(e.getMessage()));
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    PrintWriter lines = format == Format.json ? err : out;
+    URI stats = uri.resolve("/admin/stats");
+    ServerProbe probe = ServerProbe.remote(stats, Duration.ofMillis(500));
+    if (probe.read() == null) {
+      err.println("backoff lab client: " + stats + " did not answer: not a lab server (or paused); "
+          + "its concurrency will be unknown");
+      probe = ServerProbe.none();
+    }
+    err.flush();
+    CountDownLatch stop = new CountDownLatch(1);
+    CountDownLatch finished = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      stop.countDown();
+      try {
+        finished.await(5, TimeUnit.SECONDS); // let the summary print
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "backoff-lab-client-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    try (ClientFleet fleet = builder.start()) {
+      LabRecorder recorder = new LabRecorder(fleet, probe);
+      long start = System.nanoTime();
+      long seconds = duration == null ? Long.MAX_VALUE : duration.toSeconds();
+      for (long second = 0; second < seconds; second++) {
+        long wait = start + TimeUnit.SECONDS.toNanos(second + 1) - System.nanoTime();
+        if (wait > 0 && stop.await(wait, TimeUnit.NANOSECONDS)) {
+          break;
+        }
+        LabSample sample = recorder.sample();
+        if ((second + 1) % 5 == 0) {
+          List<LabSample> samples = recorder.samples();
+          lines.println(LabRecorder.rateLine(samples, samples.size() - 5, samples.size())
+              + LabReport.serverSuffix(sample));
+          lines.flush();
+        }
+      }
+      List<LabSample> samples = recorder.samples();
+      LabSummary summary = LabSummary.detect(samples, fleet.totals());
+      if (format == Format.json) {
+        out.println(LabReport.clientJson(policy, clients, summary, samples));
+      } else {
+        out.println(LabReport.summaryTable(policy, summary, fleet.totals()));
+      }
+      out.flush();
+    } finally {
+      finished.countDown();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // Interrupted: the hook is waiting for us, and we are done.
+      }
+    }
+    return 0;
+  }
+
+  static URI parseUrl(String url) {
+    try {
+      URI uri = new URI(url);
+      if (!"http".equalsIgnoreCase(uri.getScheme()) || uri.getHost() == null) {
+        throw new Errors.UsageException("--url '" + url + "' is not an http:// URL with a host");
+      }
+      return uri;
+    } catch (URISyntaxException e) {
+      throw new Errors.UsageException("--url '" + url + "' is malformed: " + e.getReason());
+    }
+  }
+
+  /** The lab's messages name builder parameters; on the command line they are flags. */
+  static String flagMessage(String message) {
+    for (String name : new String[] {"url", "clients", "think", "timeout"}) {
+      if (message.startsWith(name + " ")) {
+        return "--" + message;
+      }
+    }
+    if (message.startsWith("unknown policy")) {
+      return "--policy: " + message;
+    }
+    return message;
+  }
+}

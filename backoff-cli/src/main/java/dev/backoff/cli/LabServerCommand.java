@@ -1,0 +1,105 @@
+package dev.backoff.cli;
+
+import dev.backoff.lab.LabServer;
+import java.io.PrintWriter;
+import java.net.BindException;
+import java.time.Duration;
+import java.time.LocalTime;
+import java.time.format.DateTimeFormatter;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** {@code backoff lab server}: seed 003's server on 127.0.0.1. */
+@Command(name = "server", mixinStandardHelpOptions = true, sortOptions = false,
+    description = {"Run seed 003's server on 127.0.0.1.",
+        "/api answers OK after base · factor^((c − limit)/k) for c above the limit (c = requests in service, "
+            + "abandoned ones included), re-checked every 50 ms. Prints 'concurrency: N, last delay: D' every "
+            + "second.",
+        "Pause it with SIGSTOP (kill -STOP PID) or POST /admin/pause; resume with SIGCONT or POST "
+            + "/admin/resume; GET /admin/stats answers JSON. Runs until interrupted (Ctrl-C) or for --duration."})
+final class LabServerCommand implements Callable<Integer> {
+  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--port", paramLabel = "P", description = "Port on 127.0.0.1 (0: any free one). Default 8070.")
+  int port = 8070;
+
+  @Mixin
+  LabModelOptions model = new LabModelOptions();
+
+  @Option(names = "--max-connections", paramLabel = "N",
+      description = "Most requests held at once; more get 503 (file descriptors stay bounded). "
+          + "Default 10000, or what ulimit -n allows if lower.")
+  Integer maxConnections;
+
+  @Option(names = "--duration", paramLabel = "D", converter = DurationConverter.class,
+      description = "Stop after this long. Default: run until interrupted.")
+  Duration duration;
+
+  @Override
+  public Integer call() throws Exception {
+    if (port < 0 || port > 65535) {
+      throw new Errors.UsageException("--port must be in 0..65535, was " + port);
+    }
+    if (maxConnections != null && maxConnections < 1) {
+      throw new Errors.UsageException("--max-connections must be at least 1, was " + maxConnections);
+    }
+    if (duration != null && (duration.isZero() || duration.isNegative())) {
+      throw new Errors.UsageException("--duration must be positive, was " + duration);
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    LabServer.Builder builder = LabServer.builder().port(port).latency(model.latency()).backlog(model.backlog)
+        .report(line -> {
+          out.println(LocalTime.now().format(TIME) + ": " + line);
+          out.flush();
+        });
+    if (maxConnections != null) {
+      builder.maxConnections(maxConnections);
+    }
+    LabServer server;
+    try {
+      server = builder.start();
+    } catch (BindException e) {
+      throw new IllegalStateException("cannot listen on 127.0.0.1:" + port + ": " + e.getMessage()
+          + " (another server there? try --port 0)");
+    }
+    CountDownLatch stopped = new CountDownLatch(1);
+    Thread hook = new Thread(() -> {
+      server.close();
+      stopped.countDown();
+    }, "backoff-lab-server-shutdown");
+    Runtime.getRuntime().addShutdownHook(hook);
+    String base = "http://127.0.0.1:" + server.port();
+    err.println("backoff lab server: " + base + "/api  " + server.latency() + ", backlog " + server.backlog()
+        + ", holding at most " + server.maxConnections() + " requests");
+    err.println("  pause:  kill -STOP " + ProcessHandle.current().pid() + "  or  curl -X POST " + base
+        + "/admin/pause");
+    err.println("  resume: kill -CONT " + ProcessHandle.current().pid() + "  or  curl -X POST " + base
+        + "/admin/resume");
+    err.flush();
+    try {
+      if (duration == null) {
+        stopped.await();
+      } else {
+        stopped.await(duration.toNanos(), TimeUnit.NANOSECONDS);
+      }
+    } finally {
+      server.close();
+      try {
+        Runtime.getRuntime().removeShutdownHook(hook);
+      } catch (IllegalStateException shuttingDown) {
+        // The hook is running: it closes the server.
+      }
+    }
+    return 0;
+  }
+}

@@ -1,0 +1,103 @@
+package dev.backoff.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.backoff.lab.FileDescriptors;
+import dev.backoff.lab.LabServer;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(120)
+class LabCommandTest {
+
+  @Test
+  void labNeedsASubcommand() {
+    CliRunner result = CliRunner.run("lab");
+    assertThat(result.exitCode).isEqualTo(2);
+    assertThat(result.err).contains("server, client or demo");
+  }
+
+  @Test
+  void serverFlagsAreValidatedByName() {
+    CliRunner factor = CliRunner.run("lab", "server", "--factor", "0.5", "--duration", "1s");
+    assertThat(factor.exitCode).isEqualTo(2);
+    assertThat(factor.err).contains("--factor").contains("0.5");
+    CliRunner k = CliRunner.run("lab", "server", "--k", "0", "--duration", "1s");
+    assertThat(k.exitCode).isEqualTo(2);
+    assertThat(k.err).contains("--k");
+    CliRunner port = CliRunner.run("lab", "server", "--port", "70000");
+    assertThat(port.exitCode).isEqualTo(2);
+    assertThat(port.err).contains("--port").contains("70000");
+  }
+
+  @Test
+  void serverPrintsTheSeedsStatusLineEverySecond() {
+    CliRunner result = CliRunner.run("lab", "server", "--port", "0", "--duration", "2500ms");
+    assertThat(result.exitCode).isZero();
+    assertThat(result.out).contains("concurrency: 0, last delay: 0");
+    assertThat(result.err).contains("http://127.0.0.1:").contains("/admin/pause");
+  }
+
+  @Test
+  void clientRefusesAnythingButLoopback() {
+    CliRunner result = CliRunner.run("lab", "client", "--url", "http://192.0.2.1/api", "--duration", "1s");
+    assertThat(result.exitCode).isEqualTo(2);
+    assertThat(result.err).contains("--url").contains("loopback");
+  }
+
+  @Test
+  void clientRejectsUnknownPoliciesAndBadNumbers() {
+    CliRunner policy = CliRunner.run("lab", "client", "--policy", "sometimes", "--duration", "1s");
+    assertThat(policy.exitCode).isEqualTo(2);
+    assertThat(policy.err).contains("--policy").contains("sometimes");
+    CliRunner clients = CliRunner.run("lab", "client", "--clients", "0", "--duration", "1s");
+    assertThat(clients.exitCode).isEqualTo(2);
+    assertThat(clients.err).contains("--clients").contains("0");
+  }
+
+  @Test
+  void aFleetAboveUlimitIsRefusedWithTheFix() {
+    // Only meaningful (and only safe) where a million sockets are more than the process may open.
+    Assumptions.assumeTrue(FileDescriptors.limit().orElse(Long.MAX_VALUE) < 1_000_000);
+    CliRunner result = CliRunner.run("lab", "client", "--url", "http://127.0.0.1:9/api", "--clients", "1000000",
+        "--duration", "1s");
+    assertThat(result.exitCode).isEqualTo(1);
+    assertThat(result.err).contains("ulimit -n is").contains("--clients 1000000").contains("raise it");
+  }
+
+  @Test
+  void clientRunsAFleetAndPrintsTheSeedsLinesAndAJsonSummary() throws Exception {
+    try (LabServer server = LabServer.builder().start()) {
+      CliRunner result = CliRunner.run("lab", "client", "--url", server.apiUri().toString(), "--clients", "20",
+          "--think", "200ms", "--timeout", "1s", "--policy", "fixed", "--duration", "6s", "--format", "json");
+      assertThat(result.exitCode).isZero();
+      assertThat(result.err).containsPattern("OK: [0-9.]+ req/sec, errors: [0-9.]+ req/sec, timedout: [0-9.]+ req/sec");
+      assertThat(result.out).startsWith("{\"policy\":\"fixed\",\"clients\":20,\"summary\":{\"baselineGoodput\":")
+          .contains("\"recovered\":null", "\"series\":[{\"t\":0,");
+      assertThat(server.stats().answered()).isPositive();
+    }
+  }
+
+  @Test
+  void demoRejectsUnknownPolicies() {
+    CliRunner result = CliRunner.run("lab", "demo", "--policies", "fixed,bogus");
+    assertThat(result.exitCode).isEqualTo(2);
+    assertThat(result.err).contains("--policies").contains("bogus");
+    CliRunner pause = CliRunner.run("lab", "demo", "--pause", "0s");
+    assertThat(pause.exitCode).isEqualTo(2);
+    assertThat(pause.err).contains("--pause");
+  }
+
+  @Test
+  void aShortDemoReportsLiveAndSimulatedResults() {
+    CliRunner result = CliRunner.run("lab", "demo", "--clients", "30", "--think", "500ms", "--timeout", "1s",
+        "--warmup", "2s", "--pause", "1s", "--after", "2s", "--policies", "exponential", "--max-connections", "500",
+        "--format", "json");
+    assertThat(result.exitCode).isZero();
+    assertThat(result.err).contains("== exponential", "server paused", "server resumed");
+    assertThat(result.out).startsWith("{\"settings\":{\"clients\":30,")
+        .contains("\"name\":\"exponential\"", "\"summary\":{\"baselineGoodput\":", "\"simulator\":{\"baselineGoodput\":",
+            "\"pausedAt\":2,\"resumedAt\":3");
+  }
+}

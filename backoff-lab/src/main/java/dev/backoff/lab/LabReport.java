@@ -1,0 +1,75 @@
+package dev.backoff.lab;
+
+import java.util.List;
+import java.util.Locale;
+
+/** Text and JSON renderings of lab results, for the command line. Stateless. */
+public final class LabReport {
+  private LabReport() {}
+
+  /** {@code " | server concurrency: N, last delay: D"} when the sample knows the server, else "". */
+  public static String serverSuffix(LabSample sample) {
+    if (sample.serverState() == LabSample.ServerState.UNKNOWN) {
+      return "";
+    }
+    if (sample.serverState() == LabSample.ServerState.UNREACHABLE) {
+      return "  | server: not answering";
+    }
+    return "  | server concurrency: " + sample.concurrency() + ", last delay: "
+        + LabServer.formatDuration((long) (sample.latencySeconds() * 1e9))
+        + (sample.serverState() == LabSample.ServerState.PAUSED ? " (paused)" : "");
+  }
+
+  /** The series as a JSON array. */
+  public static String seriesJson(List<LabSample> samples) {
+    StringBuilder json = new StringBuilder("[");
+    for (int i = 0; i < samples.size(); i++) {
+      json.append(i == 0 ? "" : ",").append(samples.get(i).toJson());
+    }
+    return json.append(']').toString();
+  }
+
+  /** A client run as JSON: {@code {"policy":…,"clients":…,"summary":{…},"series":[…]}}. */
+  public static String clientJson(String policy, int clients, LabSummary summary, List<LabSample> samples) {
+    return "{\"policy\":" + quote(policy) + ",\"clients\":" + clients + ",\"summary\":" + summary.toJson()
+        + ",\"series\":" + seriesJson(samples) + "}";
+  }
+
+  /** A client run's summary as aligned lines. */
+  public static String summaryTable(String policy, LabSummary summary, FleetTotals totals) {
+    StringBuilder text = new StringBuilder();
+    row(text, "policy", policy);
+    row(text, "baseline goodput", format("%.1f req/s", summary.baselineGoodput()));
+    row(text, "recovered", summary.recovered() == null ? "no fault seen (pause the server to see one)"
+        : summary.recovered() ? "yes, " + summary.recoverySeconds() + " s after the fault" : "no");
+    row(text, "goodput after fault", format("%.1f req/s", summary.goodputAfterFault()));
+    row(text, "peak concurrency", summary.peakConcurrency() < 0 ? "unknown" : Integer.toString(summary.peakConcurrency()));
+    row(text, "amplification", format("%.2f attempts per request", summary.amplification()));
+    row(text, "success ratio", format("%.3f", summary.successRatio()));
+    row(text, "totals", totals.toString());
+    return text.toString().stripTrailing();
+  }
+
+  private static void row(StringBuilder text, String name, String value) {
+    text.append(String.format(Locale.ROOT, "%-20s %s%n", name + ":", value));
+  }
+
+  private static String format(String pattern, double value) {
+    return Double.isNaN(value) ? "n/a" : String.format(Locale.ROOT, pattern, value);
+  }
+
+  /** A JSON string literal. */
+  public static String quote(String text) {
+    StringBuilder json = new StringBuilder("\"");
+    for (char c : text.toCharArray()) {
+      if (c == '"' || c == '\\') {
+        json.append('\\').append(c);
+      } else if (c < 0x20) {
+        json.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
+      } else {
+        json.append(c);
+      }
+    }
+    return json.append('"').toString();
+  }
+}

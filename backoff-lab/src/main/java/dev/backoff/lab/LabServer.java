@@ -1,0 +1,461 @@
+package dev.backoff.lab;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Seed 003's server over real sockets, bound to the loopback interface only: {@code /api} answers {@code OK}
+ * after the {@linkplain KneeLatency knee model}'s delay, evaluated against the live concurrency (see
+ * {@link ServerCore} for the exact rules, pause included). {@code POST /admin/pause} and
+ * {@code POST /admin/resume} stop and restart it from outside (for platforms without SIGSTOP);
+ * {@code GET /admin/stats} reports its state as JSON.
+ *
+ * <p>It uses the JDK's own HTTP server ({@code com.sun.net.httpserver}, one selector thread) with handlers
+ * that return at once: a delayed request holds a connection and a small object, never a thread. A single
+ * ticker thread answers due requests, so thousands of concurrent requests cost two threads in all.
+ *
+ * <p>Thread-safe. Close it to release its port, threads and connections.
+ */
+public final class LabServer implements AutoCloseable {
+  private static final byte[] OK = "OK".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] OVER_CAPACITY = "over capacity".getBytes(StandardCharsets.US_ASCII);
+  /** Slots per check interval: the ticker runs ten times per interval (every 5 ms for the seed's 50 ms). */
+  private static final int SLOTS_PER_CHECK = 10;
+
+  private final HttpServer http;
+  private final ServerCore<HttpExchange> core;
+  private final ScheduledExecutorService ticker;
+  private final dev.backoff.Clock clock;
+  private final int maxConnections;
+  private final int backlog;
+
+  private LabServer(Builder builder) throws IOException {
+    this.clock = builder.clock;
+    this.backlog = builder.backlog;
+    this.maxConnections = builder.maxConnections;
+    long slotNanos = Math.max(1, builder.checkInterval.toNanos() / SLOTS_PER_CHECK);
+    this.core = new ServerCore<>(builder.latency, slotNanos, SLOTS_PER_CHECK, builder.backlog,
+        builder.maxConnections);
+    this.http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), builder.port),
+        builder.backlog);
+    http.createContext("/api", this::handleApi);
+    http.createContext("/admin/pause", exchange -> handleAdmin(exchange, true));
+    http.createContext("/admin/resume", exchange -> handleAdmin(exchange, false));
+    http.createContext("/admin/stats", this::handleStats);
+    http.setExecutor(null); // handlers run on the selector thread: they only enqueue, never wait
+    ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
+      Thread thread = new Thread(runnable, "backoff-lab-server-ticker");
+      thread.setDaemon(true);
+      return thread;
+    });
+    executor.setRemoveOnCancelPolicy(true);
+    this.ticker = executor;
+    http.start();
+    // Fixed delays, not rates: after a SIGSTOP the ticker must not replay thousands of missed runs.
+    ticker.scheduleWithFixedDelay(this::tick, slotNanos, slotNanos, TimeUnit.NANOSECONDS);
+    if (builder.report != null) {
+      Consumer<String> report = builder.report;
+      ticker.scheduleWithFixedDelay(() -> report.accept(statusLine()), 1, 1, TimeUnit.SECONDS);
+    }
+  }
+
+  /** A builder with seed 003's defaults on a free port. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  private void handleApi(HttpExchange exchange) {
+    boolean held;
+    boolean paused;
+    List<HttpExchange> evicted = new ArrayList<>(1);
+    synchronized (core) {
+      held = core.arrive(exchange, clock.nanoTime(), evicted);
+      paused = core.paused();
+    }
+    for (HttpExchange old : evicted) {
+      old.close();
+    }
+    if (!held) {
+      if (paused) {
+        exchange.close(); // a stopped process answers nothing; the client sees the connection go
+      } else {
+        respond(exchange, 503, OVER_CAPACITY);
+      }
+    }
+  }
+
+  private void handleAdmin(HttpExchange exchange, boolean pause) {
+    if (!"POST".equals(exchange.getRequestMethod())) {
+      exchange.getResponseHeaders().set("Allow", "POST");
+      respond(exchange, 405, "use POST\n".getBytes(StandardCharsets.US_ASCII));
+      return;
+    }
+    if (pause) {
+      pause();
+    } else {
+      resume();
+    }
+    respond(exchange, 200, (pause ? "paused\n" : "resumed\n").getBytes(StandardCharsets.US_ASCII));
+  }
+
+  private void handleStats(HttpExchange exchange) {
+    exchange.getResponseHeaders().set("Content-Type", "application/json");
+    respond(exchange, 200, stats(true).toJson().getBytes(StandardCharsets.UTF_8));
+  }
+
+  private void tick() {
+    List<HttpExchange> due = new ArrayList<>();
+    synchronized (core) {
+      core.tick(clock.nanoTime(), due);
+    }
+    for (HttpExchange exchange : due) {
+      respond(exchange, 200, OK);
+    }
+  }
+
+  private static void respond(HttpExchange exchange, int status, byte[] body) {
+    try {
+      exchange.sendResponseHeaders(status, body.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    } catch (IOException | RuntimeException clientGone) {
+      // The client gave up long ago (a timed-out, abandoned request): nothing to tell it.
+      exchange.close();
+    }
+  }
+
+  /** Stops answering: requests pile up in the accept backlog, as if the process were stopped. */
+  public void pause() {
+    synchronized (core) {
+      core.pause();
+    }
+  }
+
+  /** Resumes: the piled-up backlog starts at once; requests beyond it are closed without an answer. */
+  public void resume() {
+    List<HttpExchange> answered = new ArrayList<>();
+    List<HttpExchange> dropped = new ArrayList<>();
+    synchronized (core) {
+      core.resume(clock.nanoTime(), answered, dropped);
+    }
+    for (HttpExchange exchange : dropped) {
+      exchange.close();
+    }
+    for (HttpExchange exchange : answered) {
+      respond(exchange, 200, OK);
+    }
+  }
+
+  /** The port the server listens on (on 127.0.0.1). */
+  public int port() {
+    return http.getAddress().getPort();
+  }
+
+  /** The {@code /api} address. */
+  public URI apiUri() {
+    return URI.create("http://127.0.0.1:" + port() + "/api");
+  }
+
+  /** A snapshot of the server's state (the peak is since the server started). */
+  public Stats stats() {
+    return stats(false);
+  }
+
+  /**
+   * A snapshot whose peak concurrency covers the time since the previous call of this method (or since the
+   * start), for a sampler that wants the peak of each interval rather than a momentary reading.
+   */
+  public Stats statsForInterval() {
+    return stats(true);
+  }
+
+  private Stats stats(boolean interval) {
+    synchronized (core) {
+      int peak = interval ? core.takePeakSinceMark() : core.peakConcurrency();
+      return new Stats(core.concurrency(), peak, core.waiting(), core.lastDelayNanos(), core.paused(),
+          core.answered(), core.dropped(), core.refused());
+    }
+  }
+
+  /** The once-a-second line of seed 003's server: {@code concurrency: N, last delay: D}. */
+  public String statusLine() {
+    Stats stats = stats();
+    return "concurrency: " + stats.concurrency() + ", last delay: " + formatDuration(stats.lastDelayNanos)
+        + (stats.paused() ? " (paused, " + stats.waiting() + " waiting)" : "");
+  }
+
+  /** The largest number of requests held at once before new ones are refused. */
+  public int maxConnections() {
+    return maxConnections;
+  }
+
+  /** The accept backlog (also the number of requests that start at once on resume). */
+  public int backlog() {
+    return backlog;
+  }
+
+  /** The latency model. */
+  public KneeLatency latency() {
+    return core.latency();
+  }
+
+  /** Stops the server at once, closing every held connection. */
+  @Override
+  public void close() {
+    ticker.shutdownNow();
+    http.stop(0);
+    List<HttpExchange> held = new ArrayList<>();
+    synchronized (core) {
+      core.drainAll(held);
+    }
+    for (HttpExchange exchange : held) {
+      exchange.close();
+    }
+  }
+
+  /** Formats a duration as Go prints one (the seed's server is written in Go): 100ms, 2.671s, 2m8.581s. */
+  static String formatDuration(long nanos) {
+    if (nanos == 0) {
+      return "0";
+    }
+    if (nanos == Long.MAX_VALUE) {
+      return "unbounded";
+    }
+    if (nanos < 1_000_000_000L) {
+      double millis = nanos / 1e6;
+      return trim(String.format(Locale.ROOT, "%.3f", millis)) + "ms";
+    }
+    long totalSeconds = nanos / 1_000_000_000L;
+    double seconds = (nanos % 60_000_000_000L) / 1e9;
+    String secondsText = trim(String.format(Locale.ROOT, "%.3f", seconds)) + "s";
+    if (totalSeconds < 60) {
+      return secondsText;
+    }
+    long minutes = totalSeconds / 60;
+    if (minutes < 60) {
+      return minutes + "m" + secondsText;
+    }
+    return minutes / 60 + "h" + minutes % 60 + "m" + secondsText;
+  }
+
+  private static String trim(String decimal) {
+    if (decimal.indexOf('.') < 0) {
+      return decimal;
+    }
+    String trimmed = decimal.replaceAll("0+$", "");
+    return trimmed.endsWith(".") ? trimmed.substring(0, trimmed.length() - 1) : trimmed;
+  }
+
+  /** A snapshot of the server's state. Immutable. */
+  public static final class Stats {
+    private final int concurrency;
+    private final int peakConcurrency;
+    private final int waiting;
+    private final long lastDelayNanos;
+    private final boolean paused;
+    private final long answered;
+    private final long dropped;
+    private final long refused;
+
+    Stats(int concurrency, int peakConcurrency, int waiting, long lastDelayNanos, boolean paused, long answered,
+        long dropped, long refused) {
+      this.concurrency = concurrency;
+      this.peakConcurrency = peakConcurrency;
+      this.waiting = waiting;
+      this.lastDelayNanos = lastDelayNanos;
+      this.paused = paused;
+      this.answered = answered;
+      this.dropped = dropped;
+      this.refused = refused;
+    }
+
+    /** Requests in service now (abandoned ones included). */
+    public int concurrency() {
+      return concurrency;
+    }
+
+    /** The highest concurrency seen (since the start, or in the interval; see {@link #statsForInterval}). */
+    public int peakConcurrency() {
+      return peakConcurrency;
+    }
+
+    /** Requests waiting for a paused server (backlog and beyond). */
+    public int waiting() {
+      return waiting;
+    }
+
+    /** The latency D computed at the latest check. */
+    public Duration lastDelay() {
+      return Duration.ofNanos(lastDelayNanos);
+    }
+
+    /** Whether the server is paused. */
+    public boolean paused() {
+      return paused;
+    }
+
+    /** Requests answered OK since the start. */
+    public long answered() {
+      return answered;
+    }
+
+    /** Requests beyond the backlog closed without an answer at a resume. */
+    public long dropped() {
+      return dropped;
+    }
+
+    /** Requests refused because {@code maxConnections} were held. */
+    public long refused() {
+      return refused;
+    }
+
+    /** The stats as a JSON object. */
+    public String toJson() {
+      return String.format(Locale.ROOT,
+          "{\"concurrency\":%d,\"peakConcurrency\":%d,\"waiting\":%d,\"lastDelaySeconds\":%.6f,"
+              + "\"paused\":%s,\"answered\":%d,\"dropped\":%d,\"refused\":%d}",
+          concurrency, peakConcurrency, waiting, lastDelayNanos / 1e9, paused, answered, dropped, refused);
+    }
+
+    @Override
+    public String toString() {
+      return toJson();
+    }
+  }
+
+  /** Configures a {@link LabServer}. Not thread-safe. */
+  public static final class Builder {
+    private int port;
+    private KneeLatency latency = KneeLatency.seed003();
+    private int backlog = 512;
+    private int maxConnections = -1;
+    private Duration checkInterval = Duration.ofMillis(50);
+    private Consumer<String> report;
+    private dev.backoff.Clock clock = dev.backoff.Clock.system();
+
+    Builder() {}
+
+    /**
+     * The port on 127.0.0.1; 0 (the default) picks a free one.
+     *
+     * @throws IllegalArgumentException if outside 0..65535
+     */
+    public Builder port(int port) {
+      if (port < 0 || port > 65535) {
+        throw new IllegalArgumentException("port must be in 0..65535, was " + port);
+      }
+      this.port = port;
+      return this;
+    }
+
+    /** The latency model (default {@link KneeLatency#seed003()}). */
+    public Builder latency(KneeLatency latency) {
+      if (latency == null) {
+        throw new NullPointerException("latency must not be null");
+      }
+      this.latency = latency;
+      return this;
+    }
+
+    /**
+     * The accept backlog: the listen socket's (the kernel may lower it to {@code net.core.somaxconn}) and the
+     * number of requests that start at once on resume. Default 512, as in the simulator.
+     *
+     * @throws IllegalArgumentException if below 1
+     */
+    public Builder backlog(int backlog) {
+      if (backlog < 1) {
+        throw new IllegalArgumentException("backlog must be at least 1, was " + backlog);
+      }
+      this.backlog = backlog;
+      return this;
+    }
+
+    /**
+     * The most requests held at once; more are refused (503, or closed while paused). Default: 10,000, or
+     * what {@code ulimit -n} allows if lower.
+     *
+     * @throws IllegalArgumentException if below 1
+     */
+    public Builder maxConnections(int maxConnections) {
+      if (maxConnections < 1) {
+        throw new IllegalArgumentException("maxConnections must be at least 1, was " + maxConnections);
+      }
+      this.maxConnections = maxConnections;
+      return this;
+    }
+
+    /**
+     * How often each request re-checks its latency (seed 003: 50 ms).
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    public Builder checkInterval(Duration checkInterval) {
+      if (checkInterval == null || checkInterval.isZero() || checkInterval.isNegative()) {
+        throw new IllegalArgumentException("checkInterval must be positive, was " + checkInterval);
+      }
+      this.checkInterval = checkInterval;
+      return this;
+    }
+
+    /** Receives the status line once a second (null: no report). */
+    public Builder report(Consumer<String> report) {
+      this.report = report;
+      return this;
+    }
+
+    /** The clock (default the system's monotonic clock). */
+    public Builder clock(dev.backoff.Clock clock) {
+      if (clock == null) {
+        throw new NullPointerException("clock must not be null");
+      }
+      this.clock = clock;
+      return this;
+    }
+
+    /** The connection limit this builder would use: the explicit one, or the default under {@code ulimit -n}. */
+    public int effectiveMaxConnections() {
+      if (maxConnections > 0) {
+        return maxConnections;
+      }
+      long limit = FileDescriptors.limit().orElse(Long.MAX_VALUE);
+      return (int) Math.max(1, Math.min(10_000, limit - FileDescriptors.RESERVED * 2L));
+    }
+
+    /**
+     * Starts the server.
+     *
+     * @throws IOException if the port cannot be bound
+     * @throws IllegalStateException if {@code ulimit -n} is too low for {@code maxConnections}
+     */
+    public LabServer start() throws IOException {
+      if (maxConnections > 0) {
+        FileDescriptors.require(maxConnections, "a server holding --max-connections " + maxConnections);
+      }
+      Builder copy = new Builder();
+      copy.port = port;
+      copy.latency = latency;
+      copy.backlog = backlog;
+      copy.maxConnections = effectiveMaxConnections();
+      copy.checkInterval = checkInterval;
+      copy.report = report;
+      copy.clock = clock;
+      return new LabServer(copy);
+    }
+  }
+}

@@ -1,0 +1,200 @@
+package dev.backoff.lab;
+
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The verdict on one lab run, with the simulator's summary fields and the same definitions, so live and
+ * simulated runs compare like for like: baseline goodput (mean successes per second over the second half of
+ * the time before the fault), whether and how fast it recovered, the server's peak concurrency,
+ * amplification (attempts per logical request), success ratio (logical requests that succeeded per logical
+ * request started), and the mean goodput after the fault. Immutable.
+ *
+ * <p>Recovered means: from some second after the fault on, the server's latency (when known) stays within
+ * twice its baseline, and goodput averaged over trailing windows of {@value #WINDOW} seconds that do not reach
+ * back before that second stays at or above 90% of baseline, with at least one full window before the end
+ * of the run. The recovery time is from the fault's end to that second.
+ */
+public final class LabSummary {
+  /** The simulator's default recovery window, in seconds. */
+  static final int WINDOW = 10;
+  static final double RECOVERED_SHARE = 0.9;
+
+  private final double baselineGoodput;
+  private final Boolean recovered;
+  private final Integer recoverySeconds;
+  private final int peakConcurrency;
+  private final double amplification;
+  private final double successRatio;
+  private final double goodputAfterFault;
+
+  private LabSummary(double baselineGoodput, Boolean recovered, Integer recoverySeconds, int peakConcurrency,
+      double amplification, double successRatio, double goodputAfterFault) {
+    this.baselineGoodput = baselineGoodput;
+    this.recovered = recovered;
+    this.recoverySeconds = recoverySeconds;
+    this.peakConcurrency = peakConcurrency;
+    this.amplification = amplification;
+    this.successRatio = successRatio;
+    this.goodputAfterFault = goodputAfterFault;
+  }
+
+  /**
+   * Summarizes samples whose fault covered seconds {@code [faultStart, faultEnd)}; an empty window (no fault)
+   * gives no verdict on recovery.
+   *
+   * @param totals the fleet's totals over the run (for amplification and success ratio)
+   * @throws IllegalArgumentException if the fault window is not inside the samples
+   */
+  public static LabSummary of(List<LabSample> samples, FleetTotals totals, int faultStart, int faultEnd) {
+    if (faultStart < 0 || faultEnd < faultStart || faultEnd > samples.size()) {
+      throw new IllegalArgumentException("fault window [" + faultStart + ", " + faultEnd + ") is not within the "
+          + samples.size() + " samples");
+    }
+    int n = samples.size();
+    boolean noFault = faultStart == faultEnd;
+    int baselineFrom = noFault ? n / 2 : faultStart / 2;
+    int baselineTo = noFault ? n : faultStart;
+    double baseline = mean(samples, baselineFrom, baselineTo, false);
+    double baselineLatency = mean(samples, baselineFrom, baselineTo, true);
+    double after = noFault ? baseline : mean(samples, faultEnd, n, false);
+    Boolean recovered = null;
+    Integer recoverySeconds = null;
+    if (!noFault) {
+      int at = recoveryPoint(samples, faultEnd, baseline, baselineLatency);
+      recovered = at >= 0 && at <= n - WINDOW;
+      recoverySeconds = recovered ? at - faultEnd : null;
+    }
+    int peak = -1;
+    for (LabSample sample : samples) {
+      peak = Math.max(peak, sample.concurrency());
+    }
+    double amplification = totals.requests() == 0 ? Double.NaN : (double) totals.attempts() / totals.requests();
+    double successRatio = totals.requests() == 0 ? Double.NaN : (double) totals.succeeded() / totals.requests();
+    return new LabSummary(baseline, recovered, recoverySeconds, peak, amplification, successRatio, after);
+  }
+
+  /**
+   * Summarizes samples whose fault is found from the server's state: the seconds from the first one the
+   * server was paused or unreachable to the last. Without such seconds, there is no verdict on recovery.
+   */
+  public static LabSummary detect(List<LabSample> samples, FleetTotals totals) {
+    int first = -1;
+    int last = -1;
+    for (int i = 0; i < samples.size(); i++) {
+      LabSample.ServerState state = samples.get(i).serverState();
+      if (state == LabSample.ServerState.PAUSED || state == LabSample.ServerState.UNREACHABLE) {
+        if (first < 0) {
+          first = i;
+        }
+        last = i;
+      }
+    }
+    return first < 0 ? of(samples, totals, samples.size(), samples.size()) : of(samples, totals, first, last + 1);
+  }
+
+  /**
+   * The first second from which the latency stays within twice baseline and the goodput, averaged over
+   * trailing windows that do not reach back before that second, stays at or above 90% of baseline; -1 if
+   * there is none.
+   */
+  static int recoveryPoint(List<LabSample> samples, int from, double baseline, double baselineLatency) {
+    int n = samples.size();
+    int candidate = from;
+    if (!Double.isNaN(baselineLatency)) {
+      for (int t = n - 1; t >= from; t--) {
+        double latency = samples.get(t).latencySeconds();
+        if (!Double.isNaN(latency) && latency > 2 * baselineLatency) {
+          candidate = t + 1;
+          break;
+        }
+      }
+    }
+    double threshold = RECOVERED_SHARE * baseline;
+    boolean changed = true;
+    while (changed && candidate < n) {
+      changed = false;
+      long sum = 0;
+      for (int t = candidate; t < n; t++) {
+        sum += samples.get(t).goodput();
+        if (t - candidate >= WINDOW) {
+          sum -= samples.get(t - WINDOW).goodput();
+        }
+        int length = Math.min(WINDOW, t - candidate + 1);
+        if (sum < threshold * length) {
+          candidate = t + 1;
+          changed = true;
+          break;
+        }
+      }
+    }
+    return candidate < n ? candidate : -1;
+  }
+
+  private static double mean(List<LabSample> samples, int from, int to, boolean latency) {
+    double sum = 0;
+    int count = 0;
+    for (int i = from; i < to; i++) {
+      double value = latency ? samples.get(i).latencySeconds() : samples.get(i).goodput();
+      if (!Double.isNaN(value)) {
+        sum += value;
+        count++;
+      }
+    }
+    return count == 0 ? Double.NaN : sum / count;
+  }
+
+  /** Successful logical requests per second before the fault. */
+  public double baselineGoodput() {
+    return baselineGoodput;
+  }
+
+  /** Whether goodput came back and stayed (null: no fault was seen, or too few seconds after it). */
+  public Boolean recovered() {
+    return recovered;
+  }
+
+  /** Seconds from the fault's end to recovery, or null if it did not recover. */
+  public Integer recoverySeconds() {
+    return recoverySeconds;
+  }
+
+  /** The server's highest concurrency, or -1 if unknown. */
+  public int peakConcurrency() {
+    return peakConcurrency;
+  }
+
+  /** Attempts per logical request. */
+  public double amplification() {
+    return amplification;
+  }
+
+  /** Logical requests that succeeded, over those started (requests still retrying at the end count as not). */
+  public double successRatio() {
+    return successRatio;
+  }
+
+  /** Mean goodput from the fault's end to the end of the run. */
+  public double goodputAfterFault() {
+    return goodputAfterFault;
+  }
+
+  /** The summary in the simulator's JSON shape, plus {@code goodputAfterFault}. */
+  public String toJson() {
+    return String.format(Locale.ROOT,
+        "{\"baselineGoodput\":%s,\"recovered\":%s,\"recoverySeconds\":%s,\"peakConcurrency\":%s,"
+            + "\"amplification\":%s,\"successRatio\":%s,\"goodputAfterFault\":%s}",
+        number(baselineGoodput, 2), recovered, recoverySeconds,
+        peakConcurrency < 0 ? "null" : Integer.toString(peakConcurrency), number(amplification, 3),
+        number(successRatio, 4), number(goodputAfterFault, 2));
+  }
+
+  private static String number(double value, int decimals) {
+    return Double.isNaN(value) ? "null" : String.format(Locale.ROOT, "%." + decimals + "f", value);
+  }
+
+  @Override
+  public String toString() {
+    return toJson();
+  }
+}

@@ -1,0 +1,279 @@
+package dev.backoff.lab;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * The lab server's logic without sockets, driven by explicit clock readings so that tests run it on a fake
+ * clock. Seed 003's server re-checks each request every 50 ms: a request that started at {@code s} looks at
+ * {@code s + 50 ms, s + 100 ms, ...} and answers at the first look where its elapsed time has reached
+ * {@code D(current concurrency)}. Here one ticker does the looking for every request: time is cut into
+ * slots (5 ms), a request's checks fall in every 10th slot after the one it started in, and at each tick
+ * the slots that have ended since the previous tick are checked in order, each against the concurrency of
+ * that moment. That is the original's rule at 5 ms resolution (an answer is at most one slot late, never
+ * early), without a timer per request.
+ *
+ * <p>Requests whose checks share a slot phase are kept in start order in one of 10 queues; they compare
+ * their elapsed time with the same D, so the ones that finish are always a prefix of their queue, and a
+ * slot costs O(1 + answered). D is recomputed after each answer: finishing requests lower the concurrency
+ * for the ones after them, as in the original where each request's goroutine reads the live counter.
+ *
+ * <p>Pause is SIGSTOP seen from outside: nothing is answered, clocks keep running, new requests wait in an
+ * accept backlog (the oldest {@code backlog} ones; later ones are dropped at resume, their connections closed
+ * without an answer, like connections the kernel had no room for). At resume every request in service checks
+ * once at once (its sleep has long expired), then every 50 ms from then on, and the backlog starts at once.
+ * Nothing ever cancels a request whose client gave up: abandoned requests keep counting.
+ *
+ * <p>At most {@code maxConnections} requests are held (in service or waiting); beyond that a new request is
+ * refused at once (or, while paused, the oldest one beyond the backlog is dropped to make room), so memory
+ * and file descriptors stay bounded during a storm.
+ *
+ * <p>Not thread-safe: the caller serializes every call.
+ *
+ * @param <T> the caller's handle for a request (an HTTP exchange)
+ */
+final class ServerCore<T> {
+  private static final class InService<T> {
+    final T request;
+    final long startSlot;
+
+    InService(T request, long startSlot) {
+      this.request = request;
+      this.startSlot = startSlot;
+    }
+  }
+
+  /** After a longer stall only the latest slots are checked: every request has a check among them anyway. */
+  private static final long MAX_SLOTS_PER_TICK = 1 << 16;
+
+  private final KneeLatency latency;
+  private final long slotNanos;
+  private final int slotsPerCheck;
+  private final int backlog;
+  private final int maxConnections;
+  private final ArrayDeque<InService<T>>[] byPhase;
+  private final ArrayDeque<T> waiting = new ArrayDeque<>();
+  private final ArrayDeque<T> overflow = new ArrayDeque<>();
+  private int concurrency;
+  private boolean hasOrigin;
+  private long originNanos;
+  private long lastSlot = Long.MIN_VALUE; // the last slot whose checks were done
+  private boolean paused;
+  private long lastDelayNanos;
+  private int peakConcurrency;
+  private int peakSinceMark;
+  private long answered;
+  private long dropped;
+  private long refused;
+
+  @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic queues
+  ServerCore(KneeLatency latency, long slotNanos, int slotsPerCheck, int backlog, int maxConnections) {
+    if (slotNanos <= 0) {
+      throw new IllegalArgumentException("slot must be positive, was " + slotNanos + "ns");
+    }
+    if (slotsPerCheck < 1) {
+      throw new IllegalArgumentException("slotsPerCheck must be at least 1, was " + slotsPerCheck);
+    }
+    if (backlog < 1) {
+      throw new IllegalArgumentException("backlog must be at least 1, was " + backlog);
+    }
+    if (maxConnections < 1) {
+      throw new IllegalArgumentException("maxConnections must be at least 1, was " + maxConnections);
+    }
+    this.latency = latency;
+    this.slotNanos = slotNanos;
+    this.slotsPerCheck = slotsPerCheck;
+    this.backlog = backlog;
+    this.maxConnections = maxConnections;
+    this.byPhase = new ArrayDeque[slotsPerCheck];
+    for (int i = 0; i < slotsPerCheck; i++) {
+      byPhase[i] = new ArrayDeque<>();
+    }
+  }
+
+  /**
+   * A request arrived. Returns true if it is held (in service or waiting); false if the server holds
+   * {@code maxConnections} requests and the caller must refuse this one now. While paused, a full server
+   * makes room instead by closing the oldest request beyond the backlog (into {@code evictedOut}): its client
+   * has most likely given up, while the newcomer's is waiting.
+   */
+  boolean arrive(T request, long nowNanos, List<T> evictedOut) {
+    if (held() >= maxConnections) {
+      if (paused && !overflow.isEmpty()) {
+        evictedOut.add(overflow.removeFirst());
+        dropped++;
+      } else {
+        refused++;
+        return false;
+      }
+    }
+    if (!paused) {
+      long slot = slotOf(nowNanos);
+      if (lastSlot == Long.MIN_VALUE) {
+        lastSlot = slot - 1;
+      }
+      start(request, slot, phaseOf(slot));
+    } else if (waiting.size() < backlog) {
+      waiting.addLast(request);
+    } else {
+      overflow.addLast(request);
+    }
+    return true;
+  }
+
+  /** Slots are counted from the first reading seen, so readings may wrap like {@link System#nanoTime()}. */
+  private long slotOf(long nowNanos) {
+    if (!hasOrigin) {
+      hasOrigin = true;
+      originNanos = nowNanos;
+    }
+    return Math.floorDiv(nowNanos - originNanos, slotNanos);
+  }
+
+  private int phaseOf(long slot) {
+    return (int) Math.floorMod(slot, (long) slotsPerCheck);
+  }
+
+  private void start(T request, long startSlot, int phase) {
+    byPhase[phase].addLast(new InService<>(request, startSlot));
+    concurrency++;
+    peakConcurrency = Math.max(peakConcurrency, concurrency);
+    peakSinceMark = Math.max(peakSinceMark, concurrency);
+  }
+
+  /** Does the checks of every slot that ended since the previous tick; answered requests go to {@code out}. */
+  void tick(long nowNanos, List<T> out) {
+    long current = slotOf(nowNanos);
+    if (paused || lastSlot == Long.MIN_VALUE) {
+      lastSlot = current - 1;
+      return;
+    }
+    long first = lastSlot + 1;
+    if (current - first > MAX_SLOTS_PER_TICK) {
+      first = current - MAX_SLOTS_PER_TICK;
+    }
+    for (long slot = first; slot < current; slot++) {
+      check(byPhase[phaseOf(slot)], slot, out);
+    }
+    lastSlot = current - 1;
+  }
+
+  /** The checks falling in {@code slot}: the queue's oldest requests whose elapsed time reached D. */
+  private void check(ArrayDeque<InService<T>> queue, long slot, List<T> out) {
+    while (!queue.isEmpty()) {
+      InService<T> oldest = queue.peekFirst();
+      long slots = slot - oldest.startSlot;
+      if (slots <= 0) {
+        return;
+      }
+      long delay = latency.delayNanos(concurrency);
+      lastDelayNanos = delay;
+      if (slots < Long.MAX_VALUE / slotNanos && slots * slotNanos < delay) {
+        return;
+      }
+      queue.removeFirst();
+      concurrency--;
+      answered++;
+      out.add(oldest.request);
+    }
+  }
+
+  /** Stops answering and starts queueing new requests. */
+  void pause() {
+    paused = true;
+  }
+
+  /**
+   * Resumes: every request in service checks once now (answered ones go to {@code answeredOut}) and from
+   * then on every 50 ms from now; the waiting requests start now, at once; those beyond the backlog go to
+   * {@code droppedOut} for the caller to close without an answer.
+   */
+  void resume(long nowNanos, List<T> answeredOut, List<T> droppedOut) {
+    if (!paused) {
+      return;
+    }
+    paused = false;
+    long now = slotOf(nowNanos);
+    List<InService<T>> all = new ArrayList<>(concurrency);
+    for (ArrayDeque<InService<T>> queue : byPhase) {
+      all.addAll(queue);
+      queue.clear();
+    }
+    all.sort(Comparator.comparingLong(entry -> entry.startSlot - now)); // oldest first, wrap-safe
+    ArrayDeque<InService<T>> resumed = byPhase[phaseOf(now)];
+    resumed.addAll(all);
+    check(resumed, now, answeredOut);
+    while (!waiting.isEmpty()) {
+      start(waiting.removeFirst(), now, phaseOf(now));
+    }
+    while (!overflow.isEmpty()) {
+      droppedOut.add(overflow.removeFirst());
+      dropped++;
+    }
+    lastSlot = now;
+  }
+
+  /** Removes and returns every held request (for shutdown). */
+  void drainAll(List<T> out) {
+    for (ArrayDeque<InService<T>> queue : byPhase) {
+      for (InService<T> entry : queue) {
+        out.add(entry.request);
+      }
+      queue.clear();
+    }
+    concurrency = 0;
+    out.addAll(waiting);
+    waiting.clear();
+    out.addAll(overflow);
+    overflow.clear();
+  }
+
+  int held() {
+    return concurrency + waiting.size() + overflow.size();
+  }
+
+  int concurrency() {
+    return concurrency;
+  }
+
+  int waiting() {
+    return waiting.size() + overflow.size();
+  }
+
+  boolean paused() {
+    return paused;
+  }
+
+  long lastDelayNanos() {
+    return lastDelayNanos;
+  }
+
+  int peakConcurrency() {
+    return peakConcurrency;
+  }
+
+  /** The peak concurrency since the previous call, which starts a new window at the current concurrency. */
+  int takePeakSinceMark() {
+    int peak = peakSinceMark;
+    peakSinceMark = concurrency;
+    return peak;
+  }
+
+  long answered() {
+    return answered;
+  }
+
+  long dropped() {
+    return dropped;
+  }
+
+  long refused() {
+    return refused;
+  }
+
+  KneeLatency latency() {
+    return latency;
+  }
+}

@@ -1,0 +1,56 @@
+package dev.backoff.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.backoff.RetryPolicy;
+import dev.backoff.testing.ScriptedRandom;
+import org.junit.jupiter.api.Test;
+
+class LabPoliciesTest {
+  private static RetryPolicy<Object> policy(String name) {
+    return LabPolicies.named(name).build();
+  }
+
+  @Test
+  void seed003sClientsRetryWithoutLimit() {
+    RetryPolicy<Object> fixed = policy("fixed");
+    assertThat(fixed.maxAttempts()).isEqualTo(Integer.MAX_VALUE);
+    assertThat(fixed.backoff().delayNanos(7, 0, 0, new ScriptedRandom(0.9))).isEqualTo(100_000_000L);
+    RetryPolicy<Object> exponential = policy("exponential");
+    assertThat(exponential.maxAttempts()).isEqualTo(Integer.MAX_VALUE);
+    assertThat(exponential.name()).isEqualTo("exponential");
+    assertThat(exponential.budget()).isNull();
+  }
+
+  @Test
+  void exponentialFullJitterStaysUnderTheSeedsCurve() {
+    RetryPolicy<Object> policy = policy("exponential-full-jitter");
+    // Retry 3 of 100 ms × e^(n−1), full jitter at u = 0.5: half of 100 ms × e².
+    long delay = policy.backoff().delayNanos(3, 0, 0, new ScriptedRandom(0.5));
+    assertThat(delay).isBetween((long) (50_000_000L * Math.E * Math.E) - 1, (long) (50_000_000L * Math.E * Math.E) + 1);
+  }
+
+  @Test
+  void strategiesAndPresetsAsTheSimulatorNamesThem() {
+    assertThat(policy("full-jitter").maxAttempts()).isEqualTo(Integer.MAX_VALUE);
+    assertThat(policy("aws-standard").maxAttempts()).isEqualTo(3);
+    assertThat(LabPolicies.names()).startsWith("fixed", "exponential", "exponential-full-jitter")
+        .contains("full-jitter", "aws-standard");
+  }
+
+  @Test
+  void budgetSuffixAddsOneBudgetForTheFleet() {
+    RetryPolicy<Object> policy = policy("exponential-full-jitter+budget");
+    assertThat(policy.budget()).isNotNull();
+    assertThat(policy.name()).isEqualTo("exponential-full-jitter+budget");
+  }
+
+  @Test
+  void unknownNamesListTheKnownOnes() {
+    assertThatThrownBy(() -> policy("sometimes")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("'sometimes'").hasMessageContaining("fixed, exponential");
+    assertThatThrownBy(() -> policy("sometimes+budget")).hasMessageContaining("'sometimes+budget'");
+    assertThatThrownBy(() -> policy(" ")).hasMessageContaining("blank");
+  }
+}
