@@ -134,7 +134,7 @@ final class SimulateCommand implements Callable<Integer> {
         command.addOption(OptionSpec.builder("--" + key.name())
             .paramLabel(key.name().toUpperCase(Locale.ROOT).replace('-', '_'))
             .type(String.class)
-            .description(key.description() + ". Default: " + key.defaultValue() + ".")
+            .description((key.description() + ". Default: " + key.defaultValue() + ".").replace("%", "%%"))
             .build());
       }
       return command;

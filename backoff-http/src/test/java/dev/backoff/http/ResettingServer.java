@@ -24,8 +24,11 @@ final class ResettingServer implements AutoCloseable {
   }
 
   /**
-   * With {@code answerAtOnce}, answers without reading the request first: a TLS client gets plain text
-   * where it expects a ServerHello.
+   * With {@code answerAtOnce}, answers without reading the request's head: a TLS client gets plain text
+   * where it expects a ServerHello. It still waits for the client's first bytes (its ClientHello), so the
+   * client has always sent before the server answers and closes: otherwise, on a loaded machine, the
+   * client may see a plain connection failure instead of a TLS error, which the JDK's client repeats once
+   * on its own.
    */
   ResettingServer(int resets, boolean answerAtOnce) throws IOException {
     socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
@@ -35,6 +38,8 @@ final class ResettingServer implements AutoCloseable {
           int number = connections.incrementAndGet();
           if (!answerAtOnce) {
             readHead(connection.getInputStream());
+          } else {
+            connection.getInputStream().read(); // the first byte of the ClientHello
           }
           if (number <= resets) {
             connection.setSoLinger(true, 0); // close() now sends RST instead of FIN
