@@ -36,7 +36,10 @@ public final class Execution<R> {
   private StopReason stopReason;
   private boolean done;
   private long lastNanos;
-  private ArrayDeque<Throwable> earlierFailures; // the most recent ones, bounded by maxSuppressed
+  // The most recent earlier failures, bounded by maxSuppressed. The first one waits in a field, so a call
+  // that fails twice and then succeeds allocates no collection.
+  private Throwable earlierFailure;
+  private ArrayDeque<Throwable> earlierFailures;
   private boolean historyAttached;
 
   Execution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
@@ -64,10 +67,18 @@ public final class Execution<R> {
     beginAttemptOutcome(nowNanos);
     rememberFailure(failure);
     lastResult = null;
-    StopReason refusal = Classification.refusal(policy, failure);
-    FailureClass failureClass = refusal == null ? policy.failureClassifier.apply(failure) : FailureClass.TRANSIENT;
-    if (failureClass == null) {
+    int flags = Classification.inspect(policy, failure);
+    StopReason refusal = Classification.refusal(policy, failure, flags);
+    FailureClass failureClass;
+    if (refusal != null) {
       failureClass = FailureClass.TRANSIENT;
+    } else if (policy.failureClassifier == Classification.DEFAULT_CLASSIFIER) {
+      failureClass = (flags & Classification.TIMEOUT) != 0 ? FailureClass.TIMEOUT : FailureClass.TRANSIENT;
+    } else {
+      failureClass = policy.failureClassifier.apply(failure);
+      if (failureClass == null) {
+        failureClass = FailureClass.TRANSIENT;
+      }
     }
     return decide(failureClass, refusal, pushbackHintNanos, nowNanos);
   }
@@ -180,7 +191,13 @@ public final class Execution<R> {
   private void keepEarlierFailure(Throwable previous, Throwable failure) {
     if (previous != null && previous != failure && policy.maxSuppressed > 0) {
       if (earlierFailures == null) {
+        if (earlierFailure == null) {
+          earlierFailure = previous;
+          return;
+        }
         earlierFailures = new ArrayDeque<>(Math.min(policy.maxSuppressed, 16));
+        earlierFailures.addLast(earlierFailure);
+        earlierFailure = null;
       }
       if (earlierFailures.size() == policy.maxSuppressed) {
         earlierFailures.removeFirst();
@@ -262,6 +279,11 @@ public final class Execution<R> {
     if (failure == null) {
       return null;
     }
+    if (earlierFailure != null) {
+      earlierFailures = new ArrayDeque<>(1);
+      earlierFailures.addLast(earlierFailure);
+      earlierFailure = null;
+    }
     if (earlierFailures == null && historyAttached) {
       return failure;
     }
@@ -311,6 +333,14 @@ public final class Execution<R> {
       }
     }
     return false;
+  }
+
+  /**
+   * For drivers that skip clock reads while no decision needs the time (no deadline, no listeners): records
+   * when the call ended, so that the {@link RetryHistory} reports the elapsed time truly.
+   */
+  void markEnd(long nowNanos) {
+    lastNanos = nowNanos;
   }
 
   /** Attempts recorded so far. */

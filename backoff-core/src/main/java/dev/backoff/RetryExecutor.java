@@ -174,11 +174,16 @@ public final class RetryExecutor<R> {
       } catch (Throwable t) {
         failure = t;
       }
-      now = clock.nanoTime();
+      if (policy.needsStartTime) {
+        now = clock.nanoTime();
+      } // else no decision depends on the time: keep the first failure's reading, and read once at a stop
       decision = failure != null ? decideFailure(execution, failure, now) : execution.onResult(result, now);
     }
     if (decision.isSuccess() || execution.lastFailure() == null) {
       return (T) execution.lastResult();
+    }
+    if (!policy.needsStartTime) {
+      execution.markEnd(clock.nanoTime()); // for the RetryHistory's elapsed time
     }
     throw Executors.<Exception>sneaky(execution.finalFailure());
   }

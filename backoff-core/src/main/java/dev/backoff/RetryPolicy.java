@@ -222,7 +222,7 @@ public final class RetryPolicy<R> {
     private final List<Class<? extends Throwable>> abortOn = new ArrayList<>();
     private final List<Predicate<? super Throwable>> abortIf = new ArrayList<>();
     private Predicate<? super R> retryOnResult;
-    private Function<? super Throwable, FailureClass> failureClassifier = Classification::classify;
+    private Function<? super Throwable, FailureClass> failureClassifier = Classification.DEFAULT_CLASSIFIER;
     private Function<? super R, FailureClass> resultClassifier = result -> FailureClass.TRANSIENT;
     private Pushback.Extractor<? super R> pushback;
     private long maxPushbackNanos = DEFAULT_MAX_PUSHBACK_NANOS;
