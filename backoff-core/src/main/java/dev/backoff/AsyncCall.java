@@ -80,17 +80,31 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     if (isDone()) {
       cancelStage(stage); // cancelled while the attempt was starting
     }
-    stage.whenComplete((result, failure) -> onOutcome(result, failure));
+    try {
+      stage.whenComplete((result, failure) -> onOutcome(result, failure));
+    } catch (Throwable failure) {
+      onOutcome(null, failure); // a stage that cannot even take a callback: a failed attempt
+    }
   }
 
-  @SuppressWarnings("unchecked")
   private void onOutcome(T result, Throwable failure) {
+    try {
+      decide(result, failure);
+    } catch (Throwable unexpected) {
+      // A policy callback (predicate, classifier, pushback extractor, backoff, budget) threw. The sync
+      // executor would throw it to the caller; here it completes the future, which must never hang.
+      state = DONE;
+      super.completeExceptionally(unexpected);
+    }
+  }
+
+  private void decide(T result, Throwable failure) {
     inFlight = null;
     RetryPolicy<R> policy = executor.policy;
-    long now = executor.clock.nanoTime();
     Throwable cause = failure == null ? null : unwrap(failure);
     if (isDone()) {
       // The caller cancelled (or completed) the future during the attempt.
+      long now = executor.clock.nanoTime();
       if (execution == null) {
         execution = new Execution<>(policy, policy.needsStartTime ? startNanos : now, executor.random);
       }
@@ -100,15 +114,24 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     }
     if (execution == null) {
       if (cause == null && (policy.retryOnResult == null || !policy.retryOnResult.test(result))) {
+        // First-try success: like the sync executor, read no clock unless a deadline or listener needs it.
         state = DONE;
         if (policy.budget != null || policy.listeners.length > 0) {
-          policy.recordFirstTrySuccess(result, startNanos, now);
+          policy.recordFirstTrySuccess(result, startNanos, policy.needsStartTime ? executor.clock.nanoTime() : 0);
         }
         super.complete(result);
         return;
       }
+      long now = executor.clock.nanoTime();
       execution = new Execution<>(policy, policy.needsStartTime ? startNanos : now, executor.random);
+      decideAfter(cause, result, now);
+      return;
     }
+    decideAfter(cause, result, executor.clock.nanoTime());
+  }
+
+  @SuppressWarnings("unchecked")
+  private void decideAfter(Throwable cause, T result, long now) {
     Decision decision = cause != null ? execution.onFailure(cause, now) : execution.onResult(result, now);
     if (decision.isRetry()) {
       scheduleRetry(decision.delayNanos());
@@ -127,8 +150,13 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     try {
       Future<?> task = executor.scheduler.schedule((Callable<Object>) this, delayNanos, TimeUnit.NANOSECONDS);
       pending = task;
-      if (state == DONE) {
-        task.cancel(false); // cancelled in between: drop the task from the queue now
+      if (isDone()) {
+        // Cancelled while this retry was being decided or scheduled: the canceller may have found no task
+        // to cancel, so drop it from the queue now rather than when it falls due.
+        if (STATE.compareAndSet(this, WAITING, DONE)) {
+          execution.abort(StopReason.CANCELLED, executor.clock.nanoTime());
+        }
+        task.cancel(false);
       }
     } catch (RejectedExecutionException rejected) {
       if (STATE.compareAndSet(this, WAITING, DONE)) {

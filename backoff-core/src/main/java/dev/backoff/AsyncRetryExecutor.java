@@ -30,7 +30,8 @@ import java.util.random.RandomGenerator;
  * the stage.
  *
  * <h2>Cancellation</h2>
- * Cancelling the returned future (or completing it, e.g. with {@code orTimeout}) stops the call: a pending
+ * Cancelling the returned future, or completing it ({@code complete}, {@code completeExceptionally},
+ * {@code orTimeout}, {@code completeOnTimeout}), stops the call: a pending
  * retry is cancelled and never starts, an attempt in flight is cancelled through
  * {@code stage.toCompletableFuture().cancel(...)} where the stage allows it, and listeners are told the call
  * was aborted ({@link StopReason#CANCELLED}). An attempt that had already begun when {@code cancel} was

@@ -18,8 +18,9 @@ import java.util.List;
  * </ul>
  *
  * <p>Every budget made here is thread-safe and lock-free (compare-and-set on atomic longs, integer
- * arithmetic in fixed point), never goes below zero nor above its capacity at the moment it grants a
- * retry, and loses no refund under contention.
+ * arithmetic in fixed point), never overdraws (a retry is granted only if the level covers its cost, and
+ * concurrent grants cannot together take more), never rises above its capacity, and loses no deposit or
+ * refund under contention.
  */
 public final class RetryBudgets {
   private RetryBudgets() {}
@@ -81,7 +82,9 @@ public final class RetryBudgets {
    * A budget allowing, over a sliding {@code window}, retries up to {@code retryRatio} times the calls made
    * plus {@code minRetriesPerSecond} per second of the window (a floor, so a quiet client can still retry).
    * Each call deposits {@code retryRatio} of a retry and each retry withdraws one; both expire after the
-   * window, which slides in steps of a tenth of its length.
+   * window, which slides in steps of a tenth of its length. The level can fall below zero when deposits
+   * expire before the retries they paid for (a burst of retries late in a window); no retry is granted
+   * until it is positive again, exactly as if the window had never allowed the burst.
    *
    * @param retryRatio retries allowed per call, in [0, 10] with at most three decimal places (0.2: 20%)
    * @param minRetriesPerSecond the floor, in [0, 100000]

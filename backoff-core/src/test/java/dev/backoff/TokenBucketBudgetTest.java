@@ -9,6 +9,10 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.Size;
 import org.junit.jupiter.api.Test;
 
 class TokenBucketBudgetTest {
@@ -140,5 +144,37 @@ class TokenBucketBudgetTest {
     assertThat(invariantBroken).isFalse();
     assertThat(kept.get()).isBetween(4L * 20 * 5, 4L * 20 * 10); // every 1000th grant is kept, 5 or 10 tokens
     assertThat(budget.tokens()).isEqualTo(1000 - kept.get());
+  }
+
+  /**
+   * Any sequence of retries (by class) and successes, against a plain model: the level always matches, and
+   * stays within [0, capacity]. Operation codes: 0-2 retry after transient/timeout/throttled, 3 first-try
+   * success, 4-6 success whose last retry followed transient/timeout/throttled.
+   */
+  @Property(tries = 300)
+  void agreesWithAPlainModel(@ForAll @Size(max = 300) List<@IntRange(min = 0, max = 6) Integer> operations,
+      @ForAll @IntRange(min = 7, max = 60) int capacity) {
+    FailureClass[] classes = {FailureClass.TRANSIENT, FailureClass.TIMEOUT, FailureClass.THROTTLED};
+    long[] costs = {3, 7, 0};
+    TokenBucketBudget budget = (TokenBucketBudget) RetryBudgets.tokenBucket().capacity(capacity).retryCost(3)
+        .retryCost(FailureClass.TIMEOUT, costs[1]).retryCost(FailureClass.THROTTLED, 0).firstTrySuccessRefund(1)
+        .build();
+    long model = capacity;
+    for (int operation : operations) {
+      if (operation <= 2) {
+        boolean granted = model >= costs[operation];
+        assertThat(budget.tryAcquire(classes[operation])).isEqualTo(granted);
+        if (granted) {
+          model -= costs[operation];
+        }
+      } else if (operation == 3) {
+        budget.onSuccess(0, null);
+        model = Math.min(capacity, model + 1);
+      } else {
+        budget.onSuccess(2, classes[operation - 4]);
+        model = Math.min(capacity, model + costs[operation - 4]);
+      }
+      assertThat(budget.tokens()).isEqualTo(model).isBetween(0L, (long) capacity);
+    }
   }
 }

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class AsyncRetryExecutorTest {
   private final FakeClock clock = new FakeClock(Long.MAX_VALUE - 1_000_000_000L); // wraps during the tests
   private final FakeScheduler scheduler = new FakeScheduler(clock);
-  private final List<String> events = new ArrayList<>();
+  private final List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
 
   private RetryPolicy.Builder<String> policy() {
     return RetryPolicy.<String>builder()
@@ -225,6 +225,26 @@ class AsyncRetryExecutorTest {
   }
 
   @Test
+  void orTimeoutStopsThePendingRetry() throws Exception {
+    Scripted supplier = new Scripted(new IOException("1"));
+    CompletableFuture<String> future = AsyncRetryExecutor.of(
+        policy().backoff(Backoff.fixed(Duration.ofHours(1))).build(), scheduler).call(supplier);
+    future.orTimeout(1, TimeUnit.MILLISECONDS);
+    // Real time passes here (the JDK's timeout thread); the bound only guards against a hang.
+    assertThatThrownBy(() -> future.get(30, TimeUnit.SECONDS))
+        .hasCauseInstanceOf(java.util.concurrent.TimeoutException.class);
+    // The timeout thread completes the future first, then cancels the retry: wait for it (bounded).
+    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while ((scheduler.pending() > 0 || events.size() < 2) && System.nanoTime() - giveUp < 0) {
+      Thread.sleep(1);
+    }
+    assertThat(scheduler.pending()).isZero();
+    assertThat(scheduler.advance(Duration.ofHours(2))).isZero();
+    assertThat(supplier.attempts).hasValue(1);
+    assertThat(events).containsExactly("retry 1 in 3600000 ms", "aborted: CANCELLED");
+  }
+
+  @Test
   void theBudgetRefusingStopsTheCallAtOnce() {
     RetryBudget budget = RetryBudgets.tokenBucket().capacity(10).build();
     Scripted supplier = new Scripted(new IOException("1"), new IOException("2"), new IOException("3"),
@@ -311,6 +331,51 @@ class AsyncRetryExecutorTest {
     // Generous bound only so that a broken build cannot hang; no timing is asserted.
     assertThat(AsyncRetryExecutor.of(policy).call(supplier).get(30, TimeUnit.SECONDS)).isEqualTo("ok");
     assertThat(supplier.attempts).hasValue(3);
+  }
+
+  @Test
+  void aPolicyCallbackThatThrowsCompletesTheFutureInsteadOfHangingIt() {
+    IllegalStateException broken = new IllegalStateException("broken predicate");
+    AtomicInteger attempts = new AtomicInteger();
+    CompletableFuture<String> future = AsyncRetryExecutor.of(policy().retryOnResult(result -> {
+      if (attempts.get() == 2) {
+        throw broken;
+      }
+      return true;
+    }).build(), scheduler).call(() -> CompletableFuture.completedFuture("r" + attempts.incrementAndGet()));
+    while (scheduler.runNext()) {
+      // run the retries
+    }
+    assertThat(attempts).hasValue(2);
+    assertThat(future).isCompletedExceptionally(); // checked first: a hung future must fail, not block
+    assertThatThrownBy(future::join).cause().isSameAs(broken);
+    assertThat(scheduler.pending()).isZero();
+  }
+
+  @Test
+  void cancellingWhileTheRetryIsBeingScheduledDropsTheTask() {
+    // The listener runs while the engine schedules the retry, standing in for a cancel from another thread
+    // that lands between the decision and the scheduling.
+    List<CompletableFuture<String>> returned = new ArrayList<>();
+    CompletableFuture<String> firstAttempt = new CompletableFuture<>();
+    AtomicInteger attempts = new AtomicInteger();
+    RetryPolicy<String> policy = policy().listener(new RetryListener<>() {
+      @Override
+      public void onRetryScheduled(RetryEvent<String> event) {
+        returned.get(0).cancel(true);
+      }
+    }).build();
+    returned.add(AsyncRetryExecutor.of(policy, scheduler).call(() -> {
+      attempts.incrementAndGet();
+      return firstAttempt;
+    }));
+    firstAttempt.completeExceptionally(new IOException("1"));
+
+    assertThat(returned.get(0)).isCancelled();
+    assertThat(scheduler.pending()).isZero(); // dropped at once, not left queued until due
+    assertThat(scheduler.advance(Duration.ofHours(1))).isZero();
+    assertThat(attempts).hasValue(1);
+    assertThat(events).containsExactly("retry 1 in 100 ms", "aborted: CANCELLED");
   }
 
   @Test

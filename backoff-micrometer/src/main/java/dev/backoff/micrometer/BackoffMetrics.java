@@ -1,0 +1,192 @@
+package dev.backoff.micrometer;
+
+import dev.backoff.RetryBudget;
+import dev.backoff.RetryEvent;
+import dev.backoff.RetryListener;
+import dev.backoff.RetryPolicy;
+import dev.backoff.StopReason;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Micrometer metrics for Backoff: a {@link RetryListener} that records, for each policy (tag {@code policy},
+ * the policy's {@linkplain RetryPolicy#name() name}):
+ *
+ * <table>
+ *   <caption>Meters</caption>
+ *   <tr><th>meter</th><th>type</th><th>what</th></tr>
+ *   <tr><td>{@code backoff.calls}</td><td>counter, tag {@code outcome}</td><td>finished calls by outcome:
+ *       {@code first_try_success}, {@code success_after_retries}, {@code exhausted}, {@code aborted},
+ *       {@code budget_refused}</td></tr>
+ *   <tr><td>{@code backoff.attempts}</td><td>distribution summary</td><td>attempts per finished call</td></tr>
+ *   <tr><td>{@code backoff.retry.delay}</td><td>timer</td><td>each scheduled retry's delay</td></tr>
+ *   <tr><td>{@code backoff.retry.amplification}</td><td>gauge</td><td>attempts / calls over the finished calls
+ *       (1.0: no retries; NaN before the first call ends)</td></tr>
+ *   <tr><td>{@code backoff.budget.level}</td><td>gauge</td><td>the budget's level (tokens or retries
+ *       available), for budgets bound with {@link #instrument} or {@link #bindBudget}</td></tr>
+ * </table>
+ *
+ * <pre>{@code
+ * BackoffMetrics metrics = BackoffMetrics.of(registry);
+ * RetryPolicy<Response> policy = metrics.instrument(RetryPolicy.<Response>builder().name("payments").build());
+ * }</pre>
+ *
+ * <p>Adding a listener makes drivers read the clock on the success path and report first-try successes
+ * ({@link RetryPolicy#recordFirstTrySuccess}), so every call is counted. Thread-safe; one instance serves any
+ * number of policies and threads.
+ */
+public final class BackoffMetrics implements RetryListener<Object> {
+  private final MeterRegistry registry;
+  private final Tags commonTags;
+  private final ConcurrentMap<String, PolicyMeters> byPolicy = new ConcurrentHashMap<>();
+
+  private BackoffMetrics(MeterRegistry registry, Tags commonTags) {
+    this.registry = registry;
+    this.commonTags = commonTags;
+  }
+
+  /**
+   * Metrics registered in {@code registry}.
+   *
+   * @throws NullPointerException if {@code registry} is null
+   */
+  public static BackoffMetrics of(MeterRegistry registry) {
+    return of(registry, Tags.empty());
+  }
+
+  /**
+   * Metrics registered in {@code registry}, with {@code tags} added to every meter.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public static BackoffMetrics of(MeterRegistry registry, Iterable<Tag> tags) {
+    Objects.requireNonNull(registry, "registry must not be null");
+    Objects.requireNonNull(tags, "tags must not be null");
+    return new BackoffMetrics(registry, Tags.of(tags));
+  }
+
+  /** This listener, typed for a policy of any result type (it never looks at results). */
+  @SuppressWarnings("unchecked")
+  public <R> RetryListener<R> listener() {
+    return (RetryListener<R>) (RetryListener<?>) this;
+  }
+
+  /**
+   * A copy of {@code policy} that reports to these metrics, with its budget's level as a gauge (tag
+   * {@code policy}) if it has a budget.
+   *
+   * @throws NullPointerException if {@code policy} is null
+   */
+  public <R> RetryPolicy<R> instrument(RetryPolicy<R> policy) {
+    Objects.requireNonNull(policy, "policy must not be null");
+    if (policy.budget() != null) {
+      bindBudget(policy.name(), policy.budget());
+    }
+    return policy.toBuilder().listener(listener()).build();
+  }
+
+  /**
+   * Reports {@code budget}'s level as the gauge {@code backoff.budget.level} tagged {@code policy=name}. The
+   * gauge holds the budget weakly, as Micrometer gauges do: it reports NaN once the budget is unreachable.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public void bindBudget(String name, RetryBudget budget) {
+    Objects.requireNonNull(name, "name must not be null");
+    Objects.requireNonNull(budget, "budget must not be null");
+    Gauge.builder("backoff.budget.level", budget, RetryBudget::level)
+        .description("Retries or tokens the retry budget has available")
+        .tags(commonTags).tag("policy", name)
+        .register(registry);
+  }
+
+  @Override
+  public void onRetryScheduled(RetryEvent<Object> event) {
+    meters(event.policyName()).retryDelay.record(event.delayNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void onSuccess(RetryEvent<Object> event) {
+    PolicyMeters meters = meters(event.policyName());
+    (event.attempts() <= 1 ? meters.firstTrySuccess : meters.successAfterRetries).increment();
+    meters.finished(event.attempts());
+  }
+
+  @Override
+  public void onExhausted(RetryEvent<Object> event) {
+    PolicyMeters meters = meters(event.policyName());
+    (event.stopReason() == StopReason.BUDGET_EXHAUSTED ? meters.budgetRefused : meters.exhausted).increment();
+    meters.finished(event.attempts());
+  }
+
+  @Override
+  public void onAborted(RetryEvent<Object> event) {
+    PolicyMeters meters = meters(event.policyName());
+    meters.aborted.increment();
+    meters.finished(event.attempts());
+  }
+
+  private PolicyMeters meters(String policyName) {
+    PolicyMeters meters = byPolicy.get(policyName);
+    return meters != null ? meters : byPolicy.computeIfAbsent(policyName, name -> new PolicyMeters(registry,
+        commonTags.and("policy", name)));
+  }
+
+  @Override
+  public String toString() {
+    return "BackoffMetrics" + byPolicy.keySet();
+  }
+
+  /** The meters of one policy; the map above keeps them (and so the amplification gauge's state) reachable. */
+  private static final class PolicyMeters {
+    final Counter firstTrySuccess;
+    final Counter successAfterRetries;
+    final Counter exhausted;
+    final Counter aborted;
+    final Counter budgetRefused;
+    final DistributionSummary attempts;
+    final Timer retryDelay;
+    final LongAdder calls = new LongAdder();
+    final LongAdder totalAttempts = new LongAdder();
+
+    PolicyMeters(MeterRegistry registry, Tags tags) {
+      firstTrySuccess = calls(registry, tags, "first_try_success");
+      successAfterRetries = calls(registry, tags, "success_after_retries");
+      exhausted = calls(registry, tags, "exhausted");
+      aborted = calls(registry, tags, "aborted");
+      budgetRefused = calls(registry, tags, "budget_refused");
+      attempts = DistributionSummary.builder("backoff.attempts")
+          .description("Attempts per call").baseUnit("attempts").tags(tags).register(registry);
+      retryDelay = Timer.builder("backoff.retry.delay")
+          .description("Delay before each retry").tags(tags).register(registry);
+      Gauge.builder("backoff.retry.amplification", this, PolicyMeters::amplification)
+          .description("Attempts per call: the load retries multiply").tags(tags).register(registry);
+    }
+
+    private static Counter calls(MeterRegistry registry, Tags tags, String outcome) {
+      return Counter.builder("backoff.calls").description("Finished calls by outcome")
+          .tags(tags).tag("outcome", outcome).register(registry);
+    }
+
+    void finished(int attemptCount) {
+      attempts.record(attemptCount);
+      totalAttempts.add(attemptCount);
+      calls.increment();
+    }
+
+    double amplification() {
+      long callCount = calls.sum();
+      return callCount == 0 ? Double.NaN : totalAttempts.sum() / (double) callCount;
+    }
+  }
+}

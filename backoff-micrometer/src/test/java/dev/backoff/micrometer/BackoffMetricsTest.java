@@ -1,0 +1,139 @@
+package dev.backoff.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.backoff.AsyncRetryExecutor;
+import dev.backoff.Backoff;
+import dev.backoff.RetryBudget;
+import dev.backoff.RetryBudgets;
+import dev.backoff.RetryExecutor;
+import dev.backoff.RetryPolicy;
+import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.FakeScheduler;
+import dev.backoff.testing.RecordingSleeper;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+class BackoffMetricsTest {
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+  private final BackoffMetrics metrics = BackoffMetrics.of(registry, Tags.of("service", "test"));
+  private final FakeClock clock = new FakeClock();
+  private final RecordingSleeper sleeper = new RecordingSleeper(clock);
+
+  private RetryExecutor<String> executor(String name, RetryBudget budget, int maxAttempts) {
+    return RetryExecutor.of(metrics.instrument(RetryPolicy.<String>builder()
+        .name(name).maxAttempts(maxAttempts).backoff(Backoff.fixed(Duration.ofMillis(100)))
+        .abortOn(IllegalStateException.class).budget(budget).clock(clock).sleeper(sleeper).build()));
+  }
+
+  /** Fails {@code failures} times with an IOException, then returns "ok". */
+  private static RetryExecutor.CheckedRunnable failing(int failures) {
+    AtomicInteger attempts = new AtomicInteger();
+    return () -> {
+      if (attempts.incrementAndGet() <= failures) {
+        throw new IOException("attempt " + attempts.get());
+      }
+    };
+  }
+
+  private double calls(String policy, String outcome) {
+    return registry.get("backoff.calls").tags("policy", policy, "outcome", outcome, "service", "test").counter().count();
+  }
+
+  @Test
+  void countsCallsByOutcomeAttemptsDelaysAndAmplification() throws Exception {
+    RetryExecutor<String> executor = executor("orders", null, 3);
+    executor.run(() -> {}); // first try
+    executor.run(failing(1)); // 2 attempts
+    executor.run(failing(2)); // 3 attempts
+    assertThatThrownBy(() -> executor.run(failing(5))).isInstanceOf(IOException.class); // exhausted, 3
+    assertThatThrownBy(() -> executor.run(() -> {
+      throw new IllegalStateException("fatal");
+    })).isInstanceOf(IllegalStateException.class); // aborted, 1
+
+    assertThat(calls("orders", "first_try_success")).isEqualTo(1);
+    assertThat(calls("orders", "success_after_retries")).isEqualTo(2);
+    assertThat(calls("orders", "exhausted")).isEqualTo(1);
+    assertThat(calls("orders", "aborted")).isEqualTo(1);
+    assertThat(calls("orders", "budget_refused")).isZero();
+
+    var attempts = registry.get("backoff.attempts").tags("policy", "orders").summary();
+    assertThat(attempts.count()).isEqualTo(5);
+    assertThat(attempts.totalAmount()).isEqualTo(1 + 2 + 3 + 3 + 1);
+    assertThat(attempts.max()).isEqualTo(3);
+
+    var delays = registry.get("backoff.retry.delay").tags("policy", "orders").timer();
+    assertThat(delays.count()).isEqualTo(1 + 2 + 2);
+    assertThat(delays.totalTime(TimeUnit.MILLISECONDS)).isEqualTo(500);
+
+    assertThat(registry.get("backoff.retry.amplification").tags("policy", "orders").gauge().value())
+        .isEqualTo(10 / 5.0);
+  }
+
+  @Test
+  void budgetRefusalsAndTheBudgetLevel() throws Exception {
+    RetryBudget budget = RetryBudgets.tokenBucket().capacity(12).build();
+    RetryExecutor<String> executor = executor("payments", budget, 10);
+    var level = registry.get("backoff.budget.level").tags("policy", "payments").gauge();
+    assertThat(level.value()).isEqualTo(12);
+
+    assertThatThrownBy(() -> executor.run(failing(10))).isInstanceOf(IOException.class);
+
+    assertThat(calls("payments", "budget_refused")).isEqualTo(1);
+    assertThat(calls("payments", "exhausted")).isZero();
+    assertThat(level.value()).isEqualTo(2); // two retries of 5 tokens
+    executor.run(() -> {});
+    assertThat(level.value()).isEqualTo(3); // a first-try success earns a token
+    assertThat(registry.get("backoff.retry.amplification").tags("policy", "payments").gauge().value())
+        .isEqualTo((3 + 1) / 2.0);
+  }
+
+  @Test
+  void policiesAreTaggedSeparately() throws Exception {
+    executor("a", null, 3).run(failing(1));
+    executor("b", null, 3).run(() -> {});
+    assertThat(calls("a", "success_after_retries")).isEqualTo(1);
+    assertThat(calls("b", "first_try_success")).isEqualTo(1);
+    assertThat(registry.find("backoff.calls").tags("policy", "b", "outcome", "success_after_retries").counter()
+        .count()).isZero();
+  }
+
+  @Test
+  void asyncCallsAreCountedTooAndACancellationIsAnAbort() {
+    FakeScheduler scheduler = new FakeScheduler(clock);
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(metrics.instrument(RetryPolicy.<String>builder()
+        .name("async").backoff(Backoff.fixed(Duration.ofMillis(100))).clock(clock).build()), scheduler);
+    AtomicInteger attempts = new AtomicInteger();
+    CompletableFuture<String> retried = executor.call(() -> attempts.incrementAndGet() == 1
+        ? CompletableFuture.failedFuture(new IOException("once")) : CompletableFuture.completedFuture("ok"));
+    scheduler.runNext();
+    assertThat(retried.join()).isEqualTo("ok");
+    CompletableFuture<String> cancelled = executor.call(() -> CompletableFuture.failedFuture(new IOException("x")));
+    cancelled.cancel(true);
+    executor.call(() -> CompletableFuture.completedFuture("first"));
+
+    assertThat(calls("async", "success_after_retries")).isEqualTo(1);
+    assertThat(calls("async", "aborted")).isEqualTo(1);
+    assertThat(calls("async", "first_try_success")).isEqualTo(1);
+    assertThat(registry.get("backoff.retry.delay").tags("policy", "async").timer().count()).isEqualTo(2);
+    assertThat(registry.get("backoff.retry.amplification").tags("policy", "async").gauge().value())
+        .isEqualTo((2 + 1 + 1) / 3.0);
+  }
+
+  @Test
+  void argumentsAreChecked() {
+    assertThatThrownBy(() -> BackoffMetrics.of(null)).isInstanceOf(NullPointerException.class)
+        .hasMessage("registry must not be null");
+    assertThatThrownBy(() -> metrics.instrument(null)).isInstanceOf(NullPointerException.class)
+        .hasMessage("policy must not be null");
+    assertThatThrownBy(() -> metrics.bindBudget("x", null)).isInstanceOf(NullPointerException.class)
+        .hasMessage("budget must not be null");
+  }
+}
