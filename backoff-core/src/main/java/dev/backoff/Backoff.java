@@ -126,7 +126,7 @@ public interface Backoff {
    */
   static Backoff decorrelated(Duration base, Duration cap) {
     long baseNanos = Nanos.positive("base", base);
-    return new Strategies.Decorrelated(baseNanos, Strategies.checkCap(baseNanos, cap));
+    return new Strategies.Decorrelated(baseNanos, Strategies.checkCap("base", baseNanos, cap));
   }
 
   /**
@@ -141,7 +141,8 @@ public interface Backoff {
    */
   static Backoff decorrelatedV2(Duration medianFirstDelay, Duration cap) {
     long medianNanos = Nanos.positive("medianFirstDelay", medianFirstDelay);
-    return new Strategies.DecorrelatedV2(medianNanos, Strategies.checkCap(medianNanos, cap));
+    long capNanos = Strategies.checkCap("medianFirstDelay", medianNanos, cap);
+    return new Strategies.DecorrelatedV2(medianNanos, capNanos);
   }
 
   /**

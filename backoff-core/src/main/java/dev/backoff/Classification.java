@@ -15,14 +15,13 @@ final class Classification {
   private static final int MAX_CAUSE_DEPTH = 16;
 
   static FailureClass classify(Throwable failure) {
-    for (Throwable t = failure; t != null; t = t.getCause()) {
+    // Bounded like the other walks: causes can form a cycle (a → b → a), which would loop forever.
+    int depth = 0;
+    for (Throwable t = failure; t != null && depth < MAX_CAUSE_DEPTH; t = t.getCause(), depth++) {
       if (t instanceof TimeoutException || t instanceof SocketTimeoutException
           || t.getClass().getName().equals("java.net.http.HttpTimeoutException")
           || t.getClass().getName().equals("java.net.http.HttpConnectTimeoutException")) {
         return FailureClass.TIMEOUT;
-      }
-      if (t.getCause() == t) {
-        break;
       }
     }
     return FailureClass.TRANSIENT;

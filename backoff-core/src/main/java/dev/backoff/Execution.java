@@ -87,10 +87,27 @@ public final class Execution<R> {
     return onRetryableResult(result, nowNanos, pushbackHintNanos);
   }
 
-  private Decision onRetryableResult(R result, long nowNanos, long hint) {
+  /**
+   * Records an attempt that returned {@code result}; if the policy would retry that result, stops the call
+   * instead for a reason only the driver knows (for example, an HTTP request that must not be repeated),
+   * telling the budget and listeners. A result the policy accepts is a success as usual.
+   */
+  public Decision onResult(R result, StopReason reason, long nowNanos) {
+    Nanos.requireNonNull("reason", reason);
+    if (policy.retryOnResult == null || !policy.retryOnResult.test(result)) {
+      return succeed(result, nowNanos);
+    }
     beginAttemptOutcome(nowNanos);
     lastResult = result;
     lastFailure = null;
+    FailureClass failureClass = policy.resultClassifier.apply(result);
+    return decide(failureClass == null ? FailureClass.TRANSIENT : failureClass, reason, Pushback.NONE, nowNanos);
+  }
+
+  private Decision onRetryableResult(R result, long nowNanos, long hint) {
+    beginAttemptOutcome(nowNanos);
+    lastResult = result;
+    forgetLastFailure();
     FailureClass failureClass = policy.resultClassifier.apply(result);
     return decide(failureClass == null ? FailureClass.TRANSIENT : failureClass, null, hint, nowNanos);
   }
@@ -99,6 +116,7 @@ public final class Execution<R> {
     beginAttemptOutcome(nowNanos);
     done = true;
     lastResult = result;
+    lastFailure = null; // the last attempt returned a result: no event may report an old failure
     if (policy.budget != null) {
       policy.budget.onSuccess(retriesScheduled, lastFailureClass);
     }
@@ -152,6 +170,17 @@ public final class Execution<R> {
   private void rememberFailure(Throwable failure) {
     Throwable previous = lastFailure;
     lastFailure = failure;
+    keepEarlierFailure(previous, failure);
+  }
+
+  /** A retryable result replaced the last failure: keep that failure among the earlier ones. */
+  private void forgetLastFailure() {
+    Throwable previous = lastFailure;
+    lastFailure = null;
+    keepEarlierFailure(previous, null);
+  }
+
+  private void keepEarlierFailure(Throwable previous, Throwable failure) {
     if (previous != null && previous != failure && policy.maxSuppressed > 0) {
       if (earlierFailures == null) {
         earlierFailures = new ArrayDeque<>(Math.min(policy.maxSuppressed, 16));
@@ -166,7 +195,9 @@ public final class Execution<R> {
   private Decision decide(FailureClass failureClass, StopReason refusal, long hint, long nowNanos) {
     lastFailureClass = failureClass;
     RetryBudget budget = policy.budget;
-    if (budget != null) {
+    // Only failures the rules would retry count against a budget: gRPC charges retryable statuses only, and
+    // a programming error or an interruption says nothing about the server's health.
+    if (budget != null && refusal == null) {
       budget.onFailure(failureClass);
     }
     if (refusal != null) {

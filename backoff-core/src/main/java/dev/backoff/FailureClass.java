@@ -36,7 +36,7 @@ public final class FailureClass {
   public static FailureClass of(String name) {
     Objects.requireNonNull(name, "failure class name must not be null");
     if (name.isBlank()) {
-      throw new IllegalArgumentException("failure class name must not be blank");
+      throw new IllegalArgumentException("failure class name must not be blank, was '" + name + "'");
     }
     return BY_NAME.computeIfAbsent(name, FailureClass::new);
   }

@@ -10,60 +10,73 @@ import java.util.Locale;
  */
 public enum Preset {
   /**
-   * Google Cloud's algorithm (seeds 000/001): {@code min(2^(n−1) s + random_ms, 32 s)}, retrying at the cap
-   * until the attempt limit. The documentation leaves the limit to the user; we use 10 attempts. Clamping
-   * after the random part piles clients up at exactly 32 s.
+   * Google Cloud's algorithm (seeds 000/001): {@code min(2^(n−1) s + random_ms, 32 s)}, {@code random_ms} a
+   * whole number of milliseconds in {@code [0, 1000]}, retrying at the cap until the attempt limit. The
+   * documentation leaves the limit to the user; we use 10 attempts. <b>Differs from our cap rule:</b> the cap
+   * is applied after the random part, so every client at the cap waits exactly 32 s.
    */
   GOOGLE_CLOUD("google-cloud", 10, null, Backoff.googleCloud(Duration.ofSeconds(32))),
-  /** As {@link #GOOGLE_CLOUD} with the documented alternative maximum of 64 s. */
+  /** As {@link #GOOGLE_CLOUD} with the documented alternative maximum of 64 s (same pile-up at the cap). */
   GOOGLE_CLOUD_64S("google-cloud-64s", 10, null, Backoff.googleCloud(Duration.ofSeconds(64))),
   /**
    * AWS SDK for Java v2, standard mode: 3 attempts, full jitter {@code U(0, min(20 s, 100 ms·2^(n−1)))},
-   * throttling failures with a 1 s base. (The SDK's retry quota is a budget: attach one separately.)
+   * and a 1 s base for throttling failures ({@link FailureClass#THROTTLED}). The SDK's retry quota (a token
+   * bucket of 500, 5 per retry) is a budget: attach one separately. Follows our cap rule.
    */
   AWS_STANDARD("aws-standard", 3, null,
       Backoff.exponential(Duration.ofMillis(100), 2, Duration.ofSeconds(20), Jitter.full())),
   /**
-   * gRPC's retry policy as in its design document's example (maxAttempts 4, initialBackoff 0.1 s,
-   * maxBackoff 1 s, multiplier 2): {@code U(0, min(initial·mult^(n−1), max))}.
+   * gRPC's retry policy (gRFC A6) with its design document's example values (maxAttempts 4, initialBackoff
+   * 0.1 s, maxBackoff 1 s, backoffMultiplier 2): {@code U(0, min(initial·mult^(n−1), max))}. gRPC has no
+   * default retry policy; a service config must supply one. Follows our cap rule.
    */
   GRPC("grpc", 4, null, Backoff.exponential(Duration.ofMillis(100), 2, Duration.ofSeconds(1), Jitter.full())),
   /**
-   * google-http-client's {@code ExponentialBackOff}: initial 500 ms, multiplier 1.5, randomization ±0.5,
-   * maximum interval 60 s, maximum elapsed 15 min, 10 retries. The interval is capped before randomizing,
-   * so delays reach 90 s, above the maximum interval.
+   * google-http-client's {@code ExponentialBackOff} defaults: initial 500 ms, multiplier 1.5, randomization
+   * ±0.5, maximum interval 60 s, maximum elapsed time 15 min, with {@code HttpRequest}'s default of 10
+   * retries. <b>Differs from our cap rule:</b> the maximum interval caps the interval before randomizing, so
+   * delays reach 90 s. Also, google-http-client only stops once the elapsed time has passed 15 min (a last
+   * sleep may end well past it); this preset's deadline never starts a sleep that would end past it.
    */
   GOOGLE_HTTP_CLIENT("google-http-client", 11, Duration.ofMinutes(15),
       new PeerBackoff(500_000_000L, 1.5, 60_000_000_000L, 0.5, PeerBackoff.Placement.JITTER_AFTER_CAP)),
-  /** Resilience4j's default {@code RetryConfig}: 3 attempts, a fixed 500 ms wait. */
+  /** Resilience4j's default {@code RetryConfig}: 3 attempts, a fixed 500 ms wait, no jitter. */
   RESILIENCE4J("resilience4j", 3, null, Backoff.fixed(Duration.ofMillis(500))),
   /**
-   * Resilience4j's {@code ofExponentialRandomBackoff}: 500 ms, multiplier 1.5, randomization ±0.5, then
-   * clamped to the maximum interval (here 30 s): clients pile up at exactly the cap.
+   * Resilience4j's {@code IntervalFunction.ofExponentialRandomBackoff()} defaults: 500 ms, multiplier 1.5,
+   * randomization ±0.5 and <em>no</em> maximum interval (the delays grow without bound), with the default 3
+   * attempts. <b>Differs from our cap rule:</b> when a maximum interval is configured, Resilience4j randomizes
+   * the uncapped interval and then clamps it, so clients pile up at exactly the cap.
    */
   RESILIENCE4J_EXPONENTIAL_RANDOM("resilience4j-exponential-random", 3, null,
-      new PeerBackoff(500_000_000L, 1.5, 30_000_000_000L, 0.5, PeerBackoff.Placement.CLAMP_AFTER_RANDOM)),
+      new PeerBackoff(500_000_000L, 1.5, Long.MAX_VALUE, 0.5, PeerBackoff.Placement.CLAMP_AFTER_RANDOM)),
   /** Failsafe's default {@code RetryPolicy}: 3 attempts (2 retries), no delay. */
   FAILSAFE("failsafe", 3, null, Backoff.none()),
   /**
-   * Failsafe's {@code withBackoff(1 s, 30 s)} (factor 2) with {@code withJitter(0.5)}: the jitter is applied
-   * after the cap, so delays reach 45 s.
+   * Failsafe's {@code withBackoff(1 s, 30 s)} (delay factor 2) with {@code withJitter(0.5)}, default 3
+   * attempts. <b>Differs from our cap rule:</b> Failsafe jitters after capping, so delays reach 45 s. (With a
+   * {@code maxDuration} Failsafe shortens the last sleep to the time left; our deadline stops instead.)
    */
   FAILSAFE_BACKOFF("failsafe-backoff", 3, null,
       new PeerBackoff(1_000_000_000L, 2, 30_000_000_000L, 0.5, PeerBackoff.Placement.JITTER_AFTER_CAP)),
-  /** Spring Retry's {@code ExponentialBackOffPolicy} defaults: 100 ms × 2 up to 30 s, 3 attempts. */
+  /**
+   * Spring Retry's {@code ExponentialBackOffPolicy} defaults (100 ms × 2 up to 30 s) with the default 3
+   * attempts of {@code SimpleRetryPolicy}. No jitter.
+   */
   SPRING_RETRY("spring-retry", 3, null, Backoff.exponential(Duration.ofMillis(100), 2, Duration.ofSeconds(30))),
   /**
-   * Spring Retry's {@code ExponentialRandomBackOffPolicy}: each delay multiplied by {@code U[1, 2)}, then
-   * clamped to 30 s (so clients pile up at the cap).
+   * Spring Retry's {@code ExponentialRandomBackOffPolicy} with the same defaults: each capped interval is
+   * multiplied by {@code U[1, multiplier)} and then clamped to 30 s. <b>Differs from our cap rule:</b> from
+   * 15 s on, part of the clients (and at the cap all of them) wait exactly 30 s.
    */
   SPRING_RETRY_RANDOM("spring-retry-random", 3, null,
       new PeerBackoff(100_000_000L, 2, 30_000_000_000L, 0, PeerBackoff.Placement.RANDOM_MULTIPLIER_THEN_CLAMP)),
   /** Seed 003's "fixed" client: retry every 100 ms, no jitter, without limit. */
   SEED_003_FIXED("fixed", Integer.MAX_VALUE, null, Backoff.fixed(Duration.ofMillis(100))),
   /**
-   * Seed 003's "exponential" client: 100 ms × e per retry up to 5 min, gaussian jitter of 0.1 of the delay
-   * (our cap rule applies: the seed adds the noise after the cap), without limit.
+   * Seed 003's "exponential" client: 100 ms × e per retry up to 5 min, gaussian jitter of 0.1 of the delay,
+   * without limit. It follows our cap rule, unlike the seed, which adds the noise after the cap (so its
+   * delays can pass 5 min).
    */
   SEED_003_EXPONENTIAL("exponential", Integer.MAX_VALUE, null,
       Backoff.exponential(Duration.ofMillis(100), Math.E, Duration.ofMinutes(5), Jitter.gaussian(0.1)));

@@ -12,7 +12,11 @@ public interface RetryBudget {
   /** Called once for every logical call, when its first attempt ends. */
   void onCall();
 
-  /** Called for every failed attempt (retried or not), with its class. */
+  /**
+   * Called for every failed attempt that the policy's rules consider retryable, with its class, whether or
+   * not a retry follows (attempt limits, the deadline or this budget may still stop the call). Failures the
+   * rules refuse (not retryable, aborted, interrupted, cancelled) are not reported.
+   */
   void onFailure(FailureClass failureClass);
 
   /**

@@ -50,8 +50,8 @@ public final class RetryBudgets {
   /**
    * gRPC's retry throttling (gRFC A6): the token count starts at {@code maxTokens}; every failed attempt
    * costs 1, every successful call adds {@code tokenRatio} (never beyond {@code maxTokens}); a retry is
-   * allowed only while the count is above {@code maxTokens / 2}. Unlike gRPC, whose status codes decide,
-   * every failed attempt counts here, including one the policy does not retry.
+   * allowed only while the count is above {@code maxTokens / 2}. As in gRPC, where the retryable status
+   * codes decide, only failures the policy's rules would retry count.
    *
    * @param maxTokens the maximum (and initial) token count, 1 to 1000 as gRPC allows
    * @param tokenRatio tokens earned per success, positive, with at most three decimal places

@@ -79,8 +79,11 @@ public final class RetryExecutor<R> {
    * @return the first accepted result, or the last result if retries ran out on results
    * @throws Exception the last failure, unchanged, when retries stop on a failure
    * @throws InterruptedException if interrupted while waiting to retry
+   * @throws NullPointerException if {@code callable} is null
    */
   public <T extends R> T call(Callable<T> callable) throws Exception {
+    // Checked here: a null callable would otherwise fail inside the attempt and be retried.
+    Nanos.requireNonNull("callable", callable);
     RetryPolicy<R> p = policy;
     long start = p.needsStartTime ? clock.nanoTime() : 0;
     T result;
@@ -103,13 +106,33 @@ public final class RetryExecutor<R> {
    *
    * @throws Exception the last failure, unchanged, when retries stop
    * @throws InterruptedException if interrupted while waiting to retry
+   * @throws NullPointerException if {@code runnable} is null
    */
   public void run(CheckedRunnable runnable) throws Exception {
     Nanos.requireNonNull("runnable", runnable);
-    call(() -> {
+    // The first attempt runs directly, so the success path allocates no adapter.
+    RetryPolicy<R> p = policy;
+    long start = p.needsStartTime ? clock.nanoTime() : 0;
+    try {
+      runnable.run();
+    } catch (Throwable failure) {
+      retry(asCallable(runnable), failure, null, start);
+      return;
+    }
+    if (p.retryOnResult == null || !p.retryOnResult.test(null)) {
+      if (p.budget != null || p.listeners.length > 0) {
+        p.recordFirstTrySuccess(null, start, p.needsStartTime ? clock.nanoTime() : 0);
+      }
+      return;
+    }
+    retry(asCallable(runnable), null, null, start);
+  }
+
+  private static <T> Callable<T> asCallable(CheckedRunnable runnable) {
+    return () -> {
       runnable.run();
       return null;
-    });
+    };
   }
 
   /** Wraps {@code callable} so that each call of the wrapper retries under this executor. */

@@ -273,7 +273,7 @@ public final class RetryPolicy<R> {
     public Builder<R> name(String name) {
       Nanos.requireNonNull("name", name);
       if (name.isBlank()) {
-        throw new IllegalArgumentException("name must not be blank");
+        throw new IllegalArgumentException("name must not be blank, was '" + name + "'");
       }
       this.name = name;
       return this;
@@ -338,6 +338,7 @@ public final class RetryPolicy<R> {
      */
     @SafeVarargs
     public final Builder<R> retryOn(Class<? extends Throwable>... types) {
+      Nanos.requireNonNull("retryOn types", types);
       for (Class<? extends Throwable> type : types) {
         Nanos.requireNonNull("retryOn type", type);
         retryOn.add(type);
@@ -355,6 +356,7 @@ public final class RetryPolicy<R> {
     /** Stops at once on failures of these types (or caused by them); abort rules win over retry rules. */
     @SafeVarargs
     public final Builder<R> abortOn(Class<? extends Throwable>... types) {
+      Nanos.requireNonNull("abortOn types", types);
       for (Class<? extends Throwable> type : types) {
         Nanos.requireNonNull("abortOn type", type);
         abortOn.add(type);
@@ -414,9 +416,10 @@ public final class RetryPolicy<R> {
     }
 
     /** Adds a listener. */
-    public Builder<R> listener(RetryListener<R> listener) {
+    @SuppressWarnings("unchecked") // a listener of a supertype only reads R values through its events
+    public Builder<R> listener(RetryListener<? super R> listener) {
       Nanos.requireNonNull("listener", listener);
-      listeners.add(listener);
+      listeners.add((RetryListener<R>) listener);
       return this;
     }
 

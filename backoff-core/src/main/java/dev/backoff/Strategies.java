@@ -8,10 +8,14 @@ final class Strategies {
   private Strategies() {}
 
   static long checkCap(long initialNanos, Duration cap) {
+    return checkCap("initial", initialNanos, cap);
+  }
+
+  static long checkCap(String initialName, long initialNanos, Duration cap) {
     long capNanos = Nanos.positive("cap", cap);
     if (capNanos < initialNanos) {
-      throw new IllegalArgumentException(
-          "cap must be at least the initial delay " + Duration.ofNanos(initialNanos) + ", was " + cap);
+      throw new IllegalArgumentException("cap must be at least " + initialName + " ("
+          + Duration.ofNanos(initialNanos) + "), was " + cap);
     }
     return capNanos;
   }

@@ -22,6 +22,8 @@ public final class Main {
     commandLine.setOut(out);
     commandLine.setErr(err);
     commandLine.setCaseInsensitiveEnumValuesAllowed(true);
+    // "@FILE" is a value for the commands (curl-style "backoff http --data @FILE"), not a picocli argument file.
+    commandLine.setExpandAtFiles(false);
     commandLine.setParameterExceptionHandler(Errors::onUsageError);
     commandLine.setExecutionExceptionHandler(Errors::onFailure);
     return commandLine;

@@ -1,0 +1,190 @@
+package dev.backoff.cli;
+
+import static dev.backoff.cli.LoopbackServer.answer;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+@Timeout(20)
+class HttpCommandTest {
+  // Real waits, kept tiny: the command sleeps for real.
+  static final String[] FAST = {"--strategy", "fixed", "--initial", "1ms"};
+
+  static CliRunner http(String... args) {
+    String[] all = new String[args.length + FAST.length + 1];
+    all[0] = "http";
+    System.arraycopy(FAST, 0, all, 1, FAST.length);
+    System.arraycopy(args, 0, all, 1 + FAST.length, args.length);
+    return CliRunner.run(all);
+  }
+
+  @Test
+  void unavailableThenOkPrintsTheBodyAndOneLinePerAttempt() throws Exception {
+    try (LoopbackServer server = new LoopbackServer(answer(503, "busy"), answer(200, "hello\n"))) {
+      CliRunner result = http(server.url());
+
+      assertThat(result.exitCode).isZero();
+      assertThat(result.out).isEqualTo("hello\n");
+      assertThat(result.err.lines()).containsExactly(
+          "attempt 1: 503, retrying in 1ms (throttled)",
+          "attempt 2: 200");
+    }
+  }
+
+  @Test
+  void seedsCaseOf429WithRetryAfterAnd500() throws Exception {
+    try (LoopbackServer server = new LoopbackServer(answer(429, "slow down", "Retry-After", "0"),
+        answer(500, "oops"), answer(200, "{\"ok\":true}"))) {
+      CliRunner result = http("--max-attempts", "5", server.url());
+
+      assertThat(result.exitCode).isZero();
+      assertThat(result.out).isEqualTo("{\"ok\":true}");
+      assertThat(result.err.lines()).containsExactly(
+          "attempt 1: 429 (Retry-After: 0), retrying in 1ms (throttled)",
+          "attempt 2: 500, retrying in 1ms (transient)",
+          "attempt 3: 200");
+    }
+  }
+
+  @Test
+  void exhaustedRetriesExitThreeWithTheLastBody() throws Exception {
+    try (LoopbackServer server = new LoopbackServer(answer(503, "still busy"))) {
+      CliRunner result = http("--max-attempts", "2", server.url());
+
+      assertThat(result.exitCode).isEqualTo(HttpCommand.GAVE_UP).isEqualTo(3);
+      assertThat(result.out).isEqualTo("still busy");
+      assertThat(result.err.lines()).containsExactly(
+          "attempt 1: 503, retrying in 1ms (throttled)",
+          "attempt 2: 503, gave up: attempts exhausted");
+      assertThat(server.requests()).hasSize(2);
+    }
+  }
+
+  @Test
+  void retryAfterBeyondTheMaximumGivesUpAtOnce() throws Exception {
+    try (LoopbackServer server = new LoopbackServer(answer(429, "later", "Retry-After", "3600"))) {
+      CliRunner result = http("--max-retry-after", "30s", server.url());
+
+      assertThat(result.exitCode).isEqualTo(3);
+      assertThat(result.err.lines()).containsExactly(
+          "attempt 1: 429 (Retry-After: 3600), gave up: server asked to wait longer than allowed");
+      assertThat(server.requests()).hasSize(1);
+    }
+  }
+
+  @Test
+  void deadlineShorterThanRetryAfterGivesUpAtOnce() throws Exception {
+    try (LoopbackServer server = new LoopbackServer(answer(503, "later", "Retry-After", "20"))) {
+      CliRunner result = http("--deadline", "5s", server.url());
+
+      assertThat(result.exitCode).isEqualTo(3);
+      assertThat(result.err).contains("gave up: deadline exceeded");
+      assertThat(server.requests()).hasSize(1);
+    }
+  }
+
+  @Test
+  void statusThatIsNotRetriedExitsFour() throws Exception {
+    try (LoopbackServer server = new LoopbackServer(answer(404, "no such thing"))) {
+      CliRunner result = http(server.url());
+
+      assertThat(result.exitCode).isEqualTo(HttpCommand.NOT_SUCCESSFUL).isEqualTo(4);
+      assertThat(result.out).isEqualTo("no such thing");
+      assertThat(result.err.lines()).containsExactly("attempt 1: 404");
+    }
+  }
+
+  @Test
+  void postWithoutKeyIsNotRetriedAndWithKeyIsRetriedWithTheSameBody() throws Exception {
+    try (LoopbackServer server = new LoopbackServer(answer(503, "busy"), answer(503, "busy"),
+        answer(201, "created"))) {
+      CliRunner once = http("--data", "order=1", server.url());
+
+      assertThat(once.exitCode).isEqualTo(4);
+      assertThat(once.err.lines()).containsExactly("attempt 1: 503, not retried: not retryable");
+
+      CliRunner retried = http("--data", "order=1", "-H", "Idempotency-Key: abc-123", server.url());
+
+      assertThat(retried.exitCode).isZero();
+      assertThat(retried.out).isEqualTo("created");
+      assertThat(server.requests()).containsExactly(
+          "POST key=null body=order=1", "POST key=abc-123 body=order=1", "POST key=abc-123 body=order=1");
+    }
+  }
+
+  @Test
+  void dataFromAFileIsSentWithTheGivenMethod(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("doc.json");
+    Files.writeString(file, "{\"a\":1}", StandardCharsets.UTF_8);
+    try (LoopbackServer server = new LoopbackServer(answer(500, ""), answer(200, "ok"))) {
+      CliRunner result = http("-X", "PUT", "--data", "@" + file, server.url());
+
+      assertThat(result.exitCode).isZero();
+      assertThat(server.requests()).containsExactly("PUT key=null body={\"a\":1}", "PUT key=null body={\"a\":1}");
+    }
+  }
+
+  @Test
+  void addedRetryStatusIsRetried() throws Exception {
+    try (LoopbackServer server = new LoopbackServer(answer(408, "slow"), answer(200, "ok"))) {
+      CliRunner result = http("--retry-status", "408", server.url());
+
+      assertThat(result.exitCode).isZero();
+      assertThat(server.requests()).hasSize(2);
+    }
+  }
+
+  @Test
+  void refusedConnectionsExhaustTheAttemptsAndExitThree() throws Exception {
+    int port;
+    try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      port = socket.getLocalPort();
+    }
+    CliRunner result = http("--max-attempts", "2", "http://127.0.0.1:" + port + "/");
+
+    assertThat(result.exitCode).isEqualTo(3);
+    assertThat(result.out).isEmpty();
+    assertThat(result.err.lines()).hasSize(3);
+    assertThat(result.err.lines().skip(2).findFirst().orElseThrow())
+        .startsWith("backoff: ConnectException").endsWith("(2 attempts, attempts exhausted)");
+  }
+
+  @Test
+  void usageErrorsExitTwoWithOneLineAndAHint() {
+    for (String[] args : new String[][] {
+        {"not a url"}, {"ftp://example.org/file"}, {"http:///no-host"}, {"-H", "NoColon", "http://127.0.0.1:1/"},
+        {"-H", "Bad Name: x", "http://127.0.0.1:1/"}, {"-H", "Host: example.org", "http://127.0.0.1:1/"},
+        {"-X", "GET POST", "http://127.0.0.1:1/"}, {"--data", "@/no/such/file", "http://127.0.0.1:1/"},
+        {"--retry-status", "700", "http://127.0.0.1:1/"}, {"--timeout", "0ms", "http://127.0.0.1:1/"},
+        {"--max-retry-after", "soon", "http://127.0.0.1:1/"}, {}}) {
+      CliRunner result = http(args);
+
+      assertThat(result.exitCode).as(String.join(" ", args)).isEqualTo(2);
+      assertThat(result.err.lines()).as(String.join(" ", args)).hasSize(2);
+      assertThat(result.err).contains("--help").doesNotContain("Exception:");
+    }
+  }
+
+  @Test
+  void badHeaderMessageNamesTheFlagAndValue() {
+    CliRunner result = http("-H", "NoColon", "http://127.0.0.1:1/");
+    assertThat(result.err).startsWith("backoff: --header 'NoColon' is not of the form 'Name: value'");
+  }
+
+  @Test
+  void durationsAreFormattedShortly() {
+    assertThat(HttpCommand.format(Duration.ofMillis(250))).isEqualTo("250ms");
+    assertThat(HttpCommand.format(Duration.ofMillis(1500))).isEqualTo("1.5s");
+    assertThat(HttpCommand.format(Duration.ofSeconds(2))).isEqualTo("2s");
+    assertThat(HttpCommand.format(Duration.ofNanos(1500))).isEqualTo("1us");
+    assertThat(HttpCommand.format(Duration.ofSeconds(123))).isEqualTo("2m3s");
+    assertThat(HttpCommand.format(Duration.ZERO)).isEqualTo("0ms");
+  }
+}

@@ -1,0 +1,162 @@
+package dev.backoff.http;
+
+import dev.backoff.Clock;
+import dev.backoff.Decision;
+import dev.backoff.Execution;
+import dev.backoff.RetryPolicy;
+import dev.backoff.StopReason;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One asynchronous call: drives the decision engine over {@code HttpClient.sendAsync}, scheduling each
+ * retry on the scheduler so no thread waits. Attempts happen one after another; the lock only guards the
+ * hand-over of state between the attempt's completion, the scheduler and a cancelling caller, and is never
+ * held while sending or completing the caller's future.
+ */
+final class AsyncCall<T> {
+  private final RetryingHttpClient owner;
+  private final RetryPolicy<HttpResponse<?>> policy;
+  private final HttpRequest request;
+  private final boolean repeatable;
+  private final BodyHandler<T> handler;
+  private final BodyHandler<Object> attemptHandler;
+  private final Clock clock;
+  private final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+  private final long start;
+
+  // Guarded by this.
+  private Execution<HttpResponse<?>> execution;
+  private Future<?> pending; // the scheduled retry or the attempt in flight
+  private boolean cancelled;
+
+  AsyncCall(RetryingHttpClient owner, RetryPolicy<HttpResponse<?>> policy, HttpRequest request, boolean repeatable,
+      BodyHandler<T> handler) {
+    this.owner = owner;
+    this.policy = policy;
+    this.request = request;
+    this.repeatable = repeatable;
+    this.handler = handler;
+    this.attemptHandler = BufferedBody.forStatuses(repeatable ? owner.retryStatusSet() : java.util.Set.of(), handler);
+    this.clock = policy.clock();
+    this.start = policy.needsStartTime() ? clock.nanoTime() : 0;
+    result.whenComplete((response, failure) -> {
+      if (result.isCancelled()) {
+        onCancelled();
+      }
+    });
+  }
+
+  CompletableFuture<HttpResponse<T>> result() {
+    return result;
+  }
+
+  void start() {
+    attempt();
+  }
+
+  private void attempt() {
+    synchronized (this) {
+      if (cancelled || result.isDone()) {
+        return; // cancelled while the retry was pending: no further attempt
+      }
+    }
+    CompletableFuture<HttpResponse<Object>> inFlight;
+    try {
+      inFlight = owner.httpClient().sendAsync(owner.attemptRequest(request, policy, start, clock), attemptHandler);
+    } catch (RuntimeException e) {
+      inFlight = CompletableFuture.failedFuture(e); // a rejected request: decided like any failure
+    }
+    synchronized (this) {
+      pending = inFlight;
+      if (cancelled) {
+        inFlight.cancel(true);
+        return;
+      }
+    }
+    inFlight.whenComplete(this::onAttemptComplete);
+  }
+
+  private void onAttemptComplete(HttpResponse<Object> response, Throwable failure) {
+    Throwable cause = unwrap(failure);
+    long now = clock.nanoTime();
+    Decision decision;
+    Throwable terminal = null;
+    synchronized (this) {
+      if (cancelled) {
+        return;
+      }
+      if (execution == null) {
+        if (cause == null && !owner.isRetryStatus(response.statusCode())) {
+          policy.recordFirstTrySuccess(response, start, now);
+          decision = null;
+        } else {
+          execution = policy.newExecution(policy.needsStartTime() ? start : now);
+          decision = owner.decide(execution, request, repeatable, response, cause, now);
+        }
+      } else {
+        decision = owner.decide(execution, request, repeatable, response, cause, now);
+      }
+      if (decision != null && decision.isRetry()) {
+        try {
+          pending = owner.scheduler().schedule(this::attempt, decision.delayNanos(), TimeUnit.NANOSECONDS);
+          return;
+        } catch (RejectedExecutionException rejected) {
+          // The scheduler was shut down: the call cannot wait, so it ends here with that reason.
+          execution.abort(StopReason.CANCELLED, clock.nanoTime());
+          Throwable last = execution.finalFailure();
+          if (last != null) {
+            rejected.addSuppressed(last);
+          }
+          terminal = rejected;
+        }
+      } else if (cause != null) {
+        terminal = execution == null ? cause : execution.finalFailure();
+      }
+    }
+    if (terminal != null) {
+      result.completeExceptionally(terminal);
+      return;
+    }
+    BufferedBody.finish(response, handler).whenComplete((converted, conversionFailure) -> {
+      if (conversionFailure != null) {
+        result.completeExceptionally(unwrap(conversionFailure));
+      } else {
+        result.complete(converted);
+      }
+    });
+  }
+
+  private void onCancelled() {
+    Future<?> toCancel;
+    synchronized (this) {
+      if (cancelled) {
+        return;
+      }
+      cancelled = true;
+      toCancel = pending;
+      pending = null;
+      if (execution != null && !execution.isDone()) {
+        execution.abort(StopReason.CANCELLED, clock.nanoTime());
+      }
+    }
+    if (toCancel != null) {
+      toCancel.cancel(true);
+    }
+  }
+
+  private static Throwable unwrap(Throwable failure) {
+    Throwable t = failure;
+    while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+      t = t.getCause();
+    }
+    return t;
+  }
+}

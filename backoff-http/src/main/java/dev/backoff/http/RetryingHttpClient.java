@@ -1,0 +1,475 @@
+package dev.backoff.http;
+
+import dev.backoff.AsyncRetryExecutor;
+import dev.backoff.Clock;
+import dev.backoff.Decision;
+import dev.backoff.Execution;
+import dev.backoff.FailureClass;
+import dev.backoff.RetryBudget;
+import dev.backoff.RetryHistory;
+import dev.backoff.RetryPolicy;
+import dev.backoff.StopReason;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
+
+/**
+ * A {@link HttpClient} that retries, under a {@link RetryPolicy}, what is safe and worth retrying, and
+ * honours the server's {@code Retry-After}. Immutable and thread-safe; share one per application, like the
+ * {@code HttpClient} it wraps.
+ *
+ * <pre>{@code
+ * RetryingHttpClient http = RetryingHttpClient.builder(HttpClient.newHttpClient())
+ *     .policy(RetryPolicy.<HttpResponse<?>>builder().maxAttempts(5).maxElapsed(Duration.ofSeconds(30)).build())
+ *     .build();
+ * HttpResponse<String> response = http.send(request, BodyHandlers.ofString());
+ * }</pre>
+ *
+ * <h2>What is retried</h2>
+ * <ul>
+ *   <li>Responses with status 429, 500, 502, 503 or 504 ({@link Builder#retryOnStatus} adds more, such as
+ *       408; {@link Builder#retryOnlyOnStatus} replaces the set). No other status is retried.
+ *   <li>Failures: connect and response timeouts ({@link java.net.http.HttpTimeoutException}), refused
+ *       connections, and connections reset or closed by the peer. Never TLS or certificate errors, unknown
+ *       hosts, malformed URLs or requests, or protocol errors. The policy's own failure rules are combined
+ *       with these; its abort rules, and these "never" rules, win.
+ *   <li>Only requests that are safe to repeat: GET, HEAD, OPTIONS, PUT, DELETE and TRACE; any other method
+ *       (POST, PATCH, ...) only when it carries an {@code Idempotency-Key} header or the client was built
+ *       with {@link Builder#retryNonIdempotent()}. A non-repeatable request is still retried after a
+ *       refused connection or a connect timeout, since it was never sent. The request's body publisher is
+ *       subscribed afresh by each attempt, so every attempt sends the whole body.
+ * </ul>
+ * 429 and 503 are classified {@link FailureClass#THROTTLED}, timeouts {@link FailureClass#TIMEOUT}, the
+ * rest {@link FailureClass#TRANSIENT}: a policy can give each class its own backoff and budget cost.
+ *
+ * <h2>Retry-After</h2>
+ * A retryable response's {@code Retry-After} (seconds or an HTTP-date, see {@link RetryAfter}) is the
+ * engine's pushback hint: the wait is {@code max(Retry-After, backoff)}. A wait longer than the policy's
+ * {@link RetryPolicy.Builder#maxPushback maxPushback} ends the call at once
+ * ({@link StopReason#PUSHBACK_TOO_LONG}), as does one that would end past its deadline
+ * ({@link StopReason#DEADLINE_EXCEEDED}). An unreadable value falls back to the backoff.
+ *
+ * <h2>Outcomes</h2>
+ * <ul>
+ *   <li>When retries stop on a response (retries exhausted, deadline, budget, pushback, or a request that
+ *       may not be repeated), <b>the last response is returned</b>, with its body in the form the caller's
+ *       handler produces: as with a plain {@code HttpClient}, check {@link HttpResponse#statusCode()}. The
+ *       policy's listeners are told why the call stopped ({@code onExhausted}/{@code onAborted} with a
+ *       {@link StopReason}).
+ *   <li>When retries stop on a failure, that last failure is thrown unchanged, with earlier failures and a
+ *       {@link RetryHistory} attached as suppressed exceptions.
+ *   <li>Interruption while waiting to retry ends the call with an {@link InterruptedException} (the
+ *       thread's interrupt flag is set again); cancelling the future of {@link #sendAsync} cancels the
+ *       pending retry or the attempt in flight, and no further attempt starts.
+ * </ul>
+ *
+ * <h2>Bodies and connections</h2>
+ * The body of a response with a retryable status is read to its end into memory before the decision, so
+ * a retried response never holds on to its connection (the connection goes back to the pool); if that
+ * response is the last one, its bytes are replayed through the caller's body handler. Other responses go
+ * straight to the caller's handler.
+ *
+ * <h2>Time</h2>
+ * The policy's clock measures elapsed time and its sleeper waits (synchronous calls); asynchronous calls
+ * wait on the {@linkplain Builder#scheduler scheduler} without holding a thread. HTTP-dates are compared with
+ * the {@linkplain Builder#wallClock wall clock}. Each attempt's timeout is the request's own (or the
+ * builder's {@linkplain Builder#attemptTimeout attempt timeout}), shortened to what is left before the
+ * policy's deadline.
+ */
+public final class RetryingHttpClient {
+  private final HttpClient client;
+  private final RetryPolicy<HttpResponse<?>> policy;
+  private final Set<Integer> retryStatuses;
+  private final boolean retryNonIdempotent;
+  private final Duration attemptTimeout;
+  private final Function<String, RetryBudget> budgetPerHost;
+  private final ConcurrentMap<String, RetryPolicy<HttpResponse<?>>> policyPerHost;
+  private final java.time.Clock wallClock;
+  private final ScheduledExecutorService scheduler;
+
+  private RetryingHttpClient(Builder builder) {
+    this.client = builder.client;
+    this.retryStatuses = Set.copyOf(builder.retryStatuses);
+    this.retryNonIdempotent = builder.retryNonIdempotent;
+    this.attemptTimeout = builder.attemptTimeout;
+    this.budgetPerHost = builder.budgetPerHost;
+    this.policyPerHost = budgetPerHost == null ? null : new ConcurrentHashMap<>();
+    this.wallClock = builder.wallClock;
+    this.scheduler = builder.scheduler;
+    Set<Integer> statuses = this.retryStatuses;
+    this.policy = builder.policy.toBuilder()
+        .retryOnResult(response -> statuses.contains(response.statusCode()))
+        .classifyResults(response -> HttpRetryRules.classifyStatus(response.statusCode()))
+        .retryIf(HttpRetryRules::isRetryable)
+        .abortIf(HttpRetryRules::isPermanent)
+        .build();
+  }
+
+  /**
+   * A client that retries with the default policy ({@link RetryPolicy#defaults()}: 3 attempts, exponential
+   * backoff with full jitter) and the HTTP rules above.
+   *
+   * @throws NullPointerException if {@code client} is null
+   */
+  public static RetryingHttpClient of(HttpClient client) {
+    return builder(client).build();
+  }
+
+  /**
+   * A builder wrapping {@code client}.
+   *
+   * @throws NullPointerException if {@code client} is null
+   */
+  public static Builder builder(HttpClient client) {
+    return new Builder(client);
+  }
+
+  /** The wrapped client. */
+  public HttpClient client() {
+    return client;
+  }
+
+  /** The policy in force: the caller's, with the HTTP rules for statuses and failures added. */
+  public RetryPolicy<HttpResponse<?>> policy() {
+    return policy;
+  }
+
+  /** The statuses that are retried, in ascending order. */
+  public Set<Integer> retryStatuses() {
+    return java.util.Collections.unmodifiableSet(new TreeSet<>(retryStatuses));
+  }
+
+  /**
+   * Sends {@code request}, retrying as described in the class documentation, blocking the calling thread
+   * (also while waiting to retry, with the policy's sleeper).
+   *
+   * @return the first response that is not retried, or the last response when retries stop on one
+   * @throws IOException the last failure when retries stop on a failure (unchanged, with a
+   *     {@link RetryHistory})
+   * @throws InterruptedException if the thread is interrupted during an attempt or while waiting
+   * @throws IllegalArgumentException if the client rejects the request (not retried)
+   * @throws NullPointerException if {@code request} or {@code handler} is null
+   */
+  public <T> HttpResponse<T> send(HttpRequest request, BodyHandler<T> handler)
+      throws IOException, InterruptedException {
+    Objects.requireNonNull(request, "request must not be null");
+    Objects.requireNonNull(handler, "handler must not be null");
+    RetryPolicy<HttpResponse<?>> p = policyFor(request);
+    boolean repeatable = HttpRetryRules.isRepeatable(request, retryNonIdempotent);
+    BodyHandler<Object> attemptHandler = BufferedBody.forStatuses(repeatable ? retryStatuses : Set.of(), handler);
+    Clock clock = p.clock();
+    long start = p.needsStartTime() ? clock.nanoTime() : 0;
+    Execution<HttpResponse<?>> execution = null;
+    while (true) {
+      HttpResponse<Object> response = null;
+      Throwable failure = null;
+      try {
+        response = client.send(attemptRequest(request, p, start, clock), attemptHandler);
+      } catch (IOException | RuntimeException e) {
+        failure = e;
+      } catch (InterruptedException e) {
+        if (execution != null) {
+          execution.onFailure(e, StopReason.INTERRUPTED, clock.nanoTime());
+          execution.finalFailure();
+        }
+        Thread.currentThread().interrupt();
+        throw e;
+      }
+      long now = clock.nanoTime();
+      if (execution == null) {
+        if (failure == null && !retryStatuses.contains(response.statusCode())) {
+          p.recordFirstTrySuccess(response, start, now);
+          return BufferedBody.join(BufferedBody.finish(response, handler));
+        }
+        execution = p.newExecution(p.needsStartTime() ? start : now);
+      }
+      Decision decision = decide(execution, request, repeatable, response, failure, now);
+      if (decision.isRetry()) {
+        try {
+          p.sleeper().sleep(decision.delayNanos());
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          execution.abort(StopReason.INTERRUPTED, clock.nanoTime());
+          Throwable last = execution.finalFailure();
+          if (last != null) {
+            interrupted.addSuppressed(last);
+          }
+          throw interrupted;
+        }
+        continue;
+      }
+      if (failure == null) {
+        return BufferedBody.join(BufferedBody.finish(response, handler));
+      }
+      Throwable last = execution.finalFailure();
+      if (last instanceof IOException) {
+        throw (IOException) last;
+      }
+      if (last instanceof RuntimeException) {
+        throw (RuntimeException) last;
+      }
+      throw new IOException(last);
+    }
+  }
+
+  /**
+   * Sends {@code request} asynchronously, retrying as described in the class documentation. No thread is
+   * held while waiting to retry: the retry is scheduled on the {@linkplain Builder#scheduler scheduler}.
+   * Cancelling the returned future cancels the pending retry (or the attempt in flight, where the client
+   * allows it); no attempt starts after it.
+   *
+   * @return a future completed with the response, or with the last failure (unchanged, not wrapped)
+   * @throws NullPointerException if {@code request} or {@code handler} is null
+   */
+  public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
+    Objects.requireNonNull(request, "request must not be null");
+    Objects.requireNonNull(handler, "handler must not be null");
+    RetryPolicy<HttpResponse<?>> p = policyFor(request);
+    boolean repeatable = HttpRetryRules.isRepeatable(request, retryNonIdempotent);
+    AsyncCall<T> call = new AsyncCall<>(this, p, request, repeatable, handler);
+    call.start();
+    return call.result();
+  }
+
+  /** The engine's decision on one attempt's outcome. */
+  Decision decide(Execution<HttpResponse<?>> execution, HttpRequest request, boolean repeatable,
+      HttpResponse<?> response, Throwable failure, long now) {
+    if (failure != null) {
+      if (Thread.currentThread().isInterrupted()) {
+        return execution.onFailure(failure, StopReason.INTERRUPTED, now);
+      }
+      if (!repeatable && !neverSent(failure)) {
+        return execution.onFailure(failure, StopReason.NOT_RETRYABLE, now);
+      }
+      return execution.onFailure(failure, now);
+    }
+    if (!repeatable) {
+      return execution.onResult(response, StopReason.NOT_RETRYABLE, now);
+    }
+    long hint = retryStatuses.contains(response.statusCode())
+        ? RetryAfter.hintNanos(response.headers(), Instant.now(wallClock))
+        : dev.backoff.Pushback.NONE;
+    return execution.onResult(response, now, hint);
+  }
+
+  /** Failures that happen before any byte of the request leaves: safe to retry for any method. */
+  private static boolean neverSent(Throwable failure) {
+    for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The request for one attempt: the caller's, with its timeout (or the attempt timeout) shortened to
+   * the time left before the deadline. The body publisher is shared: each send subscribes to it afresh.
+   */
+  HttpRequest attemptRequest(HttpRequest request, RetryPolicy<HttpResponse<?>> p, long start, Clock clock) {
+    Duration timeout = request.timeout().orElse(attemptTimeout);
+    Duration maxElapsed = p.maxElapsed();
+    if (maxElapsed != null) {
+      long left = maxElapsed.toNanos() - (clock.nanoTime() - start);
+      // Never a zero or negative timeout: a last attempt started at the deadline gets a token millisecond.
+      Duration remaining = Duration.ofNanos(Math.max(left, Duration.ofMillis(1).toNanos()));
+      if (timeout == null || remaining.compareTo(timeout) < 0) {
+        timeout = remaining;
+      }
+    }
+    if (timeout == null || timeout.equals(request.timeout().orElse(null))) {
+      return request;
+    }
+    return HttpRequest.newBuilder(request, (name, value) -> true).timeout(timeout).build();
+  }
+
+  private RetryPolicy<HttpResponse<?>> policyFor(HttpRequest request) {
+    if (budgetPerHost == null) {
+      return policy;
+    }
+    String host = request.uri().getHost();
+    String key = host == null ? "" : host.toLowerCase(Locale.ROOT);
+    return policyPerHost.computeIfAbsent(key, h -> {
+      RetryBudget budget = budgetPerHost.apply(h);
+      if (budget == null) {
+        throw new NullPointerException("the budget factory returned null for host " + h);
+      }
+      return policy.toBuilder().budget(budget).build();
+    });
+  }
+
+  /**
+   * The budget used for calls to {@code host}, or null if budgets are not per host or none was made yet.
+   *
+   * @throws NullPointerException if {@code host} is null
+   */
+  public RetryBudget budgetFor(String host) {
+    Objects.requireNonNull(host, "host must not be null");
+    if (policyPerHost == null) {
+      return null;
+    }
+    RetryPolicy<HttpResponse<?>> hostPolicy = policyPerHost.get(host.toLowerCase(Locale.ROOT));
+    return hostPolicy == null ? null : hostPolicy.budget();
+  }
+
+  HttpClient httpClient() {
+    return client;
+  }
+
+  ScheduledExecutorService scheduler() {
+    return scheduler;
+  }
+
+  boolean isRetryStatus(int status) {
+    return retryStatuses.contains(status);
+  }
+
+  Set<Integer> retryStatusSet() {
+    return retryStatuses;
+  }
+
+  /**
+   * Builds a {@link RetryingHttpClient}. Each setter validates its argument at once and names it in the
+   * message. Not thread-safe; the clients it builds are.
+   */
+  public static final class Builder {
+    private final HttpClient client;
+    private RetryPolicy<HttpResponse<?>> policy = RetryPolicy.defaults();
+    private final Set<Integer> retryStatuses = new TreeSet<>(HttpRetryRules.DEFAULT_STATUSES);
+    private boolean retryNonIdempotent;
+    private Duration attemptTimeout;
+    private Function<String, RetryBudget> budgetPerHost;
+    private java.time.Clock wallClock = java.time.Clock.systemUTC();
+    private ScheduledExecutorService scheduler;
+
+    private Builder(HttpClient client) {
+      this.client = Objects.requireNonNull(client, "client must not be null");
+    }
+
+    /**
+     * The policy: attempts, deadline, backoff (per failure class too), maximum pushback (the longest
+     * {@code Retry-After} honoured), budget, listeners, clock, sleeper and random source. Its result rules
+     * are replaced by the HTTP status rules; its failure rules are combined with the HTTP ones.
+     *
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public Builder policy(RetryPolicy<HttpResponse<?>> policy) {
+      this.policy = Objects.requireNonNull(policy, "policy must not be null");
+      return this;
+    }
+
+    /**
+     * Retries these statuses too (for example 408 Request Timeout).
+     *
+     * @throws IllegalArgumentException if a status is not between 100 and 599
+     */
+    public Builder retryOnStatus(int... statuses) {
+      for (int status : statuses) {
+        retryStatuses.add(validStatus(status));
+      }
+      return this;
+    }
+
+    /**
+     * Retries exactly these statuses (none: retry failures only), replacing the default set.
+     *
+     * @throws IllegalArgumentException if a status is not between 100 and 599
+     */
+    public Builder retryOnlyOnStatus(int... statuses) {
+      Set<Integer> replacement = new TreeSet<>();
+      for (int status : statuses) {
+        replacement.add(validStatus(status));
+      }
+      retryStatuses.clear();
+      retryStatuses.addAll(replacement);
+      return this;
+    }
+
+    private static int validStatus(int status) {
+      if (status < 100 || status > 599) {
+        throw new IllegalArgumentException("status must be between 100 and 599, was " + status);
+      }
+      return status;
+    }
+
+    /**
+     * Retries requests of every method, POST and PATCH included, without an {@code Idempotency-Key}: only
+     * for servers where repeating them is known to be harmless.
+     */
+    public Builder retryNonIdempotent() {
+      this.retryNonIdempotent = true;
+      return this;
+    }
+
+    /**
+     * The timeout of each attempt for requests that have no timeout of their own.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is not positive
+     */
+    public Builder attemptTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "attemptTimeout must not be null");
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("attemptTimeout must be positive, was " + timeout);
+      }
+      this.attemptTimeout = timeout;
+      return this;
+    }
+
+    /**
+     * One retry budget per host, made by {@code factory} on the first call to that host (the host name in
+     * lower case), replacing the policy's budget. Hosts are never forgotten, so use it for a bounded set.
+     *
+     * @throws NullPointerException if {@code factory} is null
+     */
+    public Builder budgetPerHost(Function<String, RetryBudget> factory) {
+      this.budgetPerHost = Objects.requireNonNull(factory, "budgetPerHost factory must not be null");
+      return this;
+    }
+
+    /**
+     * The wall clock that HTTP-dates in {@code Retry-After} are compared with. Default
+     * {@link java.time.Clock#systemUTC()}.
+     *
+     * @throws NullPointerException if {@code wallClock} is null
+     */
+    public Builder wallClock(java.time.Clock wallClock) {
+      this.wallClock = Objects.requireNonNull(wallClock, "wallClock must not be null");
+      return this;
+    }
+
+    /**
+     * Where {@link #sendAsync} schedules its retries. Its tasks only start the next attempt (they never
+     * block), so one thread serves many clients. Default: {@link AsyncRetryExecutor#defaultScheduler()}, the
+     * library's shared daemon thread.
+     *
+     * @throws NullPointerException if {@code scheduler} is null
+     */
+    public Builder scheduler(ScheduledExecutorService scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler must not be null");
+      return this;
+    }
+
+    /** Builds the client. */
+    public RetryingHttpClient build() {
+      if (scheduler == null) {
+        scheduler = AsyncRetryExecutor.defaultScheduler();
+      }
+      return new RetryingHttpClient(this);
+    }
+  }
+}

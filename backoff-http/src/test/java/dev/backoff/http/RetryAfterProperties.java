@@ -1,0 +1,63 @@
+package dev.backoff.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
+import java.util.Optional;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.LongRange;
+import net.jqwik.api.constraints.StringLength;
+
+class RetryAfterProperties {
+  static final DateTimeFormatter IMF_FIXDATE =
+      DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+  static final DateTimeFormatter RFC_850 =
+      DateTimeFormatter.ofPattern("EEEE, dd-MMM-yy HH:mm:ss 'GMT'", Locale.US).withZone(ZoneOffset.UTC);
+  static final DateTimeFormatter ASCTIME =
+      DateTimeFormatter.ofPattern("EEE MMM ppd HH:mm:ss yyyy", Locale.US).withZone(ZoneOffset.UTC);
+
+  // 1900-01-01 .. 2200-01-01, and now within a century of it.
+  @Property
+  void everyFormOfADateParsesToTheTimeUntilIt(
+      @ForAll @LongRange(min = -2_208_988_800L, max = 7_258_118_400L) long dateSeconds,
+      @ForAll @LongRange(min = -3_000_000_000L, max = 1_500_000_000L) long nowOffsetSeconds,
+      @ForAll @LongRange(min = 0, max = 999_999_999) long nowNanos) {
+    Instant date = Instant.ofEpochSecond(dateSeconds);
+    Instant now = Instant.ofEpochSecond(dateSeconds + nowOffsetSeconds, nowNanos);
+    Duration expected = date.isAfter(now) ? Duration.between(now, date) : Duration.ZERO;
+
+    assertThat(RetryAfter.parse(IMF_FIXDATE.format(date), now)).hasValue(expected);
+    assertThat(RetryAfter.parse(ASCTIME.format(date), now)).hasValue(expected);
+  }
+
+  @Property
+  void rfc850DatesWithinFiftyYearsParseExactly(
+      @ForAll @LongRange(min = 0, max = 4_102_444_800L) long nowSeconds,
+      @ForAll @LongRange(min = -1_500_000_000L, max = 1_500_000_000L) long offsetSeconds) {
+    Instant now = Instant.ofEpochSecond(nowSeconds);
+    Instant date = now.plusSeconds(offsetSeconds); // within about 47 years either way
+    Duration expected = date.isAfter(now) ? Duration.between(now, date) : Duration.ZERO;
+
+    assertThat(RetryAfter.parse(RFC_850.format(date), now)).hasValue(expected);
+  }
+
+  @Property
+  void delaySecondsParseExactly(@ForAll @LongRange(min = 0, max = 9_223_372_036L) long seconds) {
+    assertThat(RetryAfter.parse(Long.toString(seconds), Instant.EPOCH)).hasValue(Duration.ofSeconds(seconds));
+  }
+
+  @Property
+  void anyTextGivesNoHintOrANonNegativeRepresentableWait(@ForAll @StringLength(max = 40) String value,
+      @ForAll @LongRange(min = -10_000_000_000L, max = 10_000_000_000L) long nowSeconds) {
+    Optional<Duration> wait = RetryAfter.parse(value, Instant.ofEpochSecond(nowSeconds));
+    wait.ifPresent(duration -> {
+      assertThat(duration).isGreaterThanOrEqualTo(Duration.ZERO);
+      assertThat(duration).isLessThanOrEqualTo(Duration.ofNanos(Long.MAX_VALUE));
+    });
+  }
+}
