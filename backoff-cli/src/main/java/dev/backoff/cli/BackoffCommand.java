@@ -12,7 +12,7 @@ import picocli.CommandLine.ScopeType;
     versionProvider = BackoffCommand.Version.class,
     description = "Retry policies you can see: plan backoff schedules, simulate retry storms, retry commands "
         + "and HTTP calls.",
-    subcommands = {StrategiesCommand.class, HttpCommand.class})
+    subcommands = {StrategiesCommand.class, HttpCommand.class, SimulateCommand.class, ContentionCommand.class})
 public final class BackoffCommand implements Runnable {
   @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print stack traces on errors.")
   boolean verbose;

@@ -1,0 +1,96 @@
+package dev.backoff.cli;
+
+import dev.backoff.sim.Contention;
+import dev.backoff.sim.HtmlReport;
+import dev.backoff.sim.ScenarioFiles;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code backoff contention}: AWS's optimistic-concurrency contention experiment: mean write calls and
+ * completion time against the number of clients, for each jitter strategy.
+ */
+@Command(name = "contention", mixinStandardHelpOptions = true, sortOptions = false,
+    modelTransformer = ContentionCommand.KeyFlags.class,
+    description = {"N clients each make one optimistic-concurrency write to a single row, backing off on conflict",
+        "(AWS \"Exponential Backoff and Jitter\"): mean write calls and completion time per strategy."})
+final class ContentionCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--scenario", paramLabel = "FILE", description = "Scenario file (YAML or JSON) with the same keys as the flags.")
+  Path scenarioFile;
+
+  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+      description = "Output on stdout: table, csv or json. Default: ${DEFAULT-VALUE}.")
+  SimulateCommand.Format format;
+
+  @Option(names = "--report", paramLabel = "DIR", description = "Also write DIR/contention.html and contention.json.")
+  Path reportDirectory;
+
+  @Override
+  public Integer call() throws IOException {
+    Map<String, Object> values = new LinkedHashMap<>();
+    if (scenarioFile != null) {
+      if (!Files.isReadable(scenarioFile)) {
+        throw new Errors.UsageException("cannot read scenario file " + scenarioFile);
+      }
+      values.putAll(ScenarioFiles.readMap(scenarioFile));
+    }
+    CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+    for (String key : Contention.defaults().keySet()) {
+      OptionSpec option = spec.findOption("--" + key);
+      if (option != null && parsed.hasMatchedOption(option)) {
+        values.put(key, option.getValue());
+      }
+    }
+    List<Contention.Row> rows = Contention.run(values);
+    PrintWriter out = spec.commandLine().getOut();
+    switch (format) {
+      case CSV:
+        out.print(Contention.csv(rows));
+        break;
+      case JSON:
+        out.print(Contention.json(rows));
+        break;
+      default:
+        out.print(Contention.table(rows));
+    }
+    out.flush();
+    if (reportDirectory != null) {
+      Files.createDirectories(reportDirectory);
+      Files.writeString(reportDirectory.resolve("contention.html"), HtmlReport.contention(rows));
+      Files.writeString(reportDirectory.resolve("contention.json"), Contention.json(rows));
+      spec.commandLine().getErr().println("backoff: report written to " + reportDirectory.resolve("contention.html"));
+      spec.commandLine().getErr().flush();
+    }
+    return 0;
+  }
+
+  /** One {@code --KEY VALUE} option per contention key. */
+  static final class KeyFlags implements CommandLine.IModelTransformer {
+    @Override
+    public CommandSpec transform(CommandSpec command) {
+      for (Map.Entry<String, Object> key : Contention.defaults().entrySet()) {
+        command.addOption(OptionSpec.builder("--" + key.getKey())
+            .paramLabel(key.getKey().toUpperCase(java.util.Locale.ROOT).replace('-', '_'))
+            .type(String.class)
+            .description("Default: " + key.getValue() + ".")
+            .build());
+      }
+      return command;
+    }
+  }
+}

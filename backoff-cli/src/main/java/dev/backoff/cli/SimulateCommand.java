@@ -1,0 +1,143 @@
+package dev.backoff.cli;
+
+import dev.backoff.sim.HtmlReport;
+import dev.backoff.sim.Output;
+import dev.backoff.sim.Scenario;
+import dev.backoff.sim.ScenarioFiles;
+import dev.backoff.sim.SimulationResult;
+import dev.backoff.sim.Simulator;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code backoff simulate}: runs the retry-storm simulator. Without flags it runs seed 003's experiment.
+ * Every scenario key is also a flag ({@code --clients 5000}); {@code --scenario FILE} reads the same keys
+ * from YAML or JSON, and flags override the file.
+ */
+@Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
+    modelTransformer = SimulateCommand.ScenarioFlags.class,
+    description = {"Simulate a fleet of retrying clients against a server in virtual time, and compare policies.",
+        "Default: seed 003's experiment (1000 clients, knee server, 30 s pause at 60 s, 400 s)."})
+final class SimulateCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--scenario", paramLabel = "FILE", description = "Scenario file (YAML or JSON) with the same keys as the flags.")
+  Path scenarioFile;
+
+  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+      description = "Output on stdout: table (seed 003's 5-second lines and a summary), csv or json. Default: ${DEFAULT-VALUE}.")
+  Format format;
+
+  @Option(names = "--report", paramLabel = "DIR",
+      description = "Also write DIR/simulation.html (self-contained, with charts), simulation.json and simulation.csv.")
+  Path reportDirectory;
+
+  @Option(names = "--tipping-point",
+      description = "Instead of one run, search each policy's tipping point: the shortest length of the first fault it does not recover from.")
+  boolean tippingPoint;
+
+  @Option(names = "--resolution", paramLabel = "SECONDS", defaultValue = "2",
+      description = "Tipping-point search resolution in seconds. Default: ${DEFAULT-VALUE}.")
+  int resolution;
+
+  enum Format { TABLE, CSV, JSON }
+
+  @Override
+  public Integer call() throws IOException {
+    Scenario scenario = scenario(spec, scenarioFile);
+    PrintWriter out = spec.commandLine().getOut();
+    if (tippingPoint) {
+      List<Simulator.TippingPoint> points = Simulator.tippingPoints(scenario, resolution);
+      if (format == Format.JSON) {
+        StringBuilder json = new StringBuilder("{\"tippingPoints\":[");
+        for (int i = 0; i < points.size(); i++) {
+          Simulator.TippingPoint p = points.get(i);
+          json.append(i == 0 ? "" : ",").append("{\"policy\":\"").append(p.policy().replace("\"", "\\\""))
+              .append("\",\"faultSeconds\":").append(p.faultSeconds()).append(",\"searchedUpToSeconds\":")
+              .append(p.searchedUpToSeconds()).append('}');
+        }
+        out.println(json.append("]}"));
+      } else {
+        for (Simulator.TippingPoint p : points) {
+          out.println(p.policy() + ": " + (p.faultSeconds() == null
+              ? "recovers from every fault length up to " + p.searchedUpToSeconds() + " s"
+              : "does not recover from a fault of " + p.faultSeconds() + " s (resolution " + resolution + " s)"));
+        }
+      }
+      out.flush();
+      return 0;
+    }
+    SimulationResult result;
+    try (Progress progress = Progress.start(spec, "simulate", (long) scenario.seconds() * scenario.policyNames().size())) {
+      result = Simulator.run(scenario, progress::stepTo);
+    }
+    switch (format) {
+      case CSV:
+        out.print(Output.csv(result));
+        break;
+      case JSON:
+        out.print(Output.json(result));
+        break;
+      default:
+        out.print(Output.table(result));
+    }
+    out.flush();
+    if (reportDirectory != null) {
+      Files.createDirectories(reportDirectory);
+      Files.writeString(reportDirectory.resolve("simulation.html"), HtmlReport.simulation(result));
+      Files.writeString(reportDirectory.resolve("simulation.json"), Output.json(result));
+      Files.writeString(reportDirectory.resolve("simulation.csv"), Output.csv(result));
+      spec.commandLine().getErr().println("backoff: report written to " + reportDirectory.resolve("simulation.html"));
+      spec.commandLine().getErr().flush();
+    }
+    return 0;
+  }
+
+  /** The scenario: defaults, then the file's keys, then the flags given. */
+  static Scenario scenario(CommandSpec spec, Path file) throws IOException {
+    Map<String, Object> values = new LinkedHashMap<>();
+    if (file != null) {
+      if (!Files.isReadable(file)) {
+        throw new Errors.UsageException("cannot read scenario file " + file);
+      }
+      values.putAll(ScenarioFiles.readMap(file));
+    }
+    CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+    for (Scenario.Key key : Scenario.keys()) {
+      OptionSpec option = spec.findOption("--" + key.name());
+      if (option != null && parsed.hasMatchedOption(option)) {
+        values.put(key.name(), option.getValue());
+      }
+    }
+    return Scenario.of(values);
+  }
+
+  /** Adds one {@code --KEY VALUE} option per scenario key, so flags and files can never drift apart. */
+  static final class ScenarioFlags implements CommandLine.IModelTransformer {
+    @Override
+    public CommandSpec transform(CommandSpec command) {
+      for (Scenario.Key key : Scenario.keys()) {
+        command.addOption(OptionSpec.builder("--" + key.name())
+            .paramLabel(key.name().toUpperCase(Locale.ROOT).replace('-', '_'))
+            .type(String.class)
+            .description(key.description() + ". Default: " + key.defaultValue() + ".")
+            .build());
+      }
+      return command;
+    }
+  }
+}

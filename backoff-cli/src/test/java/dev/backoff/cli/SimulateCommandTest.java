@@ -1,0 +1,158 @@
+package dev.backoff.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SimulateCommandTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String[] SMALL = {"--clients", "300", "--duration", "60s", "--faults", "pause@20s+10s",
+      "--policies", "fixed,exponential"};
+
+  @TempDir Path directory;
+
+  private static String[] args(String... extra) {
+    List<String> all = new ArrayList<>(List.of("simulate"));
+    all.addAll(List.of(SMALL));
+    all.addAll(List.of(extra));
+    return all.toArray(new String[0]);
+  }
+
+  @Test
+  void jsonHasTheDocumentedShape() throws Exception {
+    CliRunner result = CliRunner.run(args("--format", "json"));
+    assertThat(result.exitCode).isZero();
+    assertThat(result.err).isEmpty();
+    JsonNode root = JSON.readTree(result.out);
+    assertThat(root.size()).isEqualTo(1);
+    JsonNode policies = root.get("policies");
+    assertThat(policies.size()).isEqualTo(2);
+    JsonNode first = policies.get(0);
+    assertThat(first.get("name").asText()).isEqualTo("fixed");
+    List<String> summaryKeys = new ArrayList<>();
+    first.get("summary").fieldNames().forEachRemaining(summaryKeys::add);
+    assertThat(summaryKeys).startsWith("baselineGoodput", "recovered", "recoverySeconds", "peakConcurrency",
+        "amplification", "successRatio");
+    assertThat(first.get("summary").get("recovered").isBoolean()).isTrue();
+    JsonNode recovery = first.get("summary").get("recoverySeconds");
+    assertThat(recovery.isNull() || recovery.isInt()).isTrue();
+    JsonNode series = first.get("series");
+    assertThat(series.size()).isEqualTo(60);
+    List<String> seriesKeys = new ArrayList<>();
+    series.get(0).fieldNames().forEachRemaining(seriesKeys::add);
+    assertThat(seriesKeys).startsWith("t", "goodput", "timeouts", "concurrency", "latencySeconds");
+    assertThat(series.get(59).get("t").asInt()).isEqualTo(59);
+    assertThat(series.get(10).get("latencySeconds").asDouble()).isEqualTo(0.1);
+  }
+
+  @Test
+  void tableShowsTheSeedsLinesAndASummary() {
+    CliRunner result = CliRunner.run(args());
+    assertThat(result.exitCode).isZero();
+    assertThat(result.out).containsPattern("  5s  OK: \\d+\\.\\d\\d req/sec, errors: \\d+\\.\\d\\d req/sec, timedout: \\d+\\.\\d\\d req/sec \\| concurrency: \\d+, latency: ");
+    assertThat(result.out).contains("== fixed ==").contains("== exponential ==").contains("amplification");
+  }
+
+  @Test
+  void csvHasOneRowPerPolicyAndSecond() {
+    CliRunner result = CliRunner.run(args("--format", "csv"));
+    assertThat(result.exitCode).isZero();
+    assertThat(result.out.lines().count()).isEqualTo(1 + 2 * 60);
+    assertThat(result.out).startsWith("policy,t,newRequests,attempts,goodput,");
+  }
+
+  @Test
+  void sameSeedSameBytesOtherSeedOtherBytes() {
+    String a = CliRunner.run(args("--format", "json", "--seed", "11")).out;
+    String b = CliRunner.run(args("--format", "json", "--seed", "11")).out;
+    String c = CliRunner.run(args("--format", "json", "--seed", "12")).out;
+    assertThat(a).isEqualTo(b).isNotEqualTo(c);
+  }
+
+  @Test
+  void scenarioFileKeysAreOverriddenByFlags() throws Exception {
+    Path file = directory.resolve("scenario.yaml");
+    Files.writeString(file, "clients: 300\nduration: 40s\nfaults: [pause@20s+5s]\npolicies: [fixed]\nseed: 5\n");
+    CliRunner fromFile = CliRunner.run("simulate", "--scenario", file.toString(), "--format", "json");
+    assertThat(fromFile.exitCode).isZero();
+    assertThat(JSON.readTree(fromFile.out).get("policies").get(0).get("series").size()).isEqualTo(40);
+    CliRunner overridden = CliRunner.run("simulate", "--scenario", file.toString(), "--duration", "30s",
+        "--format", "json");
+    assertThat(JSON.readTree(overridden.out).get("policies").get(0).get("series").size()).isEqualTo(30);
+  }
+
+  @Test
+  void badInputExitsTwoNamingKeyAndValue() throws Exception {
+    assertUsage(CliRunner.run("simulate", "--timeout", "-1s"), "timeout: must not be negative, was -1s");
+    assertUsage(CliRunner.run("simulate", "--policies", "fixed,nope"), "unknown policy 'nope'");
+    assertUsage(CliRunner.run("simulate", "--faults", "pause@500s+1s"), "lies outside the run");
+    assertUsage(CliRunner.run("simulate", "--clients", "1000000000"), "clients: 1000000000 clients would need");
+    assertUsage(CliRunner.run("simulate", "--format", "xml"), "xml");
+    Path file = directory.resolve("bad.json");
+    Files.writeString(file, "{\"clients\": 10, \"colour\": \"blue\"}");
+    assertUsage(CliRunner.run("simulate", "--scenario", file.toString()), "unknown key 'colour'");
+    assertUsage(CliRunner.run("simulate", "--scenario", directory.resolve("missing.yaml").toString()),
+        "cannot read scenario file");
+  }
+
+  private static void assertUsage(CliRunner result, String message) {
+    assertThat(result.exitCode).as(result.err).isEqualTo(2);
+    assertThat(result.err).contains(message).doesNotContain("Exception");
+    assertThat(result.out).isEmpty();
+  }
+
+  @Test
+  void reportDirectoryGetsHtmlJsonAndCsv() throws Exception {
+    CliRunner result = CliRunner.run(args("--report", directory.toString(), "--format", "json"));
+    assertThat(result.exitCode).isZero();
+    assertThat(Files.readString(directory.resolve("simulation.html"))).contains("data-charts-drawn").doesNotContain("https://");
+    assertThat(Files.readString(directory.resolve("simulation.json"))).isEqualTo(result.out);
+    assertThat(directory.resolve("simulation.csv")).exists();
+  }
+
+  @Test
+  void everyScenarioKeyIsAFlag() {
+    String help = CliRunner.run("simulate", "--help").out;
+    for (dev.backoff.sim.Scenario.Key key : dev.backoff.sim.Scenario.keys()) {
+      assertThat(help).contains("--" + key.name());
+    }
+  }
+
+  @Test
+  void tippingPointSearchReportsPerPolicy() throws Exception {
+    CliRunner result = CliRunner.run("simulate", "--clients", "1000", "--duration", "200s", "--faults",
+        "pause@30s+10s", "--policies", "fixed", "--tipping-point", "--resolution", "4", "--format", "json");
+    assertThat(result.exitCode).as(result.err).isZero();
+    JsonNode point = JSON.readTree(result.out).get("tippingPoints").get(0);
+    assertThat(point.get("policy").asText()).isEqualTo("fixed");
+    assertThat(point.get("faultSeconds").asInt()).isBetween(1, 12);
+  }
+
+  @Test
+  void contentionJsonHasTheDocumentedShape() throws Exception {
+    CliRunner result = CliRunner.run("contention", "--clients", "5,20", "--runs", "3", "--format", "json");
+    assertThat(result.exitCode).as(result.err).isZero();
+    JsonNode results = JSON.readTree(result.out).get("results");
+    assertThat(results.size()).isEqualTo(2 * 6);
+    JsonNode row = results.get(0);
+    List<String> keys = new ArrayList<>();
+    row.fieldNames().forEachRemaining(keys::add);
+    assertThat(keys).containsExactly("strategy", "clients", "calls", "timeMs");
+    assertThat(row.get("strategy").asText()).isEqualTo("none");
+    assertThat(row.get("calls").asDouble()).isGreaterThanOrEqualTo(5.0);
+  }
+
+  @Test
+  void contentionBadInputExitsTwo() {
+    assertUsage(CliRunner.run("contention", "--runs", "0"), "runs: must be in");
+    assertUsage(CliRunner.run("contention", "--strategies", "full,psychic"), "unknown strategy 'psychic'");
+    assertUsage(CliRunner.run("contention", "--cap", "1ms"), "cap: must be at least base");
+  }
+}

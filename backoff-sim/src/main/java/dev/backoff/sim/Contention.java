@@ -1,0 +1,265 @@
+package dev.backoff.sim;
+
+import dev.backoff.Backoff;
+import dev.backoff.Decision;
+import dev.backoff.Execution;
+import dev.backoff.Jitter;
+import dev.backoff.RetryPolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The contention scenario of AWS's "Exponential Backoff and Jitter": N clients each make one
+ * optimistic-concurrency write to a single row. A client reads the row's version, then sends a conditional
+ * write; if another write landed in between, the write fails and the client backs off (per the core
+ * policy under test) and starts over. Every message takes {@code |normal(mean, deviation)|}. Reported per
+ * strategy and N: mean write calls and mean completion time (until the last client has written) over R
+ * runs. Stateless and thread-safe; each run is deterministic given the seed.
+ */
+public final class Contention {
+  private Contention() {}
+
+  /** The strategies of the article (plus Polly's decorrelated V2), in the order they are reported. */
+  public static final List<String> STRATEGIES =
+      List.of("none", "exponential", "full", "equal", "decorrelated", "decorrelatedV2");
+
+  /** Keys, defaults and meanings, as for {@link Scenario}. */
+  private static final Map<String, Object> DEFAULTS = new LinkedHashMap<>();
+
+  static {
+    DEFAULTS.put("clients", "10,30,50,70,90,110,130,150,170,190");
+    DEFAULTS.put("runs", 30L);
+    DEFAULTS.put("base", "5ms");
+    DEFAULTS.put("cap", "2s");
+    DEFAULTS.put("network-mean", "10ms");
+    DEFAULTS.put("network-deviation", "2ms");
+    DEFAULTS.put("strategies", String.join(",", STRATEGIES));
+    DEFAULTS.put("seed", 3L);
+  }
+
+  /** The keys of the contention scenario with their defaults (flags and scenario-file keys alike). */
+  public static Map<String, Object> defaults() {
+    return java.util.Collections.unmodifiableMap(DEFAULTS);
+  }
+
+  /**
+   * One line of the result.
+   *
+   * @param strategy the strategy's name
+   * @param clients N
+   * @param calls mean write calls per run
+   * @param timeMs mean time until every client has written, in milliseconds
+   */
+  public record Row(String strategy, int clients, double calls, double timeMs) {}
+
+  /**
+   * Runs the scenario with these keys overriding {@link #defaults()}.
+   *
+   * @throws ScenarioException for an unknown key or a bad value, naming it
+   */
+  public static List<Row> run(Map<String, ?> values) {
+    Map<String, Object> merged = new LinkedHashMap<>(DEFAULTS);
+    for (Map.Entry<String, ?> entry : values.entrySet()) {
+      if (!DEFAULTS.containsKey(entry.getKey())) {
+        throw new ScenarioException(entry.getKey(), "unknown key '" + entry.getKey() + "'; known keys: "
+            + String.join(", ", DEFAULTS.keySet()));
+      }
+      merged.put(entry.getKey(), entry.getValue());
+    }
+    List<Integer> clients = new ArrayList<>();
+    for (String text : Scenario.asStrings(merged.get("clients"))) {
+      long n = Values.longValue("clients", text);
+      if (n < 1 || n > 100_000) {
+        throw new ScenarioException("clients", "each client count must be in [1, 100000], was " + text);
+      }
+      clients.add((int) n);
+    }
+    if (clients.isEmpty()) {
+      throw new ScenarioException("clients", "at least one client count is needed");
+    }
+    long runs = Values.longValue("runs", merged.get("runs"));
+    if (runs < 1 || runs > 1_000_000) {
+      throw new ScenarioException("runs", "must be in [1, 1000000], was " + merged.get("runs"));
+    }
+    long base = positive("base", merged);
+    long cap = positive("cap", merged);
+    if (cap < base) {
+      throw new ScenarioException("cap", "must be at least base " + merged.get("base") + ", was " + merged.get("cap"));
+    }
+    long mean = positive("network-mean", merged);
+    long deviation = Values.durationNanos("network-deviation", merged.get("network-deviation"));
+    long seed = Values.longValue("seed", merged.get("seed"));
+    List<String> strategies = Scenario.asStrings(merged.get("strategies"));
+    List<Backoff> backoffs = new ArrayList<>();
+    for (String name : strategies) {
+      backoffs.add(strategy(name, Duration.ofNanos(base), Duration.ofNanos(cap)));
+    }
+    List<Row> rows = new ArrayList<>();
+    for (int s = 0; s < strategies.size(); s++) {
+      RetryPolicy<Object> policy = RetryPolicy.builder().name(strategies.get(s)).unlimitedAttempts()
+          .backoff(backoffs.get(s)).maxSuppressed(0).build();
+      for (int n : clients) {
+        double calls = 0;
+        double time = 0;
+        for (long r = 0; r < runs; r++) {
+          // The same random stream for every strategy at (N, run): common random numbers.
+          long[] outcome = runOnce(policy, n, mean, deviation, SplitMix64.stream(seed, n * 1_000_003L + r));
+          calls += outcome[0];
+          time += outcome[1];
+        }
+        rows.add(new Row(strategies.get(s), n, calls / runs, time / runs / 1e6));
+      }
+    }
+    return rows;
+  }
+
+  private static long positive(String key, Map<String, Object> values) {
+    long nanos = Values.durationNanos(key, values.get(key));
+    if (nanos == 0) {
+      throw new ScenarioException(key, "must be positive, was " + values.get(key));
+    }
+    return nanos;
+  }
+
+  static Backoff strategy(String name, Duration base, Duration cap) {
+    switch (name.toLowerCase(Locale.ROOT)) {
+      case "none":
+        return Backoff.none();
+      case "exponential":
+        return Backoff.exponential(base, 2, cap);
+      case "full":
+        return Backoff.exponential(base, 2, cap, Jitter.full());
+      case "equal":
+        return Backoff.exponential(base, 2, cap, Jitter.equal());
+      case "decorrelated":
+        return Backoff.decorrelated(base, cap);
+      case "decorrelatedv2":
+      case "decorrelated-v2":
+        return Backoff.decorrelatedV2(base, cap);
+      default:
+        throw new ScenarioException("strategies", "unknown strategy '" + name + "'; use " + String.join(", ", STRATEGIES));
+    }
+  }
+
+  private static final int READ = 0; // the read reaches the row
+  private static final int WRITE = 1; // the conditional write reaches the row
+  private static final int RESULT = 2; // the write's outcome reaches the client
+
+  /** One run: returns {write calls, completion time in nanoseconds}. */
+  static long[] runOnce(RetryPolicy<Object> policy, int clients, long mean, long deviation, SplitMix64 random) {
+    EventQueue queue = new EventQueue();
+    long[] readVersion = new long[clients];
+    boolean[] succeeded = new boolean[clients];
+    long[] startNanos = new long[clients];
+    @SuppressWarnings("unchecked")
+    Execution<Object>[] executions = new Execution[clients];
+    for (int c = 0; c < clients; c++) {
+      queue.schedule(delay(random, mean, deviation), READ, null, c);
+    }
+    long version = 0;
+    long calls = 0;
+    long finished = 0;
+    int remaining = clients;
+    while (remaining > 0) {
+      queue.poll();
+      long now = queue.time;
+      int client = (int) queue.datum;
+      switch (queue.kind) {
+        case READ:
+          readVersion[client] = version;
+          // The version travels back, then the write travels to the row.
+          queue.schedule(now + delay(random, mean, deviation) + delay(random, mean, deviation), WRITE, null, client);
+          break;
+        case WRITE:
+          calls++;
+          if (version == readVersion[client]) {
+            version++;
+            succeeded[client] = true;
+          } else {
+            succeeded[client] = false;
+          }
+          queue.schedule(now + delay(random, mean, deviation), RESULT, null, client);
+          break;
+        default:
+          if (succeeded[client]) {
+            remaining--;
+            finished = now;
+            break;
+          }
+          if (executions[client] == null) {
+            executions[client] = policy.newExecution(startNanos[client], random);
+          }
+          Decision decision = executions[client].onFailure(PolicySpec.ERROR, now);
+          queue.schedule(now + decision.delayNanos() + delay(random, mean, deviation), READ, null, client);
+      }
+    }
+    return new long[] {calls, finished};
+  }
+
+  private static long delay(SplitMix64 random, long mean, long deviation) {
+    return (long) Math.abs(mean + deviation * random.nextStandardNormal());
+  }
+
+  /** {@code {"results":[{"strategy":…,"clients":…,"calls":…,"timeMs":…},…]}}. */
+  public static String json(List<Row> rows) {
+    StringBuilder out = new StringBuilder("{\"results\":[");
+    for (int i = 0; i < rows.size(); i++) {
+      Row row = rows.get(i);
+      out.append(i == 0 ? "\n" : ",\n").append("{\"strategy\":").append(Output.jsonString(row.strategy()))
+          .append(",\"clients\":").append(row.clients())
+          .append(",\"calls\":").append(Values.format(row.calls(), 3))
+          .append(",\"timeMs\":").append(Values.format(row.timeMs(), 3)).append('}');
+    }
+    return out.append("\n]}\n").toString();
+  }
+
+  /** One CSV line per strategy and N. */
+  public static String csv(List<Row> rows) {
+    StringBuilder out = new StringBuilder("strategy,clients,calls,timeMs\n");
+    for (Row row : rows) {
+      out.append(row.strategy()).append(',').append(row.clients()).append(',').append(Values.format(row.calls(), 3))
+          .append(',').append(Values.format(row.timeMs(), 3)).append('\n');
+    }
+    return out.toString();
+  }
+
+  /** A table: one row per N, calls and time per strategy. */
+  public static String table(List<Row> rows) {
+    List<String> strategies = new ArrayList<>();
+    List<Integer> clients = new ArrayList<>();
+    for (Row row : rows) {
+      if (!strategies.contains(row.strategy())) {
+        strategies.add(row.strategy());
+      }
+      if (!clients.contains(row.clients())) {
+        clients.add(row.clients());
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    for (String metric : List.of("mean write calls", "mean completion time (ms)")) {
+      out.append(metric).append('\n').append(String.format(Locale.ROOT, "%8s", "clients"));
+      for (String s : strategies) {
+        out.append(String.format(Locale.ROOT, "%16s", s));
+      }
+      out.append('\n');
+      for (int n : clients) {
+        out.append(String.format(Locale.ROOT, "%8d", n));
+        for (String s : strategies) {
+          for (Row row : rows) {
+            if (row.clients() == n && row.strategy().equals(s)) {
+              double value = metric.startsWith("mean write") ? row.calls() : row.timeMs();
+              out.append(String.format(Locale.ROOT, "%16s", Values.format(value, 1)));
+            }
+          }
+        }
+        out.append('\n');
+      }
+      out.append('\n');
+    }
+    return out.toString();
+  }
+}

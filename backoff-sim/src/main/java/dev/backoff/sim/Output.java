@@ -1,0 +1,188 @@
+package dev.backoff.sim;
+
+import java.util.List;
+
+/**
+ * Writes results as text: seed 003's table, CSV, and JSON in the shape the command line documents. Numbers
+ * are formatted without {@code Double.toString}, so every JDK writes the same bytes. Stateless.
+ */
+public final class Output {
+  private Output() {}
+
+  /**
+   * Seed 003's client lines every 5 seconds ({@code OK: x req/sec, errors: y req/sec, timedout: z req/sec})
+   * with the server's concurrency and latency, per policy, then a summary table.
+   */
+  public static String table(SimulationResult result) {
+    StringBuilder out = new StringBuilder();
+    for (PolicyResult policy : result.policies()) {
+      out.append("== ").append(policy.name()).append(" ==\n");
+      List<Second> series = policy.series();
+      for (int end = 5; end <= series.size(); end += 5) {
+        double ok = 0;
+        double errors = 0;
+        double timeouts = 0;
+        for (int t = end - 5; t < end; t++) {
+          ok += series.get(t).goodput();
+          errors += series.get(t).errors();
+          timeouts += series.get(t).timeouts();
+        }
+        Second last = series.get(end - 1);
+        out.append(String.format(java.util.Locale.ROOT, "%4ds  ", end))
+            .append("OK: ").append(Values.format(ok / 5, 2)).append(" req/sec, errors: ")
+            .append(Values.format(errors / 5, 2)).append(" req/sec, timedout: ")
+            .append(Values.format(timeouts / 5, 2)).append(" req/sec | concurrency: ")
+            .append(last.concurrency()).append(", latency: ")
+            .append(Values.human((long) (last.latencySeconds() * 1e9))).append('\n');
+      }
+      out.append('\n');
+    }
+    out.append(summaryTable(result));
+    return out.toString();
+  }
+
+  /** The summary table alone. */
+  public static String summaryTable(SimulationResult result) {
+    String[] header = {"policy", "baseline/s", "after/s", "recovered", "recovery", "peak conc.", "amplification",
+        "success", "p99 latency"};
+    List<PolicyResult> policies = result.policies();
+    String[][] rows = new String[policies.size()][];
+    for (int i = 0; i < rows.length; i++) {
+      PolicyResult p = policies.get(i);
+      Summary s = p.summary();
+      rows[i] = new String[] {p.name(), Values.format(s.baselineGoodput(), 1), Values.format(s.goodputAfterFault(), 1),
+          s.recovered() ? "yes" : "NO", s.recoverySeconds() == null ? "-" : s.recoverySeconds() + "s",
+          Integer.toString(s.peakConcurrency()), Values.format(s.amplification(), 2),
+          Values.format(100 * s.successRatio(), 1) + "%", Values.human((long) (s.p99LatencySeconds() * 1e9))};
+    }
+    int[] widths = new int[header.length];
+    for (int c = 0; c < header.length; c++) {
+      widths[c] = header[c].length();
+      for (String[] row : rows) {
+        widths[c] = Math.max(widths[c], row[c].length());
+      }
+    }
+    StringBuilder out = new StringBuilder();
+    appendRow(out, header, widths);
+    StringBuilder rule = new StringBuilder();
+    for (int c = 0; c < widths.length; c++) {
+      rule.append(c == 0 ? "" : "  ").append("-".repeat(widths[c]));
+    }
+    out.append(rule).append('\n');
+    for (String[] row : rows) {
+      appendRow(out, row, widths);
+    }
+    return out.toString();
+  }
+
+  private static void appendRow(StringBuilder out, String[] cells, int[] widths) {
+    for (int c = 0; c < cells.length; c++) {
+      if (c > 0) {
+        out.append("  ");
+      }
+      String cell = cells[c];
+      if (c == 0) {
+        out.append(cell).append(" ".repeat(widths[c] - cell.length()));
+      } else {
+        out.append(" ".repeat(widths[c] - cell.length())).append(cell);
+      }
+    }
+    out.append('\n');
+  }
+
+  /** Every per-second value of every policy, one row per policy and second, with a header line. */
+  public static String csv(SimulationResult result) {
+    StringBuilder out = new StringBuilder("policy,t,newRequests,attempts,goodput,errors,timeouts,retries,gaveUp,"
+        + "concurrency,peakConcurrency,latencySeconds,clientP50Seconds,clientP99Seconds,budgetLevel\n");
+    for (PolicyResult policy : result.policies()) {
+      String name = csvField(policy.name());
+      for (Second s : policy.series()) {
+        out.append(name).append(',').append(s.t()).append(',').append(s.newRequests()).append(',')
+            .append(s.attempts()).append(',').append(s.goodput()).append(',').append(s.errors()).append(',')
+            .append(s.timeouts()).append(',').append(s.retries()).append(',').append(s.gaveUp()).append(',')
+            .append(s.concurrency()).append(',').append(s.peakConcurrency()).append(',')
+            .append(Values.format(s.latencySeconds(), 6)).append(',').append(Values.format(s.clientP50Seconds(), 6))
+            .append(',').append(Values.format(s.clientP99Seconds(), 6)).append(',')
+            .append(Double.isNaN(s.budgetLevel()) ? "" : Values.format(s.budgetLevel(), 3)).append('\n');
+      }
+    }
+    return out.toString();
+  }
+
+  private static String csvField(String value) {
+    if (value.contains(",") || value.contains("\"")) {
+      return '"' + value.replace("\"", "\"\"") + '"';
+    }
+    return value;
+  }
+
+  /**
+   * {@code {"policies":[{"name":…,"summary":{…},"series":[{"t":…,"goodput":…,"timeouts":…,
+   * "concurrency":…,"latencySeconds":…,…},…]}]}}: the summary starts with baselineGoodput, recovered,
+   * recoverySeconds, peakConcurrency, amplification, successRatio; each series entry with t, goodput,
+   * timeouts, concurrency, latencySeconds; more keys follow those.
+   */
+  public static String json(SimulationResult result) {
+    StringBuilder out = new StringBuilder("{\"policies\":[");
+    List<PolicyResult> policies = result.policies();
+    for (int i = 0; i < policies.size(); i++) {
+      PolicyResult p = policies.get(i);
+      Summary s = p.summary();
+      out.append(i == 0 ? "" : ",").append("\n{\"name\":").append(jsonString(p.name()))
+          .append(",\"summary\":{\"baselineGoodput\":").append(Values.format(s.baselineGoodput(), 3))
+          .append(",\"recovered\":").append(s.recovered())
+          .append(",\"recoverySeconds\":").append(s.recoverySeconds() == null ? "null" : s.recoverySeconds().toString())
+          .append(",\"peakConcurrency\":").append(s.peakConcurrency())
+          .append(",\"amplification\":").append(Values.format(s.amplification(), 4))
+          .append(",\"successRatio\":").append(Values.format(s.successRatio(), 4))
+          .append(",\"goodputAfterFault\":").append(Values.format(s.goodputAfterFault(), 3))
+          .append(",\"p99LatencySeconds\":").append(Values.format(s.p99LatencySeconds(), 6))
+          .append(",\"logicalRequests\":").append(s.logicalRequests())
+          .append(",\"attempts\":").append(s.attempts())
+          .append("},\"series\":[");
+      List<Second> series = p.series();
+      for (int j = 0; j < series.size(); j++) {
+        Second t = series.get(j);
+        out.append(j == 0 ? "\n" : ",\n").append("{\"t\":").append(t.t())
+            .append(",\"goodput\":").append(t.goodput())
+            .append(",\"timeouts\":").append(t.timeouts())
+            .append(",\"concurrency\":").append(t.concurrency())
+            .append(",\"latencySeconds\":").append(Values.format(t.latencySeconds(), 6))
+            .append(",\"newRequests\":").append(t.newRequests())
+            .append(",\"attempts\":").append(t.attempts())
+            .append(",\"errors\":").append(t.errors())
+            .append(",\"retries\":").append(t.retries())
+            .append(",\"gaveUp\":").append(t.gaveUp())
+            .append(",\"peakConcurrency\":").append(t.peakConcurrency())
+            .append(",\"clientP50Seconds\":").append(Values.format(t.clientP50Seconds(), 6))
+            .append(",\"clientP99Seconds\":").append(Values.format(t.clientP99Seconds(), 6))
+            .append(",\"budgetLevel\":").append(Values.format(t.budgetLevel(), 3))
+            .append('}');
+      }
+      out.append("]}");
+    }
+    out.append("\n]}\n");
+    return out.toString();
+  }
+
+  static String jsonString(String value) {
+    StringBuilder out = new StringBuilder("\"");
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      switch (c) {
+        case '"': out.append("\\\""); break;
+        case '\\': out.append("\\\\"); break;
+        case '\n': out.append("\\n"); break;
+        case '\r': out.append("\\r"); break;
+        case '\t': out.append("\\t"); break;
+        default:
+          if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+            out.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c)); // also safe inside <script>
+          } else {
+            out.append(c);
+          }
+      }
+    }
+    return out.append('"').toString();
+  }
+}

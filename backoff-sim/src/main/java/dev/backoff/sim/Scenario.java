@@ -1,0 +1,405 @@
+package dev.backoff.sim;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * One simulator configuration: every parameter of the server, client and fault models and the policies to
+ * compare, under the same keys as the command line's flags and the scenario files (YAML or JSON).
+ * {@link #defaults()} is seed 003's experiment. Values are validated when the scenario is built; a problem
+ * raises a {@link ScenarioException} naming the key and the value.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class Scenario {
+
+  /** A scenario key: its name, default value and a one-line description (for help and docs). */
+  public static final class Key {
+    private final String name;
+    private final Object defaultValue;
+    private final String description;
+
+    private Key(String name, Object defaultValue, String description) {
+      this.name = name;
+      this.defaultValue = defaultValue;
+      this.description = description;
+    }
+
+    /** The key, as written in scenario files and (with two dashes) on the command line. */
+    public String name() {
+      return name;
+    }
+
+    /** The default, as text. */
+    public String defaultValue() {
+      return defaultValue instanceof List ? String.join(",", asStrings(defaultValue)) : String.valueOf(defaultValue);
+    }
+
+    /** What the key means. */
+    public String description() {
+      return description;
+    }
+  }
+
+  private static final Map<String, Key> KEYS = new LinkedHashMap<>();
+
+  private static void key(String name, Object defaultValue, String description) {
+    KEYS.put(name, new Key(name, defaultValue, description));
+  }
+
+  static {
+    key("duration", "400s", "simulated time of each run");
+    key("seed", 3L, "random seed: the same seed and scenario give byte-identical output");
+    key("policies", List.of("fixed", "exponential", "exponential-full-jitter", "exponential-full-jitter+budget"),
+        "policies to compare (presets, strategies like full-jitter:100ms:20s, suffix +budget)");
+    key("max-attempts", "unlimited", "attempt limit for strategy policies (presets keep their own)");
+    key("budget", "token-bucket", "retry budget of '+budget' policies: token-bucket[:capacity:cost:timeout-cost] (AWS), grpc[:max-tokens:token-ratio] or ratio[:ratio:min-per-second:window] (Finagle)");
+    key("client", "closed", "client model: closed (seed 003: N clients with think time) or open (Poisson arrivals)");
+    key("clients", 1000L, "closed loop: number of clients");
+    key("think-mean", "10s", "closed loop: mean of the exponential think time before each new request");
+    key("timeout", "2s", "client timeout of each attempt");
+    key("rate", 100.0, "open loop: arrivals per second");
+    key("rate-profile", "constant", "open loop: constant, step, spike or ramp");
+    key("rate-peak", 200.0, "open loop: the rate after the step, during the spike, or at the end of the ramp");
+    key("rate-at", "60s", "open loop: when the step, spike or ramp starts");
+    key("rate-length", "30s", "open loop: how long the spike or ramp lasts");
+    key("server", "knee", "server model: knee (seed 003), linear, or pool (workers with a bounded queue)");
+    key("base-latency", "100ms", "knee and linear: latency at low concurrency");
+    key("knee-limit", 30L, "knee: concurrency up to which latency stays at base");
+    key("knee-factor", 1.05, "knee: latency grows by this factor every knee-k requests above the limit");
+    key("knee-k", 15.0, "knee: requests per factor step");
+    key("latency-per-request", "1ms", "linear: latency added by each concurrent request");
+    key("recheck", "0s", "knee and linear: 0 = exact completion times; 50ms = the original server's 50 ms polling");
+    key("backlog", 512L, "connections the accept queue holds while the server is paused (see docs/simulator.md for why 512)");
+    key("workers", 10L, "pool: worker count");
+    key("queue-size", 100L, "pool: bounded queue length; a request arriving to a full queue is shed");
+    key("queue-order", "fifo", "pool: fifo or lifo");
+    key("service-time", "100ms", "pool: time a worker spends on one request");
+    key("service-distribution", "fixed", "pool: fixed or exponential service times");
+    key("reject-status", 503L, "pool: status of a shed request, 503 or 429");
+    key("retry-after", "none", "pool: Retry-After hint sent with a shed request (none or a duration)");
+    key("faults", List.of("pause@60s+30s"),
+        "faults as TYPE@START+LENGTH[:VALUE]: pause, crash, capacity (VALUE = fraction left), latency (VALUE = added)");
+    key("recovery-window", "10s", "goodput must stay at >= 90% of baseline over windows this long to count as recovered");
+  }
+
+  /** Every key, in documentation order. */
+  public static List<Key> keys() {
+    return List.copyOf(KEYS.values());
+  }
+
+  private static final Scenario DEFAULTS = build(new LinkedHashMap<>());
+
+  // Normalized values.
+  final Map<String, Object> raw;
+  final long durationNanos;
+  final long seed;
+  final List<PolicySpec> policies;
+  final int maxAttempts;
+  final String budget;
+  final boolean closedLoop;
+  final int clients;
+  final long thinkMeanNanos;
+  final long timeoutNanos;
+  final RateProfile rateProfile;
+  final ServerModel serverModel;
+  final long baseLatencyNanos;
+  final int kneeLimit;
+  final double kneeFactor;
+  final double kneeK;
+  final long latencyPerRequestNanos;
+  final long recheckNanos;
+  final int backlog;
+  final int workers;
+  final int queueSize;
+  final boolean lifo;
+  final long serviceTimeNanos;
+  final boolean exponentialService;
+  final int rejectStatus;
+  final long retryAfterNanos; // -1: none
+  final List<Fault> faults;
+  final long recoveryWindowNanos;
+
+  enum ServerModel { KNEE, LINEAR, POOL }
+
+  private Scenario(Map<String, Object> values) {
+    this.raw = Collections.unmodifiableMap(values);
+    durationNanos = positiveDuration("duration");
+    if (durationNanos > 100L * 24 * 3_600_000_000_000L) {
+      throw new ScenarioException("duration", "longer than 100 days of simulated time: " + get("duration"));
+    }
+    if (durationNanos < 1_000_000_000L || durationNanos % 1_000_000_000L != 0) {
+      throw new ScenarioException("duration", "must be a whole number of seconds, at least 1s, was " + get("duration"));
+    }
+    seed = Values.longValue("seed", get("seed"));
+    String attempts = String.valueOf(get("max-attempts")).trim();
+    if (attempts.equalsIgnoreCase("unlimited")) {
+      maxAttempts = Integer.MAX_VALUE;
+    } else {
+      long n = Values.longValue("max-attempts", attempts);
+      if (n < 1 || n > Integer.MAX_VALUE) {
+        throw new ScenarioException("max-attempts", "must be at least 1 (or unlimited), was " + attempts);
+      }
+      maxAttempts = (int) n;
+    }
+    budget = String.valueOf(get("budget")).trim();
+    BudgetSpec.check(budget);
+    String client = choice("client", "closed", "open");
+    closedLoop = client.equals("closed");
+    long clientCount = Values.longValue("clients", get("clients"));
+    if (clientCount < 1) {
+      throw new ScenarioException("clients", "must be at least 1, was " + get("clients"));
+    }
+    if (clientCount > Integer.MAX_VALUE) {
+      throw new ScenarioException("clients", "too many: " + get("clients"));
+    }
+    clients = (int) clientCount;
+    thinkMeanNanos = positiveDuration("think-mean");
+    timeoutNanos = positiveDuration("timeout");
+    rateProfile = RateProfile.of(this);
+    serverModel = ServerModel.valueOf(choice("server", "knee", "linear", "pool").toUpperCase(Locale.ROOT));
+    baseLatencyNanos = Values.durationNanos("base-latency", get("base-latency"));
+    kneeLimit = (int) nonNegativeLong("knee-limit", 1_000_000_000L);
+    kneeFactor = Values.doubleValue("knee-factor", get("knee-factor"));
+    if (kneeFactor < 1) {
+      throw new ScenarioException("knee-factor", "must be at least 1, was " + get("knee-factor"));
+    }
+    kneeK = Values.doubleValue("knee-k", get("knee-k"));
+    if (!(kneeK > 0)) {
+      throw new ScenarioException("knee-k", "must be positive, was " + get("knee-k"));
+    }
+    latencyPerRequestNanos = Values.durationNanos("latency-per-request", get("latency-per-request"));
+    recheckNanos = Values.durationNanos("recheck", get("recheck"));
+    backlog = (int) nonNegativeLong("backlog", 100_000_000L);
+    workers = (int) nonNegativeLong("workers", 10_000_000L);
+    queueSize = (int) nonNegativeLong("queue-size", 100_000_000L);
+    lifo = choice("queue-order", "fifo", "lifo").equals("lifo");
+    serviceTimeNanos = Values.durationNanos("service-time", get("service-time"));
+    exponentialService = choice("service-distribution", "fixed", "exponential").equals("exponential");
+    rejectStatus = (int) Values.longValue("reject-status", get("reject-status"));
+    if (rejectStatus != 503 && rejectStatus != 429) {
+      throw new ScenarioException("reject-status", "must be 503 or 429, was " + get("reject-status"));
+    }
+    String retryAfter = String.valueOf(get("retry-after")).trim();
+    retryAfterNanos = retryAfter.equalsIgnoreCase("none") ? -1 : Values.durationNanos("retry-after", retryAfter);
+    recoveryWindowNanos = positiveDuration("recovery-window");
+    if (recoveryWindowNanos < 1_000_000_000L || recoveryWindowNanos % 1_000_000_000L != 0) {
+      throw new ScenarioException("recovery-window", "must be a whole number of seconds, at least 1s, was "
+          + get("recovery-window"));
+    }
+    faults = Fault.parseAll(get("faults"), durationNanos);
+    policies = PolicySpec.parseAll(get("policies"));
+    checkContradictions();
+    checkMemory();
+  }
+
+  private void checkContradictions() {
+    if (serverModel == ServerModel.POOL) {
+      if (workers == 0) {
+        throw new ScenarioException("workers", "a pool server needs at least one worker, was 0");
+      }
+      if (serviceTimeNanos == 0) {
+        throw new ScenarioException("service-time", "a pool server needs a positive service time, was 0s");
+      }
+    } else {
+      if (baseLatencyNanos == 0) {
+        throw new ScenarioException("base-latency", "must be positive for the " + get("server") + " server, was 0s");
+      }
+      if (recheckNanos != 0 && recheckNanos > baseLatencyNanos) {
+        throw new ScenarioException("recheck", "a re-check interval of " + get("recheck")
+            + " is longer than base-latency " + get("base-latency") + ": latencies would be meaningless");
+      }
+    }
+    if (!closedLoop && raw.containsKey("clients")) {
+      throw new ScenarioException("clients", "the open client model has no fixed client count (set rate instead); "
+          + "remove clients or use client: closed");
+    }
+    if (closedLoop && raw.containsKey("rate")) {
+      throw new ScenarioException("rate", "the closed client model has no arrival rate (set clients and think-mean); "
+          + "remove rate or use client: open");
+    }
+  }
+
+  private void checkMemory() {
+    // About 200 bytes per client (its object, random stream and scheduled events) plus the in-flight
+    // requests of a storm. Refuse what could not fit in half the heap rather than die of OutOfMemoryError.
+    long bytes = closedLoop ? 400L * clients : 0;
+    long limit = Runtime.getRuntime().maxMemory() / 2;
+    if (bytes > limit) {
+      throw new ScenarioException("clients", clients + " clients would need about " + (bytes >> 20)
+          + " MiB of memory, more than half of the " + (Runtime.getRuntime().maxMemory() >> 20)
+          + " MiB heap; use fewer clients (or a larger -Xmx)");
+    }
+  }
+
+  private Object get(String key) {
+    Object value = raw.get(key);
+    return value != null ? value : KEYS.get(key).defaultValue;
+  }
+
+  private long positiveDuration(String key) {
+    long nanos = Values.durationNanos(key, get(key));
+    if (nanos == 0) {
+      throw new ScenarioException(key, "must be positive, was " + get(key));
+    }
+    return nanos;
+  }
+
+  double doubleOf(String key) {
+    return Values.doubleValue(key, get(key));
+  }
+
+  long durationOf(String key) {
+    return Values.durationNanos(key, get(key));
+  }
+
+  String textOf(String key) {
+    return String.valueOf(get(key)).trim();
+  }
+
+  private long nonNegativeLong(String key, long max) {
+    long value = Values.longValue(key, get(key));
+    if (value < 0) {
+      throw new ScenarioException(key, "must not be negative, was " + get(key));
+    }
+    if (value > max) {
+      throw new ScenarioException(key, "too large (at most " + max + "), was " + get(key));
+    }
+    return value;
+  }
+
+  String choice(String key, String... allowed) {
+    String value = String.valueOf(get(key)).trim().toLowerCase(Locale.ROOT);
+    for (String option : allowed) {
+      if (option.equals(value)) {
+        return option;
+      }
+    }
+    throw new ScenarioException(key, "unknown value '" + get(key) + "'; use one of " + String.join(", ", allowed));
+  }
+
+  /** Seed 003's experiment: knee server, 1000 closed-loop clients, a 30 s pause at 60 s, 400 s, four policies. */
+  public static Scenario defaults() {
+    return DEFAULTS;
+  }
+
+  /**
+   * A scenario with these keys set and the rest at their defaults. Values may be strings (as on the command
+   * line), numbers, booleans, or lists (for {@code policies} and {@code faults}).
+   *
+   * @throws ScenarioException for an unknown key or a bad value, naming it
+   */
+  public static Scenario of(Map<String, ?> values) {
+    return DEFAULTS.with(values);
+  }
+
+  /**
+   * This scenario with some keys replaced.
+   *
+   * @throws ScenarioException for an unknown key or a bad value, naming it
+   */
+  public Scenario with(Map<String, ?> values) {
+    Map<String, Object> merged = new LinkedHashMap<>(raw);
+    for (Map.Entry<String, ?> entry : values.entrySet()) {
+      String key = entry.getKey();
+      if (!KEYS.containsKey(key)) {
+        throw new ScenarioException(key, "unknown key '" + key + "'; known keys: " + String.join(", ", KEYS.keySet()));
+      }
+      if (entry.getValue() == null) {
+        throw new ScenarioException(key, "has no value");
+      }
+      merged.put(key, entry.getValue());
+    }
+    return build(merged);
+  }
+
+  /**
+   * This scenario with one key replaced.
+   *
+   * @throws ScenarioException for an unknown key or a bad value
+   */
+  public Scenario with(String key, Object value) {
+    Map<String, Object> one = new LinkedHashMap<>();
+    one.put(key, value);
+    return with(one);
+  }
+
+  private static Scenario build(Map<String, Object> values) {
+    return new Scenario(values);
+  }
+
+  /** The keys set explicitly (the rest are defaults), in the order they were given. */
+  public Map<String, Object> explicitValues() {
+    return raw;
+  }
+
+  /** The value of a key as text (its default if not set). */
+  public String value(String key) {
+    if (!KEYS.containsKey(key)) {
+      throw new ScenarioException(key, "unknown key '" + key + "'");
+    }
+    Object value = get(key);
+    return value instanceof List ? String.join(",", asStrings(value)) : String.valueOf(value);
+  }
+
+  /** The names of the policies this scenario compares. */
+  public List<String> policyNames() {
+    List<String> names = new ArrayList<>();
+    for (PolicySpec spec : policies) {
+      names.add(spec.name);
+    }
+    return names;
+  }
+
+  /** Simulated seconds per run. */
+  public int seconds() {
+    return (int) (durationNanos / 1_000_000_000L);
+  }
+
+  long disturbanceStartNanos() {
+    long start = Long.MAX_VALUE;
+    for (Fault fault : faults) {
+      start = Math.min(start, fault.atNanos);
+    }
+    if (!closedLoop && rateProfile.hasDisturbance()) {
+      start = Math.min(start, rateProfile.atNanos);
+    }
+    return start;
+  }
+
+  long disturbanceEndNanos() {
+    long end = Long.MIN_VALUE;
+    for (Fault fault : faults) {
+      end = Math.max(end, fault.endNanos());
+    }
+    if (!closedLoop && rateProfile.hasDisturbance()) {
+      end = Math.max(end, rateProfile.disturbanceEndNanos());
+    }
+    return end;
+  }
+
+  static List<String> asStrings(Object value) {
+    List<String> out = new ArrayList<>();
+    if (value instanceof List) {
+      for (Object item : (List<?>) value) {
+        out.add(String.valueOf(item).trim());
+      }
+    } else {
+      for (String part : String.valueOf(value).split(",")) {
+        if (!part.isBlank()) {
+          out.add(part.trim());
+        }
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public String toString() {
+    return "Scenario" + raw;
+  }
+}

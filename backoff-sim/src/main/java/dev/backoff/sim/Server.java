@@ -1,0 +1,104 @@
+package dev.backoff.sim;
+
+import java.util.ArrayDeque;
+
+/**
+ * A server model. The base class handles what every model shares: a pause (like SIGSTOP: new connections
+ * wait in a bounded accept backlog and start at once on resume; those beyond it are never answered), a
+ * crash (requests in flight fail, new connections are refused), and capacity or latency faults, which the
+ * models interpret. A request whose client timed out keeps its place until it finishes.
+ * Mutable, owned by a single-threaded run.
+ */
+abstract class Server {
+  static final int OK = 0;
+  static final int ERROR = 1;
+  static final int REJECTED = 2;
+
+  final Simulation simulation;
+  private final ArrayDeque<Attempt> backlog = new ArrayDeque<>();
+  private final int backlogLimit;
+  boolean paused;
+  boolean crashed;
+  int epoch;
+  double capacity = 1;
+  long addedLatencyNanos;
+
+  Server(Simulation simulation, int backlogLimit) {
+    this.simulation = simulation;
+    this.backlogLimit = backlogLimit;
+  }
+
+  final void submit(Attempt attempt, long now) {
+    if (crashed) {
+      simulation.deliver(attempt, ERROR, -1, now);
+      return;
+    }
+    if (paused) {
+      if (backlog.size() < backlogLimit) {
+        backlog.addLast(attempt);
+      }
+      return; // a full accept queue drops the connection: the client times out
+    }
+    attempt.epoch = epoch;
+    accept(attempt, now);
+  }
+
+  /** Starts serving a request that got through to the server process. */
+  abstract void accept(Attempt attempt, long now);
+
+  /** Requests in the server (in service or queued), the concurrency the seed's server prints. */
+  abstract int concurrency();
+
+  /** The latency a request arriving now would see (the seed's "last delay"), in nanoseconds. */
+  abstract long latencyNanos();
+
+  /** Handles one of the model's own events. */
+  abstract void onEvent(int kind, Object target, long datum, long now);
+
+  /** Called when the capacity or added latency changed. */
+  abstract void onConditionsChanged(long now);
+
+  /** Drops every request in the server (each live one fails). */
+  abstract void clear(long now);
+
+  /** Called after a pause ends and the backlog was let in. */
+  abstract void onResume(long now);
+
+  void pause(long now) {
+    paused = true;
+  }
+
+  void resume(long now) {
+    paused = false;
+    // The waiting connections are accepted at once (the seed's server: concurrency jumps to ~1000).
+    while (!backlog.isEmpty()) {
+      Attempt attempt = backlog.pollFirst();
+      attempt.epoch = epoch;
+      accept(attempt, now);
+    }
+    onResume(now);
+  }
+
+  void crash(long now) {
+    crashed = true;
+    epoch++;
+    while (!backlog.isEmpty()) {
+      simulation.deliver(backlog.pollFirst(), ERROR, -1, now);
+    }
+    clear(now);
+  }
+
+  void restart(long now) {
+    crashed = false;
+  }
+
+  void setCapacity(double fraction, long now) {
+    capacity = fraction;
+    onConditionsChanged(now);
+  }
+
+  void setAddedLatency(long nanos, long now) {
+    addedLatencyNanos = nanos;
+    onConditionsChanged(now);
+  }
+}

@@ -1,0 +1,145 @@
+package dev.backoff.sim;
+
+import java.math.BigDecimal;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** Parsing of scenario values and JDK-independent number formatting. */
+final class Values {
+  private Values() {}
+
+  private static final Pattern DURATION =
+      Pattern.compile("(-?\\d+(?:\\.\\d+)?)\\s*(ns|us|µs|ms|s|m|min|h)?");
+
+  /**
+   * A duration: a number with a unit ({@code 100ms}, {@code 2s}, {@code 1.5m}, {@code 1h}, {@code 500us},
+   * {@code 10ns}) or a bare number of seconds.
+   */
+  static long durationNanos(String key, Object value) {
+    if (value instanceof Number) {
+      return checkedNanos(key, value, new BigDecimal(value.toString()).multiply(BigDecimal.valueOf(1_000_000_000L)));
+    }
+    String text = String.valueOf(value).trim().toLowerCase(Locale.ROOT);
+    Matcher m = DURATION.matcher(text);
+    if (!m.matches()) {
+      throw new ScenarioException(key, "not a duration: '" + value + "' (use e.g. 100ms, 2s, 5m)");
+    }
+    String unit = m.group(2) == null ? "s" : m.group(2);
+    long scale;
+    switch (unit) {
+      case "ns": scale = 1L; break;
+      case "us": case "µs": scale = 1_000L; break;
+      case "ms": scale = 1_000_000L; break;
+      case "s": scale = 1_000_000_000L; break;
+      case "m": case "min": scale = 60_000_000_000L; break;
+      case "h": scale = 3_600_000_000_000L; break;
+      default: throw new AssertionError(unit);
+    }
+    return checkedNanos(key, value, new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(scale)));
+  }
+
+  private static long checkedNanos(String key, Object value, BigDecimal nanos) {
+    if (nanos.signum() < 0) {
+      throw new ScenarioException(key, "must not be negative, was " + value);
+    }
+    if (nanos.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
+      throw new ScenarioException(key, "too long: " + value);
+    }
+    return nanos.longValue();
+  }
+
+  static long longValue(String key, Object value) {
+    try {
+      if (value instanceof Number && !(value instanceof Double || value instanceof Float)) {
+        return ((Number) value).longValue();
+      }
+      return new BigDecimal(String.valueOf(value).trim().replace("_", "")).longValueExact();
+    } catch (ArithmeticException | NumberFormatException e) {
+      throw new ScenarioException(key, "not a whole number: '" + value + "'");
+    }
+  }
+
+  static double doubleValue(String key, Object value) {
+    double result;
+    if (value instanceof Number) {
+      result = ((Number) value).doubleValue();
+    } else {
+      try {
+        result = Double.parseDouble(String.valueOf(value).trim());
+      } catch (NumberFormatException e) {
+        throw new ScenarioException(key, "not a number: '" + value + "'");
+      }
+    }
+    if (Double.isNaN(result) || Double.isInfinite(result)) {
+      throw new ScenarioException(key, "not a finite number: '" + value + "'");
+    }
+    return result;
+  }
+
+  static boolean booleanValue(String key, Object value) {
+    if (value instanceof Boolean) {
+      return (Boolean) value;
+    }
+    String text = String.valueOf(value).trim().toLowerCase(Locale.ROOT);
+    if (text.equals("true") || text.equals("yes") || text.equals("on")) {
+      return true;
+    }
+    if (text.equals("false") || text.equals("no") || text.equals("off")) {
+      return false;
+    }
+    throw new ScenarioException(key, "not true or false: '" + value + "'");
+  }
+
+  /**
+   * {@code value} rounded half away from zero to {@code decimals} places, without Double.toString (whose output
+   * changed in JDK 19), so that every JDK prints the same bytes. NaN prints as {@code null}.
+   */
+  static String format(double value, int decimals) {
+    if (Double.isNaN(value) || Double.isInfinite(value)) {
+      return "null";
+    }
+    long scale = 1;
+    for (int i = 0; i < decimals; i++) {
+      scale *= 10;
+    }
+    double scaled = Math.abs(value) * scale;
+    if (scaled >= 9.0e17) {
+      return Long.toString((long) value);
+    }
+    long magnitude = Math.round(scaled); // half away from zero, on the magnitude
+    boolean negative = value < 0 && magnitude != 0;
+    if (decimals == 0) {
+      return (negative ? "-" : "") + magnitude;
+    }
+    StringBuilder digits = new StringBuilder(Long.toString(magnitude % scale));
+    while (digits.length() < decimals) {
+      digits.insert(0, '0');
+    }
+    return (negative ? "-" : "") + (magnitude / scale) + "." + digits;
+  }
+
+  /** A duration in nanoseconds as a short human string (2s, 150ms, 2m8.6s). */
+  static String human(long nanos) {
+    if (nanos < 1_000_000L) {
+      return format(nanos / 1000.0, 0) + "µs";
+    }
+    if (nanos < 1_000_000_000L) {
+      return format(nanos / 1e6, 0) + "ms";
+    }
+    if (nanos % 1_000_000_000L == 0 && nanos < 3_600_000_000_000L) {
+      return nanos / 1_000_000_000L + "s";
+    }
+    if (nanos < 60_000_000_000L) {
+      return format(nanos / 1e9, 2) + "s";
+    }
+    if (nanos < 3_600_000_000_000L) {
+      long minutes = nanos / 60_000_000_000L;
+      return minutes + "m" + format((nanos - minutes * 60_000_000_000L) / 1e9, 1) + "s";
+    }
+    if (nanos < 86_400_000_000_000L) {
+      return format(nanos / 3.6e12, 1) + "h";
+    }
+    return format(nanos / 8.64e13, 0) + "d";
+  }
+}

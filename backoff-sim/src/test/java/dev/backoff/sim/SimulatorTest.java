@@ -1,0 +1,204 @@
+package dev.backoff.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class SimulatorTest {
+
+  private static final Scenario SMALL = Scenario.of(Map.of("clients", 200, "duration", "120s",
+      "faults", "pause@30s+10s", "policies", "fixed,exponential,full-jitter:100ms:20s+budget"));
+
+  @Test
+  void theDefaultScenarioShowsTheSeedsResult() {
+    SimulationResult result = Simulator.run(Scenario.defaults());
+    Map<String, Summary> byName = new java.util.HashMap<>();
+    for (PolicyResult policy : result.policies()) {
+      byName.put(policy.name(), policy.summary());
+    }
+    assertThat(byName.keySet()).containsExactlyInAnyOrder("fixed", "exponential", "exponential-full-jitter",
+        "exponential-full-jitter+budget");
+    Summary fixed = byName.get("fixed");
+    Summary exponential = byName.get("exponential");
+    assertThat(fixed.baselineGoodput()).isBetween(90.0, 110.0); // ~99 req/s, as the seed's client prints
+    assertThat(fixed.recovered()).isFalse();
+    assertThat(fixed.recoverySeconds()).isNull();
+    assertThat(fixed.goodputAfterFault()).isLessThan(5.0);
+    assertThat(fixed.peakConcurrency()).isGreaterThan(2231); // the seed saw 1040, 1599, 1925, 2231, ...
+    assertThat(exponential.recovered()).isTrue();
+    assertThat(exponential.recoverySeconds()).isNotNull().isLessThan(60);
+    assertThat(byName.get("exponential-full-jitter").recovered()).isTrue();
+    assertThat(byName.get("exponential-full-jitter+budget").recovered()).isTrue();
+    assertThat(fixed.amplification()).isGreaterThan(5 * exponential.amplification());
+  }
+
+  @Test
+  void sameSeedGivesIdenticalBytesAndAnotherSeedDiffers() {
+    String first = Output.json(Simulator.run(SMALL));
+    String again = Output.json(Simulator.run(SMALL));
+    String other = Output.json(Simulator.run(SMALL.with("seed", 4)));
+    assertThat(again).isEqualTo(first);
+    assertThat(other).isNotEqualTo(first);
+    assertThat(Output.csv(Simulator.run(SMALL))).isEqualTo(Output.csv(Simulator.run(SMALL)));
+  }
+
+  @Test
+  void policiesShareClientRandomStreamsUntilTheFaultSoBaselinesMatch() {
+    List<PolicyResult> policies = Simulator.run(SMALL).policies();
+    for (PolicyResult policy : policies) {
+      // Before the fault no request fails, so every policy sees exactly the same think times.
+      assertThat(policy.series().subList(0, 30)).isEqualTo(policies.get(0).series().subList(0, 30)
+          .stream().map(s -> new Second(s.t(), s.newRequests(), s.attempts(), s.goodput(), s.errors(), s.timeouts(),
+              s.retries(), s.gaveUp(), s.concurrency(), s.peakConcurrency(), s.latencySeconds(), s.clientP50Seconds(),
+              s.clientP99Seconds(), policy.series().get(s.t()).budgetLevel())).toList());
+    }
+  }
+
+  @Test
+  void closedLoopClientsNeverHaveTwoRequestsInFlight() {
+    for (PolicyResult policy : Simulator.run(SMALL).policies()) {
+      long sent = 0;
+      long ended = 0;
+      for (Second s : policy.series()) {
+        sent += s.attempts();
+        ended += s.goodput() + s.errors() + s.timeouts();
+        assertThat(sent - ended).as("attempts in flight at %ss for %s", s.t(), policy.name()).isBetween(0L, 200L);
+      }
+    }
+  }
+
+  @Test
+  void countersAreConsistent() {
+    for (PolicyResult policy : Simulator.run(SMALL).policies()) {
+      long attempts = 0;
+      long newRequests = 0;
+      long retries = 0;
+      for (Second s : policy.series()) {
+        attempts += s.attempts();
+        newRequests += s.newRequests();
+        retries += s.retries();
+      }
+      Summary summary = policy.summary();
+      assertThat(summary.attempts()).isEqualTo(attempts);
+      assertThat(summary.logicalRequests()).isEqualTo(newRequests);
+      // Every attempt is a first attempt or a scheduled retry (a retry scheduled near the end may not be sent).
+      assertThat(attempts).isBetween(newRequests + retries - 200, newRequests + retries);
+      assertThat(summary.amplification()).isEqualTo((double) attempts / newRequests);
+    }
+  }
+
+  @Test
+  void aPausedServerTimesOutEveryAttemptAtTheClientTimeout() {
+    // 10 clients, server paused from 1 s to the end, fixed 100 ms retries: each client sends every 2.1 s.
+    Scenario scenario = Scenario.of(Map.of("clients", 10, "think-mean", "1ms", "duration", "60s",
+        "faults", "pause@1s+59s", "policies", "fixed", "backlog", 0));
+    PolicyResult fixed = Simulator.run(scenario).policies().get(0);
+    long timeouts = fixed.series().stream().mapToLong(Second::timeouts).sum();
+    // From about 1 s to 60 s: 10 clients × 59 s / 2.1 s ≈ 281 timeouts.
+    assertThat(timeouts).isBetween(270L, 290L);
+    assertThat(fixed.series().get(30).goodput()).isZero();
+  }
+
+  @Test
+  void aCrashGivesImmediateErrorsAndFixedRetriesEvery100Milliseconds() {
+    Scenario scenario = Scenario.of(Map.of("clients", 10, "think-mean", "1ms", "duration", "60s",
+        "faults", "crash@5s+20s", "policies", "fixed"));
+    PolicyResult fixed = Simulator.run(scenario).policies().get(0);
+    // During the crash each client is refused at once and retries after 100 ms: 10 errors per second each.
+    assertThat(fixed.series().get(10).errors()).isEqualTo(100);
+    assertThat(fixed.series().get(10).timeouts()).isZero();
+    assertThat(fixed.summary().recovered()).isTrue();
+  }
+
+  @Test
+  void budgetStopsRetriesAndItsLevelIsReported() {
+    PolicyResult budgeted = Simulator.run(SMALL).policies().get(2);
+    assertThat(budgeted.series().get(10).budgetLevel()).isEqualTo(500.0);
+    double lowest = budgeted.series().stream().mapToDouble(Second::budgetLevel).min().orElseThrow();
+    assertThat(lowest).isLessThan(50.0);
+    assertThat(budgeted.series().stream().mapToLong(Second::gaveUp).sum()).isPositive();
+    assertThat(Simulator.run(SMALL).policies().get(0).series().get(10).budgetLevel()).isNaN();
+  }
+
+  @Test
+  void openLoopArrivalsFollowTheRateProfile() {
+    Scenario scenario = Scenario.of(Map.of("client", "open", "rate", 200, "rate-profile", "step", "rate-peak", 50,
+        "rate-at", "50s", "duration", "100s", "faults", "none", "policies", "fixed"));
+    PolicyResult result = Simulator.run(scenario).policies().get(0);
+    long before = result.series().subList(0, 50).stream().mapToLong(Second::newRequests).sum();
+    long after = result.series().subList(50, 100).stream().mapToLong(Second::newRequests).sum();
+    // Poisson: 10000 ± 100 and 2500 ± 50; allow five standard deviations.
+    assertThat(before).isBetween(9500L, 10500L);
+    assertThat(after).isBetween(2250L, 2750L);
+    assertThat(result.summary().amplification()).isEqualTo(1.0);
+  }
+
+  @Test
+  void rampProfileInterpolatesLinearly() {
+    Scenario scenario = Scenario.of(Map.of("client", "open", "rate", 0, "rate-profile", "ramp", "rate-peak", 100,
+        "rate-at", "0s", "rate-length", "100s", "duration", "100s", "faults", "none", "policies", "fixed"));
+    assertThat(scenario.rateProfile.rateAt(25_000_000_000L)).isEqualTo(25.0);
+    PolicyResult result = Simulator.run(scenario).policies().get(0);
+    long firstHalf = result.series().subList(0, 50).stream().mapToLong(Second::newRequests).sum();
+    long secondHalf = result.series().subList(50, 100).stream().mapToLong(Second::newRequests).sum();
+    // Expected 1250 and 3750.
+    assertThat(firstHalf).isBetween(1075L, 1425L);
+    assertThat(secondHalf).isBetween(3450L, 4050L);
+  }
+
+  @Test
+  void poolServerWithRetryAfterFeedsThePushbackHint() {
+    Scenario scenario = Scenario.of(Map.of("server", "pool", "workers", 1, "queue-size", 0, "service-time", "1s",
+        "retry-after", "5s", "clients", 2, "think-mean", "1ms", "duration", "30s", "faults", "none",
+        "policies", "fixed"));
+    PolicyResult result = Simulator.run(scenario).policies().get(0);
+    // One client is served per second; the other is shed and, told to wait 5 s (not 100 ms), retries rarely.
+    long errors = result.series().stream().mapToLong(Second::errors).sum();
+    assertThat(errors).isBetween(1L, 10L);
+  }
+
+  @Test
+  void tippingPointSearchFindsThePauseFixedCannotSurvive() {
+    Scenario scenario = SMALL.with(Map.of("policies", "fixed,exponential", "clients", 1000, "duration", "200s",
+        "faults", "pause@30s+10s"));
+    List<Simulator.TippingPoint> points = Simulator.tippingPoints(scenario, 2);
+    assertThat(points).hasSize(2);
+    Simulator.TippingPoint fixed = points.get(0);
+    assertThat(fixed.faultSeconds()).isNotNull().isLessThan(10);
+    // One second shorter than the tipping point (within the resolution) recovers.
+    Integer exponential = points.get(1).faultSeconds();
+    assertThat(exponential == null || exponential > fixed.faultSeconds()).isTrue();
+  }
+
+  @Test
+  void firstRetryQuirkWaitsETimesTheThinkTime() {
+    dev.backoff.RetryPolicy<Object> base = PolicySpec.parse("exponential-original").build(Integer.MAX_VALUE, null);
+    dev.backoff.RetryPolicy<Object> quirk = PolicySpec.withFirstRetryAfter(base, 10_000_000_000L);
+    dev.backoff.Execution<Object> execution = quirk.newExecution(0, new SplitMix64(7));
+    long first = execution.onFailure(PolicySpec.TIMEOUT, 2_000_000_000L).delayNanos();
+    // e × 10 s = 27.18 s, gaussian jitter of 0.1 truncated at 3 deviations.
+    assertThat(first / 1e9).isBetween(27.18 * 0.7, 27.18 * 1.3);
+    long second = execution.onFailure(PolicySpec.TIMEOUT, 40_000_000_000L).delayNanos();
+    assertThat(second / 1e9).isBetween(73.89 * 0.7, 73.89 * 1.3);
+    // The textbook policy starts at 100 ms.
+    long textbook = base.newExecution(0, new SplitMix64(7)).onFailure(PolicySpec.TIMEOUT, 0).delayNanos();
+    assertThat(textbook / 1e6).isBetween(70.0, 130.0);
+  }
+
+  @Test
+  void exactCurrentModeAndFiftyMillisecondPollingAgreeOnTheOutcome() {
+    // Polling costs an event per request in service every 50 ms, so a storm is expensive: keep it short.
+    Scenario exact = Scenario.defaults().with(Map.of("policies", "fixed,exponential", "duration", "90s",
+        "faults", "pause@20s+20s", "recovery-window", "5s"));
+    Scenario polling = exact.with("recheck", "50ms");
+    List<PolicyResult> a = Simulator.run(exact).policies();
+    List<PolicyResult> b = Simulator.run(polling).policies();
+    assertThat(a.get(0).summary().recovered()).isFalse();
+    assertThat(a.get(1).summary().recovered()).isTrue();
+    for (int i = 0; i < a.size(); i++) {
+      assertThat(b.get(i).summary().recovered()).as(a.get(i).name()).isEqualTo(a.get(i).summary().recovered());
+    }
+  }
+}
