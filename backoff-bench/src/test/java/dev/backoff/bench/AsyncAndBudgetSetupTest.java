@@ -66,4 +66,15 @@ class AsyncAndBudgetSetupTest {
     baseline.onSuccess(1, FailureClass.TRANSIENT);
     assertThat(baseline.level()).isZero();
   }
+
+  @Test
+  void theSimulationBenchmarkCountsTheDefaultScenariosEvents() {
+    SimulationBenchmark benchmark = new SimulationBenchmark();
+    SimulationBenchmark.Events counter = new SimulationBenchmark.Events();
+    long events = benchmark.defaultScenario(counter).events();
+    assertThat(events).isPositive();
+    assertThat(counter.events).isEqualTo(events);
+    benchmark.defaultScenario(counter);
+    assertThat(counter.events).as("same seed, same events").isEqualTo(2 * events);
+  }
 }
