@@ -1,6 +1,8 @@
 package dev.backoff.bench;
 
 import dev.backoff.Backoff;
+import dev.backoff.Decision;
+import dev.backoff.Execution;
 import dev.backoff.RetryExecutor;
 import dev.backoff.RetryPolicy;
 import dev.failsafe.Failsafe;
@@ -24,6 +26,11 @@ public final class Libraries {
   public static final String DIRECT = "direct";
   /** Backoff's {@link RetryExecutor}. */
   public static final String BACKOFF = "backoff";
+  /**
+   * Not a library: Backoff's decision engine ({@link Execution}) driven directly with a constant time, no
+   * clock reads and no sleeper; the retry path's breakdown (the executor's extra cost is its clock reads).
+   */
+  public static final String BACKOFF_ENGINE = "backoff-engine-only";
   /** Resilience4j's {@code Retry}. */
   public static final String RESILIENCE4J = "resilience4j";
   /** Failsafe's {@code FailsafeExecutor} with a {@code RetryPolicy}. */
@@ -48,6 +55,8 @@ public final class Libraries {
         return task::call;
       case BACKOFF:
         return backoff(task);
+      case BACKOFF_ENGINE:
+        return backoffEngine(task);
       case RESILIENCE4J:
         return resilience4j(task);
       case FAILSAFE:
@@ -57,8 +66,8 @@ public final class Libraries {
       case SPRING_CORE_RETRY:
         return springCoreRetry(task);
       default:
-        throw new IllegalArgumentException("library must be one of direct, backoff, resilience4j, failsafe, "
-            + "spring-retry, spring-core-retry; was " + library);
+        throw new IllegalArgumentException("library must be one of direct, backoff, backoff-engine-only, "
+            + "resilience4j, failsafe, spring-retry, spring-core-retry; was " + library);
     }
   }
 
@@ -68,6 +77,33 @@ public final class Libraries {
         .backoff(Backoff.none())
         .build());
     return () -> executor.call(task);
+  }
+
+  private static Invocation backoffEngine(Callable<String> task) {
+    RetryPolicy<String> policy = RetryPolicy.<String>builder()
+        .maxAttempts(MAX_ATTEMPTS)
+        .backoff(Backoff.none())
+        .build();
+    return () -> {
+      try {
+        return task.call();
+      } catch (Exception first) {
+        Execution<String> execution = policy.newExecution(0);
+        Decision decision = execution.onFailure(first, 0);
+        while (decision.isRetry()) {
+          try {
+            String result = task.call();
+            decision = execution.onResult(result, 0);
+            if (decision.isSuccess()) {
+              return result;
+            }
+          } catch (Exception failure) {
+            decision = execution.onFailure(failure, 0);
+          }
+        }
+        throw (Exception) execution.finalFailure();
+      }
+    };
   }
 
   private static Invocation resilience4j(Callable<String> task) {

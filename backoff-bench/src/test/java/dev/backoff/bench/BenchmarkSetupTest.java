@@ -39,7 +39,8 @@ class BenchmarkSetupTest {
   @Test
   void everyLibraryRetriesExactlyTwiceOnTheRetryPath() throws Exception {
     List<String> libraries = paramValues(RetryPathBenchmark.class, "library");
-    assertThat(libraries).contains(Libraries.BACKOFF).doesNotContain(Libraries.DIRECT).hasSize(5);
+    assertThat(libraries).contains(Libraries.BACKOFF, Libraries.BACKOFF_ENGINE).doesNotContain(Libraries.DIRECT)
+        .hasSize(6);
     for (String library : libraries) {
       RetryPathBenchmark benchmark = new RetryPathBenchmark();
       benchmark.library = library;
@@ -57,6 +58,14 @@ class BenchmarkSetupTest {
     Invocation direct = Libraries.wrap(Libraries.DIRECT, task);
     assertThatThrownBy(direct::invoke).hasMessage("first attempt failed");
     assertThatThrownBy(direct::invoke).hasMessage("second attempt failed");
+  }
+
+  @Test
+  void theEngineOnlyDriverStillFailsWhenAttemptsRunOut() {
+    Invocation alwaysFailing = Libraries.wrap(Libraries.BACKOFF_ENGINE, () -> {
+      throw new java.io.IOException("down");
+    });
+    assertThatThrownBy(alwaysFailing::invoke).isInstanceOf(java.io.IOException.class).hasMessage("down");
   }
 
   @Test
