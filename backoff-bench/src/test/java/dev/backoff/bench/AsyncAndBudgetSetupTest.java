@@ -1,0 +1,80 @@
+package dev.backoff.bench;
+
+import static dev.backoff.bench.BenchmarkSetupTest.paramValues;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.backoff.FailureClass;
+import dev.backoff.RetryBudget;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The asynchronous, memory and budget benchmarks' setups do what they claim (no timing measured). */
+class AsyncAndBudgetSetupTest {
+
+  @Test
+  void everyAsyncLibraryRetriesOnceOnTheSchedulerAndSucceeds() throws Exception {
+    List<String> libraries = paramValues(AsyncRetryBenchmark.class, "library");
+    assertThat(libraries).containsExactly("backoff", "resilience4j", "failsafe");
+    for (String library : libraries) {
+      AsyncRetryBenchmark benchmark = new AsyncRetryBenchmark();
+      benchmark.library = library;
+      benchmark.setUp();
+      try {
+        for (int call = 0; call < 3; call++) {
+          assertThat(benchmark.failOnceThenSucceed()).as(library).isEqualTo(FailingTwice.RESULT);
+          assertThat(benchmark.attempts).as(library + " attempts").isEqualTo(2);
+          assertThat(benchmark.lastAttemptThread.getName()).as(library + " retry thread").isEqualTo("bench-scheduler");
+        }
+      } finally {
+        benchmark.tearDown();
+      }
+    }
+  }
+
+  @Test
+  void everyMeasuredCallReallyWaitsForItsRetry() throws Exception {
+    for (String library : List.of(AsyncLibraries.BACKOFF, AsyncLibraries.RESILIENCE4J, AsyncLibraries.FAILSAFE)) {
+      PendingRetryMemory.Result result = PendingRetryMemory.measure(library, 2_000);
+      assertThat(result.queued()).as(library).isEqualTo(2_000);
+    }
+  }
+
+  @Test
+  void unknownAsyncLibraryIsNamed() {
+    assertThatThrownBy(() -> AsyncLibraries.wrap("polly", null, 2, java.time.Duration.ZERO, null))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("polly");
+  }
+
+  @Test
+  void everyBudgetGrantsRetriesWhenFresh() throws Exception {
+    for (String name : paramValues(BudgetBenchmark.class, "budget")) {
+      BudgetBenchmark benchmark = new BudgetBenchmark();
+      benchmark.budget = name;
+      benchmark.setUp();
+      assertThat(benchmark.callWithOneRetry()).as(name).isTrue();
+    }
+  }
+
+  @Test
+  void theBaselineCountsLikeABudget() {
+    RetryBudget baseline = BudgetBenchmark.create(BudgetBenchmark.ATOMIC_BASELINE);
+    baseline.onCall();
+    baseline.onFailure(FailureClass.TRANSIENT);
+    assertThat(baseline.level()).isEqualTo(2);
+    assertThat(baseline.tryAcquire(FailureClass.TRANSIENT)).isTrue();
+    baseline.onSuccess(1, FailureClass.TRANSIENT);
+    assertThat(baseline.level()).isZero();
+  }
+
+  @Test
+  void theSimulationBenchmarkCountsTheDefaultScenariosEvents() {
+    SimulationBenchmark benchmark = new SimulationBenchmark();
+    SimulationBenchmark.Events counter = new SimulationBenchmark.Events();
+    long events = benchmark.defaultScenario(counter).events();
+    assertThat(events).isPositive();
+    assertThat(counter.events).isEqualTo(events);
+    benchmark.defaultScenario(counter);
+    assertThat(counter.events).as("same seed, same events").isEqualTo(2 * events);
+  }
+}
