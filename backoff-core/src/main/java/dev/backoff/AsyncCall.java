@@ -1,5 +1,9 @@
 package dev.backoff;
 
+import dev.backoff.driver.AsyncAttempt;
+import dev.backoff.driver.AttemptContext;
+import dev.backoff.driver.OutcomeJudge;
+import dev.backoff.driver.Verdict;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -12,15 +16,20 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Supplier;
 
 /**
- * One asynchronous call: the future handed to the caller, and also the task scheduled for each retry (as a
+ * The one asynchronous retry loop: {@link AsyncRetryExecutor} and every asynchronous driver (through
+ * {@code dev.backoff.driver.RetryLoops}) run on it. One call is the future handed to the caller, and also the task scheduled for each retry (as a
  * {@link Callable}, so the scheduler needs no adapter object), which keeps a waiting call small.
  *
  * <p>Ownership of the (not thread-safe) {@link Execution} passes between threads through {@link #state}: the
  * thread that moves it out of {@link #WAITING} by compare-and-set (the retry task, or a canceller) owns the
  * call until it sets {@link #WAITING} or {@link #DONE} again; an attempt's completion handler owns it while
  * {@link #RUNNING}. That compare-and-set is also what guarantees that no attempt starts after cancellation.
+ *
+ * <p>The attempt is the executor's {@link Supplier} (judged by the policy's rules, inline: {@code judge} is
+ * null) or a driver's {@link AsyncAttempt} with its {@link OutcomeJudge}. The call is its own
+ * {@link AttemptContext}, so a waiting call is no bigger for it.
  */
-final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Callable<Object> {
+final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Callable<Object>, AttemptContext {
   private static final int RUNNING = 0;
   private static final int WAITING = 1;
   private static final int DONE = 2;
@@ -33,7 +42,8 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
       AtomicReferenceFieldUpdater.newUpdater(AsyncCall.class, Future.class, "pending");
 
   private final AsyncRetryExecutor<R> executor;
-  private final Supplier<? extends CompletionStage<T>> supplier;
+  private final Object attempt; // a Supplier when judge is null, else an AsyncAttempt
+  private final OutcomeJudge<R> judge;
   private Execution<R> execution; // created on the first failure; guarded by state
   private long startNanos;
   private volatile int state = RUNNING;
@@ -43,14 +53,30 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
 
   AsyncCall(AsyncRetryExecutor<R> executor, Supplier<? extends CompletionStage<T>> supplier) {
     this.executor = executor;
-    this.supplier = supplier;
+    this.attempt = supplier;
+    this.judge = null;
+  }
+
+  AsyncCall(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt, OutcomeJudge<R> judge) {
+    this.executor = executor;
+    this.attempt = attempt;
+    this.judge = judge;
   }
 
   void start() {
-    if (executor.policy.needsStartTime) {
-      startNanos = executor.clock.nanoTime();
-    }
-    attempt();
+    startNanos = FirstAttempt.start(executor.policy, executor.clock);
+    startAttempt();
+  }
+
+  @Override
+  public int attempt() {
+    Execution<R> e = execution; // read by the attempt's own thread, which owns the call while it starts
+    return e == null ? 1 : e.attempts() + 1;
+  }
+
+  @Override
+  public long nanosLeft() {
+    return SyncLoop.timeLeft(executor.policy.maxElapsedNanos, startNanos, executor.clock);
   }
 
   /** The scheduled retry. */
@@ -63,19 +89,21 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     if (isDone()) {
       // Completed by the caller after this task won the race: stop without another attempt.
       state = DONE;
-      execution.abort(StopReason.CANCELLED, executor.clock.nanoTime());
+      execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
       return null;
     }
-    attempt();
+    startAttempt();
     return null;
   }
 
-  private void attempt() {
+  @SuppressWarnings("unchecked")
+  private void startAttempt() {
     CompletionStage<T> stage;
     try {
-      stage = supplier.get();
+      stage = judge == null ? ((Supplier<? extends CompletionStage<T>>) attempt).get()
+          : ((AsyncAttempt<T>) attempt).start(this);
       if (stage == null) {
-        throw new NullPointerException("the supplier returned null instead of a CompletionStage");
+        throw new NullPointerException("the attempt returned null instead of a CompletionStage");
       }
     } catch (Throwable failure) {
       onOutcome(null, failure);
@@ -111,40 +139,74 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
       // The caller cancelled (or completed) the future during the attempt.
       long now = executor.clock.nanoTime();
       if (execution == null) {
-        execution = new Execution<>(policy, policy.needsStartTime ? startNanos : now, executor.random);
+        execution = FirstAttempt.failed(policy, startNanos, now, executor.random);
       }
       state = DONE;
-      execution.abort(StopReason.CANCELLED, now);
+      execution.stop(StopReason.CANCELLED, now);
+      discard(result);
       return;
     }
+    Verdict verdict = judge(policy, result, cause);
     if (execution == null) {
-      if (cause == null && (policy.retryOnResult == null || !policy.retryOnResult.test(result))) {
-        // First-try success: like the sync executor, read no clock unless a deadline or listener needs it.
-        state = DONE;
-        if (policy.budget != null || policy.listeners.length > 0) {
-          policy.recordFirstTrySuccess(result, startNanos, policy.needsStartTime ? executor.clock.nanoTime() : 0);
+      if (verdict == Verdict.ACCEPT) {
+        if (cause != null) {
+          throw new IllegalArgumentException("the judge accepted a failure: " + cause);
         }
-        super.complete(result);
+        // First-try success: like the sync loop, read no clock unless a deadline or listener needs it.
+        state = DONE;
+        FirstAttempt.succeeded(policy, result, startNanos, executor.clock);
+        if (!super.complete(result)) {
+          discard(result);
+        }
         return;
       }
       long now = executor.clock.nanoTime();
-      execution = new Execution<>(policy, policy.needsStartTime ? startNanos : now, executor.random);
-      decideAfter(cause, result, now);
+      execution = FirstAttempt.failed(policy, startNanos, now, executor.random);
+      decideAfter(cause, result, verdict, now);
       return;
     }
-    decideAfter(cause, result, executor.clock.nanoTime());
+    decideAfter(cause, result, verdict, executor.clock.nanoTime());
+  }
+
+  private Verdict judge(RetryPolicy<R> policy, T result, Throwable cause) {
+    if (judge == null) {
+      if (cause != null) {
+        return Verdict.RETRYABLE;
+      }
+      return policy.retryOnResult == null || !policy.retryOnResult.test(result) ? Verdict.ACCEPT : Verdict.RETRYABLE;
+    }
+    Verdict verdict = judge.judge(policy, result, cause);
+    if (verdict == null) {
+      throw new NullPointerException("the outcome judge " + judge + " returned null");
+    }
+    return verdict;
+  }
+
+  /** A result nobody will read: the driver may release it (an HTTP body's connection). */
+  @SuppressWarnings("unchecked")
+  private void discard(T result) {
+    if (judge != null && result != null) {
+      try {
+        ((AsyncAttempt<T>) attempt).discard(result);
+      } catch (RuntimeException ignored) {
+        // Releasing an unwanted result is best effort: the call has its outcome already.
+      }
+    }
   }
 
   @SuppressWarnings("unchecked")
-  private void decideAfter(Throwable cause, T result, long now) {
-    Decision decision = cause != null ? execution.onFailure(cause, now) : execution.onResult(result, now);
+  private void decideAfter(Throwable cause, T result, Verdict verdict, long now) {
+    Decision decision = execution.record(result, cause, verdict, now);
     if (decision.isRetry()) {
       scheduleRetry(decision.delayNanos());
       return;
     }
     state = DONE;
     if (decision.isSuccess() || execution.lastFailure() == null) {
-      super.complete((T) execution.lastResult());
+      T last = (T) execution.lastResult();
+      if (!super.complete(last)) {
+        discard(last);
+      }
     } else {
       super.completeExceptionally(execution.finalFailure());
     }
@@ -163,7 +225,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
         // Cancelled while this retry was being decided or scheduled: the canceller may have found no task
         // to cancel, so drop it from the queue now rather than when it falls due.
         if (STATE.compareAndSet(this, WAITING, DONE)) {
-          execution.abort(StopReason.CANCELLED, executor.clock.nanoTime());
+          execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
         }
         task.cancel(false);
       }
@@ -171,7 +233,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
       // Usually a RejectedExecutionException (shut down); any other exception from schedule() must end the
       // call the same way, or the future would hang and the listeners never hear of the call again.
       if (STATE.compareAndSet(this, WAITING, DONE)) {
-        execution.abort(StopReason.CANCELLED, executor.clock.nanoTime());
+        execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
         Throwable last = execution.finalFailure();
         if (last != null) {
           last.addSuppressed(rejected);
@@ -213,7 +275,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
       if (task != null && task != this) {
         task.cancel(false);
       }
-      execution.abort(StopReason.CANCELLED, executor.clock.nanoTime());
+      execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
       return;
     }
     CompletionStage<T> stage = inFlight;

@@ -5,6 +5,7 @@ import dev.backoff.Decision;
 import dev.backoff.Execution;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
+import dev.backoff.driver.Engine;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
@@ -46,7 +47,7 @@ final class AsyncCall<T> {
     this.handler = handler;
     this.attemptHandler = BufferedBody.forStatuses(repeatable ? owner.retryStatusSet() : java.util.Set.of(), handler);
     this.clock = policy.clock();
-    this.start = policy.needsStartTime() ? clock.nanoTime() : 0;
+    this.start = Engine.needsStartTime(policy) ? clock.nanoTime() : 0;
     // Whoever completes the future (cancel, orTimeout, complete...) ends the call: the pending retry or the
     // attempt in flight is cancelled and the listeners hear of it. After this call's own completion it finds
     // nothing left to stop.
@@ -108,10 +109,10 @@ final class AsyncCall<T> {
       }
       if (execution == null) {
         if (cause == null && !owner.isRetryStatus(response.statusCode())) {
-          policy.recordFirstTrySuccess(response, start, now);
+          Engine.succeeded(policy, null, response, start, now);
           decision = null;
         } else {
-          execution = policy.newExecution(policy.needsStartTime() ? start : now);
+          execution = Engine.newExecution(policy, Engine.needsStartTime(policy) ? start : now, policy.random());
           decision = owner.decide(execution, request, repeatable, response, cause, now, false);
         }
       } else {
@@ -134,7 +135,7 @@ final class AsyncCall<T> {
           return;
         } catch (RejectedExecutionException rejected) {
           // The scheduler was shut down: the call cannot wait, so it ends here with that reason.
-          execution.abort(StopReason.CANCELLED, clock.nanoTime());
+          execution.stop(StopReason.CANCELLED, clock.nanoTime());
           Throwable last = execution.finalFailure();
           if (last != null) {
             rejected.addSuppressed(last);
@@ -168,7 +169,7 @@ final class AsyncCall<T> {
       toCancel = pending;
       pending = null;
       if (execution != null && !execution.isDone()) {
-        execution.abort(StopReason.CANCELLED, clock.nanoTime());
+        execution.stop(StopReason.CANCELLED, clock.nanoTime());
       }
     }
     if (toCancel != null) {

@@ -9,6 +9,8 @@ import dev.backoff.RetryBudget;
 import dev.backoff.RetryHistory;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
+import dev.backoff.driver.Engine;
+import dev.backoff.driver.Verdict;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.http.HttpClient;
@@ -175,7 +177,7 @@ public final class RetryingHttpClient {
     boolean repeatable = HttpRetryRules.isRepeatable(request, retryNonIdempotent);
     BodyHandler<Object> attemptHandler = BufferedBody.forStatuses(repeatable ? retryStatuses : Set.of(), handler);
     Clock clock = p.clock();
-    long start = p.needsStartTime() ? clock.nanoTime() : 0;
+    long start = Engine.needsStartTime(p) ? clock.nanoTime() : 0;
     Execution<HttpResponse<?>> execution = null;
     while (true) {
       HttpResponse<Object> response = null;
@@ -189,9 +191,9 @@ public final class RetryingHttpClient {
         if (execution == null) {
           // Even a first attempt: the budget and listeners (metrics) hear of every call, as with the core's
           // executor, and the exception carries its history.
-          execution = p.newExecution(p.needsStartTime() ? start : now);
+          execution = Engine.newExecution(p, Engine.needsStartTime(p) ? start : now, p.random());
         }
-        execution.onFailure(e, StopReason.INTERRUPTED, now);
+        Engine.record(execution, null, e, Verdict.stop(StopReason.INTERRUPTED), now);
         execution.finalFailure();
         Thread.currentThread().interrupt();
         throw e;
@@ -199,10 +201,10 @@ public final class RetryingHttpClient {
       long now = clock.nanoTime();
       if (execution == null) {
         if (failure == null && !retryStatuses.contains(response.statusCode())) {
-          p.recordFirstTrySuccess(response, start, now);
+          Engine.succeeded(p, null, response, start, now);
           return BufferedBody.join(BufferedBody.finish(response, handler));
         }
-        execution = p.newExecution(p.needsStartTime() ? start : now);
+        execution = Engine.newExecution(p, Engine.needsStartTime(p) ? start : now, p.random());
       }
       Decision decision = decide(execution, request, repeatable, response, failure, now, true);
       if (decision.isRetry()) {
@@ -210,7 +212,7 @@ public final class RetryingHttpClient {
           p.sleeper().sleep(decision.delayNanos());
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
-          execution.abort(StopReason.INTERRUPTED, clock.nanoTime());
+          execution.stop(StopReason.INTERRUPTED, clock.nanoTime());
           Throwable last = execution.finalFailure();
           if (last != null) {
             interrupted.addSuppressed(last);
@@ -261,20 +263,21 @@ public final class RetryingHttpClient {
       HttpResponse<?> response, Throwable failure, long now, boolean callerThread) {
     if (failure != null) {
       if (callerThread && Thread.currentThread().isInterrupted()) {
-        return execution.onFailure(failure, StopReason.INTERRUPTED, now);
+        return Engine.record(execution, null, failure, Verdict.stop(StopReason.INTERRUPTED), now);
       }
       if (!repeatable && !neverSent(failure)) {
-        return execution.onFailure(failure, StopReason.NOT_RETRYABLE, now);
+        return Engine.record(execution, null, failure, Verdict.stop(StopReason.NOT_RETRYABLE), now);
       }
       return execution.onFailure(failure, now);
     }
     if (!repeatable) {
-      return execution.onResult(response, StopReason.NOT_RETRYABLE, now);
+      return Engine.record(execution, response, null, retryStatuses.contains(response.statusCode())
+          ? Verdict.stop(StopReason.NOT_RETRYABLE) : Verdict.ACCEPT, now);
     }
-    long hint = retryStatuses.contains(response.statusCode())
-        ? RetryAfter.hintNanos(response.headers(), Instant.now(wallClock))
-        : dev.backoff.Pushback.NONE;
-    return execution.onResult(response, now, hint);
+    Verdict verdict = retryStatuses.contains(response.statusCode())
+        ? Verdict.retryable(RetryAfter.hintNanos(response.headers(), Instant.now(wallClock)))
+        : Verdict.ACCEPT;
+    return Engine.record(execution, response, null, verdict, now);
   }
 
   /** Failures that happen before any byte of the request leaves: safe to retry for any method. */

@@ -1,0 +1,162 @@
+package dev.backoff;
+
+import dev.backoff.driver.AttemptContext;
+import dev.backoff.driver.OutcomeJudge;
+import dev.backoff.driver.SyncAttempt;
+import dev.backoff.driver.Verdict;
+import java.util.concurrent.Callable;
+
+/**
+ * The one synchronous retry loop: {@link RetryExecutor} and every synchronous driver (through
+ * {@code dev.backoff.driver.RetryLoops}) run on it. The first attempt runs inline and a first-try success
+ * leaves at once (no allocation, no clock read unless a deadline or listeners need one); only a failure or
+ * a retryable result creates the {@link Execution}.
+ *
+ * <p>The attempt is a target of one of three kinds, so that the executors pass their caller's
+ * {@code Callable} or {@code CheckedRunnable} as it is, without an adapter object. A null judge means the
+ * policy's own rules, tested inline.
+ */
+final class SyncLoop {
+  static final int CALLABLE = 0;
+  static final int RUNNABLE = 1;
+  static final int HOOK = 2;
+
+  private SyncLoop() {}
+
+  @SuppressWarnings("unchecked")
+  static <R, T extends R> T call(RetryExecutor<R> executor, Object target, int kind, OutcomeJudge<R> judge)
+      throws Exception {
+    RetryPolicy<R> policy = executor.policy;
+    Clock clock = executor.clock;
+    long start = FirstAttempt.start(policy, clock);
+    // Only a driver's hook reads the context: the executors' targets get none, and allocate none.
+    Context context = kind == HOOK ? new Context(policy, clock, start) : null;
+    T result = null;
+    Throwable failure = null;
+    try {
+      result = (T) invoke(target, kind, context);
+    } catch (Throwable t) {
+      failure = t;
+    }
+    Verdict verdict = judge(policy, judge, result, failure);
+    if (verdict == Verdict.ACCEPT) {
+      if (failure != null) {
+        throw new IllegalArgumentException("the judge accepted a failure: " + failure);
+      }
+      FirstAttempt.succeeded(policy, result, start, clock);
+      return result;
+    }
+    return retry(executor, target, kind, judge, context, start, result, failure, verdict);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <R, T extends R> T retry(RetryExecutor<R> executor, Object target, int kind,
+      OutcomeJudge<R> judge, Context context, long start, T firstResult, Throwable firstFailure,
+      Verdict firstVerdict) throws Exception {
+    RetryPolicy<R> policy = executor.policy;
+    Clock clock = executor.clock;
+    long now = clock.nanoTime();
+    Execution<R> execution = FirstAttempt.failed(policy, start, now, executor.random);
+    Decision decision = execution.record(firstResult, firstFailure, firstVerdict, now);
+    while (decision.isRetry()) {
+      try {
+        executor.sleeper.sleep(decision.delayNanos());
+      } catch (InterruptedException interrupted) {
+        Thread.currentThread().interrupt();
+        execution.stop(StopReason.INTERRUPTED, clock.nanoTime());
+        Throwable last = execution.finalFailure();
+        if (last != null && last != interrupted) {
+          interrupted.addSuppressed(last);
+        }
+        throw interrupted;
+      }
+      if (context != null) {
+        context.attempt++;
+      }
+      T result = null;
+      Throwable failure = null;
+      try {
+        result = (T) invoke(target, kind, context);
+      } catch (Throwable t) {
+        failure = t;
+      }
+      Verdict verdict = judge(policy, judge, result, failure);
+      if (policy.needsStartTime) {
+        now = clock.nanoTime();
+      } // else no decision depends on the time: keep the first failure's reading, and read once at a stop
+      decision = execution.record(result, failure, verdict, now);
+    }
+    if (decision.isSuccess() || execution.lastFailure() == null) {
+      return (T) execution.lastResult();
+    }
+    if (!policy.needsStartTime) {
+      execution.markEnd(clock.nanoTime()); // for the RetryHistory's elapsed time
+    }
+    if (execution.stopReason() == StopReason.INTERRUPTED) {
+      Thread.currentThread().interrupt(); // the caller must still see that it was interrupted
+    }
+    throw Executors.<Exception>sneaky(execution.finalFailure());
+  }
+
+  private static Object invoke(Object target, int kind, Context context) throws Exception {
+    switch (kind) {
+      case CALLABLE:
+        return ((Callable<?>) target).call();
+      case RUNNABLE:
+        ((RetryExecutor.CheckedRunnable) target).run();
+        return null;
+      default:
+        return ((SyncAttempt<?>) target).run(context);
+    }
+  }
+
+  private static <R> Verdict judge(RetryPolicy<R> policy, OutcomeJudge<R> judge, R result, Throwable failure) {
+    if (failure != null && Thread.currentThread().isInterrupted()) {
+      // The attempt failed while the thread was interrupted (perhaps because of it): never retry.
+      return Verdict.stop(StopReason.INTERRUPTED);
+    }
+    if (judge == null) {
+      if (failure != null) {
+        return Verdict.RETRYABLE;
+      }
+      return policy.retryOnResult == null || !policy.retryOnResult.test(result) ? Verdict.ACCEPT : Verdict.RETRYABLE;
+    }
+    Verdict verdict = judge.judge(policy, result, failure);
+    if (verdict == null) {
+      throw new NullPointerException("the outcome judge " + judge + " returned null");
+    }
+    return verdict;
+  }
+
+  /** A driver's attempt context: the attempt's number, and the time left read lazily. */
+  static final class Context implements AttemptContext {
+    private final Clock clock;
+    private final long start;
+    private final long maxElapsedNanos;
+    int attempt = 1;
+
+    Context(RetryPolicy<?> policy, Clock clock, long start) {
+      this.clock = clock;
+      this.start = start;
+      this.maxElapsedNanos = policy.maxElapsedNanos;
+    }
+
+    @Override
+    public int attempt() {
+      return attempt;
+    }
+
+    @Override
+    public long nanosLeft() {
+      return timeLeft(maxElapsedNanos, start, clock);
+    }
+  }
+
+  /** Nanoseconds left before the deadline (a policy with one reads the clock at its start). */
+  static long timeLeft(long maxElapsedNanos, long start, Clock clock) {
+    if (maxElapsedNanos == Long.MAX_VALUE) {
+      return AttemptContext.NO_DEADLINE;
+    }
+    return maxElapsedNanos - (clock.nanoTime() - start);
+  }
+}
