@@ -44,7 +44,8 @@ final class DriverAccess implements CoreAccess {
   @Override
   public <R, T extends R> CompletableFuture<T> async(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt,
       OutcomeJudge<R> judge) {
-    AsyncCall<R, T> call = new AsyncCall<>(executor, attempt, judge == OutcomeJudge.<R>policyRules() ? null : judge);
+    // The judge stays as given: in the async loop a null judge marks the executor's own Supplier.
+    AsyncCall<R, T> call = new AsyncCall<>(executor, attempt, judge);
     call.start();
     return call;
   }
