@@ -27,6 +27,7 @@ import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -201,6 +202,45 @@ class LabServerHardeningTest {
     clock.advance(Duration.ofMillis(200));
     assertThat(later.get(GUARD.toSeconds(), TimeUnit.SECONDS).statusCode()).isEqualTo(200);
     await("descriptors still at " + before, () -> openDescriptors() <= before + 8);
+  }
+
+  @Test
+  @Tag("slow")
+  void aHangUpRacingItsAnswerLeavesNothingBehind() throws Exception {
+    FakeClock clock = new FakeClock();
+    server = LabServer.builder().clock(clock).start();
+    boolean proc = Files.isDirectory(Path.of("/proc/self/fd"));
+    long before = proc ? openDescriptors() : 0;
+    byte[] request = "GET /api HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
+    for (int i = 1; i <= 1000; i++) {
+      try (SocketChannel channel = SocketChannel.open(new InetSocketAddress("127.0.0.1", server.port()))) {
+        channel.write(ByteBuffer.wrap(request));
+        awaitQuickly("request " + i + " in service", () -> server.stats().concurrency() == 1);
+        clock.advance(Duration.ofMillis(110)); // past its 100 ms check slot: due at the ticker's next run, which races the close below
+      }
+      int iteration = i;
+      awaitQuickly("request " + i + " finished", () -> {
+        LabServer.Stats stats = server.stats();
+        return stats.concurrency() == 0 && stats.answered() == iteration;
+      });
+      LabServer.Stats stats = server.stats();
+      assertThat(stats.abandoned()).as("iteration %d", i).isZero();
+      assertThat(stats.forgotten()).as("iteration %d", i).isZero();
+      assertThat(stats.refused()).as("iteration %d", i).isZero();
+    }
+    if (proc) {
+      await("descriptors back to " + before, () -> openDescriptors() <= before + 8);
+    }
+  }
+
+  private static void awaitQuickly(String what, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + GUARD.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("not within the guard of " + GUARD + ": " + what);
+      }
+      Thread.sleep(1);
+    }
   }
 
   @Test
