@@ -59,7 +59,8 @@ public final class LabServer implements AutoCloseable {
     // than the descriptors the process may open.
     long open = 2L * builder.maxConnections + 64;
     long descriptors = FileDescriptors.limit().orElse(Long.MAX_VALUE) - FileDescriptors.RESERVED;
-    int maxOpen = (int) Math.max(builder.maxConnections + 16L, Math.min(Math.min(open, descriptors), Integer.MAX_VALUE));
+    int maxOpen = (int) Math.max(builder.maxConnections + 16L,
+        Math.min(Math.min(open, descriptors), Integer.MAX_VALUE));
     this.http = LoopbackHttpServer.bind(builder.port, builder.backlog, maxOpen, builder.headerTimeout,
         IDLE_TIMEOUT, this::route);
     ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
