@@ -22,7 +22,9 @@ import picocli.CommandLine.Spec;
             + "abandoned ones included), re-checked every 50 ms. Prints 'concurrency: N, last delay: D' every "
             + "second.",
         "Pause it with SIGSTOP (kill -STOP PID) or POST /admin/pause; resume with SIGCONT or POST "
-            + "/admin/resume; GET /admin/stats answers JSON. Runs until interrupted (Ctrl-C) or for --duration."})
+            + "/admin/resume; POST /admin/reset forgets every held request (the way out of a storm the model "
+            + "never ends); GET /admin/stats answers JSON. Admin POSTs from a web page (another Origin, form "
+            + "bodies) are refused. Runs until interrupted (Ctrl-C) or for --duration."})
 final class LabServerCommand implements Callable<Integer> {
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
 
@@ -85,6 +87,7 @@ final class LabServerCommand implements Callable<Integer> {
         + "/admin/pause");
     err.println("  resume: kill -CONT " + ProcessHandle.current().pid() + "  or  curl -X POST " + base
         + "/admin/resume");
+    err.println("  reset:  curl -X POST " + base + "/admin/reset   (forgets every held request)");
     err.flush();
     try {
       if (duration == null) {

@@ -36,7 +36,7 @@ class LabCommandTest {
     CliRunner result = CliRunner.run("lab", "server", "--port", "0", "--duration", "2500ms");
     assertThat(result.exitCode).isZero();
     assertThat(result.out).contains("concurrency: 0, last delay: 0");
-    assertThat(result.err).contains("http://127.0.0.1:").contains("/admin/pause");
+    assertThat(result.err).contains("http://127.0.0.1:").contains("/admin/pause").contains("/admin/reset");
   }
 
   @Test

@@ -1,11 +1,7 @@
 package dev.backoff.lab;
 
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
+import dev.backoff.lab.LoopbackHttpServer.Exchange;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -22,11 +18,15 @@ import java.util.function.Consumer;
  * after the {@linkplain KneeLatency knee model}'s delay, evaluated against the live concurrency (see
  * {@link ServerCore} for the exact rules, pause included). {@code POST /admin/pause} and
  * {@code POST /admin/resume} stop and restart it from outside (for platforms without SIGSTOP);
- * {@code GET /admin/stats} reports its state as JSON.
+ * {@code POST /admin/reset} forgets every held request (the way out of a storm the model never ends);
+ * {@code GET /admin/stats} reports its state as JSON. The admin POSTs refuse what a web page could send
+ * (a foreign {@code Origin} or {@code Host}, form and plain-text bodies) with 403, so a page the user
+ * opens cannot pause the server.
  *
- * <p>It uses the JDK's own HTTP server ({@code com.sun.net.httpserver}, one selector thread) with handlers
- * that return at once: a delayed request holds a connection and a small object, never a thread. A single
- * ticker thread answers due requests, so thousands of concurrent requests cost two threads in all.
+ * <p>One selector thread serves HTTP without ever blocking (a client that never finishes its headers holds
+ * a connection until the header timeout, never a thread), and a single ticker thread answers due
+ * requests: a delayed request holds a connection and a small object, and thousands of them cost two
+ * threads in all. A client that hangs up releases its connection at once; its request keeps counting.
  *
  * <p>Thread-safe. Close it to release its port, threads and connections.
  */
@@ -35,9 +35,14 @@ public final class LabServer implements AutoCloseable {
   private static final byte[] OVER_CAPACITY = "over capacity".getBytes(StandardCharsets.US_ASCII);
   /** Slots per check interval: the ticker runs ten times per interval (every 5 ms for the seed's 50 ms). */
   private static final int SLOTS_PER_CHECK = 10;
+  /** Idle keep-alive connections are closed after this, as the JDK's own server does by default. */
+  private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
+  /** What a web page can send cross-origin without a CORS preflight (besides no Content-Type at all). */
+  private static final java.util.Set<String> SIMPLE_CONTENT_TYPES =
+      java.util.Set.of("application/x-www-form-urlencoded", "multipart/form-data", "text/plain");
 
-  private final HttpServer http;
-  private final ServerCore<HttpExchange> core;
+  private final LoopbackHttpServer http;
+  private final ServerCore<Exchange> core;
   private final ScheduledExecutorService ticker;
   private final dev.backoff.Clock clock;
   private final int maxConnections;
@@ -50,13 +55,14 @@ public final class LabServer implements AutoCloseable {
     long slotNanos = Math.max(1, builder.checkInterval.toNanos() / SLOTS_PER_CHECK);
     this.core = new ServerCore<>(builder.latency, slotNanos, SLOTS_PER_CHECK, builder.backlog,
         builder.maxConnections);
-    this.http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), builder.port),
-        builder.backlog);
-    http.createContext("/api", this::handleApi);
-    http.createContext("/admin/pause", exchange -> handleAdmin(exchange, true));
-    http.createContext("/admin/resume", exchange -> handleAdmin(exchange, false));
-    http.createContext("/admin/stats", this::handleStats);
-    http.setExecutor(null); // handlers run on the selector thread: they only enqueue, never wait
+    // Room beyond the held requests for idle keep-alive connections, 503s and admin calls; never more
+    // than the descriptors the process may open.
+    long open = 2L * builder.maxConnections + 64;
+    long descriptors = FileDescriptors.limit().orElse(Long.MAX_VALUE) - FileDescriptors.RESERVED;
+    int maxOpen = (int) Math.max(builder.maxConnections + 16L,
+        Math.min(Math.min(open, descriptors), Integer.MAX_VALUE));
+    this.http = LoopbackHttpServer.bind(builder.port, builder.backlog, maxOpen, builder.headerTimeout,
+        IDLE_TIMEOUT, this::route);
     ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
       Thread thread = new Thread(runnable, "backoff-lab-server-ticker");
       thread.setDaemon(true);
@@ -78,65 +84,115 @@ public final class LabServer implements AutoCloseable {
     return new Builder();
   }
 
-  private void handleApi(HttpExchange exchange) {
+  /** Runs on the server's selector thread: never blocks. */
+  private void route(Exchange exchange) {
+    String path = exchange.path();
+    switch (path) {
+      case "/admin/pause" -> handleAdmin(exchange, this::pause, "paused\n");
+      case "/admin/resume" -> handleAdmin(exchange, this::resume, "resumed\n");
+      case "/admin/reset" -> handleAdmin(exchange, this::reset, "reset\n");
+      case "/admin/stats" -> handleStats(exchange);
+      default -> {
+        if (path.equals("/api") || path.startsWith("/api/")) {
+          handleApi(exchange);
+        } else {
+          respond(exchange, 404, "no such endpoint: " + path + "\n");
+        }
+      }
+    }
+  }
+
+  private void handleApi(Exchange exchange) {
     boolean held;
     boolean paused;
-    List<HttpExchange> evicted = new ArrayList<>(1);
+    List<Exchange> evicted = new ArrayList<>(1);
     synchronized (core) {
       held = core.arrive(exchange, clock.nanoTime(), evicted);
       paused = core.paused();
     }
-    for (HttpExchange old : evicted) {
+    for (Exchange old : evicted) {
       old.close();
     }
-    if (!held) {
-      if (paused) {
-        exchange.close(); // a stopped process answers nothing; the client sees the connection go
-      } else {
-        respond(exchange, 503, OVER_CAPACITY);
-      }
+    if (held) {
+      // The client hangs up: its connection is closed already; the request keeps counting as the model says.
+      exchange.onAbandoned(() -> {
+        synchronized (core) {
+          core.abandon(exchange);
+        }
+      });
+    } else if (paused) {
+      exchange.close(); // a stopped process answers nothing; the client sees the connection go
+    } else {
+      exchange.respond(503, OVER_CAPACITY, "text/plain");
     }
   }
 
-  private void handleAdmin(HttpExchange exchange, boolean pause) {
-    if (!"POST".equals(exchange.getRequestMethod())) {
-      exchange.getResponseHeaders().set("Allow", "POST");
-      respond(exchange, 405, "use POST\n".getBytes(StandardCharsets.US_ASCII));
+  private void handleAdmin(Exchange exchange, Runnable action, String done) {
+    if (!"POST".equals(exchange.method())) {
+      exchange.respond(405, "use POST\n".getBytes(StandardCharsets.US_ASCII), "text/plain", "Allow", "POST");
       return;
     }
-    if (pause) {
-      pause();
-    } else {
-      resume();
+    String refusal = crossSiteRefusal(exchange);
+    if (refusal != null) {
+      respond(exchange, 403, "refused: " + refusal + "\n");
+      return;
     }
-    respond(exchange, 200, (pause ? "paused\n" : "resumed\n").getBytes(StandardCharsets.US_ASCII));
+    action.run();
+    respond(exchange, 200, done);
   }
 
-  private void handleStats(HttpExchange exchange) {
-    exchange.getResponseHeaders().set("Content-Type", "application/json");
-    respond(exchange, 200, stats(true).toJson().getBytes(StandardCharsets.UTF_8));
+  /**
+   * Why a state-changing request may come from a web page rather than from the lab's own tools, or null.
+   * Browsers send {@code Origin} with every POST (fetch and forms); a page can also post forms or plain
+   * text without a CORS preflight, and reach 127.0.0.1 under its own host name (DNS rebinding). curl and
+   * java.net.http send none of that.
+   */
+  private String crossSiteRefusal(Exchange exchange) {
+    String host = exchange.header("Host");
+    if (host != null && !isOwnAuthority(host)) {
+      return "Host " + host + " is not this server (127.0.0.1:" + port() + ")";
+    }
+    String origin = exchange.header("Origin");
+    if (origin != null && !(origin.startsWith("http://") && isOwnAuthority(origin.substring("http://".length())))) {
+      return "Origin " + origin + " is not this server's (http://127.0.0.1:" + port()
+          + "); admin requests must come from the command line or the same origin";
+    }
+    String contentType = exchange.header("Content-Type");
+    if (contentType != null) {
+      String mediaType = contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+      if (SIMPLE_CONTENT_TYPES.contains(mediaType)) {
+        return "Content-Type " + contentType + " is what a web form sends; send no body (curl -X POST)";
+      }
+    }
+    return null;
+  }
+
+  private boolean isOwnAuthority(String authority) {
+    int port = port();
+    for (String name : List.of("127.0.0.1", "localhost", "[::1]")) {
+      if (authority.equalsIgnoreCase(name + ":" + port) || port == 80 && authority.equalsIgnoreCase(name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void handleStats(Exchange exchange) {
+    exchange.respond(200, stats(true).toJson().getBytes(StandardCharsets.UTF_8), "application/json");
   }
 
   private void tick() {
-    List<HttpExchange> due = new ArrayList<>();
+    List<Exchange> due = new ArrayList<>();
     synchronized (core) {
       core.tick(clock.nanoTime(), due);
     }
-    for (HttpExchange exchange : due) {
-      respond(exchange, 200, OK);
+    for (Exchange exchange : due) {
+      exchange.respond(200, OK, null); // an abandoned one has no connection left: nothing is written
     }
   }
 
-  private static void respond(HttpExchange exchange, int status, byte[] body) {
-    try {
-      exchange.sendResponseHeaders(status, body.length);
-      try (OutputStream out = exchange.getResponseBody()) {
-        out.write(body);
-      }
-    } catch (IOException | RuntimeException clientGone) {
-      // The client gave up long ago (a timed-out, abandoned request): nothing to tell it.
-      exchange.close();
-    }
+  private static void respond(Exchange exchange, int status, String text) {
+    exchange.respond(status, text.getBytes(StandardCharsets.UTF_8), "text/plain; charset=utf-8");
   }
 
   /** Stops answering: requests pile up in the accept backlog, as if the process were stopped. */
@@ -148,22 +204,37 @@ public final class LabServer implements AutoCloseable {
 
   /** Resumes: the piled-up backlog starts at once; requests beyond it are closed without an answer. */
   public void resume() {
-    List<HttpExchange> answered = new ArrayList<>();
-    List<HttpExchange> dropped = new ArrayList<>();
+    List<Exchange> answered = new ArrayList<>();
+    List<Exchange> dropped = new ArrayList<>();
     synchronized (core) {
       core.resume(clock.nanoTime(), answered, dropped);
     }
-    for (HttpExchange exchange : dropped) {
+    for (Exchange exchange : dropped) {
       exchange.close();
     }
-    for (HttpExchange exchange : answered) {
-      respond(exchange, 200, OK);
+    for (Exchange exchange : answered) {
+      exchange.respond(200, OK, null);
+    }
+  }
+
+  /**
+   * Forgets every held request, abandoned or not, closing the connections still open without an answer:
+   * the concurrency drops to 0. The way out when the model would never finish them (past a few thousand
+   * concurrent requests the seed's latency is years); a paused server stays paused.
+   */
+  public void reset() {
+    List<Exchange> forgotten = new ArrayList<>();
+    synchronized (core) {
+      core.reset(forgotten);
+    }
+    for (Exchange exchange : forgotten) {
+      exchange.close();
     }
   }
 
   /** The port the server listens on (on 127.0.0.1). */
   public int port() {
-    return http.getAddress().getPort();
+    return http.port();
   }
 
   /** The {@code /api} address. */
@@ -188,7 +259,7 @@ public final class LabServer implements AutoCloseable {
     synchronized (core) {
       int peak = interval ? core.takePeakSinceMark() : core.peakConcurrency();
       return new Stats(core.concurrency(), peak, core.waiting(), core.lastDelayNanos(), core.paused(),
-          core.answered(), core.dropped(), core.refused());
+          core.answered(), core.dropped(), core.refused(), core.abandoned(), core.forgotten());
     }
   }
 
@@ -218,13 +289,9 @@ public final class LabServer implements AutoCloseable {
   @Override
   public void close() {
     ticker.shutdownNow();
-    http.stop(0);
-    List<HttpExchange> held = new ArrayList<>();
+    http.close(); // closes every connection, held ones included
     synchronized (core) {
-      core.drainAll(held);
-    }
-    for (HttpExchange exchange : held) {
-      exchange.close();
+      core.drainAll(new ArrayList<>());
     }
   }
 
@@ -271,9 +338,11 @@ public final class LabServer implements AutoCloseable {
     private final long answered;
     private final long dropped;
     private final long refused;
+    private final int abandoned;
+    private final long forgotten;
 
     Stats(int concurrency, int peakConcurrency, int waiting, long lastDelayNanos, boolean paused, long answered,
-        long dropped, long refused) {
+        long dropped, long refused, int abandoned, long forgotten) {
       this.concurrency = concurrency;
       this.peakConcurrency = peakConcurrency;
       this.waiting = waiting;
@@ -282,6 +351,8 @@ public final class LabServer implements AutoCloseable {
       this.answered = answered;
       this.dropped = dropped;
       this.refused = refused;
+      this.abandoned = abandoned;
+      this.forgotten = forgotten;
     }
 
     /** Requests in service now (abandoned ones included). */
@@ -324,12 +395,27 @@ public final class LabServer implements AutoCloseable {
       return refused;
     }
 
+    /** Requests held (counted in the concurrency or waiting) whose client has hung up. */
+    public int abandoned() {
+      return abandoned;
+    }
+
+    /**
+     * Requests forgotten since the start: abandoned ones that made room for a newcomer on a full server,
+     * and every one held at a reset.
+     */
+    public long forgotten() {
+      return forgotten;
+    }
+
     /** The stats as a JSON object. */
     public String toJson() {
       return String.format(Locale.ROOT,
           "{\"concurrency\":%d,\"peakConcurrency\":%d,\"waiting\":%d,\"lastDelaySeconds\":%.6f,"
-              + "\"paused\":%s,\"answered\":%d,\"dropped\":%d,\"refused\":%d}",
-          concurrency, peakConcurrency, waiting, lastDelayNanos / 1e9, paused, answered, dropped, refused);
+              + "\"paused\":%s,\"answered\":%d,\"dropped\":%d,\"refused\":%d,\"abandoned\":%d,"
+              + "\"forgotten\":%d}",
+          concurrency, peakConcurrency, waiting, lastDelayNanos / 1e9, paused, answered, dropped, refused,
+          abandoned, forgotten);
     }
 
     @Override
@@ -347,6 +433,7 @@ public final class LabServer implements AutoCloseable {
     private Duration checkInterval = Duration.ofMillis(50);
     private Consumer<String> report;
     private dev.backoff.Clock clock = dev.backoff.Clock.system();
+    private Duration headerTimeout = Duration.ofSeconds(10);
 
     Builder() {}
 
@@ -428,6 +515,21 @@ public final class LabServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How long a connection may take to send a request's line and headers once it has started (default
+     * 10 s); then it is answered 408 and closed. Real time, whatever the {@link #clock}: it guards
+     * descriptors, not the model.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    Builder headerTimeout(Duration headerTimeout) {
+      if (headerTimeout == null || headerTimeout.isZero() || headerTimeout.isNegative()) {
+        throw new IllegalArgumentException("headerTimeout must be positive, was " + headerTimeout);
+      }
+      this.headerTimeout = headerTimeout;
+      return this;
+    }
+
     /** The connection limit this builder would use: the explicit one, or the default under {@code ulimit -n}. */
     public int effectiveMaxConnections() {
       if (maxConnections > 0) {
@@ -455,6 +557,7 @@ public final class LabServer implements AutoCloseable {
       copy.checkInterval = checkInterval;
       copy.report = report;
       copy.clock = clock;
+      copy.headerTimeout = headerTimeout;
       return new LabServer(copy);
     }
   }

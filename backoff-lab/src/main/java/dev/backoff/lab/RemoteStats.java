@@ -27,7 +27,8 @@ final class RemoteStats {
           (long) (Double.parseDouble(fields.get("lastDelaySeconds")) * 1e9),
           Boolean.parseBoolean(fields.getOrDefault("paused", "false")),
           Long.parseLong(fields.getOrDefault("answered", "0")), Long.parseLong(fields.getOrDefault("dropped", "0")),
-          Long.parseLong(fields.getOrDefault("refused", "0")));
+          Long.parseLong(fields.getOrDefault("refused", "0")), Integer.parseInt(fields.getOrDefault("abandoned", "0")),
+          Long.parseLong(fields.getOrDefault("forgotten", "0")));
     } catch (NumberFormatException e) {
       return null;
     }

@@ -3,7 +3,9 @@ package dev.backoff.lab;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The lab server's logic without sockets, driven by explicit clock readings so that tests run it on a fake
@@ -27,21 +29,25 @@ import java.util.List;
  * Nothing ever cancels a request whose client gave up: abandoned requests keep counting.
  *
  * <p>At most {@code maxConnections} requests are held (in service or waiting); beyond that a new request is
- * refused at once (or, while paused, the oldest one beyond the backlog is dropped to make room), so memory
- * and file descriptors stay bounded during a storm.
+ * refused at once, unless room can be made: while paused the oldest one beyond the backlog is dropped, and
+ * otherwise the request abandoned first (its client gone, its connection already closed) is forgotten. So
+ * memory and file descriptors stay bounded during a storm, and requests nobody waits for cannot keep the
+ * server refusing everyone forever.
  *
  * <p>Not thread-safe: the caller serializes every call.
  *
  * @param <T> the caller's handle for a request (an HTTP exchange)
  */
 final class ServerCore<T> {
-  private static final class InService<T> {
+  private static final class Entry<T> {
     final T request;
-    final long startSlot;
+    long startSlot;
+    boolean inService;
+    boolean abandoned; // its client has gone: the work goes on, nobody waits for the answer
+    boolean gone; // answered, dropped or forgotten while still in a queue (removed lazily)
 
-    InService(T request, long startSlot) {
+    Entry(T request) {
       this.request = request;
-      this.startSlot = startSlot;
     }
   }
 
@@ -53,9 +59,14 @@ final class ServerCore<T> {
   private final int slotsPerCheck;
   private final int backlog;
   private final int maxConnections;
-  private final ArrayDeque<InService<T>>[] byPhase;
-  private final ArrayDeque<T> waiting = new ArrayDeque<>();
-  private final ArrayDeque<T> overflow = new ArrayDeque<>();
+  private final ArrayDeque<Entry<T>>[] byPhase;
+  private final ArrayDeque<Entry<T>> waiting = new ArrayDeque<>();
+  private final ArrayDeque<Entry<T>> overflow = new ArrayDeque<>();
+  private final Map<T, Entry<T>> held = new HashMap<>();
+  /** Abandoned requests in service, oldest abandonment first (answered ones removed lazily). */
+  private final ArrayDeque<Entry<T>> abandonedInService = new ArrayDeque<>();
+  private int goneInQueues;
+  private int abandoned;
   private int concurrency;
   private boolean hasOrigin;
   private long originNanos;
@@ -67,6 +78,7 @@ final class ServerCore<T> {
   private long answered;
   private long dropped;
   private long refused;
+  private long forgotten;
 
   @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic queues
   ServerCore(KneeLatency latency, long slotNanos, int slotsPerCheck, int backlog, int maxConnections) {
@@ -95,32 +107,96 @@ final class ServerCore<T> {
 
   /**
    * A request arrived. Returns true if it is held (in service or waiting); false if the server holds
-   * {@code maxConnections} requests and the caller must refuse this one now. While paused, a full server
-   * makes room instead by closing the oldest request beyond the backlog (into {@code evictedOut}): its client
-   * has most likely given up, while the newcomer's is waiting.
+   * {@code maxConnections} requests and the caller must refuse this one now. A full server makes room
+   * instead, if it can: while paused by closing the oldest request beyond the backlog (into
+   * {@code evictedOut}; its client has most likely given up, while the newcomer's is waiting), and otherwise
+   * by forgetting the request in service that was abandoned first (its client is gone and its connection
+   * closed; nobody can tell it stopped counting). Handles must be distinct while held.
    */
   boolean arrive(T request, long nowNanos, List<T> evictedOut) {
     if (held() >= maxConnections) {
       if (paused && !overflow.isEmpty()) {
-        evictedOut.add(overflow.removeFirst());
+        Entry<T> evicted = overflow.removeFirst();
+        leave(evicted);
+        evictedOut.add(evicted.request);
         dropped++;
-      } else {
+      } else if (!forgetOldestAbandoned()) {
         refused++;
         return false;
       }
     }
+    Entry<T> entry = new Entry<>(request);
+    held.put(request, entry);
     if (!paused) {
       long slot = slotOf(nowNanos);
       if (lastSlot == Long.MIN_VALUE) {
         lastSlot = slot - 1;
       }
-      start(request, slot, phaseOf(slot));
+      start(entry, slot, phaseOf(slot));
     } else if (waiting.size() < backlog) {
-      waiting.addLast(request);
+      waiting.addLast(entry);
     } else {
-      overflow.addLast(request);
+      overflow.addLast(entry);
     }
     return true;
+  }
+
+  /**
+   * The request's client has gone (its connection is closed). The request keeps its place and keeps
+   * counting until the model answers it, as in the original, where nothing cancels abandoned work; only
+   * a full server forgets it (see {@link #arrive}). Unknown or already answered requests are ignored.
+   */
+  void abandon(T request) {
+    Entry<T> entry = held.get(request);
+    if (entry == null || entry.abandoned) {
+      return;
+    }
+    entry.abandoned = true;
+    abandoned++;
+    if (entry.inService) {
+      trackAbandoned(entry);
+    }
+  }
+
+  private void trackAbandoned(Entry<T> entry) {
+    if (abandonedInService.size() > 64 + 2 * abandoned) {
+      abandonedInService.removeIf(old -> old.gone); // answered since: keeps this queue bounded
+    }
+    abandonedInService.addLast(entry);
+  }
+
+  private boolean forgetOldestAbandoned() {
+    while (!abandonedInService.isEmpty()) {
+      Entry<T> oldest = abandonedInService.removeFirst();
+      if (!oldest.gone) {
+        oldest.gone = true; // stays in its phase queue until a check or a compaction removes it
+        goneInQueues++;
+        concurrency--;
+        leave(oldest);
+        forgotten++;
+        compactIfMostlyGone();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Keeps forgotten entries from piling up in the queues of requests that may never be answered. */
+  private void compactIfMostlyGone() {
+    if (goneInQueues > 64 && goneInQueues > concurrency) {
+      for (ArrayDeque<Entry<T>> queue : byPhase) {
+        queue.removeIf(entry -> entry.gone);
+      }
+      goneInQueues = 0;
+    }
+  }
+
+  /** Bookkeeping for an entry that is no longer held. */
+  private void leave(Entry<T> entry) {
+    held.remove(entry.request);
+    if (entry.abandoned) {
+      abandoned--;
+    }
   }
 
   /** Slots are counted from the first reading seen, so readings may wrap like {@link System#nanoTime()}. */
@@ -136,8 +212,13 @@ final class ServerCore<T> {
     return (int) Math.floorMod(slot, (long) slotsPerCheck);
   }
 
-  private void start(T request, long startSlot, int phase) {
-    byPhase[phase].addLast(new InService<>(request, startSlot));
+  private void start(Entry<T> entry, long startSlot, int phase) {
+    entry.startSlot = startSlot;
+    entry.inService = true;
+    byPhase[phase].addLast(entry);
+    if (entry.abandoned) {
+      trackAbandoned(entry);
+    }
     concurrency++;
     peakConcurrency = Math.max(peakConcurrency, concurrency);
     peakSinceMark = Math.max(peakSinceMark, concurrency);
@@ -161,9 +242,14 @@ final class ServerCore<T> {
   }
 
   /** The checks falling in {@code slot}: the queue's oldest requests whose elapsed time reached D. */
-  private void check(ArrayDeque<InService<T>> queue, long slot, List<T> out) {
+  private void check(ArrayDeque<Entry<T>> queue, long slot, List<T> out) {
     while (!queue.isEmpty()) {
-      InService<T> oldest = queue.peekFirst();
+      Entry<T> oldest = queue.peekFirst();
+      if (oldest.gone) {
+        queue.removeFirst();
+        goneInQueues--;
+        continue;
+      }
       long slots = slot - oldest.startSlot;
       if (slots <= 0) {
         return;
@@ -174,8 +260,10 @@ final class ServerCore<T> {
         return;
       }
       queue.removeFirst();
+      oldest.gone = true; // for the lazy removal from abandonedInService
       concurrency--;
       answered++;
+      leave(oldest);
       out.add(oldest.request);
     }
   }
@@ -196,20 +284,27 @@ final class ServerCore<T> {
     }
     paused = false;
     long now = slotOf(nowNanos);
-    List<InService<T>> all = new ArrayList<>(concurrency);
-    for (ArrayDeque<InService<T>> queue : byPhase) {
-      all.addAll(queue);
+    List<Entry<T>> all = new ArrayList<>(concurrency);
+    for (ArrayDeque<Entry<T>> queue : byPhase) {
+      for (Entry<T> entry : queue) {
+        if (!entry.gone) {
+          all.add(entry);
+        }
+      }
       queue.clear();
     }
+    goneInQueues = 0;
     all.sort(Comparator.comparingLong(entry -> entry.startSlot - now)); // oldest first, wrap-safe
-    ArrayDeque<InService<T>> resumed = byPhase[phaseOf(now)];
+    ArrayDeque<Entry<T>> resumed = byPhase[phaseOf(now)];
     resumed.addAll(all);
     check(resumed, now, answeredOut);
     while (!waiting.isEmpty()) {
       start(waiting.removeFirst(), now, phaseOf(now));
     }
     while (!overflow.isEmpty()) {
-      droppedOut.add(overflow.removeFirst());
+      Entry<T> entry = overflow.removeFirst();
+      leave(entry);
+      droppedOut.add(entry.request);
       dropped++;
     }
     lastSlot = now;
@@ -217,17 +312,46 @@ final class ServerCore<T> {
 
   /** Removes and returns every held request (for shutdown). */
   void drainAll(List<T> out) {
-    for (ArrayDeque<InService<T>> queue : byPhase) {
-      for (InService<T> entry : queue) {
-        out.add(entry.request);
+    for (ArrayDeque<Entry<T>> queue : byPhase) {
+      for (Entry<T> entry : queue) {
+        if (!entry.gone) {
+          out.add(entry.request);
+        }
       }
       queue.clear();
     }
-    concurrency = 0;
-    out.addAll(waiting);
+    for (Entry<T> entry : waiting) {
+      out.add(entry.request);
+    }
     waiting.clear();
-    out.addAll(overflow);
+    for (Entry<T> entry : overflow) {
+      out.add(entry.request);
+    }
     overflow.clear();
+    concurrency = 0;
+    goneInQueues = 0;
+    abandoned = 0;
+    abandonedInService.clear();
+    held.clear();
+  }
+
+  /**
+   * Forgets every held request, abandoned or not (into {@code out}, for the caller to close without an
+   * answer): the way out of a storm the model would never end. The pause state and the counters stay.
+   */
+  void reset(List<T> out) {
+    int before = out.size();
+    drainAll(out);
+    forgotten += out.size() - before;
+  }
+
+  /** Entries in the check queues, forgotten ones not yet removed included (for tests of the bound). */
+  int entriesInQueues() {
+    int entries = 0;
+    for (ArrayDeque<Entry<T>> queue : byPhase) {
+      entries += queue.size();
+    }
+    return entries;
   }
 
   int held() {
@@ -271,6 +395,16 @@ final class ServerCore<T> {
 
   long refused() {
     return refused;
+  }
+
+  /** Held requests whose client has gone (in service or waiting). */
+  int abandoned() {
+    return abandoned;
+  }
+
+  /** Requests forgotten: abandoned ones that made room for a newcomer, and every one held at a reset. */
+  long forgotten() {
+    return forgotten;
   }
 
   KneeLatency latency() {

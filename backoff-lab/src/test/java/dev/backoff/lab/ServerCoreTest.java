@@ -236,4 +236,102 @@ class ServerCoreTest {
     core.tick(start + 110 * MS, out);
     assertThat(out).containsExactly("a");
   }
+
+  @Test
+  void aHungUpClientsRequestKeepsCountingAndIsAnsweredWhenTheModelSays() {
+    ServerCore<String> core = core(10, 100);
+    core.arrive("a", 0, evicted);
+    core.arrive("b", 0, evicted);
+    core.arrive("c", 0, evicted); // D(3) = 200 ms
+    core.abandon("a");
+    core.abandon("a"); // twice is once
+    core.abandon("unknown");
+    assertThat(core.abandoned()).isEqualTo(1);
+    assertThat(core.concurrency()).isEqualTo(3);
+    assertThat(tick(core, 200)).isEmpty(); // a still raises D for the others
+    assertThat(tick(core, 205)).containsExactly("a", "b", "c");
+    assertThat(core.abandoned()).isZero();
+    assertThat(core.answered()).isEqualTo(3);
+    core.abandon("a"); // answered already: nothing to do
+    assertThat(core.abandoned()).isZero();
+  }
+
+  @Test
+  void aFullServerForgetsTheRequestAbandonedFirstInsteadOfRefusing() {
+    ServerCore<String> core = core(10, 3);
+    core.arrive("a", 0, evicted);
+    core.arrive("b", 0, evicted);
+    core.arrive("c", 0, evicted);
+    assertThat(core.arrive("refused", 0, evicted)).isFalse(); // nobody has hung up: 503 as before
+    core.abandon("c");
+    core.abandon("b");
+    assertThat(core.arrive("d", 10 * MS, evicted)).isTrue();
+    assertThat(evicted).isEmpty(); // its connection is closed already
+    assertThat(core.forgotten()).isEqualTo(1);
+    assertThat(core.concurrency()).isEqualTo(3);
+    assertThat(core.abandoned()).isEqualTo(1);
+    assertThat(core.refused()).isEqualTo(1);
+    // D(3) = 200 ms: a and b at 205 ms (c is not answered: forgotten), d on its own grid at 215 ms.
+    assertThat(tick(core, 205)).containsExactly("a", "b");
+    assertThat(tick(core, 215)).containsExactly("d");
+    assertThat(core.concurrency()).isZero();
+    assertThat(core.held()).isZero();
+  }
+
+  @Test
+  void forgottenEntriesDoNotPileUpWhenTheModelNeverAnswers() {
+    // D(3) is beyond any run: a storm at the cap, each newcomer hanging up in turn.
+    ServerCore<String> core = new ServerCore<>(KneeLatency.of(Duration.ofMillis(100), 2, 1e9, 0.001), SLOT, 10,
+        10, 3);
+    for (int i = 0; i < 3; i++) {
+      core.arrive("r" + i, 0, evicted);
+      core.abandon("r" + i);
+    }
+    for (int i = 3; i < 1_003; i++) {
+      assertThat(core.arrive("r" + i, i * MS, evicted)).isTrue();
+      core.abandon("r" + i);
+      assertThat(core.concurrency()).isEqualTo(3);
+      assertThat(core.abandoned()).isEqualTo(3);
+      assertThat(tick(core, i * MS)).isEmpty();
+    }
+    assertThat(core.forgotten()).isEqualTo(1_000);
+    assertThat(core.entriesInQueues()).isLessThanOrEqualTo(3 + 65);
+  }
+
+  @Test
+  void resetForgetsEverythingHeldAndKeepsThePause() {
+    ServerCore<String> core = core(1, 100);
+    core.arrive("a", 0, evicted);
+    core.abandon("a");
+    core.arrive("b", 0, evicted);
+    core.pause();
+    core.arrive("waiting", 0, evicted);
+    core.arrive("beyond", 0, evicted);
+    List<String> forgotten = new ArrayList<>();
+    core.reset(forgotten);
+    assertThat(forgotten).containsExactlyInAnyOrder("a", "b", "waiting", "beyond");
+    assertThat(core.concurrency()).isZero();
+    assertThat(core.waiting()).isZero();
+    assertThat(core.abandoned()).isZero();
+    assertThat(core.forgotten()).isEqualTo(4);
+    assertThat(core.paused()).isTrue();
+    List<String> answered = new ArrayList<>();
+    core.resume(MS, answered, new ArrayList<>());
+    assertThat(answered).isEmpty();
+  }
+
+  @Test
+  void aRequestAbandonedWhileWaitingStartsAtResumeAndCanBeForgotten() {
+    ServerCore<String> core = core(10, 2);
+    core.pause();
+    core.arrive("w", 0, evicted);
+    core.abandon("w");
+    core.resume(100 * MS, new ArrayList<>(), new ArrayList<>());
+    assertThat(core.concurrency()).isEqualTo(1);
+    assertThat(core.abandoned()).isEqualTo(1);
+    core.arrive("x", 100 * MS, evicted);
+    assertThat(core.arrive("y", 100 * MS, evicted)).isTrue(); // w made room
+    assertThat(core.forgotten()).isEqualTo(1);
+    assertThat(core.abandoned()).isZero();
+  }
 }
