@@ -124,6 +124,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     try {
       decide(result, failure);
     } catch (Throwable unexpected) {
+      discard(result);
       // A policy callback (predicate, classifier, pushback extractor, backoff, budget) threw. The sync
       // executor would throw it to the caller; here it completes the future, which must never hang.
       state = DONE;
@@ -198,6 +199,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   private void decideAfter(Throwable cause, T result, Verdict verdict, long now) {
     Decision decision = execution.record(result, cause, verdict, now);
     if (decision.isRetry()) {
+      discard(result);
       scheduleRetry(decision.delayNanos());
       return;
     }

@@ -38,7 +38,7 @@ final class SyncLoop {
     } catch (Throwable t) {
       failure = t;
     }
-    Verdict verdict = judge(policy, judge, result, failure);
+    Verdict verdict = judged(policy, judge, target, kind, result, failure);
     if (verdict == Verdict.ACCEPT) {
       if (failure != null) {
         throw new IllegalArgumentException("the judge accepted a failure: " + failure);
@@ -57,7 +57,7 @@ final class SyncLoop {
     Clock clock = executor.clock;
     long now = clock.nanoTime();
     Execution<R> execution = FirstAttempt.failed(policy, start, now, executor.random);
-    Decision decision = execution.record(firstResult, firstFailure, firstVerdict, now);
+    Decision decision = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now);
     while (decision.isRetry()) {
       try {
         executor.sleeper.sleep(decision.delayNanos());
@@ -80,11 +80,11 @@ final class SyncLoop {
       } catch (Throwable t) {
         failure = t;
       }
-      Verdict verdict = judge(policy, judge, result, failure);
+      Verdict verdict = judged(policy, judge, target, kind, result, failure);
       if (policy.needsStartTime) {
         now = clock.nanoTime();
       } // else no decision depends on the time: keep the first failure's reading, and read once at a stop
-      decision = execution.record(result, failure, verdict, now);
+      decision = record(execution, target, kind, result, failure, verdict, now);
     }
     if (decision.isSuccess() || execution.lastFailure() == null) {
       return (T) execution.lastResult();
@@ -96,6 +96,44 @@ final class SyncLoop {
       Thread.currentThread().interrupt(); // the caller must still see that it was interrupted
     }
     throw Executors.<Exception>sneaky(execution.finalFailure());
+  }
+
+  /** Records the outcome; a result retried after (or whose recording threw) goes back to a driver's hook. */
+  private static <R> Decision record(Execution<R> execution, Object target, int kind, R result, Throwable failure,
+      Verdict verdict, long now) {
+    Decision decision;
+    try {
+      decision = execution.record(result, failure, verdict, now);
+    } catch (RuntimeException | Error unexpected) {
+      discard(target, kind, result);
+      throw unexpected;
+    }
+    if (decision.isRetry()) {
+      discard(target, kind, result);
+    }
+    return decision;
+  }
+
+  /** Judges the outcome; a result whose judging throws goes back to a driver's hook. */
+  private static <R> Verdict judged(RetryPolicy<R> policy, OutcomeJudge<R> judge, Object target, int kind, R result,
+      Throwable failure) {
+    try {
+      return judge(policy, judge, result, failure);
+    } catch (RuntimeException | Error unexpected) {
+      discard(target, kind, result);
+      throw unexpected;
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void discard(Object target, int kind, Object result) {
+    if (kind == HOOK && result != null) {
+      try {
+        ((SyncAttempt<Object>) target).discard(result);
+      } catch (RuntimeException ignored) {
+        // Releasing an unwanted result is best effort; the call's outcome stands.
+      }
+    }
   }
 
   private static Object invoke(Object target, int kind, Context context) throws Exception {

@@ -16,9 +16,9 @@ public interface AsyncAttempt<T> {
   CompletionStage<T> start(AttemptContext context);
 
   /**
-   * Releases the result of an attempt that completed after the call had ended (the caller cancelled or
-   * completed the future): nobody will read it. Default: nothing. The HTTP driver closes the response's
-   * body here so that its connection is freed.
+   * Releases a result the loop will not complete the call with: one it retries after, one whose judging
+   * threw, or one that arrived after the call had ended (the caller cancelled or completed the future).
+   * Default: nothing. The HTTP driver closes the response's body here so that its connection is freed.
    */
-  default void discard(T lateResult) {}
+  default void discard(T result) {}
 }

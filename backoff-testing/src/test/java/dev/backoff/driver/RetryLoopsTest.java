@@ -288,6 +288,29 @@ class RetryLoopsTest {
   }
 
   @Test
+  void resultsRetriedAfterGoBackToTheHookAndTheReturnedOneDoesNot() throws Exception {
+    RetryPolicy<String> policy = policy().maxAttempts(3).retryOnResult(result -> result.startsWith("busy")).build();
+    Script sync = new Script(clock, 0, "busy 1", "busy 2", "busy 3");
+    Script async = new Script(clock, 0, "busy 1", "busy 2", "busy 3");
+
+    assertThat(RetryLoops.sync(RetryExecutor.of(policy), sync, OutcomeJudge.policyRules())).isEqualTo("busy 3");
+    CompletableFuture<String> call = RetryLoops.async(AsyncRetryExecutor.of(policy, scheduler), async,
+        OutcomeJudge.policyRules());
+    scheduler.advance(Duration.ofSeconds(5));
+
+    assertThat(call).isCompletedWithValue("busy 3");
+    assertThat(sync.discarded).containsExactly("busy 1", "busy 2");
+    assertThat(async.discarded).containsExactly("busy 1", "busy 2");
+    OutcomeJudge<String> throwing = (p, result, failure) -> {
+      throw new IllegalStateException("judge broke");
+    };
+    Script judgedBadly = new Script(clock, 0, "body");
+    assertThatThrownBy(() -> RetryLoops.sync(RetryExecutor.of(policy), judgedBadly, throwing))
+        .hasMessage("judge broke");
+    assertThat(judgedBadly.discarded).containsExactly("body");
+  }
+
+  @Test
   void anInterruptedSleepStopsTheSyncLoopAndKeepsTheFlag() {
     Script script = new Script(clock, 0, new IOException("reset"), "ok");
     RetryPolicy<String> policy = policy().sleeper(new RecordingSleeper(clock).interruptAfter(0)).build();
