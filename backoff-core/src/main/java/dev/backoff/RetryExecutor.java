@@ -82,7 +82,8 @@ public final class RetryExecutor<R> {
    *
    * @return the first accepted result, or the last result if retries ran out on results
    * @throws Exception the last failure, unchanged, when retries stop on a failure
-   * @throws InterruptedException if interrupted while waiting to retry
+   * @throws InterruptedException if interrupted while waiting to retry, or before the retry starts (the
+   *     interrupt flag is then set)
    * @throws NullPointerException if {@code callable} is null
    */
   public <T extends R> T call(Callable<T> callable) throws Exception {
@@ -109,7 +110,8 @@ public final class RetryExecutor<R> {
    * Runs {@code runnable}, retrying under the policy (its "result" is null).
    *
    * @throws Exception the last failure, unchanged, when retries stop
-   * @throws InterruptedException if interrupted while waiting to retry
+   * @throws InterruptedException if interrupted while waiting to retry, or before the retry starts (the
+   *     interrupt flag is then set)
    * @throws NullPointerException if {@code runnable} is null
    */
   public void run(CheckedRunnable runnable) throws Exception {

@@ -95,7 +95,7 @@ class TuneCommandTest {
     assertUsage(CliRunner.run("tune", "--initial", "0s", "--multiplier", "2", "--at", "3s"), "initial");
     assertUsage(CliRunner.run("tune", "--initial", "1s", "--retries", "0", "--deadline", "3s"), "--retries");
     assertUsage(CliRunner.run("tune", "--initial", "1ns", "--multiplier", "2", "--compare-multiplier", "1",
-        "--elapsed", "100000000d"), "2^53");
+        "--elapsed", "100000000d"), "2^40");
   }
 
   @Test

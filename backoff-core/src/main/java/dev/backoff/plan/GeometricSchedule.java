@@ -26,6 +26,11 @@ import java.time.Duration;
 public final class GeometricSchedule {
   /** Relative tolerance under which an elapsed time counts as reaching a retry (rounding of the inputs). */
   private static final double TOLERANCE = 1e-9;
+  /**
+   * The largest count given as exact, exclusive: below it a thousandth of {@code a} (the slack that decides
+   * whether a retry is reached) is more than 8 roundings of a double (1.1e-16 · T each) can move T_n.
+   */
+  private static final long MAX_EXACT_COUNT = 1L << 40;
 
   private final double initial;
   private final double multiplier;
@@ -201,33 +206,37 @@ public final class GeometricSchedule {
    * The number of retries made by elapsed time {@code T}: the largest {@code n} with {@code T_n <= T}
    * (a retry within a relative 1e-9 of {@code T}, and within a thousandth of {@code a}, counts, so that
    * floating-point rounding of {@code T_n} never loses retry n: 1023 s finds retry 10 of {@code a = 1 s,
-   * r = 2}). Always exact: a count of 2^53 or more, where a double no longer tells neighbouring retries'
-   * elapsed times apart, is refused rather than approximated.
+   * r = 2}). Always exact in that sense: a count of 2^40 or more is refused rather than approximated, since
+   * from there the rounding of {@code a} and {@code T} to doubles (a relative 1e-16 each) can outweigh that
+   * thousandth of {@code a} and change the count by one.
    *
    * @throws IllegalArgumentException if {@code elapsedSeconds} is negative, NaN or infinite
-   * @throws UnsolvableException if the count is 2^53 or more (the message gives its approximate value)
+   * @throws UnsolvableException if the count is 2^40 or more (the message gives its approximate value)
    */
   public long retriesBy(double elapsedSeconds) {
     checkElapsed(elapsedSeconds);
     double guess = Math.floor(retryAt(elapsedSeconds));
-    if (!(guess < 0x1p53 - 16)) {
+    if (!(guess < MAX_EXACT_COUNT - 16)) {
       throw new UnsolvableException("about " + String.format(java.util.Locale.ROOT, "%.4g", guess)
-          + " retries happen by " + elapsedSeconds + " s: from 2^53 on, a double cannot count them exactly");
+          + " retries happen by " + elapsedSeconds + tooManyToCount());
     }
     long n = Math.max(0, (long) guess);
-    // The logarithm is off by at most a step or two from rounding; the count stays below 2^53, where
-    // neighbouring elapsed times are still distinct doubles.
+    // The logarithm is off by at most a step or two from rounding.
     for (int step = 0; step < 8 && reaches(n + 1, elapsedSeconds); step++) {
       n++;
     }
     for (int step = 0; step < 8 && n > 0 && !reaches(n, elapsedSeconds); step++) {
       n--;
     }
-    if (n >= 1L << 53) {
-      throw new UnsolvableException("about " + n + " retries happen by " + elapsedSeconds
-          + " s: from 2^53 on, a double cannot count them exactly");
+    if (n >= MAX_EXACT_COUNT) {
+      throw new UnsolvableException("about " + n + " retries happen by " + elapsedSeconds + tooManyToCount());
     }
     return n;
+  }
+
+  private static String tooManyToCount() {
+    return " s: from 2^40 on, the rounding of the inputs to doubles can outweigh the thousandth of a sleep that"
+        + " decides whether a retry is reached, so there is no exact count";
   }
 
   private boolean reaches(long retry, double elapsedSeconds) {

@@ -105,7 +105,7 @@ public final class Solver {
     double t = Checks.nonNegativeSeconds("elapsed", elapsed);
     long retry = schedule.retriesBy(t);
     double before = retry == 0 ? 0 : schedule.delaySeconds(retry);
-    double after = schedule.delaySeconds(retry + 1); // retriesBy stays below 2^53, so no overflow
+    double after = schedule.delaySeconds(retry + 1); // retriesBy stays below 2^40, so no overflow
     return new Position(t, retry, schedule.elapsedSeconds(retry), before, after);
   }
 
@@ -114,7 +114,7 @@ public final class Solver {
    * first sleep, uncapped), exactly and by the seed's estimate.
    *
    * @throws IllegalArgumentException if a duration is not positive or a multiplier is below 1
-   * @throws UnsolvableException if a count is 2^53 or more (too many to count exactly with doubles)
+   * @throws UnsolvableException if a count is 2^40 or more (too many to count exactly with doubles)
    */
   public static RetryComparison compareRetries(Duration initial, double multiplier, double compareMultiplier,
       Duration elapsed) {

@@ -13,12 +13,15 @@ import org.junit.jupiter.api.Test;
 class PlannerOverflowTest {
   private static final Duration ONE_SECOND = Duration.ofSeconds(1);
 
-  /** {@code a((1 + excess)^n − 1)/excess}, in 60 significant digits: an independent check of the closed form. */
+  /**
+   * {@code a((1 + excess)^n − 1)/excess} in decimal arithmetic with 60 significant digits beyond those
+   * {@code 1 + excess} needs: an independent check of the closed form.
+   */
   static double exactElapsed(double initialSeconds, double excess, long retries) {
-    MathContext context = new MathContext(60);
     if (excess == 0) {
       return initialSeconds * retries;
     }
+    MathContext context = new MathContext(60 + Math.max(0, (int) -Math.floor(Math.log10(excess))));
     BigDecimal r = BigDecimal.ONE.add(new BigDecimal(excess));
     BigDecimal power = BigDecimal.ONE; // by squaring: BigDecimal.pow takes exponents below 10^9 only
     for (long n = retries; n > 0; n >>= 1) {
@@ -57,9 +60,13 @@ class PlannerOverflowTest {
   @Test
   void countsADoubleCannotTellApartAreRefusedNotApproximated() {
     GeometricSchedule linear = GeometricSchedule.of(Duration.ofNanos(1), 1);
-    assertThat(linear.retriesBy(8.64e6)).isEqualTo(8_640_000_000_000_000L); // 100 days of 1 ns: below 2^53
+    assertThat(linear.retriesBy(1000)).isEqualTo(1_000_000_000_000L); // 1000 s of 1 ns: below 2^40
     assertThatThrownBy(() -> linear.retriesBy(9.2e6))
-        .isInstanceOf(UnsolvableException.class).hasMessageContaining("about 9.200e+15").hasMessageContaining("2^53");
+        .isInstanceOf(UnsolvableException.class).hasMessageContaining("about 9.200e+15").hasMessageContaining("2^40");
+    // 1904 ns is no binary fraction of a second: by 6012252791.025853826 s the count from doubles was
+    // 3157695793606016, the integer truth (6012252791025853826 ns / 1904 ns) 3157695793606015. Now refused.
+    assertThatThrownBy(() -> GeometricSchedule.of(Duration.ofNanos(1904), 1).retriesBy(6.012252791025854E9))
+        .isInstanceOf(UnsolvableException.class).hasMessageContaining("2^40");
   }
 
   @Test
