@@ -18,12 +18,21 @@ import java.util.function.Supplier;
  * <p>Ownership of the (not thread-safe) {@link Execution} passes between threads through {@link #state}: the
  * thread that moves it out of {@link #WAITING} by compare-and-set (the retry task, or a canceller) owns the
  * call until it sets {@link #WAITING} or {@link #DONE} again; an attempt's completion handler owns it while
- * {@link #RUNNING}. That compare-and-set is also what guarantees that no attempt starts after cancellation.
+ * {@link #RUNNING}.
+ *
+ * <p>No supplier call begins after {@code cancel} (or an outside {@code complete}) has returned true. The
+ * retry task's compare-and-set {@link #WAITING} to {@link #STARTING} commits it to calling the supplier; a
+ * canceller that loses that race cannot un-commit it, and would otherwise return while the supplier is
+ * still about to be entered. So a canceller that finds the call {@link #STARTING} waits (spinning, no lock)
+ * until the supplier has returned, which is short since suppliers must not block; the retry task itself
+ * takes no lock and waits for nothing.
  */
 final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Callable<Object> {
   private static final int RUNNING = 0;
   private static final int WAITING = 1;
   private static final int DONE = 2;
+  private static final int STARTING = 3; // a retry task is calling the supplier
+  private static final int SPINS_BEFORE_YIELD = 64;
   private static final int MAX_UNWRAP_DEPTH = 16;
   @SuppressWarnings("rawtypes")
   private static final AtomicIntegerFieldUpdater<AsyncCall> STATE =
@@ -40,6 +49,8 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   // The scheduled retry, for cancellation; this call itself once that retry has started (see scheduleRetry).
   private volatile Future<?> pending;
   private volatile CompletionStage<T> inFlight;
+  // The thread calling the supplier while STARTING: written before the compare-and-set that publishes it.
+  private Thread starter;
 
   AsyncCall(AsyncRetryExecutor<R> executor, Supplier<? extends CompletionStage<T>> supplier) {
     this.executor = executor;
@@ -56,16 +67,19 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   /** The scheduled retry. */
   @Override
   public Object call() {
-    if (!STATE.compareAndSet(this, WAITING, RUNNING)) {
+    starter = Thread.currentThread();
+    if (!STATE.compareAndSet(this, WAITING, STARTING)) {
       return null; // cancelled: no attempt
     }
     pending = this; // this retry has started: a late handle for it must not replace the next retry's
     if (isDone()) {
-      // Completed by the caller after this task won the race: stop without another attempt.
+      // Completed by the caller after this task won the race: stop without another attempt (and give the
+      // budget back the retry, which never started).
       state = DONE;
       execution.abort(StopReason.CANCELLED, executor.clock.nanoTime());
       return null;
     }
+    execution.onRetryStart();
     attempt();
     return null;
   }
@@ -78,10 +92,12 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
         throw new NullPointerException("the supplier returned null instead of a CompletionStage");
       }
     } catch (Throwable failure) {
+      supplierReturned();
       onOutcome(null, failure);
       return;
     }
-    inFlight = stage;
+    inFlight = stage; // before supplierReturned: a canceller that waited then finds the stage to cancel
+    supplierReturned();
     if (isDone()) {
       cancelStage(stage); // cancelled while the attempt was starting
     }
@@ -89,6 +105,13 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
       stage.whenComplete((result, failure) -> onOutcome(result, failure));
     } catch (Throwable failure) {
       onOutcome(null, failure); // a stage that cannot even take a callback: a failed attempt
+    }
+  }
+
+  /** Lets a canceller waiting for the supplier go on; the first attempt (never STARTING) writes nothing. */
+  private void supplierReturned() {
+    if (state == STARTING) {
+      state = RUNNING; // only this thread changes the state while STARTING
     }
   }
 
@@ -215,6 +238,17 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
       }
       execution.abort(StopReason.CANCELLED, executor.clock.nanoTime());
       return;
+    }
+    if (state == STARTING && starter != Thread.currentThread()) {
+      // A retry task is calling the supplier: return only once that call has (see the class comment). The
+      // supplier's own thread cancelling from inside it must not wait for itself.
+      for (int spins = 0; state == STARTING; spins++) {
+        if (spins < SPINS_BEFORE_YIELD) {
+          Thread.onSpinWait();
+        } else {
+          Thread.yield();
+        }
+      }
     }
     CompletionStage<T> stage = inFlight;
     if (stage != null) {

@@ -41,6 +41,9 @@ public final class Execution<R> {
   private Throwable earlierFailure;
   private ArrayDeque<Throwable> earlierFailures;
   private boolean historyAttached;
+  // The class a budget granted the scheduled retry for, until that retry starts: a retry that never starts
+  // (interrupted or cancelled while waiting, refused by the scheduler) gives its permission back on abort.
+  private FailureClass grantedRetryClass;
 
   Execution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
     this.policy = policy;
@@ -157,6 +160,10 @@ public final class Execution<R> {
   /**
    * Stops the call from outside the engine (the thread was interrupted, or the caller cancelled) and tells
    * the listeners it was aborted. Has no effect on a call that has already ended.
+   *
+   * <p>If the last decision was a retry that has not started (the driver has not called
+   * {@link #onRetryStart()} nor recorded its outcome), the budget gets that retry's permission back
+   * ({@link RetryBudget#release}): a budget is charged only for retries that go ahead.
    */
   public Decision abort(StopReason reason, long nowNanos) {
     Nanos.requireNonNull("reason", reason);
@@ -164,13 +171,29 @@ public final class Execution<R> {
       return Decision.stop(stopReason == null ? reason : stopReason);
     }
     lastNanos = nowNanos;
+    FailureClass granted = grantedRetryClass;
+    if (granted != null) {
+      grantedRetryClass = null;
+      policy.budget.release(granted);
+    }
     return stop(reason);
+  }
+
+  /**
+   * Tells the engine that the retry it decided on is starting now, for drivers whose attempt can be cut
+   * short before its outcome is recorded (an asynchronous call cancelled while its attempt is in flight):
+   * an {@link #abort} after this keeps the budget's charge, as the retry did go ahead. Drivers that only
+   * abort while waiting need not call it; recording the attempt's outcome implies it.
+   */
+  public void onRetryStart() {
+    grantedRetryClass = null;
   }
 
   private void beginAttemptOutcome(long nowNanos) {
     if (done) {
       throw new IllegalStateException("the call has already ended: " + (stopReason == null ? "success" : stopReason));
     }
+    grantedRetryClass = null;
     attempts++;
     lastNanos = nowNanos;
   }
@@ -237,8 +260,11 @@ public final class Execution<R> {
         && Nanos.add(nowNanos - startNanos, delay) > policy.maxElapsedNanos) {
       return stop(StopReason.DEADLINE_EXCEEDED);
     }
-    if (budget != null && !budget.tryAcquire(failureClass)) {
-      return stop(StopReason.BUDGET_EXHAUSTED);
+    if (budget != null) {
+      if (!budget.tryAcquire(failureClass)) {
+        return stop(StopReason.BUDGET_EXHAUSTED);
+      }
+      grantedRetryClass = failureClass;
     }
     retriesScheduled = retry;
     previousDelayNanos = backoffNanos;

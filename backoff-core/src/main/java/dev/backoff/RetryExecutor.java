@@ -24,9 +24,13 @@ import java.util.random.RandomGenerator;
  *       earlier failures and a {@link RetryHistory} (attempts, elapsed time, reason) attached as suppressed
  *       exceptions.
  *   <li>Retries stop on a retryable result: the last result is returned.
- *   <li>Interruption while sleeping: the call stops at once, the thread's interrupt flag is set again, and an
- *       {@link InterruptedException} is thrown with the last failure attached as suppressed. An attempt that
- *       fails because it was interrupted is never retried.
+ *   <li>Interruption while sleeping, or before the next attempt starts: the call stops at once, the thread's
+ *       interrupt flag is set again, and an {@link InterruptedException} is thrown with the last failure
+ *       attached as suppressed. An attempt that fails because it was interrupted is never retried, and the
+ *       flag is set when the call ends, even if the attempt cleared it and threw the interruption wrapped in
+ *       another exception.
+ *   <li>A listener that throws never changes the outcome (see {@link RetryListener}).
+ *   <li>A retry budget is charged only for retries that start: an interrupted wait gives the charge back.
  * </ul>
  *
  * @param <R> the result type
@@ -78,7 +82,8 @@ public final class RetryExecutor<R> {
    *
    * @return the first accepted result, or the last result if retries ran out on results
    * @throws Exception the last failure, unchanged, when retries stop on a failure
-   * @throws InterruptedException if interrupted while waiting to retry
+   * @throws InterruptedException if interrupted while waiting to retry, or before the retry starts (the
+   *     interrupt flag is then set)
    * @throws NullPointerException if {@code callable} is null
    */
   public <T extends R> T call(Callable<T> callable) throws Exception {
@@ -105,7 +110,8 @@ public final class RetryExecutor<R> {
    * Runs {@code runnable}, retrying under the policy (its "result" is null).
    *
    * @throws Exception the last failure, unchanged, when retries stop
-   * @throws InterruptedException if interrupted while waiting to retry
+   * @throws InterruptedException if interrupted while waiting to retry, or before the retry starts (the
+   *     interrupt flag is then set)
    * @throws NullPointerException if {@code runnable} is null
    */
   public void run(CheckedRunnable runnable) throws Exception {
@@ -159,13 +165,13 @@ public final class RetryExecutor<R> {
       try {
         sleeper.sleep(decision.delayNanos());
       } catch (InterruptedException interrupted) {
-        Thread.currentThread().interrupt();
-        execution.abort(StopReason.INTERRUPTED, clock.nanoTime());
-        Throwable last = execution.finalFailure();
-        if (last != null && last != interrupted) {
-          interrupted.addSuppressed(last);
-        }
-        throw interrupted;
+        throw stopInterrupted(execution, interrupted);
+      }
+      // An interrupt that lands after the sleep returned (or a sleeper that returns without honouring it)
+      // must not start the next attempt on an interrupted thread. isInterrupted leaves the flag for the caller.
+      if (Thread.currentThread().isInterrupted()) {
+        throw stopInterrupted(execution,
+            new InterruptedException("interrupted before retry " + execution.retries() + " could start"));
       }
       Throwable failure = null;
       T result = null;
@@ -179,6 +185,11 @@ public final class RetryExecutor<R> {
       } // else no decision depends on the time: keep the first failure's reading, and read once at a stop
       decision = failure != null ? decideFailure(execution, failure, now) : execution.onResult(result, now);
     }
+    if (execution.stopReason() == StopReason.INTERRUPTED) {
+      // The attempt may have caught the InterruptedException (clearing the flag) and thrown it wrapped; the
+      // caller must still see the interrupt.
+      Thread.currentThread().interrupt();
+    }
     if (decision.isSuccess() || execution.lastFailure() == null) {
       return (T) execution.lastResult();
     }
@@ -186,6 +197,17 @@ public final class RetryExecutor<R> {
       execution.markEnd(clock.nanoTime()); // for the RetryHistory's elapsed time
     }
     throw Executors.<Exception>sneaky(execution.finalFailure());
+  }
+
+  /** Stops the call for an interrupt while waiting to retry: the flag set again, the last failure attached. */
+  private InterruptedException stopInterrupted(Execution<R> execution, InterruptedException interrupted) {
+    Thread.currentThread().interrupt();
+    execution.abort(StopReason.INTERRUPTED, clock.nanoTime());
+    Throwable last = execution.finalFailure();
+    if (last != null && last != interrupted) {
+      interrupted.addSuppressed(last);
+    }
+    return interrupted;
   }
 
   private Decision decideFailure(Execution<R> execution, Throwable failure, long now) {
