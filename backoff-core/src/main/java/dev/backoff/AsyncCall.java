@@ -17,22 +17,32 @@ import java.util.function.Supplier;
 
 /**
  * The one asynchronous retry loop: {@link AsyncRetryExecutor} and every asynchronous driver (through
- * {@code dev.backoff.driver.RetryLoops}) run on it. One call is the future handed to the caller, and also the task scheduled for each retry (as a
- * {@link Callable}, so the scheduler needs no adapter object), which keeps a waiting call small.
+ * {@code dev.backoff.driver.RetryLoops}) run on it. One call is the future handed to the caller, and also
+ * the task scheduled for each retry (as a {@link Callable}, so the scheduler needs no adapter object), which
+ * keeps a waiting call small.
  *
  * <p>Ownership of the (not thread-safe) {@link Execution} passes between threads through {@link #state}: the
  * thread that moves it out of {@link #WAITING} by compare-and-set (the retry task, or a canceller) owns the
  * call until it sets {@link #WAITING} or {@link #DONE} again; an attempt's completion handler owns it while
- * {@link #RUNNING}. That compare-and-set is also what guarantees that no attempt starts after cancellation.
+ * {@link #RUNNING}.
+ *
+ * <p>No supplier call begins after {@code cancel} (or an outside {@code complete}) has returned true. The
+ * retry task's compare-and-set {@link #WAITING} to {@link #STARTING} commits it to calling the supplier; a
+ * canceller that loses that race cannot un-commit it, and would otherwise return while the supplier is
+ * still about to be entered. So a canceller that finds the call {@link #STARTING} waits (spinning, no lock)
+ * until the supplier has returned, which is short since suppliers must not block; the retry task itself
+ * takes no lock and waits for nothing.
  *
  * <p>The attempt is the executor's {@link Supplier} (judged by the policy's rules, inline: {@code judge} is
- * null) or a driver's {@link AsyncAttempt} with its {@link OutcomeJudge}. The call is its own
- * {@link AttemptContext}, so a waiting call is no bigger for it.
+ * null) or a driver's {@link AsyncAttempt} with its {@link OutcomeJudge}; "supplier" above means either.
+ * The call is its own {@link AttemptContext}, so a waiting call is no bigger for it.
  */
 final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Callable<Object>, AttemptContext {
   private static final int RUNNING = 0;
   private static final int WAITING = 1;
   private static final int DONE = 2;
+  private static final int STARTING = 3; // a retry task is calling the supplier
+  private static final int SPINS_BEFORE_YIELD = 64;
   private static final int MAX_UNWRAP_DEPTH = 16;
   @SuppressWarnings("rawtypes")
   private static final AtomicIntegerFieldUpdater<AsyncCall> STATE =
@@ -50,6 +60,8 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   // The scheduled retry, for cancellation; this call itself once that retry has started (see scheduleRetry).
   private volatile Future<?> pending;
   private volatile CompletionStage<T> inFlight;
+  // The thread calling the supplier while STARTING: written before the compare-and-set that publishes it.
+  private Thread starter;
 
   AsyncCall(AsyncRetryExecutor<R> executor, Supplier<? extends CompletionStage<T>> supplier) {
     this.executor = executor;
@@ -82,16 +94,19 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   /** The scheduled retry. */
   @Override
   public Object call() {
-    if (!STATE.compareAndSet(this, WAITING, RUNNING)) {
+    starter = Thread.currentThread();
+    if (!STATE.compareAndSet(this, WAITING, STARTING)) {
       return null; // cancelled: no attempt
     }
     pending = this; // this retry has started: a late handle for it must not replace the next retry's
     if (isDone()) {
-      // Completed by the caller after this task won the race: stop without another attempt.
+      // Completed by the caller after this task won the race: stop without another attempt (and give the
+      // budget back the retry, which never started).
       state = DONE;
       execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
       return null;
     }
+    execution.onRetryStart();
     startAttempt();
     return null;
   }
@@ -106,10 +121,12 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
         throw new NullPointerException("the attempt returned null instead of a CompletionStage");
       }
     } catch (Throwable failure) {
+      supplierReturned();
       onOutcome(null, failure);
       return;
     }
-    inFlight = stage;
+    inFlight = stage; // before supplierReturned: a canceller that waited then finds the stage to cancel
+    supplierReturned();
     if (isDone()) {
       cancelStage(stage); // cancelled while the attempt was starting
     }
@@ -117,6 +134,13 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
       stage.whenComplete((result, failure) -> onOutcome(result, failure));
     } catch (Throwable failure) {
       onOutcome(null, failure); // a stage that cannot even take a callback: a failed attempt
+    }
+  }
+
+  /** Lets a canceller waiting for the supplier go on; the first attempt (never STARTING) writes nothing. */
+  private void supplierReturned() {
+    if (state == STARTING) {
+      state = RUNNING; // only this thread changes the state while STARTING
     }
   }
 
@@ -279,6 +303,17 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
       }
       execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
       return;
+    }
+    if (state == STARTING && starter != Thread.currentThread()) {
+      // A retry task is calling the supplier: return only once that call has (see the class comment). The
+      // supplier's own thread cancelling from inside it must not wait for itself.
+      for (int spins = 0; state == STARTING; spins++) {
+        if (spins < SPINS_BEFORE_YIELD) {
+          Thread.onSpinWait();
+        } else {
+          Thread.yield();
+        }
+      }
     }
     CompletionStage<T> stage = inFlight;
     if (stage != null) {

@@ -34,8 +34,15 @@ import java.util.random.RandomGenerator;
  * {@code orTimeout}, {@code completeOnTimeout}), stops the call: a pending
  * retry is cancelled and never starts, an attempt in flight is cancelled through
  * {@code stage.toCompletableFuture().cancel(...)} where the stage allows it, and listeners are told the call
- * was aborted ({@link StopReason#CANCELLED}). An attempt that had already begun when {@code cancel} was
- * called is the only one that can still run.
+ * was aborted ({@link StopReason#CANCELLED}). Once {@code cancel} (or an outside completion) has returned
+ * true, the supplier is never called again, so a non-idempotent supplier is safe: if a retry was already
+ * calling the supplier on the scheduler's thread, {@code cancel} waits (without a lock) for that call to
+ * return, then cancels the stage it returned. That is the one attempt that can still run, and the reason
+ * suppliers must not block. A retry that never started gives its charge back to the policy's budget.
+ *
+ * <h2>Listeners</h2>
+ * A listener that throws (anything but a {@link VirtualMachineError}) changes no outcome and never escapes
+ * from {@code cancel} or {@code complete}; see {@link RetryListener}.
  *
  * <h2>Memory</h2>
  * A call waiting for its retry holds three objects besides the caller's failure: the returned future

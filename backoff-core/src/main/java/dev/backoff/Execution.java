@@ -46,6 +46,9 @@ public final class Execution<R> {
   private Throwable earlierFailure;
   private ArrayDeque<Throwable> earlierFailures;
   private boolean historyAttached;
+  // The class a budget granted the scheduled retry for, until that retry starts: a retry that never starts
+  // (interrupted or cancelled while waiting, refused by the scheduler) gives its permission back on abort.
+  private FailureClass grantedRetryClass;
 
   Execution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
     this.policy = policy;
@@ -86,6 +89,10 @@ public final class Execution<R> {
    * Stops the call from outside the engine (the thread was interrupted, the caller cancelled) and tells the
    * listeners it was aborted. Has no effect on a call that has already ended.
    *
+   * <p>If the last decision was a retry that has not started (its outcome not recorded, and no loop said it
+   * started), the budget gets that retry's permission back ({@link RetryBudget#release}): a budget is
+   * charged only for retries that go ahead.
+   *
    * @throws NullPointerException if {@code reason} is null
    */
   public Decision stop(StopReason reason, long nowNanos) {
@@ -94,6 +101,11 @@ public final class Execution<R> {
       return Decision.stop(stopReason == null ? reason : stopReason);
     }
     lastNanos = nowNanos;
+    FailureClass granted = grantedRetryClass;
+    if (granted != null) {
+      grantedRetryClass = null;
+      policy.budget.release(granted);
+    }
     return end(reason);
   }
 
@@ -174,10 +186,20 @@ public final class Execution<R> {
     return Decision.success();
   }
 
+  /**
+   * The retry the engine decided on is starting now: for the loops, whose attempt can be cut short before its
+   * outcome is recorded (an asynchronous call cancelled while its attempt is in flight). A {@link #stop}
+   * after this keeps the budget's charge, as the retry did go ahead; recording the outcome implies it.
+   */
+  void onRetryStart() {
+    grantedRetryClass = null;
+  }
+
   private void beginAttemptOutcome(long nowNanos) {
     if (done) {
       throw new IllegalStateException("the call has already ended: " + (stopReason == null ? "success" : stopReason));
     }
+    grantedRetryClass = null;
     attempts++;
     lastNanos = nowNanos;
   }
@@ -244,8 +266,11 @@ public final class Execution<R> {
         && Nanos.add(nowNanos - startNanos, delay) > policy.maxElapsedNanos) {
       return end(StopReason.DEADLINE_EXCEEDED);
     }
-    if (budget != null && !budget.tryAcquire(failureClass)) {
-      return end(StopReason.BUDGET_EXHAUSTED);
+    if (budget != null) {
+      if (!budget.tryAcquire(failureClass)) {
+        return end(StopReason.BUDGET_EXHAUSTED);
+      }
+      grantedRetryClass = failureClass;
     }
     retriesScheduled = retry;
     previousDelayNanos = backoffNanos;

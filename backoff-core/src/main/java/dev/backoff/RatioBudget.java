@@ -169,6 +169,28 @@ final class RatioBudget implements RetryBudget {
   }
 
   /**
+   * Puts one retry back into the open slot. The withdrawal it undoes is in this slot or an earlier one; when
+   * that one has already left the window (the call waited longer than the window), the window did not owe
+   * the retry any more and the release adds a retry of credit, as a call would add its ratio.
+   */
+  @Override
+  public void release(FailureClass failureClass) {
+    for (;;) {
+      Window window = current;
+      long passed = slotsSince(window);
+      long word = (long) OPEN.getVolatile(window);
+      if (passed > 0 || isSealed(word)) {
+        advance(window, passed);
+        continue;
+      }
+      long next = Math.min(MAX_SLOT_VALUE, value(word) + MILLI);
+      if (OPEN.compareAndSet(window, word, pack(false, next))) {
+        return;
+      }
+    }
+  }
+
+  /**
    * Seals the window's open slot and replaces the window by one whose open slot is {@code passed} slots later,
    * or one slot later when {@code passed} is 0: that happens only to a thread that found the slot sealed,
    * which it saw after the sealer read a clock in a later slot, so the next slot has begun. Returns once the

@@ -27,6 +27,14 @@ public interface RetryBudget {
   boolean tryAcquire(FailureClass failureClass);
 
   /**
+   * Gives back a permission {@link #tryAcquire} granted for a retry that then did not go ahead: the call was
+   * interrupted while waiting, cancelled, or its scheduler refused the retry. The budget is charged only for
+   * retries that actually start. The default does nothing, for budgets whose {@code tryAcquire} withdraws
+   * nothing; a budget that withdraws must put back what it took (never above its capacity).
+   */
+  default void release(FailureClass failureClass) {}
+
+  /**
    * Called when a call succeeds.
    *
    * @param retries how many retries the call made (0: it succeeded on the first attempt)

@@ -24,9 +24,13 @@ import java.util.random.RandomGenerator;
  *       earlier failures and a {@link RetryHistory} (attempts, elapsed time, reason) attached as suppressed
  *       exceptions.
  *   <li>Retries stop on a retryable result: the last result is returned.
- *   <li>Interruption while sleeping: the call stops at once, the thread's interrupt flag is set again, and an
- *       {@link InterruptedException} is thrown with the last failure attached as suppressed. An attempt that
- *       fails because it was interrupted is never retried.
+ *   <li>Interruption while sleeping, or before the next attempt starts: the call stops at once, the thread's
+ *       interrupt flag is set again, and an {@link InterruptedException} is thrown with the last failure
+ *       attached as suppressed. An attempt that fails because it was interrupted is never retried, and the
+ *       flag is set when the call ends, even if the attempt cleared it and threw the interruption wrapped in
+ *       another exception.
+ *   <li>A listener that throws never changes the outcome (see {@link RetryListener}).
+ *   <li>A retry budget is charged only for retries that start: an interrupted wait gives the charge back.
  * </ul>
  *
  * @param <R> the result type
@@ -78,7 +82,8 @@ public final class RetryExecutor<R> {
    *
    * @return the first accepted result, or the last result if retries ran out on results
    * @throws Exception the last failure, unchanged, when retries stop on a failure
-   * @throws InterruptedException if interrupted while waiting to retry
+   * @throws InterruptedException if interrupted while waiting to retry, or before the retry starts (the
+   *     interrupt flag is then set)
    * @throws NullPointerException if {@code callable} is null
    */
   public <T extends R> T call(Callable<T> callable) throws Exception {
@@ -91,7 +96,8 @@ public final class RetryExecutor<R> {
    * Runs {@code runnable}, retrying under the policy (its "result" is null).
    *
    * @throws Exception the last failure, unchanged, when retries stop
-   * @throws InterruptedException if interrupted while waiting to retry
+   * @throws InterruptedException if interrupted while waiting to retry, or before the retry starts (the
+   *     interrupt flag is then set)
    * @throws NullPointerException if {@code runnable} is null
    */
   public void run(CheckedRunnable runnable) throws Exception {

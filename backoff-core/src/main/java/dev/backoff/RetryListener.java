@@ -3,8 +3,12 @@ package dev.backoff;
 /**
  * Hears about the retries of calls made under a policy. Every method has an empty default, so a listener
  * overrides what it needs. Listeners run on the thread that made the attempt; they must be quick and
- * thread-safe. An exception thrown by a listener is logged and otherwise ignored: it never changes the
- * call's outcome.
+ * thread-safe. Anything a listener throws, {@code Error}s such as {@code AssertionError} included, is
+ * ignored: it never changes the call's outcome, never reaches the executor's caller nor a {@code cancel} on
+ * an asynchronous call's future, and the other listeners still hear the event. The first such failure in
+ * the JVM is logged at WARNING (logger {@code dev.backoff.RetryListener}), later ones at DEBUG. Only a
+ * {@link VirtualMachineError} ({@code OutOfMemoryError}, {@code StackOverflowError}) propagates, as the
+ * JVM's state is then in doubt.
  *
  * @param <R> the result type
  */

@@ -62,13 +62,13 @@ final class SyncLoop {
       try {
         executor.sleeper.sleep(decision.delayNanos());
       } catch (InterruptedException interrupted) {
-        Thread.currentThread().interrupt();
-        execution.stop(StopReason.INTERRUPTED, clock.nanoTime());
-        Throwable last = execution.finalFailure();
-        if (last != null && last != interrupted) {
-          interrupted.addSuppressed(last);
-        }
-        throw interrupted;
+        throw stopInterrupted(execution, clock, interrupted);
+      }
+      // An interrupt that lands after the sleep returned (or a sleeper that returns without honouring it)
+      // must not start the next attempt on an interrupted thread. isInterrupted leaves the flag for the caller.
+      if (Thread.currentThread().isInterrupted()) {
+        throw stopInterrupted(execution, clock,
+            new InterruptedException("interrupted before retry " + execution.retries() + " could start"));
       }
       if (context != null) {
         context.attempt++;
@@ -86,16 +86,30 @@ final class SyncLoop {
       } // else no decision depends on the time: keep the first failure's reading, and read once at a stop
       decision = record(execution, target, kind, result, failure, verdict, now);
     }
+    if (execution.stopReason() == StopReason.INTERRUPTED) {
+      // The attempt may have caught the InterruptedException (clearing the flag) and thrown it wrapped, or a
+      // driver's judge saw it: the caller must still see the interrupt.
+      Thread.currentThread().interrupt();
+    }
     if (decision.isSuccess() || execution.lastFailure() == null) {
       return (T) execution.lastResult();
     }
     if (!policy.needsStartTime) {
       execution.markEnd(clock.nanoTime()); // for the RetryHistory's elapsed time
     }
-    if (execution.stopReason() == StopReason.INTERRUPTED) {
-      Thread.currentThread().interrupt(); // the caller must still see that it was interrupted
-    }
     throw Executors.<Exception>sneaky(execution.finalFailure());
+  }
+
+  /** Stops the call for an interrupt while waiting to retry: the flag set again, the last failure attached. */
+  private static InterruptedException stopInterrupted(Execution<?> execution, Clock clock,
+      InterruptedException interrupted) {
+    Thread.currentThread().interrupt();
+    execution.stop(StopReason.INTERRUPTED, clock.nanoTime());
+    Throwable last = execution.finalFailure();
+    if (last != null && last != interrupted) {
+      interrupted.addSuppressed(last);
+    }
+    return interrupted;
   }
 
   /** Records the outcome; a result retried after (or whose recording threw) goes back to a driver's hook. */

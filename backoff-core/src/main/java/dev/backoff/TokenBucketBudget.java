@@ -55,9 +55,17 @@ final class TokenBucketBudget implements RetryBudget {
   }
 
   @Override
+  public void release(FailureClass failureClass) {
+    deposit(cost(failureClass));
+  }
+
+  @Override
   public void onSuccess(int retries, FailureClass lastRetryClass) {
     // AWS refunds what the call's last retry cost; a first-try success earns a small fixed amount.
-    long refund = retries > 0 ? cost(lastRetryClass) : firstTrySuccessRefund;
+    deposit(retries > 0 ? cost(lastRetryClass) : firstTrySuccessRefund);
+  }
+
+  private void deposit(long refund) {
     if (refund == 0) {
       return;
     }

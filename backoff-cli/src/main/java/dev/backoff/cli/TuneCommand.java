@@ -8,6 +8,9 @@ import dev.backoff.plan.Position;
 import dev.backoff.plan.RetryComparison;
 import dev.backoff.plan.Solver;
 import java.io.PrintWriter;
+import java.math.BigDecimal;
+import java.math.MathContext;
+import java.math.RoundingMode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -96,8 +99,9 @@ final class TuneCommand implements Callable<Integer> {
         MultiplierSolution solution = Solver.multiplierForInterval(initial, elapsed, interval);
         double estimate = solution.estimate().getAsDouble();
         json.put("multiplier", Numbers.ratio(solution.multiplier()));
+        json.put("multiplierMinusOne", excessJson(solution.excess()));
         json.put("estimatedMultiplier", Numbers.ratio(estimate));
-        answer = "multiplier " + Numbers.text(solution.multiplier());
+        answer = "multiplier " + multiplierText(solution);
         explanation = "r = 1 + (interval - initial)/elapsed, from t(n+1) = a + (r - 1)·T(n): a retry at "
             + seconds(elapsed) + " is followed by a sleep of " + seconds(interval) + " (the seed's shortcut "
             + "1 + interval/elapsed gives " + Numbers.text(estimate) + ")";
@@ -108,10 +112,19 @@ final class TuneCommand implements Callable<Integer> {
           throw new Errors.UsageException("--retries must be at least 1, was " + retries);
         }
         MultiplierSolution solution = Solver.multiplierForDeadline(initial, retries, deadline);
+        // The claim printed is checked back against the schedule a policy would really run: the double
+        // multiplier may miss the deadline where r − 1 is tiny, and then the text says by how much.
+        double reached = GeometricSchedule.of(initial, solution.multiplier()).elapsedSeconds(retries);
         json.put("multiplier", Numbers.ratio(solution.multiplier()));
-        answer = "multiplier " + Numbers.text(solution.multiplier());
+        json.put("multiplierMinusOne", excessJson(solution.excess()));
+        json.put("retryElapsedSeconds", Numbers.seconds(reached));
+        answer = "multiplier " + multiplierText(solution);
+        String reachedText = Numbers.text(reached) + " s";
         explanation = "solves a(r^N - 1)/(r - 1) = D: with initial " + seconds(initial) + ", retry " + retries
-            + " happens at " + seconds(deadline) + " (sleeps only)";
+            + " happens at " + seconds(deadline) + " (sleeps only)"
+            + (reachedText.equals(seconds(deadline)) ? ""
+                : "; a policy's multiplier is a double, " + Double.toString(solution.multiplier())
+                    + ", which reaches retry " + retries + " at " + reachedText);
         break;
       }
       case 2: {
@@ -167,6 +180,25 @@ final class TuneCommand implements Callable<Integer> {
     }
     out.flush();
     return 0;
+  }
+
+  /**
+   * The multiplier for people: three decimals as usual while they keep two digits of {@code r − 1};
+   * closer to 1, {@code 1 + (r − 1)} with four significant digits, so that a multiplier such as
+   * {@code 1 + 1.275e-8} never reads as exactly 1 (a claim false for 1).
+   */
+  static String multiplierText(MultiplierSolution solution) {
+    double excess = solution.excess();
+    if (excess == 0 || excess >= 0.01) {
+      return Numbers.text(solution.multiplier());
+    }
+    BigDecimal digits = new BigDecimal(excess).round(new MathContext(4, RoundingMode.HALF_EVEN)).stripTrailingZeros();
+    return "1 + " + (excess >= 1e-4 ? digits.toPlainString() : digits.toString().replace("E", "e"));
+  }
+
+  /** {@code r − 1} with ten significant digits, for JSON (exponent notation for tiny values). */
+  private static BigDecimal excessJson(double excess) {
+    return new BigDecimal(excess).round(new MathContext(10, RoundingMode.HALF_EVEN)).stripTrailingZeros();
   }
 
   private static void requireMultiplier(String flag, double value) {

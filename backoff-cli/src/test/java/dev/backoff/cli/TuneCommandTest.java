@@ -21,7 +21,8 @@ class TuneCommandTest {
   @Test
   void intervalQuestion() throws Exception {
     JsonNode answer = json("--initial", "1s", "--elapsed", "1000s", "--interval", "100s");
-    assertThat(fieldNames(answer)).containsExactly("multiplier", "estimatedMultiplier");
+    assertThat(fieldNames(answer)).containsExactly("multiplier", "multiplierMinusOne", "estimatedMultiplier");
+    assertThat(answer.get("multiplierMinusOne").asDouble()).isEqualTo(0.099);
     assertThat(answer.get("multiplier").asDouble()).isEqualTo(1.099);
     assertThat(answer.get("estimatedMultiplier").asDouble()).isEqualTo(1.1);
     CliRunner text = CliRunner.run("tune", "--initial", "1s", "--elapsed", "1000s", "--interval", "100s");
@@ -32,8 +33,9 @@ class TuneCommandTest {
   @Test
   void deadlineQuestion() throws Exception {
     JsonNode answer = json("--initial", "1s", "--retries", "10", "--deadline", "1023s");
-    assertThat(fieldNames(answer)).containsExactly("multiplier");
+    assertThat(fieldNames(answer)).containsExactly("multiplier", "multiplierMinusOne", "retryElapsedSeconds");
     assertThat(answer.get("multiplier").asDouble()).isCloseTo(2, within(1e-9));
+    assertThat(answer.get("retryElapsedSeconds").asDouble()).isCloseTo(1023, within(1e-6));
     double r = json("--initial", "1s", "--retries", "5", "--deadline", "60s").get("multiplier").asDouble();
     assertThat((Math.pow(r, 5) - 1) / (r - 1)).isCloseTo(60, within(1e-6));
   }
@@ -93,7 +95,31 @@ class TuneCommandTest {
     assertUsage(CliRunner.run("tune", "--initial", "0s", "--multiplier", "2", "--at", "3s"), "initial");
     assertUsage(CliRunner.run("tune", "--initial", "1s", "--retries", "0", "--deadline", "3s"), "--retries");
     assertUsage(CliRunner.run("tune", "--initial", "1ns", "--multiplier", "2", "--compare-multiplier", "1",
-        "--elapsed", "100000000d"), "2^62");
+        "--elapsed", "100000000d"), "2^40");
+  }
+
+  @Test
+  void aHugeMultiplierIsLocatedNotOverflowed() {
+    // (multiplier − 1)·T/a overflowed and "more than 2^62 retries" came out: the truth is 1.
+    CliRunner run = CliRunner.run("tune", "--initial", "1s", "--multiplier", "1e308", "--at", "100s");
+    assertThat(run.exitCode).isZero();
+    assertThat(run.out).startsWith("retry 1: sleep before 1 s, sleep after 1" + "0".repeat(308) + " s\n")
+        .contains("at 100 s the last retry was number 1 (at 1 s)");
+  }
+
+  @Test
+  void aMultiplierBarelyAbove1IsNotPrintedAs1() throws Exception {
+    CliRunner run = CliRunner.run("tune", "--initial", "1ns", "--retries", "2000000000", "--deadline", "106000d");
+    assertThat(run.exitCode).isZero();
+    assertThat(run.out.lines().toList()).containsExactly("multiplier 1 + 1.274e-8",
+        "solves a(r^N - 1)/(r - 1) = D: with initial 0.000000001 s, retry 2000000000 happens at 9158400000 s "
+            + "(sleeps only); a policy's multiplier is a double, 1.0000000127413968, which reaches retry "
+            + "2000000000 at 9158398879 s");
+    JsonNode answer = json("--initial", "1ns", "--retries", "2000000000", "--deadline", "106000d");
+    assertThat(answer.get("multiplierMinusOne").decimalValue()).isEqualByComparingTo("1.274139689E-8");
+    // Within a double's spacing of 1: the digits of r − 1 are still given.
+    assertThat(CliRunner.run("tune", "--initial", "1s", "--elapsed", "100000000d", "--interval", "1000000001ns").out)
+        .startsWith("multiplier 1 + 1.157e-22\n");
   }
 
   @Test

@@ -20,11 +20,17 @@ import java.time.Duration;
  * linearly.
  *
  * <p>Results beyond the range of a double raise {@link UnsolvableException}; no method returns NaN or
- * infinity.
+ * infinity. Intermediate values that would overflow (a multiplier of 1e308) are computed in logarithms, so
+ * an answer that fits a double is given even when {@code r^n} or {@code (r − 1)·T} does not.
  */
 public final class GeometricSchedule {
   /** Relative tolerance under which an elapsed time counts as reaching a retry (rounding of the inputs). */
   private static final double TOLERANCE = 1e-9;
+  /**
+   * The largest count given as exact, exclusive: below it a thousandth of {@code a} (the slack that decides
+   * whether a retry is reached) is more than 8 roundings of a double (1.1e-16 · T each) can move T_n.
+   */
+  private static final long MAX_EXACT_COUNT = 1L << 40;
 
   private final double initial;
   private final double multiplier;
@@ -143,7 +149,18 @@ public final class GeometricSchedule {
     }
     // expm1/log1p keep precision for multipliers barely above 1, where r^n − 1 would cancel.
     double rMinusOne = multiplier - 1;
-    return initial * Math.expm1(retry * Math.log1p(rMinusOne)) / rMinusOne;
+    double exponent = retry * Math.log1p(rMinusOne);
+    // pow is exact to an ulp where expm1(n·log r) is not (log 1e308 = 709 carries 1e-13 of error); near 1,
+    // expm1 and log1p avoid the cancellation of r^n − 1.
+    double value = multiplier >= 2 ? initial * ((Math.pow(multiplier, retry) - 1) / rMinusOne)
+        : initial * Math.expm1(exponent) / rMinusOne;
+    if (Double.isInfinite(value) && exponent > 0) {
+      // r^n − 1 overflowed before the division by r − 1 brought it back (r = 1e308, n = 2 gives 1 + 1e308):
+      // the same quotient in logarithms, log a + n·log r + log(1 − r^−n) − log(r − 1).
+      double log = Math.log(initial) + exponent + Math.log1p(-Math.exp(-exponent)) - Math.log(rMinusOne);
+      value = Math.exp(log);
+    }
+    return value;
   }
 
   /**
@@ -176,34 +193,50 @@ public final class GeometricSchedule {
     if (multiplier == 1) {
       return elapsedSeconds / initial;
     }
-    return Math.log1p((multiplier - 1) * elapsedSeconds / initial) / Math.log1p(multiplier - 1);
+    double rMinusOne = multiplier - 1;
+    double ratio = elapsedSeconds / initial;
+    double growth = rMinusOne * ratio;
+    // (r − 1)·T/a overflows for huge multipliers (1e308 · 100): then log1p(x) = log x to within 1/x, and
+    // log x = log(r − 1) + log(T/a) is finite.
+    double logGrowth = Double.isInfinite(growth) ? Math.log(rMinusOne) + Math.log(ratio) : Math.log1p(growth);
+    return logGrowth / Math.log1p(rMinusOne);
   }
 
   /**
    * The number of retries made by elapsed time {@code T}: the largest {@code n} with {@code T_n <= T}
    * (a retry within a relative 1e-9 of {@code T}, and within a thousandth of {@code a}, counts, so that
    * floating-point rounding of {@code T_n} never loses retry n: 1023 s finds retry 10 of {@code a = 1 s,
-   * r = 2}). Exact while the count is below about 2^53, where a double still tells retries apart.
+   * r = 2}). Always exact in that sense: a count of 2^40 or more is refused rather than approximated, since
+   * from there the rounding of {@code a} and {@code T} to doubles (a relative 1e-16 each) can outweigh that
+   * thousandth of {@code a} and change the count by one.
    *
    * @throws IllegalArgumentException if {@code elapsedSeconds} is negative, NaN or infinite
-   * @throws UnsolvableException if the count exceeds {@link Long#MAX_VALUE}
+   * @throws UnsolvableException if the count is 2^40 or more (the message gives its approximate value)
    */
   public long retriesBy(double elapsedSeconds) {
     checkElapsed(elapsedSeconds);
     double guess = Math.floor(retryAt(elapsedSeconds));
-    if (!(guess < 0x1p62)) {
-      throw new UnsolvableException("more than 2^62 retries happen by " + elapsedSeconds + " s");
+    if (!(guess < MAX_EXACT_COUNT - 16)) {
+      throw new UnsolvableException("about " + String.format(java.util.Locale.ROOT, "%.4g", guess)
+          + " retries happen by " + elapsedSeconds + tooManyToCount());
     }
     long n = Math.max(0, (long) guess);
-    // The logarithm is off by at most a step or two from rounding; the steps are bounded because past
-    // about 2^53 retries a double cannot tell neighbouring elapsed times apart (the count is then approximate).
+    // The logarithm is off by at most a step or two from rounding.
     for (int step = 0; step < 8 && reaches(n + 1, elapsedSeconds); step++) {
       n++;
     }
     for (int step = 0; step < 8 && n > 0 && !reaches(n, elapsedSeconds); step++) {
       n--;
     }
+    if (n >= MAX_EXACT_COUNT) {
+      throw new UnsolvableException("about " + n + " retries happen by " + elapsedSeconds + tooManyToCount());
+    }
     return n;
+  }
+
+  private static String tooManyToCount() {
+    return " s: from 2^40 on, the rounding of the inputs to doubles can outweigh the thousandth of a sleep that"
+        + " decides whether a retry is reached, so there is no exact count";
   }
 
   private boolean reaches(long retry, double elapsedSeconds) {

@@ -27,13 +27,18 @@ public final class Solver {
       throw new UnsolvableException("the interval " + interval + " is shorter than the initial delay " + initial
           + ": a multiplier of at least 1 never shrinks the sleeps");
     }
-    return new MultiplierSolution(1 + (t - a) / elapsedTime, 1 + t / elapsedTime);
+    // r − 1 kept apart (1 + 1e-17 would round to exactly 1), and t − a taken from the durations exactly.
+    Duration difference = interval.minus(initial);
+    double excess = (difference.getSeconds() + difference.getNano() / 1e9) / elapsedTime;
+    return new MultiplierSolution(excess, 1 + t / elapsedTime);
   }
 
   /**
    * Question 2: the multiplier {@code r} for which retry {@code N} happens exactly at the deadline {@code D}:
-   * the root of {@code a(r^N − 1)/(r − 1) = D}, found by bisection of that increasing function of r (to the
-   * precision of a double).
+   * the root of {@code a(r^N − 1)/(r − 1) = D}, found by bisection of that increasing function of
+   * {@code r − 1} (to the precision of a double). The search is over {@code r − 1}, not {@code r}: a root such
+   * as {@code r = 1 + 1.3e-8} for 2·10^9 retries keeps all its digits in {@link MultiplierSolution#excess()},
+   * where {@code r} itself would keep only half of them, or none below about {@code 1 + 1e-16}.
    *
    * @throws IllegalArgumentException if a duration is not positive or {@code retries < 1}
    * @throws UnsolvableException if {@code N·a > D} (even a fixed schedule is too slow), or {@code N = 1}
@@ -61,13 +66,13 @@ public final class Solver {
           + " whatever the multiplier; ask for at least 2 retries");
     }
     if (comparison == 0) {
-      return new MultiplierSolution(1, Double.NaN);
+      return new MultiplierSolution(0, Double.NaN);
     }
-    double low = 1;
-    double high = 2;
+    double low = 0;
+    double high = 1;
     while (elapsed(a, high, retries) < d) {
       low = high;
-      high *= 2; // elapsed grows without bound in r, so this ends (at worst by overflowing to +infinity)
+      high *= 2; // elapsed grows without bound in r − 1, so this ends (at worst by overflowing to +infinity)
     }
     for (int i = 0; i < 2000; i++) {
       double middle = low + (high - low) / 2;
@@ -85,8 +90,9 @@ public final class Solver {
     return new MultiplierSolution(lowError <= highError ? low : high, Double.NaN);
   }
 
-  private static double elapsed(double a, double r, int n) {
-    return r == 1 ? n * a : a * Math.expm1(n * Math.log1p(r - 1)) / (r - 1);
+  /** {@code T_n} for {@code r = 1 + excess}; +infinity when it overflows (beyond any deadline). */
+  static double elapsed(double a, double excess, int n) {
+    return excess == 0 ? n * a : a * Math.expm1(n * Math.log1p(excess)) / excess;
   }
 
   /**
@@ -99,7 +105,7 @@ public final class Solver {
     double t = Checks.nonNegativeSeconds("elapsed", elapsed);
     long retry = schedule.retriesBy(t);
     double before = retry == 0 ? 0 : schedule.delaySeconds(retry);
-    double after = schedule.delaySeconds(retry + 1); // retriesBy stays below 2^62, so no overflow
+    double after = schedule.delaySeconds(retry + 1); // retriesBy stays below 2^40, so no overflow
     return new Position(t, retry, schedule.elapsedSeconds(retry), before, after);
   }
 
@@ -108,7 +114,7 @@ public final class Solver {
    * first sleep, uncapped), exactly and by the seed's estimate.
    *
    * @throws IllegalArgumentException if a duration is not positive or a multiplier is below 1
-   * @throws UnsolvableException if a count is beyond {@link Long#MAX_VALUE}
+   * @throws UnsolvableException if a count is 2^40 or more (too many to count exactly with doubles)
    */
   public static RetryComparison compareRetries(Duration initial, double multiplier, double compareMultiplier,
       Duration elapsed) {

@@ -1,6 +1,7 @@
 package dev.backoff.plan;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import dev.backoff.Backoff;
@@ -112,5 +113,57 @@ class PlanProperties {
       return;
     }
     assertThat(value).isFinite();
+  }
+
+  /** Question 3 at extreme inputs (multipliers to 1e308, times to 292 years): the position's claim holds. */
+  @Property(tries = 2000)
+  void positionsHoldForExtremeInputs(@ForAll @LongRange(min = 1, max = 1_000_000_000_000L) long initialNanos,
+      @ForAll @DoubleRange(min = 1, max = 1e308) double multiplier,
+      @ForAll @LongRange(min = 0, max = Long.MAX_VALUE) long elapsedNanos) {
+    GeometricSchedule schedule = GeometricSchedule.of(Duration.ofNanos(initialNanos), multiplier);
+    Position position;
+    try {
+      position = Solver.positionAt(schedule, Duration.ofNanos(elapsedNanos));
+    } catch (UnsolvableException unsolvable) {
+      if (unsolvable.getMessage().contains("2^40")) {
+        assertThat(schedule.retryAt(elapsedNanos / 1e9)).isGreaterThan(0x1p39);
+      } else {
+        // The sleep after the last retry is beyond a double: then so is the next retry's time.
+        assertThat(unsolvable).hasMessageContaining("beyond the range of a double");
+        assertThatThrownBy(() -> schedule.elapsedSeconds(schedule.retriesBy(elapsedNanos / 1e9) + 1))
+            .isInstanceOf(UnsolvableException.class);
+      }
+      return;
+    }
+    double t = position.elapsedSeconds(); // the solver's reading of the duration, to the last bit
+    double a = initialNanos / 1e9;
+    double slack = Math.min(1e-9 * Math.max(t, a), a / 1000);
+    long n = position.retry();
+    assertThat(schedule.elapsedSeconds(n)).isLessThanOrEqualTo(t + slack);
+    double next;
+    try {
+      next = schedule.elapsedSeconds(n + 1);
+    } catch (UnsolvableException beyondDouble) {
+      return; // the next retry is past any double, so past t
+    }
+    assertThat(next).isGreaterThan(t - slack);
+  }
+
+  /** Question 2 at extreme inputs: r − 1 checked back in 60-digit arithmetic gives the deadline. */
+  @Property(tries = 500)
+  void deadlineAnswersRoundTripForExtremeInputs(@ForAll @LongRange(min = 1, max = 1_000_000_000_000L) long initialNanos,
+      @ForAll @IntRange(min = 2, max = Integer.MAX_VALUE) int retries,
+      @ForAll @DoubleRange(min = 1, max = 1e12) double factor) {
+    double minimum = initialNanos / 1e9 * retries;
+    double deadlineSeconds = minimum * factor;
+    Assume.that(deadlineSeconds < 9e18);
+    Duration deadline = Duration.ofSeconds((long) deadlineSeconds, (long) ((deadlineSeconds % 1) * 1e9));
+    Duration initial = Duration.ofNanos(initialNanos);
+    Assume.that(initial.multipliedBy(retries).compareTo(deadline) <= 0);
+    MultiplierSolution solution = Solver.multiplierForDeadline(initial, retries, deadline);
+    double d = deadline.getSeconds() + deadline.getNano() / 1e9;
+    assertThat(solution.excess()).isGreaterThanOrEqualTo(0);
+    assertThat(PlannerOverflowTest.exactElapsed(initialNanos / 1e9, solution.excess(), retries))
+        .isCloseTo(d, within(1e-9 * d));
   }
 }
