@@ -27,6 +27,9 @@ public final class Contention {
   public static final List<String> STRATEGIES =
       List.of("none", "exponential", "full", "equal", "decorrelated", "decorrelatedV2");
 
+  /** The largest client count of one row. */
+  static final int MAX_CLIENTS = 100_000;
+
   /** Keys, defaults and meanings, as for {@link Scenario}. */
   private static final Map<String, Object> DEFAULTS = new LinkedHashMap<>();
 
@@ -72,19 +75,12 @@ public final class Contention {
     }
     List<Integer> clients = new ArrayList<>();
     for (String text : Scenario.asStrings(merged.get("clients"))) {
-      long n = Values.longValue("clients", text);
-      if (n < 1 || n > 100_000) {
-        throw new ScenarioException("clients", "each client count must be in [1, 100000], was " + text);
-      }
-      clients.add((int) n);
+      clients.add((int) Values.wholeNumber("clients", text, 1, MAX_CLIENTS));
     }
     if (clients.isEmpty()) {
       throw new ScenarioException("clients", "at least one client count is needed");
     }
-    long runs = Values.longValue("runs", merged.get("runs"));
-    if (runs < 1 || runs > 1_000_000) {
-      throw new ScenarioException("runs", "must be in [1, 1000000], was " + merged.get("runs"));
-    }
+    long runs = Values.wholeNumber("runs", merged.get("runs"), 1, 1_000_000);
     long base = positive("base", merged);
     long cap = positive("cap", merged);
     if (cap < base) {
@@ -92,7 +88,7 @@ public final class Contention {
     }
     long mean = positive("network-mean", merged);
     long deviation = Values.durationNanos("network-deviation", merged.get("network-deviation"));
-    long seed = Values.longValue("seed", merged.get("seed"));
+    long seed = Values.wholeNumber("seed", merged.get("seed"), Long.MIN_VALUE, Long.MAX_VALUE);
     List<String> strategies = Scenario.asStrings(merged.get("strategies"));
     List<Backoff> backoffs = new ArrayList<>();
     for (String name : strategies) {
