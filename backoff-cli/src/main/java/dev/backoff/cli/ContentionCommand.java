@@ -2,7 +2,6 @@ package dev.backoff.cli;
 
 import dev.backoff.sim.Contention;
 import dev.backoff.sim.HtmlReport;
-import dev.backoff.sim.ScenarioFiles;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -44,10 +43,7 @@ final class ContentionCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     Map<String, Object> values = new LinkedHashMap<>();
     if (scenarioFile != null) {
-      if (!Files.isReadable(scenarioFile)) {
-        throw new Errors.UsageException("cannot read scenario file " + scenarioFile);
-      }
-      values.putAll(ScenarioFiles.readMap(scenarioFile));
+      values.putAll(SimulateCommand.readScenarioFile(scenarioFile));
     }
     CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
     for (String key : Contention.defaults().keySet()) {
@@ -55,6 +51,9 @@ final class ContentionCommand implements Callable<Integer> {
       if (option != null && parsed.hasMatchedOption(option)) {
         values.put(key, option.getValue());
       }
+    }
+    if (reportDirectory != null) {
+      ReportDirectory.prepare("--report", reportDirectory);
     }
     List<Contention.Row> rows = Contention.run(values);
     PrintWriter out = spec.commandLine().getOut();
@@ -70,7 +69,6 @@ final class ContentionCommand implements Callable<Integer> {
     }
     out.flush();
     if (reportDirectory != null) {
-      Files.createDirectories(reportDirectory);
       Files.writeString(reportDirectory.resolve("contention.html"), HtmlReport.contention(rows));
       Files.writeString(reportDirectory.resolve("contention.json"), Contention.json(rows));
       spec.commandLine().getErr().println("backoff: report written to " + reportDirectory.resolve("contention.html"));

@@ -183,14 +183,7 @@ final class HttpCommand implements Callable<Integer> {
     if (!data.startsWith("@")) {
       return data.getBytes(StandardCharsets.UTF_8);
     }
-    Path file = Path.of(data.substring(1));
-    try {
-      return Files.readAllBytes(file);
-    } catch (IOException e) {
-      String why = e instanceof java.nio.file.NoSuchFileException ? "no such file"
-          : e instanceof java.nio.file.AccessDeniedException ? "permission denied" : describe(e);
-      throw new Errors.UsageException("--data '" + data + "': cannot read " + file + ": " + why);
-    }
+    return InputFiles.readBytes("--data", Path.of(data.substring(1)), InputFiles.BODY_LIMIT);
   }
 
   /** The charset named by the response's Content-Type, UTF-8 if none or unknown. */
