@@ -219,14 +219,15 @@ public final class Scenario {
   }
 
   private void checkMemory() {
-    // About 200 bytes per client (its object, random stream and scheduled events) plus the in-flight
-    // requests of a storm. Refuse what could not fit in half the heap rather than die of OutOfMemoryError.
-    long bytes = closedLoop ? 400L * clients : 0;
-    long limit = Runtime.getRuntime().maxMemory() / 2;
+    // The clients alone, a quick check for every scenario built; Simulator.run and the tipping-point
+    // search add the worst-case storm (MemoryEstimate) before they start.
+    long bytes = closedLoop ? MemoryEstimate.BYTES_PER_CLIENT * clients : 0;
+    long limit = MemoryEstimate.usableBytes();
     if (bytes > limit) {
       throw new ScenarioException("clients", clients + " clients would need about " + (bytes >> 20)
-          + " MiB of memory, more than half of the " + (Runtime.getRuntime().maxMemory() >> 20)
-          + " MiB heap; use fewer clients (or a larger -Xmx)");
+          + " MiB of memory, more than this JVM can give a run (" + (limit >> 20) + " of "
+          + (Runtime.getRuntime().maxMemory() >> 20) + " MiB); use fewer clients, or raise the heap: "
+          + "BACKOFF_JAVA_OPTS=-Xmx" + Math.max(1, (long) Math.ceil(bytes / MemoryEstimate.USABLE_HEAP / (1L << 30))) + "g");
     }
   }
 
