@@ -48,7 +48,7 @@ final class MemoryEstimate {
     String worstPolicy = null;
     long worstInFlight = 0;
     for (PolicySpec spec : scenario.policies) {
-      long[] estimate = estimate(scenario, spec, usable);
+      long[] estimate = estimate(scenario, spec);
       if (estimate[0] > worst) {
         worst = estimate[0];
         worstPolicy = spec.name;
@@ -74,8 +74,8 @@ final class MemoryEstimate {
     }
   }
 
-  /** {bytes, in-flight requests} of one policy's run, stopping early once past {@code limit}. */
-  static long[] estimate(Scenario s, PolicySpec spec, long limit) {
+  /** {bytes, in-flight requests} of one policy's run. */
+  static long[] estimate(Scenario s, PolicySpec spec) {
     RetryPolicy<Object> policy = spec.build(s.maxAttempts, null);
     boolean bounded = s.serverModel == Scenario.ServerModel.POOL;
     long serverBound = bounded ? (long) s.workers + s.queueSize + s.backlog : Long.MAX_VALUE;
@@ -84,11 +84,10 @@ final class MemoryEstimate {
     long callerBytes;
     if (s.closedLoop) {
       callerBytes = BYTES_PER_CLIENT * s.clients;
-      long perClientLimit = limit / perAttempt / s.clients + 1;
-      long perClient = closedLoopAttempts(s, policy, perClientLimit);
+      long perClient = closedLoopAttempts(s, policy);
       inFlight = Math.min(serverBound, saturatedMultiply(perClient, s.clients));
     } else {
-      Call call = deadCall(s, policy, limit / perAttempt + 1);
+      Call call = deadCall(s, policy);
       // Callers still in a call: all arrivals if calls outlast the run, else those of one call's length.
       double callers = call.endNanos >= s.durationNanos
           ? arrivals(s.rateProfile, s.durationNanos)
@@ -100,13 +99,13 @@ final class MemoryEstimate {
   }
 
   /** Attempts one closed-loop client sends over the run if no attempt is ever answered. */
-  private static long closedLoopAttempts(Scenario s, RetryPolicy<Object> policy, long limit) {
+  private static long closedLoopAttempts(Scenario s, RetryPolicy<Object> policy) {
     SplitMix64 random = SplitMix64.stream(s.seed, 0);
     long t = s.thinkMeanNanos;
     long attempts = 0;
-    while (t < s.durationNanos && attempts <= limit) {
+    while (t < s.durationNanos) {
       Execution<Object> execution = policy.newExecution(t, random);
-      while (t < s.durationNanos && attempts <= limit) {
+      while (t < s.durationNanos) {
         attempts++;
         if (attempts == MAX_REPLAYED) {
           return extrapolate(attempts, t, s.durationNanos);
@@ -130,7 +129,7 @@ final class MemoryEstimate {
    * Replays one call from time 0; an attempt at {@code t} into the call is held by the server for every
    * caller that arrived before {@code duration - t}, so the run retains the sum of those arrivals.
    */
-  private static Call deadCall(Scenario s, RetryPolicy<Object> policy, long limit) {
+  private static Call deadCall(Scenario s, RetryPolicy<Object> policy) {
     SplitMix64 random = SplitMix64.stream(s.seed, Integer.MAX_VALUE + 1L);
     Execution<Object> execution = policy.newExecution(0, random);
     long t = 0;
@@ -139,9 +138,6 @@ final class MemoryEstimate {
     while (t < s.durationNanos) {
       retained += arrivals(s.rateProfile, s.durationNanos - t);
       attempts++;
-      if (retained > limit) {
-        return new Call(s.durationNanos, retained);
-      }
       if (attempts == MAX_REPLAYED) {
         return new Call(s.durationNanos, retained * (s.durationNanos / (double) Math.max(1, t)));
       }

@@ -12,7 +12,7 @@ class MemoryEstimateTest {
   @Test
   void theStormsInFlightRequestsAreEstimatedFromAboveButCloseToWhatTheRunHolds() {
     Scenario s = Scenario.defaults().with("policies", List.of("fixed"));
-    long[] estimate = MemoryEstimate.estimate(s, s.policies.get(0), Long.MAX_VALUE);
+    long[] estimate = MemoryEstimate.estimate(s, s.policies.get(0));
     // The run holds 147911 abandoned requests at its peak (the documented summary).
     int peak = Simulator.run(s).policies().get(0).summary().peakConcurrency();
     assertThat(peak).isEqualTo(147_911);
@@ -22,11 +22,11 @@ class MemoryEstimateTest {
   @Test
   void backoffKeepsTheEstimateSmallAndAPoolBoundsIt() {
     Scenario s = Scenario.defaults();
-    long fixed = MemoryEstimate.estimate(s, s.policies.get(0), Long.MAX_VALUE)[1];
-    long exponential = MemoryEstimate.estimate(s, s.policies.get(1), Long.MAX_VALUE)[1];
+    long fixed = MemoryEstimate.estimate(s, s.policies.get(0))[1];
+    long exponential = MemoryEstimate.estimate(s, s.policies.get(1))[1];
     assertThat(exponential).isLessThan(fixed / 10);
     Scenario pool = Scenario.of(Map.of("server", "pool", "workers", 10, "queue-size", 100, "policies", "fixed"));
-    assertThat(MemoryEstimate.estimate(pool, pool.policies.get(0), Long.MAX_VALUE)[1]).isEqualTo(10 + 100 + 512);
+    assertThat(MemoryEstimate.estimate(pool, pool.policies.get(0))[1]).isEqualTo(10 + 100 + 512);
   }
 
   @Test
@@ -65,10 +65,10 @@ class MemoryEstimateTest {
 
   @Test
   void theEstimateItselfStaysCheapForDegenerateTimeouts() {
-    // 1 ns timeouts over 100 days would be 8.6e15 replayed attempts: the replay stops early or extrapolates.
+    // 1 ns timeouts over 100 days would be 8.6e15 replayed attempts: the replay extrapolates instead.
     Scenario s = Scenario.of(Map.of("clients", 1, "timeout", "1ns", "duration", "8640000s", "faults", "none",
         "policies", "fixed:0s"));
-    long[] estimate = MemoryEstimate.estimate(s, s.policies.get(0), Long.MAX_VALUE);
+    long[] estimate = MemoryEstimate.estimate(s, s.policies.get(0));
     assertThat(estimate[1]).isGreaterThan(1_000_000_000L);
   }
 }
