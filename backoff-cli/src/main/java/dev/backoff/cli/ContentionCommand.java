@@ -55,7 +55,11 @@ final class ContentionCommand implements Callable<Integer> {
     if (reportDirectory != null) {
       ReportDirectory.prepare("--report", reportDirectory);
     }
-    List<Contention.Row> rows = Contention.run(values);
+    List<Contention.Row> rows;
+    // Large client counts take minutes (the work grows with their square): show how far it is on a terminal.
+    try (Progress progress = Progress.start(spec, "contention", 100, "%")) {
+      rows = Contention.run(values, permille -> progress.stepTo(permille / 10));
+    }
     PrintWriter out = spec.commandLine().getOut();
     switch (format) {
       case CSV:

@@ -69,6 +69,12 @@ class HostileInputTest {
     assertUsage(CliRunner.run("contention", "--scenario", file.toString()), "runs: 4294967297 is out of range (1..1000000)");
   }
 
+  @Test
+  void contentionRefusesWorkThatWouldRunForHoursUpFront() {
+    assertUsage(CliRunner.run("contention", "--clients", "100000"), "backoff: clients: about ");
+    assertUsage(CliRunner.run("contention", "--clients", "100000"), "more than the limit of 200000000; use fewer");
+  }
+
   // --- files ---
 
   @Test

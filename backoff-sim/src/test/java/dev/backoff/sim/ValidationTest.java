@@ -115,6 +115,44 @@ class ValidationTest {
   }
 
   @Test
+  @org.junit.jupiter.api.Timeout(60) // a guard: without the bound this would run for days
+  void contentionWorkIsBoundedByAnEstimateBeforeAnythingRuns() {
+    assertThatThrownBy(() -> Contention.run(Map.of("clients", "100000")))
+        .isInstanceOf(ScenarioException.class)
+        .hasMessageStartingWith("clients: about ")
+        .hasMessageContaining("30 runs of 6 strategies at 100000 clients")
+        .hasMessageContaining("more than the limit of 200000000");
+    assertThatThrownBy(() -> Contention.run(Map.of("clients", "10,5000", "runs", 30)))
+        .isInstanceOf(ScenarioException.class).hasMessageStartingWith("clients: about ");
+    // The defaults are far below the limit.
+    double defaults = 0;
+    for (String strategy : Contention.STRATEGIES) {
+      for (int n = 10; n <= 190; n += 20) {
+        defaults += 30 * Contention.estimatedCalls(strategy, n);
+      }
+    }
+    assertThat(defaults).isLessThan(Contention.MAX_ESTIMATED_CALLS / 20.0);
+  }
+
+  @Test
+  void contentionEstimatesAreAboveWhatRunsDo() {
+    for (String strategy : Contention.STRATEGIES) {
+      for (int n : new int[] {10, 190, 1000}) {
+        double measured = Contention.run(Map.of("clients", n, "runs", 1, "strategies", strategy)).get(0).calls();
+        assertThat(Contention.estimatedCalls(strategy, n)).as(strategy + " at " + n).isGreaterThanOrEqualTo(measured);
+      }
+    }
+  }
+
+  @Test
+  void contentionReportsProgressUpToTheWhole() {
+    List<Integer> seen = new java.util.ArrayList<>();
+    Contention.run(Map.of("clients", "10,50", "runs", 3), seen::add);
+    assertThat(seen).hasSize(6 * 2 * 3 + 1).isSorted().endsWith(1000);
+    assertThat(seen.get(0)).isBetween(0, 999);
+  }
+
+  @Test
   void contradictoryParametersAreRefused() {
     assertThatThrownBy(() -> Scenario.of(Map.of("client", "open", "clients", 10)))
         .isInstanceOf(ScenarioException.class).hasMessageContaining("clients: the open client model");
