@@ -29,7 +29,7 @@ final class ContentionCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--scenario", paramLabel = "FILE", description = "Scenario file (YAML or JSON) with the same keys as the flags.")
+  @Option(names = "--scenario", paramLabel = "FILE", description = "Scenario file (YAML or JSON, UTF-8, at most 1 MiB) with the same keys as the flags, each once.")
   Path scenarioFile;
 
   @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",

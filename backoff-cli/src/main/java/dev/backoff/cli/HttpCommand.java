@@ -68,7 +68,7 @@ final class HttpCommand implements Callable<Integer> {
   List<String> headers = new ArrayList<>();
 
   @Option(names = {"-d", "--data"}, paramLabel = "TEXT|@FILE",
-      description = "Request body: the text itself, or @FILE for a file's bytes. Sent whole on every attempt.")
+      description = "Request body: the text itself, or @FILE for a file's bytes (a regular file, at most 16 MiB). Sent whole on every attempt.")
   String data;
 
   @Mixin

@@ -38,15 +38,21 @@ final class ReportDirectory {
       try {
         Files.createDirectory(absolute);
       } catch (IOException e) {
-        throw refused(flag, directory, "cannot create the directory in " + parent + ": " + InputFiles.reason(e));
+        throw refused(flag, directory, "cannot create the directory in " + parent + ": " + reason(e));
       }
     }
     try {
       // Only writing tells for sure (root passes permission checks; /proc and read-only mounts do not).
       Files.delete(Files.createTempFile(absolute, ".backoff-", ".probe"));
     } catch (IOException e) {
-      throw refused(flag, directory, "cannot write into the directory: " + InputFiles.reason(e));
+      throw refused(flag, directory, "cannot write into the directory: " + reason(e));
     }
+  }
+
+  private static String reason(IOException e) {
+    // The directory (or its parent) exists, so "no such file" means a file system that takes no new
+    // entries, like /proc.
+    return e instanceof java.nio.file.NoSuchFileException ? "refused by the file system" : InputFiles.reason(e);
   }
 
   private static Errors.UsageException refused(String flag, Path directory, String reason) {

@@ -35,7 +35,7 @@ final class SimulateCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--scenario", paramLabel = "FILE", description = "Scenario file (YAML or JSON) with the same keys as the flags.")
+  @Option(names = "--scenario", paramLabel = "FILE", description = "Scenario file (YAML or JSON, UTF-8, at most 1 MiB) with the same keys as the flags, each once.")
   Path scenarioFile;
 
   @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
@@ -43,7 +43,7 @@ final class SimulateCommand implements Callable<Integer> {
   Format format;
 
   @Option(names = "--report", paramLabel = "DIR",
-      description = "Also write DIR/simulation.html (self-contained, with charts), simulation.json and simulation.csv.")
+      description = "Also write DIR/simulation.html (self-contained, with charts), simulation.json and simulation.csv. DIR is created if missing (its parent must exist).")
   Path reportDirectory;
 
   @Option(names = "--tipping-point",
