@@ -2,7 +2,6 @@ package dev.backoff.cli;
 
 import dev.backoff.sim.Contention;
 import dev.backoff.sim.HtmlReport;
-import dev.backoff.sim.ScenarioFiles;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -30,7 +29,7 @@ final class ContentionCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--scenario", paramLabel = "FILE", description = "Scenario file (YAML or JSON) with the same keys as the flags.")
+  @Option(names = "--scenario", paramLabel = "FILE", description = "Scenario file (YAML or JSON, UTF-8, at most 1 MiB) with the same keys as the flags, each once.")
   Path scenarioFile;
 
   @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
@@ -44,10 +43,7 @@ final class ContentionCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     Map<String, Object> values = new LinkedHashMap<>();
     if (scenarioFile != null) {
-      if (!Files.isReadable(scenarioFile)) {
-        throw new Errors.UsageException("cannot read scenario file " + scenarioFile);
-      }
-      values.putAll(ScenarioFiles.readMap(scenarioFile));
+      values.putAll(SimulateCommand.readScenarioFile(scenarioFile));
     }
     CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
     for (String key : Contention.defaults().keySet()) {
@@ -56,7 +52,14 @@ final class ContentionCommand implements Callable<Integer> {
         values.put(key, option.getValue());
       }
     }
-    List<Contention.Row> rows = Contention.run(values);
+    if (reportDirectory != null) {
+      ReportDirectory.prepare("--report", reportDirectory);
+    }
+    List<Contention.Row> rows;
+    // Large client counts take minutes (the work grows with their square): show how far it is on a terminal.
+    try (Progress progress = Progress.start(spec, "contention", 100, "%")) {
+      rows = Contention.run(values, permille -> progress.stepTo(permille / 10));
+    }
     PrintWriter out = spec.commandLine().getOut();
     switch (format) {
       case CSV:
@@ -70,7 +73,6 @@ final class ContentionCommand implements Callable<Integer> {
     }
     out.flush();
     if (reportDirectory != null) {
-      Files.createDirectories(reportDirectory);
       Files.writeString(reportDirectory.resolve("contention.html"), HtmlReport.contention(rows));
       Files.writeString(reportDirectory.resolve("contention.json"), Contention.json(rows));
       spec.commandLine().getErr().println("backoff: report written to " + reportDirectory.resolve("contention.html"));

@@ -68,7 +68,7 @@ final class HttpCommand implements Callable<Integer> {
   List<String> headers = new ArrayList<>();
 
   @Option(names = {"-d", "--data"}, paramLabel = "TEXT|@FILE",
-      description = "Request body: the text itself, or @FILE for a file's bytes. Sent whole on every attempt.")
+      description = "Request body: the text itself, or @FILE for a file's bytes (a regular file, at most 16 MiB). Sent whole on every attempt.")
   String data;
 
   @Mixin
@@ -183,14 +183,7 @@ final class HttpCommand implements Callable<Integer> {
     if (!data.startsWith("@")) {
       return data.getBytes(StandardCharsets.UTF_8);
     }
-    Path file = Path.of(data.substring(1));
-    try {
-      return Files.readAllBytes(file);
-    } catch (IOException e) {
-      String why = e instanceof java.nio.file.NoSuchFileException ? "no such file"
-          : e instanceof java.nio.file.AccessDeniedException ? "permission denied" : describe(e);
-      throw new Errors.UsageException("--data '" + data + "': cannot read " + file + ": " + why);
-    }
+    return InputFiles.readBytes("--data", Path.of(data.substring(1)), InputFiles.BODY_LIMIT);
   }
 
   /** The charset named by the response's Content-Type, UTF-8 if none or unknown. */

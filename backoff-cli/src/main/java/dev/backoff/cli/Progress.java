@@ -17,13 +17,19 @@ final class Progress implements AutoCloseable {
     this.bar = bar;
   }
 
+  /** A bar counting simulated seconds. */
   static Progress start(CommandSpec spec, String task, long total) {
+    return start(spec, task, total, " s");
+  }
+
+  /** A bar counting {@code total} steps of {@code unit} (" s", "%"). */
+  static Progress start(CommandSpec spec, String task, long total, String unit) {
     if (!isInteractive(spec)) {
       return new Progress(null);
     }
     return new Progress(new ProgressBarBuilder().setTaskName(task).setInitialMax(total)
         .setStyle(ProgressBarStyle.ASCII).setConsumer(new ConsoleProgressBarConsumer(System.err))
-        .setUnit(" s", 1).showSpeed().build());
+        .setUnit(unit, 1).showSpeed().build());
   }
 
   private static boolean isInteractive(CommandSpec spec) {

@@ -35,7 +35,7 @@ final class SimulateCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--scenario", paramLabel = "FILE", description = "Scenario file (YAML or JSON) with the same keys as the flags.")
+  @Option(names = "--scenario", paramLabel = "FILE", description = "Scenario file (YAML or JSON, UTF-8, at most 1 MiB) with the same keys as the flags, each once.")
   Path scenarioFile;
 
   @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
@@ -43,7 +43,7 @@ final class SimulateCommand implements Callable<Integer> {
   Format format;
 
   @Option(names = "--report", paramLabel = "DIR",
-      description = "Also write DIR/simulation.html (self-contained, with charts), simulation.json and simulation.csv.")
+      description = "Also write DIR/simulation.html (self-contained, with charts), simulation.json and simulation.csv. DIR is created if missing (its parent must exist).")
   Path reportDirectory;
 
   @Option(names = "--tipping-point",
@@ -59,6 +59,9 @@ final class SimulateCommand implements Callable<Integer> {
   @Override
   public Integer call() throws IOException {
     Scenario scenario = scenario(spec, scenarioFile);
+    if (reportDirectory != null) {
+      ReportDirectory.prepare("--report", reportDirectory);
+    }
     PrintWriter out = spec.commandLine().getOut();
     if (tippingPoint) {
       List<Simulator.TippingPoint> points = Simulator.tippingPoints(scenario, resolution);
@@ -97,7 +100,6 @@ final class SimulateCommand implements Callable<Integer> {
     }
     out.flush();
     if (reportDirectory != null) {
-      Files.createDirectories(reportDirectory);
       Files.writeString(reportDirectory.resolve("simulation.html"), HtmlReport.simulation(result));
       Files.writeString(reportDirectory.resolve("simulation.json"), Output.json(result));
       Files.writeString(reportDirectory.resolve("simulation.csv"), Output.csv(result));
@@ -111,10 +113,7 @@ final class SimulateCommand implements Callable<Integer> {
   static Scenario scenario(CommandSpec spec, Path file) throws IOException {
     Map<String, Object> values = new LinkedHashMap<>();
     if (file != null) {
-      if (!Files.isReadable(file)) {
-        throw new Errors.UsageException("cannot read scenario file " + file);
-      }
-      values.putAll(ScenarioFiles.readMap(file));
+      values.putAll(readScenarioFile(file));
     }
     CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
     for (Scenario.Key key : Scenario.keys()) {
@@ -124,6 +123,11 @@ final class SimulateCommand implements Callable<Integer> {
       }
     }
     return Scenario.of(values);
+  }
+
+  /** A scenario file's keys, read with {@link InputFiles}' checks (regular file, 1 MiB, UTF-8). */
+  static Map<String, Object> readScenarioFile(Path file) {
+    return ScenarioFiles.parseMap(InputFiles.readText("--scenario", file, InputFiles.SCENARIO_LIMIT), file.toString());
   }
 
   /** Adds one {@code --KEY VALUE} option per scenario key, so flags and files can never drift apart. */

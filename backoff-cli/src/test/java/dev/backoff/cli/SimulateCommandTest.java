@@ -99,7 +99,7 @@ class SimulateCommandTest {
     Files.writeString(file, "{\"clients\": 10, \"colour\": \"blue\"}");
     assertUsage(CliRunner.run("simulate", "--scenario", file.toString()), "unknown key 'colour'");
     assertUsage(CliRunner.run("simulate", "--scenario", directory.resolve("missing.yaml").toString()),
-        "cannot read scenario file");
+        "missing.yaml: no such file");
   }
 
   private static void assertUsage(CliRunner result, String message) {
@@ -151,7 +151,7 @@ class SimulateCommandTest {
 
   @Test
   void contentionBadInputExitsTwo() {
-    assertUsage(CliRunner.run("contention", "--runs", "0"), "runs: must be in");
+    assertUsage(CliRunner.run("contention", "--runs", "0"), "runs: 0 is out of range (1..1000000)");
     assertUsage(CliRunner.run("contention", "--strategies", "full,psychic"), "unknown strategy 'psychic'");
     assertUsage(CliRunner.run("contention", "--cap", "1ms"), "cap: must be at least base");
   }

@@ -32,20 +32,21 @@ final class BudgetSpec {
         case "aws":
           arity(spec, parts, 3);
           return RetryBudgets.tokenBucket()
-              .capacity(parts.length > 1 ? Values.longValue("budget", parts[1]) : 500)
-              .retryCost(parts.length > 2 ? Values.longValue("budget", parts[2]) : 5)
-              .retryCost(FailureClass.TIMEOUT, parts.length > 3 ? Values.longValue("budget", parts[3]) : 10)
+              .capacity(parts.length > 1 ? Values.wholeNumber("budget", parts[1], Long.MIN_VALUE, Long.MAX_VALUE) : 500)
+              .retryCost(parts.length > 2 ? Values.wholeNumber("budget", parts[2], Long.MIN_VALUE, Long.MAX_VALUE) : 5)
+              .retryCost(FailureClass.TIMEOUT,
+                  parts.length > 3 ? Values.wholeNumber("budget", parts[3], Long.MIN_VALUE, Long.MAX_VALUE) : 10)
               .build();
         case "grpc":
           arity(spec, parts, 2);
           return RetryBudgets.grpcThrottling(
-              parts.length > 1 ? (int) Values.longValue("budget", parts[1]) : 10,
+              parts.length > 1 ? (int) Values.wholeNumber("budget", parts[1], Integer.MIN_VALUE, Integer.MAX_VALUE) : 10,
               parts.length > 2 ? Values.doubleValue("budget", parts[2]) : 0.1);
         case "ratio":
           arity(spec, parts, 3);
           return RetryBudgets.ratio(
               parts.length > 1 ? Values.doubleValue("budget", parts[1]) : 0.2,
-              parts.length > 2 ? (int) Values.longValue("budget", parts[2]) : 10,
+              parts.length > 2 ? (int) Values.wholeNumber("budget", parts[2], Integer.MIN_VALUE, Integer.MAX_VALUE) : 10,
               Duration.ofNanos(parts.length > 3 ? Values.durationNanos("budget", parts[3]) : 10_000_000_000L),
               clock);
         default:

@@ -138,29 +138,18 @@ public final class Scenario {
     if (durationNanos < 1_000_000_000L || durationNanos % 1_000_000_000L != 0) {
       throw new ScenarioException("duration", "must be a whole number of seconds, at least 1s, was " + get("duration"));
     }
-    seed = Values.longValue("seed", get("seed"));
+    seed = Values.wholeNumber("seed", get("seed"), Long.MIN_VALUE, Long.MAX_VALUE);
     String attempts = String.valueOf(get("max-attempts")).trim();
     if (attempts.equalsIgnoreCase("unlimited")) {
       maxAttempts = Integer.MAX_VALUE;
     } else {
-      long n = Values.longValue("max-attempts", attempts);
-      if (n < 1 || n > Integer.MAX_VALUE) {
-        throw new ScenarioException("max-attempts", "must be at least 1 (or unlimited), was " + attempts);
-      }
-      maxAttempts = (int) n;
+      maxAttempts = (int) Values.wholeNumber("max-attempts", get("max-attempts"), 1, Integer.MAX_VALUE);
     }
     budget = String.valueOf(get("budget")).trim();
     BudgetSpec.check(budget);
     String client = choice("client", "closed", "open");
     closedLoop = client.equals("closed");
-    long clientCount = Values.longValue("clients", get("clients"));
-    if (clientCount < 1) {
-      throw new ScenarioException("clients", "must be at least 1, was " + get("clients"));
-    }
-    if (clientCount > Integer.MAX_VALUE) {
-      throw new ScenarioException("clients", "too many: " + get("clients"));
-    }
-    clients = (int) clientCount;
+    clients = (int) Values.wholeNumber("clients", get("clients"), 1, Integer.MAX_VALUE);
     thinkMeanNanos = positiveDuration("think-mean");
     timeoutNanos = positiveDuration("timeout");
     errorLatencyNanos = positiveDuration("error-latency");
@@ -184,11 +173,12 @@ public final class Scenario {
     lifo = choice("queue-order", "fifo", "lifo").equals("lifo");
     serviceTimeNanos = Values.durationNanos("service-time", get("service-time"));
     exponentialService = choice("service-distribution", "fixed", "exponential").equals("exponential");
-    rejectStatus = (int) Values.longValue("reject-status", get("reject-status"));
-    if (rejectStatus != 503 && rejectStatus != 429) {
+    long status = Values.wholeNumber("reject-status", get("reject-status"), Long.MIN_VALUE, Long.MAX_VALUE);
+    if (status != 503 && status != 429) {
       throw new ScenarioException("reject-status", "must be 503 or 429, was " + get("reject-status"));
     }
     String retryAfter = String.valueOf(get("retry-after")).trim();
+    rejectStatus = (int) status;
     retryAfterNanos = retryAfter.equalsIgnoreCase("none") ? -1 : Values.durationNanos("retry-after", retryAfter);
     recoveryWindowNanos = positiveDuration("recovery-window");
     if (recoveryWindowNanos < 1_000_000_000L || recoveryWindowNanos % 1_000_000_000L != 0) {
@@ -229,14 +219,15 @@ public final class Scenario {
   }
 
   private void checkMemory() {
-    // About 200 bytes per client (its object, random stream and scheduled events) plus the in-flight
-    // requests of a storm. Refuse what could not fit in half the heap rather than die of OutOfMemoryError.
-    long bytes = closedLoop ? 400L * clients : 0;
-    long limit = Runtime.getRuntime().maxMemory() / 2;
+    // The clients alone, a quick check for every scenario built; Simulator.run and the tipping-point
+    // search add the worst-case storm (MemoryEstimate) before they start.
+    long bytes = closedLoop ? MemoryEstimate.BYTES_PER_CLIENT * clients : 0;
+    long limit = MemoryEstimate.usableBytes();
     if (bytes > limit) {
       throw new ScenarioException("clients", clients + " clients would need about " + (bytes >> 20)
-          + " MiB of memory, more than half of the " + (Runtime.getRuntime().maxMemory() >> 20)
-          + " MiB heap; use fewer clients (or a larger -Xmx)");
+          + " MiB of memory, more than this JVM can give a run (" + (limit >> 20) + " of "
+          + (Runtime.getRuntime().maxMemory() >> 20) + " MiB); use fewer clients, or raise the heap: "
+          + "BACKOFF_JAVA_OPTS=-Xmx" + Math.max(1, (long) Math.ceil(bytes / MemoryEstimate.USABLE_HEAP / (1L << 30))) + "g");
     }
   }
 
@@ -266,14 +257,7 @@ public final class Scenario {
   }
 
   private long nonNegativeLong(String key, long max) {
-    long value = Values.longValue(key, get(key));
-    if (value < 0) {
-      throw new ScenarioException(key, "must not be negative, was " + get(key));
-    }
-    if (value > max) {
-      throw new ScenarioException(key, "too large (at most " + max + "), was " + get(key));
-    }
-    return value;
+    return Values.wholeNumber(key, get(key), 0, max);
   }
 
   String choice(String key, String... allowed) {

@@ -23,7 +23,8 @@ public final class Simulator {
   /**
    * Runs every policy of the scenario.
    *
-   * @throws ScenarioException if a policy's budget cannot be created
+   * @throws ScenarioException if the run could need more heap than this JVM has (checked before anything
+   *     runs), or if a policy's budget cannot be created
    */
   public static SimulationResult run(Scenario scenario) {
     return run(scenario, null);
@@ -32,8 +33,12 @@ public final class Simulator {
   /**
    * Runs every policy of the scenario, reporting progress in simulated seconds completed over all runs
    * (the total is {@code policies × seconds}).
+   *
+   * @throws ScenarioException if the run's worst case (a storm in which the server stops answering) could
+   *     need more heap than this JVM has, before anything runs; or if a policy's budget cannot be created
    */
   public static SimulationResult run(Scenario scenario, IntConsumer progress) {
+    MemoryEstimate.check(scenario);
     List<PolicyResult> results = new ArrayList<>();
     int done = 0;
     for (PolicySpec spec : scenario.policies) {
@@ -54,7 +59,7 @@ public final class Simulator {
    * the system no longer recovers, by bisection to {@code resolutionSeconds}. The fault may grow up to
    * leave two minutes of run time after it (or half the time left, if less).
    *
-   * @throws ScenarioException if the scenario has no fault
+   * @throws ScenarioException if the scenario has no fault, or could need more heap than this JVM has
    */
   public static List<TippingPoint> tippingPoints(Scenario scenario, int resolutionSeconds) {
     if (scenario.faults.isEmpty()) {
@@ -63,6 +68,7 @@ public final class Simulator {
     if (resolutionSeconds < 1) {
       throw new ScenarioException(null, "resolution must be at least 1 second, was " + resolutionSeconds);
     }
+    MemoryEstimate.check(scenario);
     Fault first = scenario.faults.get(0);
     long remaining = scenario.durationNanos - first.atNanos;
     long maxLength = Math.max(1, Math.min(remaining - 120_000_000_000L, remaining / 2) / 1_000_000_000L);

@@ -18,12 +18,15 @@ final class Values {
    */
   static long durationNanos(String key, Object value) {
     if (value instanceof Number) {
+      if ((value instanceof Double || value instanceof Float) && !Double.isFinite(((Number) value).doubleValue())) {
+        throw new ScenarioException(key, "not a finite duration: '" + value + "'");
+      }
       return checkedNanos(key, value, new BigDecimal(value.toString()).multiply(BigDecimal.valueOf(1_000_000_000L)));
     }
     String text = String.valueOf(value).trim().toLowerCase(Locale.ROOT);
     Matcher m = DURATION.matcher(text);
     if (!m.matches()) {
-      throw new ScenarioException(key, "not a duration: '" + value + "' (use e.g. 100ms, 2s, 5m)");
+      throw new ScenarioException(key, "not a duration: '" + show(value) + "' (use e.g. 100ms, 2s, 5m)");
     }
     String unit = m.group(2) == null ? "s" : m.group(2);
     long scale;
@@ -41,23 +44,59 @@ final class Values {
 
   private static long checkedNanos(String key, Object value, BigDecimal nanos) {
     if (nanos.signum() < 0) {
-      throw new ScenarioException(key, "must not be negative, was " + value);
+      throw new ScenarioException(key, "must not be negative, was " + show(value));
     }
     if (nanos.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
-      throw new ScenarioException(key, "too long: " + value);
+      throw new ScenarioException(key, "too long: " + show(value));
     }
     return nanos.longValue();
   }
 
-  static long longValue(String key, Object value) {
-    try {
-      if (value instanceof Number && !(value instanceof Double || value instanceof Float)) {
-        return ((Number) value).longValue();
-      }
-      return new BigDecimal(String.valueOf(value).trim().replace("_", "")).longValueExact();
-    } catch (ArithmeticException | NumberFormatException e) {
-      throw new ScenarioException(key, "not a whole number: '" + value + "'");
+  /**
+   * A whole number in {@code [min, max]}, parsed exactly whatever its form (a string from a flag, or an
+   * Integer, Long, BigInteger or Double from a file), so that nothing wraps: {@code 2^64 + 10} is an error,
+   * not 10, and a flag and a file key accept exactly the same values.
+   */
+  static long wholeNumber(String key, Object value, long min, long max) {
+    BigDecimal exact = exactNumber(key, value);
+    // Compare before converting: BigDecimal("1e999999999").toBigInteger() would take forever.
+    if (exact.compareTo(BigDecimal.valueOf(min)) < 0 || exact.compareTo(BigDecimal.valueOf(max)) > 0) {
+      throw new ScenarioException(key, show(value) + " is out of range (" + min + ".." + max + ")");
     }
+    if (exact.signum() != 0 && exact.stripTrailingZeros().scale() > 0) {
+      throw new ScenarioException(key, "not a whole number: '" + show(value) + "'");
+    }
+    return exact.longValueExact();
+  }
+
+  private static BigDecimal exactNumber(String key, Object value) {
+    if (value instanceof BigDecimal decimal) {
+      return decimal;
+    }
+    if (value instanceof java.math.BigInteger integer) {
+      return new BigDecimal(integer);
+    }
+    if (value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte) {
+      return BigDecimal.valueOf(((Number) value).longValue());
+    }
+    if (value instanceof Double || value instanceof Float) {
+      double d = ((Number) value).doubleValue();
+      if (Double.isNaN(d) || Double.isInfinite(d)) {
+        throw new ScenarioException(key, "not a finite number: '" + show(value) + "'");
+      }
+      return new BigDecimal(d);
+    }
+    try {
+      return new BigDecimal(String.valueOf(value).trim().replace("_", ""));
+    } catch (NumberFormatException e) {
+      throw new ScenarioException(key, "not a whole number: '" + show(value) + "'");
+    }
+  }
+
+  /** A value for a message: as given, shortened if it is huge (a megabyte of digits stays out of the terminal). */
+  static String show(Object value) {
+    String text = String.valueOf(value);
+    return text.length() <= 60 ? text : text.substring(0, 40) + "...(" + text.length() + " characters)";
   }
 
   static double doubleValue(String key, Object value) {
@@ -68,11 +107,11 @@ final class Values {
       try {
         result = Double.parseDouble(String.valueOf(value).trim());
       } catch (NumberFormatException e) {
-        throw new ScenarioException(key, "not a number: '" + value + "'");
+        throw new ScenarioException(key, "not a number: '" + show(value) + "'");
       }
     }
     if (Double.isNaN(result) || Double.isInfinite(result)) {
-      throw new ScenarioException(key, "not a finite number: '" + value + "'");
+      throw new ScenarioException(key, "not a finite number: '" + show(value) + "'");
     }
     return result;
   }

@@ -18,8 +18,16 @@ class ValidationTest {
       "think-mean|0s|must be positive, was 0s",
       "duration|ten|not a duration: 'ten'",
       "duration|10.5s|whole number of seconds",
-      "clients|0|must be at least 1, was 0",
-      "clients|-5|must be at least 1, was -5",
+      "clients|0|0 is out of range (1..2147483647)",
+      "clients|-5|-5 is out of range (1..2147483647)",
+      "clients|18446744073709551626|18446744073709551626 is out of range (1..2147483647)",
+      "clients|1e999999999|is out of range (1..2147483647)",
+      "clients|2.5|not a whole number: '2.5'",
+      "seed|18446744073709551616|18446744073709551616 is out of range (-9223372036854775808..9223372036854775807)",
+      "reject-status|4294967799|must be 503 or 429, was 4294967799",
+      "backlog|4294967808|4294967808 is out of range (0..100000000)",
+      "budget|grpc:4294967306|4294967306 is out of range (-2147483648..2147483647)",
+      "duration|NaN|not a duration",
       "policies|fixd|unknown policy 'fixd'",
       "policies|exponential:100ms:2|exponential takes INITIAL:MULTIPLIER:CAP",
       "policies|full-jitter:1s:100ms|bad policy 'full-jitter:1s:100ms': cap must be at least",
@@ -35,7 +43,8 @@ class ValidationTest {
       "reject-status|500|must be 503 or 429",
       "budget|infinite|unknown budget 'infinite'",
       "recheck|1s|longer than base-latency",
-      "max-attempts|0|must be at least 1",
+      "max-attempts|0|0 is out of range (1..2147483647)",
+      "max-attempts|4294967297|4294967297 is out of range (1..2147483647)",
   })
   void badValuesAreRefusedNamingKeyAndValue(String key, String value, String message) {
     Object parsed = key.equals("faults") ? List.of(value.split(";")) : value;
@@ -44,6 +53,103 @@ class ValidationTest {
         .hasMessageStartingWith(key + ": ")
         .hasMessageContaining(message)
         .satisfies(e -> assertThat(((ScenarioException) e).key()).isEqualTo(key));
+  }
+
+  /** Files give Integer, Long, BigInteger and Double where flags give strings: both must be exact. */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "clients|18446744073709551626|clients: 18446744073709551626 is out of range (1..2147483647)",
+      "seed|99999999999999999999|seed: 99999999999999999999 is out of range",
+      "reject-status|4294967799|reject-status: must be 503 or 429, was 4294967799",
+      "workers|4294967306|workers: 4294967306 is out of range (0..10000000)",
+      "clients|1.0e20|clients: 1.0e20 is out of range (1..2147483647)",
+      "duration|.nan|not valid YAML or JSON",
+  })
+  void fileValuesAreParsedExactlyLikeFlags(String key, String value, String message) throws Exception {
+    java.nio.file.Path yaml = java.nio.file.Files.createTempFile("scenario", ".yaml");
+    try {
+      java.nio.file.Files.writeString(yaml, key + ": " + value + "\n");
+      assertThatThrownBy(() -> ScenarioFiles.read(yaml)).isInstanceOf(ScenarioException.class)
+          .satisfies(e -> assertThat(e.getMessage()).containsIgnoringCase(message));
+      if (!value.startsWith(".")) {
+        // The same value as a flag (a string) gives the same message.
+        assertThatThrownBy(() -> Scenario.of(Map.of(key, value))).hasMessageStartingWith(message);
+      }
+      if (value.startsWith("1.0")) {
+        assertThatThrownBy(() -> Scenario.of(Map.of(key, 1.0e20))).hasMessage("clients: 1.0E20 is out of range (1..2147483647)");
+      }
+    } finally {
+      java.nio.file.Files.delete(yaml);
+    }
+  }
+
+  @Test
+  void aKeyGivenTwiceIsRefusedNotSilentlyOverwritten() {
+    assertThatThrownBy(() -> ScenarioFiles.parseMap("clients: 10\ntimeout: 1s\nclients: 20\n", "a.yaml"))
+        .isInstanceOf(ScenarioException.class)
+        .hasMessageStartingWith("a.yaml: key 'clients' appears twice (line 3");
+    assertThatThrownBy(() -> ScenarioFiles.parseMap("{\"seed\": 1, \"seed\": 2}", "b.json"))
+        .isInstanceOf(ScenarioException.class).hasMessageStartingWith("b.json: key 'seed' appears twice");
+    assertThatThrownBy(() -> ScenarioFiles.parseMap("faults:\n  - {type: pause, at: 1s, at: 2s, length: 1s}\n", "c.yaml"))
+        .isInstanceOf(ScenarioException.class).hasMessageStartingWith("c.yaml: key 'at' appears twice");
+    assertThat(ScenarioFiles.parseMap("clients: 10\ntimeout: 1s\n", "d.yaml")).containsOnlyKeys("clients", "timeout");
+  }
+
+  @Test
+  void nonFiniteNumbersFromTheApiAreRefused() {
+    assertThatThrownBy(() -> Scenario.of(Map.of("duration", Double.NaN))).hasMessage("duration: not a finite duration: 'NaN'");
+    assertThatThrownBy(() -> Scenario.of(Map.of("clients", Double.POSITIVE_INFINITY)))
+        .hasMessage("clients: not a finite number: 'Infinity'");
+    assertThatThrownBy(() -> Scenario.of(Map.of("knee-factor", Double.NaN))).hasMessageStartingWith("knee-factor: not a finite number");
+  }
+
+  @Test
+  void contentionNumbersAreExactToo() {
+    assertThatThrownBy(() -> Contention.run(Map.of("clients", new java.math.BigInteger("18446744073709551626"))))
+        .isInstanceOf(ScenarioException.class)
+        .hasMessage("clients: 18446744073709551626 is out of range (1..100000)");
+    assertThatThrownBy(() -> Contention.run(Map.of("seed", new java.math.BigInteger("18446744073709551619"))))
+        .isInstanceOf(ScenarioException.class).hasMessageStartingWith("seed: 18446744073709551619 is out of range");
+    assertThatThrownBy(() -> Contention.run(Map.of("runs", 4294967297L)))
+        .isInstanceOf(ScenarioException.class).hasMessage("runs: 4294967297 is out of range (1..1000000)");
+  }
+
+  @Test
+  @org.junit.jupiter.api.Timeout(60) // a guard: without the bound this would run for days
+  void contentionWorkIsBoundedByAnEstimateBeforeAnythingRuns() {
+    assertThatThrownBy(() -> Contention.run(Map.of("clients", "100000")))
+        .isInstanceOf(ScenarioException.class)
+        .hasMessageStartingWith("clients: about ")
+        .hasMessageContaining("30 runs of 6 strategies at 100000 clients")
+        .hasMessageContaining("more than the limit of 200000000");
+    assertThatThrownBy(() -> Contention.run(Map.of("clients", "10,5000", "runs", 30)))
+        .isInstanceOf(ScenarioException.class).hasMessageStartingWith("clients: about ");
+    // The defaults are far below the limit.
+    double defaults = 0;
+    for (String strategy : Contention.STRATEGIES) {
+      for (int n = 10; n <= 190; n += 20) {
+        defaults += 30 * Contention.estimatedCalls(strategy, n);
+      }
+    }
+    assertThat(defaults).isLessThan(Contention.MAX_ESTIMATED_CALLS / 20.0);
+  }
+
+  @Test
+  void contentionEstimatesAreAboveWhatRunsDo() {
+    for (String strategy : Contention.STRATEGIES) {
+      for (int n : new int[] {10, 190, 1000}) {
+        double measured = Contention.run(Map.of("clients", n, "runs", 1, "strategies", strategy)).get(0).calls();
+        assertThat(Contention.estimatedCalls(strategy, n)).as(strategy + " at " + n).isGreaterThanOrEqualTo(measured);
+      }
+    }
+  }
+
+  @Test
+  void contentionReportsProgressUpToTheWhole() {
+    List<Integer> seen = new java.util.ArrayList<>();
+    Contention.run(Map.of("clients", "10,50", "runs", 3), seen::add);
+    assertThat(seen).hasSize(6 * 2 * 3 + 1).isSorted().endsWith(1000);
+    assertThat(seen.get(0)).isBetween(0, 999);
   }
 
   @Test
