@@ -2,10 +2,11 @@ package dev.backoff.driver;
 
 /**
  * What a loop tells an attempt about itself: its number and the time left before the policy's deadline,
- * so that a driver can cut its own per-attempt timeout (the HTTP client does). Valid only during the call
- * of the attempt hook it was given to.
+ * so that a driver can cut its own per-attempt timeout (the HTTP client does). Read {@link #attempt()}
+ * while the attempt hook runs (the loop moves it on for the next attempt); {@link #nanosLeft()} may also be
+ * read later, from any thread, while the attempt is in flight (a response's headers arriving).
  *
- * <p>Implementations are the loops' own; not thread-safe beyond the attempt's starting thread.
+ * <p>Implementations are the loops' own.
  */
 public interface AttemptContext {
   /** {@link #nanosLeft()} when the policy has no deadline. */
