@@ -31,7 +31,9 @@ import java.util.function.Supplier;
  * canceller that loses that race cannot un-commit it, and would otherwise return while the supplier is
  * still about to be entered. So a canceller that finds the call {@link #STARTING} waits (spinning, no lock)
  * until the supplier has returned, which is short since suppliers must not block; the retry task itself
- * takes no lock and waits for nothing.
+ * takes no lock and waits for nothing. Likewise a canceller that wins while the retry is still being handed
+ * to the scheduler waits for its handle, so the pending retry is cancelled by the time {@code cancel}
+ * returns.
  *
  * <p>The attempt is the executor's {@link Supplier} (judged by the policy's rules, inline: {@code judge} is
  * null) or a driver's {@link AsyncAttempt} with its {@link OutcomeJudge}; "supplier" above means either.
@@ -60,8 +62,11 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   // The scheduled retry, for cancellation; this call itself once that retry has started (see scheduleRetry).
   private volatile Future<?> pending;
   private volatile CompletionStage<T> inFlight;
-  // The thread calling the supplier while STARTING: written before the compare-and-set that publishes it.
+  // The thread calling the supplier while STARTING, or handing the retry to the scheduler while scheduling:
+  // written before the volatile write that publishes it.
   private Thread starter;
+  // True while a retry is being handed to the scheduler and its handle is not yet in pending.
+  private volatile boolean scheduling;
 
   AsyncCall(AsyncRetryExecutor<R> executor, Supplier<? extends CompletionStage<T>> supplier) {
     this.executor = executor;
@@ -243,10 +248,13 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     // handle then would hide the next retry's from a canceller, which would leave it queued: so it is stored
     // only if the task has not started (the task marks its start by setting pending to this call).
     Future<?> before = pending;
+    starter = Thread.currentThread(); // a canceller does not wait for itself (see stopRetrying)
+    scheduling = true;
     state = WAITING; // before scheduling: the task may run at once on another thread
     try {
       Future<?> task = executor.scheduler.schedule((Callable<Object>) this, delayNanos, TimeUnit.NANOSECONDS);
       PENDING.compareAndSet(this, before, task);
+      scheduling = false;
       if (isDone()) {
         // Cancelled while this retry was being decided or scheduled: the canceller may have found no task
         // to cancel, so drop it from the queue now rather than when it falls due.
@@ -256,6 +264,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
         task.cancel(false);
       }
     } catch (RuntimeException rejected) {
+      scheduling = false;
       // Usually a RejectedExecutionException (shut down); any other exception from schedule() must end the
       // call the same way, or the future would hang and the listeners never hear of the call again.
       if (STATE.compareAndSet(this, WAITING, DONE)) {
@@ -297,6 +306,11 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   /** The future was completed from outside: cancel the pending retry, or the attempt in flight. */
   private void stopRetrying() {
     if (STATE.compareAndSet(this, WAITING, DONE)) {
+      // The retry may still be on its way into the scheduler: wait (briefly, no lock) for its handle, so
+      // that it is cancelled, and out of the queue, by the time cancel returns.
+      if (scheduling && starter != Thread.currentThread()) {
+        spinWhile(() -> scheduling);
+      }
       Future<?> task = pending;
       if (task != null && task != this) {
         task.cancel(false);
@@ -307,17 +321,21 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     if (state == STARTING && starter != Thread.currentThread()) {
       // A retry task is calling the supplier: return only once that call has (see the class comment). The
       // supplier's own thread cancelling from inside it must not wait for itself.
-      for (int spins = 0; state == STARTING; spins++) {
-        if (spins < SPINS_BEFORE_YIELD) {
-          Thread.onSpinWait();
-        } else {
-          Thread.yield();
-        }
-      }
+      spinWhile(() -> state == STARTING);
     }
     CompletionStage<T> stage = inFlight;
     if (stage != null) {
       cancelStage(stage);
+    }
+  }
+
+  private static void spinWhile(java.util.function.BooleanSupplier condition) {
+    for (int spins = 0; condition.getAsBoolean(); spins++) {
+      if (spins < SPINS_BEFORE_YIELD) {
+        Thread.onSpinWait();
+      } else {
+        Thread.yield();
+      }
     }
   }
 

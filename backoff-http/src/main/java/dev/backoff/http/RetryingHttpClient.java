@@ -1,25 +1,20 @@
 package dev.backoff.http;
 
 import dev.backoff.AsyncRetryExecutor;
-import dev.backoff.Clock;
-import dev.backoff.Decision;
-import dev.backoff.Execution;
 import dev.backoff.FailureClass;
 import dev.backoff.RetryBudget;
+import dev.backoff.RetryExecutor;
 import dev.backoff.RetryHistory;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
-import dev.backoff.driver.Engine;
-import dev.backoff.driver.Verdict;
+import dev.backoff.driver.AttemptContext;
+import dev.backoff.driver.RetryLoops;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
@@ -102,7 +97,8 @@ public final class RetryingHttpClient {
   private final boolean retryNonIdempotent;
   private final Duration attemptTimeout;
   private final Function<String, RetryBudget> budgetPerHost;
-  private final ConcurrentMap<String, RetryPolicy<HttpResponse<?>>> policyPerHost;
+  private final ConcurrentMap<String, Drivers> driversPerHost;
+  private final Drivers drivers;
   private final java.time.Clock wallClock;
   private final ScheduledExecutorService scheduler;
 
@@ -112,7 +108,7 @@ public final class RetryingHttpClient {
     this.retryNonIdempotent = builder.retryNonIdempotent;
     this.attemptTimeout = builder.attemptTimeout;
     this.budgetPerHost = builder.budgetPerHost;
-    this.policyPerHost = budgetPerHost == null ? null : new ConcurrentHashMap<>();
+    this.driversPerHost = budgetPerHost == null ? null : new ConcurrentHashMap<>();
     this.wallClock = builder.wallClock;
     this.scheduler = builder.scheduler;
     Set<Integer> statuses = this.retryStatuses;
@@ -122,6 +118,7 @@ public final class RetryingHttpClient {
         .retryIf(HttpRetryRules::isRetryable)
         .abortIf(HttpRetryRules::isPermanent)
         .build();
+    this.drivers = new Drivers(policy, scheduler);
   }
 
   /**
@@ -173,66 +170,18 @@ public final class RetryingHttpClient {
       throws IOException, InterruptedException {
     Objects.requireNonNull(request, "request must not be null");
     Objects.requireNonNull(handler, "handler must not be null");
-    RetryPolicy<HttpResponse<?>> p = policyFor(request);
-    boolean repeatable = HttpRetryRules.isRepeatable(request, retryNonIdempotent);
-    BodyHandler<Object> attemptHandler = BufferedBody.forStatuses(repeatable ? retryStatuses : Set.of(), handler);
-    Clock clock = p.clock();
-    long start = Engine.needsStartTime(p) ? clock.nanoTime() : 0;
-    Execution<HttpResponse<?>> execution = null;
-    while (true) {
-      HttpResponse<Object> response = null;
-      Throwable failure = null;
-      try {
-        response = client.send(attemptRequest(request, p, start, clock), attemptHandler);
-      } catch (IOException | RuntimeException e) {
-        failure = e;
-      } catch (InterruptedException e) {
-        long now = clock.nanoTime();
-        if (execution == null) {
-          // Even a first attempt: the budget and listeners (metrics) hear of every call, as with the core's
-          // executor, and the exception carries its history.
-          execution = Engine.newExecution(p, Engine.needsStartTime(p) ? start : now, p.random());
-        }
-        Engine.record(execution, null, e, Verdict.stop(StopReason.INTERRUPTED), now);
-        execution.finalFailure();
-        Thread.currentThread().interrupt();
-        throw e;
-      }
-      long now = clock.nanoTime();
-      if (execution == null) {
-        if (failure == null && !retryStatuses.contains(response.statusCode())) {
-          Engine.succeeded(p, null, response, start, now);
-          return BufferedBody.join(BufferedBody.finish(response, handler));
-        }
-        execution = Engine.newExecution(p, Engine.needsStartTime(p) ? start : now, p.random());
-      }
-      Decision decision = decide(execution, request, repeatable, response, failure, now, true);
-      if (decision.isRetry()) {
-        try {
-          p.sleeper().sleep(decision.delayNanos());
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          execution.stop(StopReason.INTERRUPTED, clock.nanoTime());
-          Throwable last = execution.finalFailure();
-          if (last != null) {
-            interrupted.addSuppressed(last);
-          }
-          throw interrupted;
-        }
-        continue;
-      }
-      if (failure == null) {
-        return BufferedBody.join(BufferedBody.finish(response, handler));
-      }
-      Throwable last = execution.finalFailure();
-      if (last instanceof IOException) {
-        throw (IOException) last;
-      }
-      if (last instanceof RuntimeException) {
-        throw (RuntimeException) last;
-      }
-      throw new IOException(last);
+    Drivers drivers = driversFor(request);
+    Exchange<T> exchange = new Exchange<>(this, request, HttpRetryRules.isRepeatable(request, retryNonIdempotent),
+        handler, true);
+    HttpResponse<Object> last;
+    try {
+      last = RetryLoops.sync(drivers.sync, exchange, exchange);
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException(e); // send throws nothing else; kept for the compiler
     }
+    return BufferedBody.join(exchange.finish(last, handler));
   }
 
   /**
@@ -247,62 +196,41 @@ public final class RetryingHttpClient {
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
     Objects.requireNonNull(request, "request must not be null");
     Objects.requireNonNull(handler, "handler must not be null");
-    RetryPolicy<HttpResponse<?>> p = policyFor(request);
-    boolean repeatable = HttpRetryRules.isRepeatable(request, retryNonIdempotent);
-    AsyncCall<T> call = new AsyncCall<>(this, p, request, repeatable, handler);
-    call.start();
-    return call.result();
-  }
-
-  /**
-   * The engine's decision on one attempt's outcome. {@code callerThread}: the outcome is handled on the
-   * caller's own thread (a synchronous send), whose interrupt flag then says the caller was interrupted; an
-   * asynchronous attempt completes on whatever thread, whose flag says nothing about this call.
-   */
-  Decision decide(Execution<HttpResponse<?>> execution, HttpRequest request, boolean repeatable,
-      HttpResponse<?> response, Throwable failure, long now, boolean callerThread) {
-    if (failure != null) {
-      if (callerThread && Thread.currentThread().isInterrupted()) {
-        return Engine.record(execution, null, failure, Verdict.stop(StopReason.INTERRUPTED), now);
+    Drivers drivers = driversFor(request);
+    Exchange<T> exchange = new Exchange<>(this, request, HttpRetryRules.isRepeatable(request, retryNonIdempotent),
+        handler, false);
+    CompletableFuture<HttpResponse<Object>> call = RetryLoops.async(drivers.async, exchange, exchange);
+    CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+    call.whenComplete((response, failure) -> {
+      if (failure != null) {
+        result.completeExceptionally(Exchange.unwrap(failure));
+        return;
       }
-      if (!repeatable && !neverSent(failure)) {
-        return Engine.record(execution, null, failure, Verdict.stop(StopReason.NOT_RETRYABLE), now);
-      }
-      return execution.onFailure(failure, now);
-    }
-    if (!repeatable) {
-      return Engine.record(execution, response, null, retryStatuses.contains(response.statusCode())
-          ? Verdict.stop(StopReason.NOT_RETRYABLE) : Verdict.ACCEPT, now);
-    }
-    Verdict verdict = retryStatuses.contains(response.statusCode())
-        ? Verdict.retryable(RetryAfter.hintNanos(response.headers(), Instant.now(wallClock)))
-        : Verdict.ACCEPT;
-    return Engine.record(execution, response, null, verdict, now);
-  }
-
-  /** Failures that happen before any byte of the request leaves: safe to retry for any method. */
-  private static boolean neverSent(Throwable failure) {
-    // Bounded like every walk over causes: they can form a cycle (a → b → a), which would loop forever.
-    int depth = 0;
-    for (Throwable t = failure; t != null && depth < HttpRetryRules.MAX_CAUSE_DEPTH; t = t.getCause(), depth++) {
-      if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException) {
-        return true;
-      }
-    }
-    return false;
+      exchange.finish(response, handler).whenComplete((converted, conversionFailure) -> {
+        if (conversionFailure != null) {
+          result.completeExceptionally(Exchange.unwrap(conversionFailure));
+        } else if (!result.complete(converted)) {
+          BufferedBody.discard(converted); // the caller gave up meanwhile (cancel, orTimeout)
+        }
+      });
+    });
+    // Whoever completes the future (cancel, orTimeout, complete...) ends the call: the loop cancels the
+    // pending retry or the attempt in flight, and the listeners hear of it. After the call's own end there
+    // is nothing left to stop.
+    result.whenComplete((response, failure) -> call.cancel(true));
+    return result;
   }
 
   /**
    * The request for one attempt: the caller's, with its timeout (or the attempt timeout) shortened to
-   * the time left before the deadline. The body publisher is shared: each send subscribes to it afresh.
+   * {@code nanosLeft}, the time left before the deadline ({@link AttemptContext#NO_DEADLINE}: none). The body
+   * publisher is shared: each send subscribes to it afresh.
    */
-  HttpRequest attemptRequest(HttpRequest request, RetryPolicy<HttpResponse<?>> p, long start, Clock clock) {
+  HttpRequest attemptRequest(HttpRequest request, long nanosLeft) {
     Duration timeout = request.timeout().orElse(attemptTimeout);
-    Duration maxElapsed = p.maxElapsed();
-    if (maxElapsed != null) {
-      long left = maxElapsed.toNanos() - (clock.nanoTime() - start);
+    if (nanosLeft != AttemptContext.NO_DEADLINE) {
       // Never a zero or negative timeout: a last attempt started at the deadline gets a token millisecond.
-      Duration remaining = Duration.ofNanos(Math.max(left, Duration.ofMillis(1).toNanos()));
+      Duration remaining = Duration.ofNanos(Math.max(nanosLeft, Duration.ofMillis(1).toNanos()));
       if (timeout == null || remaining.compareTo(timeout) < 0) {
         timeout = remaining;
       }
@@ -313,18 +241,31 @@ public final class RetryingHttpClient {
     return HttpRequest.newBuilder(request, (name, value) -> true).timeout(timeout).build();
   }
 
-  private RetryPolicy<HttpResponse<?>> policyFor(HttpRequest request) {
+  /** A policy with the loops' executors for it: one for all hosts, or one per host with its own budget. */
+  private static final class Drivers {
+    final RetryPolicy<HttpResponse<?>> policy;
+    final RetryExecutor<HttpResponse<?>> sync;
+    final AsyncRetryExecutor<HttpResponse<?>> async;
+
+    Drivers(RetryPolicy<HttpResponse<?>> policy, ScheduledExecutorService scheduler) {
+      this.policy = policy;
+      this.sync = RetryExecutor.of(policy);
+      this.async = AsyncRetryExecutor.of(policy, scheduler);
+    }
+  }
+
+  private Drivers driversFor(HttpRequest request) {
     if (budgetPerHost == null) {
-      return policy;
+      return drivers;
     }
     String host = request.uri().getHost();
     String key = host == null ? "" : host.toLowerCase(Locale.ROOT);
-    return policyPerHost.computeIfAbsent(key, h -> {
+    return driversPerHost.computeIfAbsent(key, h -> {
       RetryBudget budget = budgetPerHost.apply(h);
       if (budget == null) {
         throw new NullPointerException("the budget factory returned null for host " + h);
       }
-      return policy.toBuilder().budget(budget).build();
+      return new Drivers(policy.toBuilder().budget(budget).build(), scheduler);
     });
   }
 
@@ -335,19 +276,19 @@ public final class RetryingHttpClient {
    */
   public RetryBudget budgetFor(String host) {
     Objects.requireNonNull(host, "host must not be null");
-    if (policyPerHost == null) {
+    if (driversPerHost == null) {
       return null;
     }
-    RetryPolicy<HttpResponse<?>> hostPolicy = policyPerHost.get(host.toLowerCase(Locale.ROOT));
-    return hostPolicy == null ? null : hostPolicy.budget();
+    Drivers hostDrivers = driversPerHost.get(host.toLowerCase(Locale.ROOT));
+    return hostDrivers == null ? null : hostDrivers.policy.budget();
   }
 
   HttpClient httpClient() {
     return client;
   }
 
-  ScheduledExecutorService scheduler() {
-    return scheduler;
+  java.time.Clock wallClock() {
+    return wallClock;
   }
 
   boolean isRetryStatus(int status) {
