@@ -62,7 +62,9 @@ import java.util.function.Function;
  * engine's pushback hint: the wait is {@code max(Retry-After, backoff)}. A wait longer than the policy's
  * {@link RetryPolicy.Builder#maxPushback maxPushback} ends the call at once
  * ({@link StopReason#PUSHBACK_TOO_LONG}), as does one that would end past its deadline
- * ({@link StopReason#DEADLINE_EXCEEDED}). An unreadable value falls back to the backoff.
+ * ({@link StopReason#DEADLINE_EXCEEDED}). With several {@code Retry-After} headers the longest readable wait
+ * counts; one too long to represent (beyond about 292 years) is infinite and always stops the call. An
+ * unreadable value falls back to the backoff.
  *
  * <h2>Outcomes</h2>
  * <ul>
@@ -274,6 +276,11 @@ public final class RetryingHttpClient {
     long hint = retryStatuses.contains(response.statusCode())
         ? RetryAfter.hintNanos(response.headers(), Instant.now(wallClock))
         : dev.backoff.Pushback.NONE;
+    if (hint == RetryAfter.INFINITE_NANOS && execution.policy().maxPushback().toNanos() == Long.MAX_VALUE) {
+      // "Longer than a long of nanoseconds" is infinite: even a policy that honours any representable wait
+      // must stop rather than wait 292 years or retry at once. Other policies stop as the hint exceeds them.
+      return execution.onResult(response, StopReason.PUSHBACK_TOO_LONG, now);
+    }
     return execution.onResult(response, now, hint);
   }
 
