@@ -96,6 +96,9 @@ import java.util.function.Function;
  * policy's deadline.
  */
 public final class RetryingHttpClient {
+  /** The default {@linkplain Builder#readAheadLimit read-ahead limit}: 64 KiB. */
+  public static final int DEFAULT_READ_AHEAD_LIMIT = 64 * 1024;
+
   private final HttpClient client;
   private final RetryPolicy<HttpResponse<?>> policy;
   private final Set<Integer> retryStatuses;
@@ -105,6 +108,8 @@ public final class RetryingHttpClient {
   private final ConcurrentMap<String, RetryPolicy<HttpResponse<?>>> policyPerHost;
   private final java.time.Clock wallClock;
   private final ScheduledExecutorService scheduler;
+  private final ScheduledExecutorService timeoutScheduler;
+  private final int readAheadLimit;
 
   private RetryingHttpClient(Builder builder) {
     this.client = builder.client;
@@ -115,6 +120,8 @@ public final class RetryingHttpClient {
     this.policyPerHost = budgetPerHost == null ? null : new ConcurrentHashMap<>();
     this.wallClock = builder.wallClock;
     this.scheduler = builder.scheduler;
+    this.timeoutScheduler = builder.timeoutScheduler;
+    this.readAheadLimit = builder.readAheadLimit;
     Set<Integer> statuses = this.retryStatuses;
     this.policy = builder.policy.toBuilder()
         .retryOnResult(response -> statuses.contains(response.statusCode()))
@@ -175,18 +182,22 @@ public final class RetryingHttpClient {
     Objects.requireNonNull(handler, "handler must not be null");
     RetryPolicy<HttpResponse<?>> p = policyFor(request);
     boolean repeatable = HttpRetryRules.isRepeatable(request, retryNonIdempotent);
-    BodyHandler<Object> attemptHandler = BufferedBody.forStatuses(repeatable ? retryStatuses : Set.of(), handler);
     Clock clock = p.clock();
     long start = p.needsStartTime() ? clock.nanoTime() : 0;
     Execution<HttpResponse<?>> execution = null;
+    int attempts = 0;
     while (true) {
+      Attempt<T> attempt = new Attempt<>(this, p, request, repeatable, ++attempts, start, handler);
       HttpResponse<Object> response = null;
       Throwable failure = null;
+      attempt.startTimer();
       try {
-        response = client.send(attemptRequest(request, p, start, clock), attemptHandler);
+        response = client.send(attempt.request(request), attempt);
       } catch (IOException | RuntimeException e) {
+        attempt.close();
         failure = e;
       } catch (InterruptedException e) {
+        attempt.close();
         long now = clock.nanoTime();
         if (execution == null) {
           // Even a first attempt: the budget and listeners (metrics) hear of every call, as with the core's
@@ -202,12 +213,19 @@ public final class RetryingHttpClient {
       if (execution == null) {
         if (failure == null && !retryStatuses.contains(response.statusCode())) {
           p.recordFirstTrySuccess(response, start, now);
-          return BufferedBody.join(BufferedBody.finish(response, handler));
+          return Attempt.join(attempt.finish(response));
         }
         execution = p.newExecution(p.needsStartTime() ? start : now);
       }
-      Decision decision = decide(execution, request, repeatable, response, failure, now, true);
+      Decision decision;
+      try {
+        decision = decide(execution, request, repeatable, response, failure, now, true, attempt.wallNow());
+      } catch (RuntimeException | Error e) {
+        attempt.discard(response); // a policy callback threw: nobody will read this response
+        throw e;
+      }
       if (decision.isRetry()) {
+        attempt.discard(response);
         try {
           p.sleeper().sleep(decision.delayNanos());
         } catch (InterruptedException interrupted) {
@@ -222,7 +240,7 @@ public final class RetryingHttpClient {
         continue;
       }
       if (failure == null) {
-        return BufferedBody.join(BufferedBody.finish(response, handler));
+        return Attempt.join(attempt.finish(response));
       }
       Throwable last = execution.finalFailure();
       if (last instanceof IOException) {
@@ -260,7 +278,7 @@ public final class RetryingHttpClient {
    * asynchronous attempt completes on whatever thread, whose flag says nothing about this call.
    */
   Decision decide(Execution<HttpResponse<?>> execution, HttpRequest request, boolean repeatable,
-      HttpResponse<?> response, Throwable failure, long now, boolean callerThread) {
+      HttpResponse<?> response, Throwable failure, long now, boolean callerThread, Instant wallNow) {
     if (failure != null) {
       if (callerThread && Thread.currentThread().isInterrupted()) {
         return execution.onFailure(failure, StopReason.INTERRUPTED, now);
@@ -274,7 +292,7 @@ public final class RetryingHttpClient {
       return execution.onResult(response, StopReason.NOT_RETRYABLE, now);
     }
     long hint = retryStatuses.contains(response.statusCode())
-        ? RetryAfter.hintNanos(response.headers(), Instant.now(wallClock))
+        ? RetryAfter.hintNanos(response.headers(), wallNow != null ? wallNow : wallNow())
         : dev.backoff.Pushback.NONE;
     if (hint == RetryAfter.INFINITE_NANOS && execution.policy().maxPushback().toNanos() == Long.MAX_VALUE) {
       // "Longer than a long of nanoseconds" is infinite: even a policy that honours any representable wait
@@ -301,20 +319,54 @@ public final class RetryingHttpClient {
    * the time left before the deadline. The body publisher is shared: each send subscribes to it afresh.
    */
   HttpRequest attemptRequest(HttpRequest request, RetryPolicy<HttpResponse<?>> p, long start, Clock clock) {
-    Duration timeout = request.timeout().orElse(attemptTimeout);
+    return attemptRequest(request, attemptTimeoutNanos(request, p, start, clock));
+  }
+
+  /** The request with {@code timeoutNanos} as its timeout (unchanged if it has that one; -1: none). */
+  HttpRequest attemptRequest(HttpRequest request, long timeoutNanos) {
+    if (timeoutNanos < 0) {
+      return request;
+    }
+    Duration timeout = Duration.ofNanos(timeoutNanos);
+    if (timeout.equals(request.timeout().orElse(null))) {
+      return request;
+    }
+    return HttpRequest.newBuilder(request, (name, value) -> true).timeout(timeout).build();
+  }
+
+  /**
+   * One attempt's timeout in nanoseconds: the request's own (or the attempt timeout), shortened to what is
+   * left before the deadline; -1 for none.
+   */
+  long attemptTimeoutNanos(HttpRequest request, RetryPolicy<HttpResponse<?>> p, long start, Clock clock) {
+    Duration own = request.timeout().orElse(attemptTimeout);
+    long timeout = own == null ? -1 : saturatedNanos(own);
     Duration maxElapsed = p.maxElapsed();
     if (maxElapsed != null) {
       long left = maxElapsed.toNanos() - (clock.nanoTime() - start);
       // Never a zero or negative timeout: a last attempt started at the deadline gets a token millisecond.
-      Duration remaining = Duration.ofNanos(Math.max(left, Duration.ofMillis(1).toNanos()));
-      if (timeout == null || remaining.compareTo(timeout) < 0) {
+      long remaining = Math.max(left, Duration.ofMillis(1).toNanos());
+      if (timeout < 0 || remaining < timeout) {
         timeout = remaining;
       }
     }
-    if (timeout == null || timeout.equals(request.timeout().orElse(null))) {
-      return request;
-    }
-    return HttpRequest.newBuilder(request, (name, value) -> true).timeout(timeout).build();
+    return timeout;
+  }
+
+  private static long saturatedNanos(Duration duration) {
+    return duration.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : duration.toNanos();
+  }
+
+  Instant wallNow() {
+    return Instant.now(wallClock);
+  }
+
+  ScheduledExecutorService timeoutScheduler() {
+    return timeoutScheduler;
+  }
+
+  int readAheadLimit() {
+    return readAheadLimit;
   }
 
   private RetryPolicy<HttpResponse<?>> policyFor(HttpRequest request) {
@@ -375,6 +427,8 @@ public final class RetryingHttpClient {
     private Function<String, RetryBudget> budgetPerHost;
     private java.time.Clock wallClock = java.time.Clock.systemUTC();
     private ScheduledExecutorService scheduler;
+    private ScheduledExecutorService timeoutScheduler;
+    private int readAheadLimit = DEFAULT_READ_AHEAD_LIMIT;
 
     private Builder(HttpClient client) {
       this.client = Objects.requireNonNull(client, "client must not be null");
@@ -483,10 +537,43 @@ public final class RetryingHttpClient {
       return this;
     }
 
+    /**
+     * How much of the body of a response that may be retried is read before the decision, in bytes.
+     * Default {@value RetryingHttpClient#DEFAULT_READ_AHEAD_LIMIT} (64 KiB). A retried response whose
+     * body ends within it leaves its connection for the next attempt; a longer body is not read on: its
+     * connection is closed. A response that is not retried after all is handed to the caller's handler,
+     * the bytes read ahead followed by the rest. Zero reads nothing ahead.
+     *
+     * @throws IllegalArgumentException if {@code bytes} is negative or above {@value #MAX_READ_AHEAD_LIMIT}
+     */
+    public Builder readAheadLimit(int bytes) {
+      if (bytes < 0 || bytes > MAX_READ_AHEAD_LIMIT) {
+        throw new IllegalArgumentException(
+            "readAheadLimit must be between 0 and " + MAX_READ_AHEAD_LIMIT + " bytes, was " + bytes);
+      }
+      this.readAheadLimit = bytes;
+      return this;
+    }
+
+    /** The largest {@link #readAheadLimit}: 1 GiB. */
+    public static final int MAX_READ_AHEAD_LIMIT = 1 << 30;
+
+    /**
+     * Where each attempt's timeout timer runs (real time, like the request's own timeout). Default: the
+     * library's shared daemon scheduler. For tests, to fire a timeout at a chosen moment.
+     */
+    Builder timeoutScheduler(ScheduledExecutorService timeoutScheduler) {
+      this.timeoutScheduler = Objects.requireNonNull(timeoutScheduler, "timeoutScheduler must not be null");
+      return this;
+    }
+
     /** Builds the client. */
     public RetryingHttpClient build() {
       if (scheduler == null) {
         scheduler = AsyncRetryExecutor.defaultScheduler();
+      }
+      if (timeoutScheduler == null) {
+        timeoutScheduler = AsyncRetryExecutor.defaultScheduler();
       }
       return new RetryingHttpClient(this);
     }
