@@ -218,7 +218,8 @@ final class HttpCommand implements Callable<Integer> {
 
   /**
    * Makes an {@link OutOfMemoryError} that escapes any thread end the process (exit 1) rather than leave it
-   * waiting for a thread that died: the HTTP client's own threads included. Installed once per process.
+   * waiting for a thread that died. Installed once per process. (The JDK client's selector thread catches
+   * its own; the launcher's {@code -XX:+ExitOnOutOfMemoryError} covers that one.)
    */
   private static synchronized void installOutOfMemoryExit(PrintWriter err) {
     Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();

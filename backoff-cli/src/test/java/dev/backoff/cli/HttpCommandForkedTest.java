@@ -54,7 +54,7 @@ class HttpCommandForkedTest {
           "http://127.0.0.1:" + silent.getLocalPort() + "/");
 
       assertThat(result.exitCode).isEqualTo(Errors.FAILURE);
-      assertThat(result.err).contains("backoff: out of memory in thread HttpClient-1-SelectorManager; exiting");
+      assertThat(result.err).contains("backoff: out of memory in thread worker; exiting");
     }
   }
 

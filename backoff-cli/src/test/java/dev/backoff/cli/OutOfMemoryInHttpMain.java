@@ -2,8 +2,9 @@ package dev.backoff.cli;
 
 /**
  * Run in a forked JVM by {@link HttpCommandForkedTest}: {@code backoff http URL} against a server that never
- * answers, while another thread dies of an {@link OutOfMemoryError} (as the HTTP client's selector thread
- * can). The process must end rather than wait forever.
+ * answers, while another thread dies of an {@link OutOfMemoryError} that escapes it. The process must end
+ * rather than wait forever. (The JDK client's selector thread catches its own; the {@code ./backoff}
+ * launcher's {@code -XX:+ExitOnOutOfMemoryError} covers that case.)
  */
 public final class OutOfMemoryInHttpMain {
   private OutOfMemoryInHttpMain() {}
@@ -19,7 +20,7 @@ public final class OutOfMemoryInHttpMain {
         }
       }
       throw new OutOfMemoryError("simulated: Java heap space");
-    }, "HttpClient-1-SelectorManager");
+    }, "worker");
     dying.start();
     Main.main(new String[] {"http", args[0]});
   }

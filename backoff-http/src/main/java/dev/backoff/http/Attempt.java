@@ -166,7 +166,7 @@ final class Attempt<T> implements BodyHandler<Object> {
     }
     readAhead.bridge(subscriber);
     return subscriber.getBody().toCompletableFuture()
-        .<HttpResponse<T>>thenApply(converted -> new ReplayedResponse<>(response, converted))
+        .<HttpResponse<T>>thenApply(converted -> new HandedOverResponse<>(response, converted))
         .whenComplete((converted, failure) -> close());
   }
 
@@ -251,11 +251,11 @@ final class Attempt<T> implements BodyHandler<Object> {
   }
 
   /** The last response with its body converted by the caller's handler; everything else delegated. */
-  static final class ReplayedResponse<T> implements HttpResponse<T> {
+  private static final class HandedOverResponse<T> implements HttpResponse<T> {
     private final HttpResponse<Object> response;
     private final T body;
 
-    ReplayedResponse(HttpResponse<Object> response, T body) {
+    HandedOverResponse(HttpResponse<Object> response, T body) {
       this.response = response;
       this.body = body;
     }

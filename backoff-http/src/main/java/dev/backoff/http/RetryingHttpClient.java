@@ -81,23 +81,32 @@ import java.util.function.Function;
  * </ul>
  *
  * <h2>Bodies and connections</h2>
- * The body of a response with a retryable status is read to its end into memory before the decision, so
- * a retried response never holds on to its connection (the connection goes back to the pool); if that
- * response is the last one, its bytes are replayed through the caller's body handler. Other responses go
- * straight to the caller's handler. There is no size limit on that buffer: error pages are small, but a
- * server that streams a huge body with a retryable status costs that much memory per call in flight. A
- * response that arrives after the caller gave up on an asynchronous call is closed if its body is.
+ * Nothing is buffered whole. Each attempt decides on the status and headers before reading the body. When
+ * a retry is possible, the body is read ahead up to the {@linkplain Builder#readAheadLimit read-ahead
+ * limit} (64 KiB by default); a retried body that ended within it leaves its connection for the next
+ * attempt, a longer one is not read on (its connection is closed). When no retry is possible (the last
+ * attempt, a status that is not retried, a request that may not be repeated...) the body goes straight to
+ * the caller's handler. When the engine stops where a retry looked possible (a budget refusal), the
+ * caller's handler gets the bytes read ahead, then the rest of the body from the connection. A response
+ * that arrives after the caller gave up on an asynchronous call is closed.
  *
  * <h2>Time</h2>
  * The policy's clock measures elapsed time and its sleeper waits (synchronous calls); asynchronous calls
  * wait on the {@linkplain Builder#scheduler scheduler} without holding a thread. HTTP-dates are compared with
  * the {@linkplain Builder#wallClock wall clock}. Each attempt's timeout is the request's own (or the
  * builder's {@linkplain Builder#attemptTimeout attempt timeout}), shortened to what is left before the
- * policy's deadline.
+ * policy's deadline. It bounds the whole exchange, body included (the request's own timeout only bounds
+ * the wait for headers): a timer ends the body with an {@link java.net.http.HttpTimeoutException} and
+ * closes the connection. It runs until the response is handed over, so it covers the whole body for
+ * handlers that read it all (ofString, ofByteArray, ofFile, discarding); a streaming body (ofInputStream,
+ * ofLines) is read after that, at the caller's pace.
  */
 public final class RetryingHttpClient {
   /** The default {@linkplain Builder#readAheadLimit read-ahead limit}: 64 KiB. */
   public static final int DEFAULT_READ_AHEAD_LIMIT = 64 * 1024;
+
+  /** The largest {@linkplain Builder#readAheadLimit read-ahead limit}: 1 GiB. */
+  public static final int MAX_READ_AHEAD_LIMIT = 1 << 30;
 
   private final HttpClient client;
   private final RetryPolicy<HttpResponse<?>> policy;
@@ -544,7 +553,7 @@ public final class RetryingHttpClient {
      * connection is closed. A response that is not retried after all is handed to the caller's handler,
      * the bytes read ahead followed by the rest. Zero reads nothing ahead.
      *
-     * @throws IllegalArgumentException if {@code bytes} is negative or above {@value #MAX_READ_AHEAD_LIMIT}
+     * @throws IllegalArgumentException if {@code bytes} is negative or above {@value RetryingHttpClient#MAX_READ_AHEAD_LIMIT}
      */
     public Builder readAheadLimit(int bytes) {
       if (bytes < 0 || bytes > MAX_READ_AHEAD_LIMIT) {
@@ -554,9 +563,6 @@ public final class RetryingHttpClient {
       this.readAheadLimit = bytes;
       return this;
     }
-
-    /** The largest {@link #readAheadLimit}: 1 GiB. */
-    public static final int MAX_READ_AHEAD_LIMIT = 1 << 30;
 
     /**
      * Where each attempt's timeout timer runs (real time, like the request's own timeout). Default: the
