@@ -20,6 +20,12 @@ import org.junit.jupiter.api.Test;
 @Tag("slow")
 class HttpCommandForkedTest {
   static final long BODY = 300L * 1024 * 1024;
+  // Own threads: the common pool may have a single one on a small machine, held by the silent server.
+  static final java.util.concurrent.ExecutorService THREADS = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+    Thread thread = new Thread(r, "forked-test-io");
+    thread.setDaemon(true);
+    return thread;
+  });
 
   @Test
   void aHugeErrorBodyIsCutAndTheCommandEndsWithinASmallHeap() throws Exception {
@@ -49,7 +55,7 @@ class HttpCommandForkedTest {
         } catch (IOException e) {
           // closed by the test
         }
-      });
+      }, THREADS);
       Result result = fork(OutOfMemoryInHttpMain.class.getName(),
           "http://127.0.0.1:" + silent.getLocalPort() + "/");
 
@@ -78,8 +84,8 @@ class HttpCommandForkedTest {
     command.addAll(List.of(args));
     Process process = new ProcessBuilder(command).start();
     // Both pipes read while it runs (a full pipe would block the child); bounded by the wait below.
-    CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> readAll(process.getInputStream()));
-    CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> readAll(process.getErrorStream()));
+    CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> readAll(process.getInputStream()), THREADS);
+    CompletableFuture<byte[]> err = CompletableFuture.supplyAsync(() -> readAll(process.getErrorStream()), THREADS);
     if (!process.waitFor(60, TimeUnit.SECONDS)) {
       process.destroyForcibly();
       throw new AssertionError("the command did not end within 60 s (a hang guard); stderr so far: "

@@ -104,7 +104,7 @@ final class AsyncCall<T> {
     if (failure != null) {
       attempt.close();
     }
-    Throwable cause = unwrap(failure);
+    Throwable cause = failure == null ? null : attempt.failure(unwrap(failure));
     long now = clock.nanoTime();
     Decision decision;
     Throwable terminal = null;

@@ -92,6 +92,22 @@ final class Attempt<T> implements BodyHandler<Object> {
     }
   }
 
+  /**
+   * The failure to report for this attempt: the timeout if the timer fired, whatever the client threw.
+   * Cancelling the body can make the client fail the exchange with its own "bytes received" IOException
+   * (JDK 25) before it sees ours; the attempt still failed because its time was up.
+   */
+  Throwable failure(Throwable thrown) {
+    HttpTimeoutException timeout = expired;
+    if (timeout == null || thrown instanceof HttpTimeoutException) {
+      return thrown;
+    }
+    if (thrown != null) {
+      timeout.addSuppressed(thrown);
+    }
+    return timeout;
+  }
+
   /** Stops the timer: the attempt's outcome is known and handed over. */
   void close() {
     Future<?> t = timer;

@@ -15,7 +15,8 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * The body of one attempt's response, between the connection and whoever reads it. Two modes:
  * <ul>
- *   <li><b>read-ahead</b> (a response that may be retried): reads at most about {@code limit} bytes, then
+ *   <li><b>read-ahead</b> (a response that may be retried): reads the body until it ends or more than
+ *       {@code limit} bytes arrived (at most one network read more), then
  *       stops asking for more and completes {@link #getBody()} with itself, so the engine can decide on the
  *       status and headers. A retried response is then {@linkplain #discard() discarded}: if its body ended
  *       within the limit the connection goes back to the pool, otherwise it is cancelled (closed) rather
@@ -133,7 +134,8 @@ final class AttemptBody implements BodySubscriber<Object> {
         item.get(prefix, prefixLength, n);
         prefixLength += n;
       }
-      full = prefixLength >= limit;
+      // Strictly more: a body of exactly the limit is read on to its end, so its connection can be reused.
+      full = prefixLength > limit;
     }
     if (full) {
       readAhead.complete(this);
@@ -162,11 +164,20 @@ final class AttemptBody implements BodySubscriber<Object> {
    */
   void fail(Throwable failure) {
     if (terminal.compareAndSet(null, failure)) {
-      Flow.Subscription s = upstream;
-      if (s != null) {
-        s.cancel();
-      }
+      // Our failure first, then the cancel: on cancel some JDKs (25) fail the exchange with their own
+      // "bytes received" IOException, which must not replace the timeout. With a caller's subscriber, the
+      // drain loop cancels once it has delivered the failure (maybe on another thread, after an onNext).
       end();
+      if (downstream == null) {
+        cancelUpstream();
+      }
+    }
+  }
+
+  private void cancelUpstream() {
+    Flow.Subscription s = upstream;
+    if (s != null) {
+      s.cancel();
     }
   }
 
@@ -229,6 +240,7 @@ final class AttemptBody implements BodySubscriber<Object> {
           terminated = true; // a failure ends the body at once: what is still queued is dropped
           queue.clear();
           down.onError((Throwable) end);
+          cancelUpstream(); // after the failure is delivered (see fail); a no-op if the connection failed
           break;
         }
         if (prefixPending) {

@@ -204,7 +204,7 @@ public final class RetryingHttpClient {
         response = client.send(attempt.request(request), attempt);
       } catch (IOException | RuntimeException e) {
         attempt.close();
-        failure = e;
+        failure = attempt.failure(e);
       } catch (InterruptedException e) {
         attempt.close();
         long now = clock.nanoTime();

@@ -66,7 +66,7 @@ class AttemptBodyRaceTest {
       AttemptBody body = AttemptBody.readAhead(5);
       FakeConnection connection = new FakeConnection();
       body.onSubscribe(connection);
-      deliver(body, 5, false); // the read-ahead is full: the decision can be made
+      deliver(body, 6, false); // more than the limit: the read-ahead is full, the decision can be made
       assertThat(body.getBody().toCompletableFuture().isDone()).isTrue();
       RecordingSubscriber caller = new RecordingSubscriber(1);
       IllegalStateException reset = new IllegalStateException("connection reset");
@@ -85,7 +85,7 @@ class AttemptBodyRaceTest {
         assertThat(caller.failure).isSameAs(reset);
       } else {
         assertThat(caller.failure).isNull();
-        assertThat(caller.bytes()).isEqualTo(5);
+        assertThat(caller.bytes()).isEqualTo(6);
       }
     }
   }
