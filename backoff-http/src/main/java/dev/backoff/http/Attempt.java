@@ -114,6 +114,7 @@ final class Attempt<T> implements BodyHandler<Object> {
     if (t != null) {
       t.cancel(false);
     }
+    body = null; // handed over or released: not ours to hold (a handler's body can be large)
   }
 
   /** The wall-clock instant the handler read {@code Retry-After} at, for the same reading in the decision. */
@@ -194,8 +195,8 @@ final class Attempt<T> implements BodyHandler<Object> {
 
   /** Ends the attempt's body (a cancelled call): the connection is closed unless the body already ended. */
   void cancel() {
-    close();
     AttemptBody current = body;
+    close();
     if (current != null) {
       current.fail(new java.util.concurrent.CancellationException("the call was cancelled"));
     }
