@@ -85,7 +85,8 @@ final class HttpCommand implements Callable<Integer> {
   Duration maxRetryAfter;
 
   @Option(names = "--timeout", paramLabel = "D", converter = DurationConverter.class,
-      description = "Timeout of each attempt (shortened to what is left before --deadline). Default: none.")
+      description = "Timeout of each attempt, body included (shortened to what is left before --deadline)."
+          + " Default: none.")
   Duration timeout;
 
   @Option(names = "--retry-status", paramLabel = "CODE", split = ",",

@@ -13,6 +13,7 @@ import java.net.http.HttpResponse.ResponseInfo;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -84,7 +85,8 @@ final class Attempt<T> implements BodyHandler<Object> {
 
   private void expire() {
     HttpTimeoutException timeout = new HttpTimeoutException(
-        "no complete response within " + Duration.ofNanos(timeoutNanos) + " (the attempt's timeout)");
+        "no complete response within " + Duration.ofNanos(timeoutNanos).truncatedTo(ChronoUnit.MILLIS)
+            + " (the attempt's timeout)");
     expired = timeout;
     AttemptBody current = body;
     if (current != null) {
