@@ -419,10 +419,6 @@ public final class RetryingHttpClient {
     return retryStatuses.contains(status);
   }
 
-  Set<Integer> retryStatusSet() {
-    return retryStatuses;
-  }
-
   /**
    * Builds a {@link RetryingHttpClient}. Each setter validates its argument at once and names it in the
    * message. Not thread-safe; the clients it builds are.
