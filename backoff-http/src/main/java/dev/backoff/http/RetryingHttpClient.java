@@ -15,6 +15,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
@@ -59,7 +60,9 @@ import java.util.function.Function;
  * engine's pushback hint: the wait is {@code max(Retry-After, backoff)}. A wait longer than the policy's
  * {@link RetryPolicy.Builder#maxPushback maxPushback} ends the call at once
  * ({@link StopReason#PUSHBACK_TOO_LONG}), as does one that would end past its deadline
- * ({@link StopReason#DEADLINE_EXCEEDED}). An unreadable value falls back to the backoff.
+ * ({@link StopReason#DEADLINE_EXCEEDED}). With several {@code Retry-After} headers the longest readable wait
+ * counts; one too long to represent (beyond about 292 years) is infinite and always stops the call. An
+ * unreadable value falls back to the backoff.
  *
  * <h2>Outcomes</h2>
  * <ul>
@@ -76,21 +79,33 @@ import java.util.function.Function;
  * </ul>
  *
  * <h2>Bodies and connections</h2>
- * The body of a response with a retryable status is read to its end into memory before the decision, so
- * a retried response never holds on to its connection (the connection goes back to the pool); if that
- * response is the last one, its bytes are replayed through the caller's body handler. Other responses go
- * straight to the caller's handler. There is no size limit on that buffer: error pages are small, but a
- * server that streams a huge body with a retryable status costs that much memory per call in flight. A
- * response that arrives after the caller gave up on an asynchronous call is closed if its body is.
+ * Nothing is buffered whole. Each attempt decides on the status and headers before reading the body. When
+ * a retry is possible, the body is read ahead up to the {@linkplain Builder#readAheadLimit read-ahead
+ * limit} (64 KiB by default); a retried body that ended within it leaves its connection for the next
+ * attempt, a longer one is not read on (its connection is closed). When no retry is possible (the last
+ * attempt, a status that is not retried, a request that may not be repeated...) the body goes straight to
+ * the caller's handler. When the engine stops where a retry looked possible (a budget refusal), the
+ * caller's handler gets the bytes read ahead, then the rest of the body from the connection. A response
+ * that arrives after the caller gave up on an asynchronous call is closed.
  *
  * <h2>Time</h2>
  * The policy's clock measures elapsed time and its sleeper waits (synchronous calls); asynchronous calls
  * wait on the {@linkplain Builder#scheduler scheduler} without holding a thread. HTTP-dates are compared with
  * the {@linkplain Builder#wallClock wall clock}. Each attempt's timeout is the request's own (or the
  * builder's {@linkplain Builder#attemptTimeout attempt timeout}), shortened to what is left before the
- * policy's deadline.
+ * policy's deadline. It bounds the whole exchange, body included (the request's own timeout only bounds
+ * the wait for headers): a timer ends the body with an {@link java.net.http.HttpTimeoutException} and
+ * closes the connection. It runs until the response is handed over, so it covers the whole body for
+ * handlers that read it all (ofString, ofByteArray, ofFile, discarding); a streaming body (ofInputStream,
+ * ofLines) is read after that, at the caller's pace.
  */
 public final class RetryingHttpClient {
+  /** The default {@linkplain Builder#readAheadLimit read-ahead limit}: 64 KiB. */
+  public static final int DEFAULT_READ_AHEAD_LIMIT = 64 * 1024;
+
+  /** The largest {@linkplain Builder#readAheadLimit read-ahead limit}: 1 GiB. */
+  public static final int MAX_READ_AHEAD_LIMIT = 1 << 30;
+
   private final HttpClient client;
   private final RetryPolicy<HttpResponse<?>> policy;
   private final Set<Integer> retryStatuses;
@@ -101,6 +116,8 @@ public final class RetryingHttpClient {
   private final Drivers drivers;
   private final java.time.Clock wallClock;
   private final ScheduledExecutorService scheduler;
+  private final ScheduledExecutorService timeoutScheduler;
+  private final int readAheadLimit;
 
   private RetryingHttpClient(Builder builder) {
     this.client = builder.client;
@@ -111,6 +128,8 @@ public final class RetryingHttpClient {
     this.driversPerHost = budgetPerHost == null ? null : new ConcurrentHashMap<>();
     this.wallClock = builder.wallClock;
     this.scheduler = builder.scheduler;
+    this.timeoutScheduler = builder.timeoutScheduler;
+    this.readAheadLimit = builder.readAheadLimit;
     Set<Integer> statuses = this.retryStatuses;
     this.policy = builder.policy.toBuilder()
         .retryOnResult(response -> statuses.contains(response.statusCode()))
@@ -171,8 +190,8 @@ public final class RetryingHttpClient {
     Objects.requireNonNull(request, "request must not be null");
     Objects.requireNonNull(handler, "handler must not be null");
     Drivers drivers = driversFor(request);
-    Exchange<T> exchange = new Exchange<>(this, request, HttpRetryRules.isRepeatable(request, retryNonIdempotent),
-        handler, true);
+    Exchange<T> exchange = new Exchange<>(this, drivers.policy, request,
+        HttpRetryRules.isRepeatable(request, retryNonIdempotent), handler, true);
     HttpResponse<Object> last;
     try {
       last = RetryLoops.sync(drivers.sync, exchange, exchange);
@@ -181,7 +200,7 @@ public final class RetryingHttpClient {
     } catch (Exception e) {
       throw new IOException(e); // send throws nothing else; kept for the compiler
     }
-    return BufferedBody.join(exchange.finish(last, handler));
+    return Attempt.join(exchange.finish(last));
   }
 
   /**
@@ -197,8 +216,8 @@ public final class RetryingHttpClient {
     Objects.requireNonNull(request, "request must not be null");
     Objects.requireNonNull(handler, "handler must not be null");
     Drivers drivers = driversFor(request);
-    Exchange<T> exchange = new Exchange<>(this, request, HttpRetryRules.isRepeatable(request, retryNonIdempotent),
-        handler, false);
+    Exchange<T> exchange = new Exchange<>(this, drivers.policy, request,
+        HttpRetryRules.isRepeatable(request, retryNonIdempotent), handler, false);
     CompletableFuture<HttpResponse<Object>> call = RetryLoops.async(drivers.async, exchange, exchange);
     CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     call.whenComplete((response, failure) -> {
@@ -206,18 +225,22 @@ public final class RetryingHttpClient {
         result.completeExceptionally(Exchange.unwrap(failure));
         return;
       }
-      exchange.finish(response, handler).whenComplete((converted, conversionFailure) -> {
+      exchange.finish(response).whenComplete((converted, conversionFailure) -> {
+        exchange.handedOver(); // completing the result below must not cancel the caller's body
         if (conversionFailure != null) {
           result.completeExceptionally(Exchange.unwrap(conversionFailure));
         } else if (!result.complete(converted)) {
-          BufferedBody.discard(converted); // the caller gave up meanwhile (cancel, orTimeout)
+          Attempt.release(converted); // the caller gave up meanwhile (cancel, orTimeout)
         }
       });
     });
     // Whoever completes the future (cancel, orTimeout, complete...) ends the call: the loop cancels the
-    // pending retry or the attempt in flight, and the listeners hear of it. After the call's own end there
-    // is nothing left to stop.
-    result.whenComplete((response, failure) -> call.cancel(true));
+    // pending retry or the attempt in flight, and the listeners hear of it; a body still arriving for the
+    // last response is ended. After the call's own end there is nothing left to stop.
+    result.whenComplete((response, failure) -> {
+      call.cancel(true);
+      exchange.endUnlessHandedOver();
+    });
     return result;
   }
 
@@ -226,19 +249,49 @@ public final class RetryingHttpClient {
    * {@code nanosLeft}, the time left before the deadline ({@link AttemptContext#NO_DEADLINE}: none). The body
    * publisher is shared: each send subscribes to it afresh.
    */
-  HttpRequest attemptRequest(HttpRequest request, long nanosLeft) {
-    Duration timeout = request.timeout().orElse(attemptTimeout);
-    if (nanosLeft != AttemptContext.NO_DEADLINE) {
-      // Never a zero or negative timeout: a last attempt started at the deadline gets a token millisecond.
-      Duration remaining = Duration.ofNanos(Math.max(nanosLeft, Duration.ofMillis(1).toNanos()));
-      if (timeout == null || remaining.compareTo(timeout) < 0) {
-        timeout = remaining;
-      }
+  HttpRequest attemptRequest(HttpRequest request, long timeoutNanos) {
+    if (timeoutNanos < 0) {
+      return request;
     }
-    if (timeout == null || timeout.equals(request.timeout().orElse(null))) {
+    Duration timeout = Duration.ofNanos(timeoutNanos);
+    if (timeout.equals(request.timeout().orElse(null))) {
       return request;
     }
     return HttpRequest.newBuilder(request, (name, value) -> true).timeout(timeout).build();
+  }
+
+  /**
+   * One attempt's timeout in nanoseconds: the request's own (or the attempt timeout), shortened to
+   * {@code nanosLeft}, the time left before the deadline ({@link AttemptContext#NO_DEADLINE}: none); -1 for
+   * no timeout at all.
+   */
+  long attemptTimeoutNanos(HttpRequest request, long nanosLeft) {
+    Duration own = request.timeout().orElse(attemptTimeout);
+    long timeout = own == null ? -1 : saturatedNanos(own);
+    if (nanosLeft != AttemptContext.NO_DEADLINE) {
+      // Never a zero or negative timeout: a last attempt started at the deadline gets a token millisecond.
+      long remaining = Math.max(nanosLeft, Duration.ofMillis(1).toNanos());
+      if (timeout < 0 || remaining < timeout) {
+        timeout = remaining;
+      }
+    }
+    return timeout;
+  }
+
+  private static long saturatedNanos(Duration duration) {
+    return duration.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : duration.toNanos();
+  }
+
+  Instant wallNow() {
+    return Instant.now(wallClock);
+  }
+
+  ScheduledExecutorService timeoutScheduler() {
+    return timeoutScheduler;
+  }
+
+  int readAheadLimit() {
+    return readAheadLimit;
   }
 
   /** A policy with the loops' executors for it: one for all hosts, or one per host with its own budget. */
@@ -295,10 +348,6 @@ public final class RetryingHttpClient {
     return retryStatuses.contains(status);
   }
 
-  Set<Integer> retryStatusSet() {
-    return retryStatuses;
-  }
-
   /**
    * Builds a {@link RetryingHttpClient}. Each setter validates its argument at once and names it in the
    * message. Not thread-safe; the clients it builds are.
@@ -312,6 +361,8 @@ public final class RetryingHttpClient {
     private Function<String, RetryBudget> budgetPerHost;
     private java.time.Clock wallClock = java.time.Clock.systemUTC();
     private ScheduledExecutorService scheduler;
+    private ScheduledExecutorService timeoutScheduler;
+    private int readAheadLimit = DEFAULT_READ_AHEAD_LIMIT;
 
     private Builder(HttpClient client) {
       this.client = Objects.requireNonNull(client, "client must not be null");
@@ -420,10 +471,40 @@ public final class RetryingHttpClient {
       return this;
     }
 
+    /**
+     * How much of the body of a response that may be retried is read before the decision, in bytes.
+     * Default {@value RetryingHttpClient#DEFAULT_READ_AHEAD_LIMIT} (64 KiB). A retried response whose
+     * body ends within it leaves its connection for the next attempt; a longer body is not read on: its
+     * connection is closed. A response that is not retried after all is handed to the caller's handler,
+     * the bytes read ahead followed by the rest. Zero reads nothing ahead.
+     *
+     * @throws IllegalArgumentException if {@code bytes} is negative or above {@value RetryingHttpClient#MAX_READ_AHEAD_LIMIT}
+     */
+    public Builder readAheadLimit(int bytes) {
+      if (bytes < 0 || bytes > MAX_READ_AHEAD_LIMIT) {
+        throw new IllegalArgumentException(
+            "readAheadLimit must be between 0 and " + MAX_READ_AHEAD_LIMIT + " bytes, was " + bytes);
+      }
+      this.readAheadLimit = bytes;
+      return this;
+    }
+
+    /**
+     * Where each attempt's timeout timer runs (real time, like the request's own timeout). Default: the
+     * library's shared daemon scheduler. For tests, to fire a timeout at a chosen moment.
+     */
+    Builder timeoutScheduler(ScheduledExecutorService timeoutScheduler) {
+      this.timeoutScheduler = Objects.requireNonNull(timeoutScheduler, "timeoutScheduler must not be null");
+      return this;
+    }
+
     /** Builds the client. */
     public RetryingHttpClient build() {
       if (scheduler == null) {
         scheduler = AsyncRetryExecutor.defaultScheduler();
+      }
+      if (timeoutScheduler == null) {
+        timeoutScheduler = AsyncRetryExecutor.defaultScheduler();
       }
       return new RetryingHttpClient(this);
     }

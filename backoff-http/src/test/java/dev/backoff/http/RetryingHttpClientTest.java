@@ -136,7 +136,7 @@ class RetryingHttpClientTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"soon", "-5", "1.5", "+3", "99999999999999999999", "Sat, 21 Nov 2026 10:00:07 UTC",
+  @ValueSource(strings = {"soon", "-5", "1.5", "+3", "99999999999999999999x", "Sat, 21 Nov 2026 10:00:07 UTC",
       "Sat, 31 Feb 2026 10:00:07 GMT", ""})
   void malformedRetryAfterFallsBackToTheBackoff(String value) throws Exception {
     try (ScriptedServer server = new ScriptedServer(respond(503, "", "Retry-After", value), respond(200, "ok"))) {
@@ -160,6 +160,55 @@ class RetryingHttpClientTest {
       assertThat(sleeper.sleeps()).isEmpty();
       assertThat(listener.kinds()).containsExactly("exhausted");
       assertThat(listener.last().stopReason()).isEqualTo(StopReason.PUSHBACK_TOO_LONG);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"3600", "9223372037", "99999999999999999999", "Fri, 31 Dec 9999 23:59:59 GMT"})
+  void retryAfterTooLongEndsTheCallHoweverLargeItIs(String value) throws Exception {
+    try (ScriptedServer server = new ScriptedServer(respond(503, "later", "Retry-After", value), respond(200, "ok"))) {
+      HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
+
+      assertThat(response.statusCode()).isEqualTo(503);
+      assertThat(server.requestCount()).isEqualTo(1);
+      assertThat(sleeper.sleeps()).isEmpty();
+      assertThat(listener.last().stopReason()).isEqualTo(StopReason.PUSHBACK_TOO_LONG);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"99999999999999999999", "Fri, 31 Dec 9999 23:59:59 GMT"})
+  void retryAfterBeyondNanosecondsEndsTheCallEvenWithTheLargestMaximumPushback(String value) throws Exception {
+    try (ScriptedServer server = new ScriptedServer(respond(503, "later", "Retry-After", value), respond(200, "ok"))) {
+      HttpResponse<String> response = client(policy().maxPushback(Duration.ofNanos(Long.MAX_VALUE))).build()
+          .send(get(server.uri("/")), BodyHandlers.ofString());
+
+      assertThat(response.statusCode()).isEqualTo(503);
+      assertThat(server.requestCount()).isEqualTo(1);
+      assertThat(sleeper.sleeps()).isEmpty();
+      assertThat(listener.last().stopReason()).isEqualTo(StopReason.PUSHBACK_TOO_LONG);
+    }
+  }
+
+  @Test
+  void severalRetryAfterHeadersUseTheMostConservativeReadableOne() throws Exception {
+    try (ScriptedServer server = new ScriptedServer(respond(503, "", "Retry-After", "garbage", "Retry-After", "3600"),
+        respond(200, "ok"))) {
+      HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
+
+      assertThat(response.statusCode()).isEqualTo(503);
+      assertThat(listener.last().stopReason()).isEqualTo(StopReason.PUSHBACK_TOO_LONG);
+    }
+  }
+
+  @Test
+  void severalReadableRetryAfterHeadersUseTheLongest() throws Exception {
+    try (ScriptedServer server = new ScriptedServer(respond(503, "", "Retry-After", "1", "Retry-After", "5"),
+        respond(200, "ok"))) {
+      HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
+
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(5));
     }
   }
 
@@ -514,11 +563,12 @@ class RetryingHttpClientTest {
     HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:1/")).timeout(Duration.ofSeconds(10))
         .header("X-Kept", "yes").build();
 
-    HttpRequest attempt = http.attemptRequest(request, Duration.ofMillis(500).toNanos()); // 1.5 s of 2 s gone
+    // 1.5 s of the 2 s gone: 500 ms left.
+    HttpRequest attempt = http.attemptRequest(request, http.attemptTimeoutNanos(request, 500_000_000L));
 
     assertThat(attempt.timeout()).hasValue(Duration.ofMillis(500));
     assertThat(attempt.headers().firstValue("X-Kept")).hasValue("yes");
-    assertThat(http.attemptRequest(request, -Duration.ofSeconds(5).toNanos()).timeout())
+    assertThat(http.attemptRequest(request, http.attemptTimeoutNanos(request, -5_000_000_000L)).timeout())
         .hasValue(Duration.ofMillis(1));
   }
 
@@ -528,8 +578,9 @@ class RetryingHttpClientTest {
     HttpRequest bare = HttpRequest.newBuilder(URI.create("http://127.0.0.1:1/")).build();
     HttpRequest own = HttpRequest.newBuilder(URI.create("http://127.0.0.1:1/")).timeout(Duration.ofSeconds(1)).build();
 
-    assertThat(http.attemptRequest(bare, AttemptContext.NO_DEADLINE).timeout()).hasValue(Duration.ofSeconds(3));
-    assertThat(http.attemptRequest(own, AttemptContext.NO_DEADLINE)).isSameAs(own);
+    assertThat(http.attemptRequest(bare, http.attemptTimeoutNanos(bare, AttemptContext.NO_DEADLINE)).timeout())
+        .hasValue(Duration.ofSeconds(3));
+    assertThat(http.attemptRequest(own, http.attemptTimeoutNanos(own, AttemptContext.NO_DEADLINE))).isSameAs(own);
   }
 
   static URI refusedUri() throws IOException {
