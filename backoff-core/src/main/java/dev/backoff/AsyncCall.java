@@ -35,8 +35,8 @@ import java.util.function.Supplier;
  * to the scheduler waits for its handle, so the pending retry is cancelled by the time {@code cancel}
  * returns.
  *
- * <p>The attempt is the executor's {@link Supplier} (judged by the policy's rules, inline: {@code judge} is
- * null) or a driver's {@link AsyncAttempt} with its {@link OutcomeJudge}; "supplier" above means either.
+ * <p>The attempt is the executor's {@link Supplier} (judged by the policy's rules, inline) or a driver's
+ * {@link AsyncAttempt} with its {@link OutcomeJudge}; "supplier" above means either.
  * The call is its own {@link AttemptContext}, so a waiting call is no bigger for it.
  */
 final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Callable<Object>, AttemptContext {
@@ -52,32 +52,44 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   @SuppressWarnings("rawtypes")
   private static final AtomicReferenceFieldUpdater<AsyncCall, Future> PENDING =
       AtomicReferenceFieldUpdater.newUpdater(AsyncCall.class, Future.class, "pending");
+  @SuppressWarnings("rawtypes")
+  private static final AtomicReferenceFieldUpdater<AsyncCall, CompletionStage> IN_FLIGHT =
+      AtomicReferenceFieldUpdater.newUpdater(AsyncCall.class, CompletionStage.class, "inFlight");
+  /** In {@link #inFlight} while a retry is handed to the scheduler and its handle is not yet in pending. */
+  @SuppressWarnings("rawtypes")
+  private static final CompletionStage SCHEDULING = new CompletableFuture<>();
 
   private final AsyncRetryExecutor<R> executor;
-  private final Object attempt; // a Supplier when judge is null, else an AsyncAttempt
-  private final OutcomeJudge<R> judge;
+  private final Object attempt; // the executor's Supplier, or a driver's Hooks (one field: a waiting call stays small)
   private Execution<R> execution; // created on the first failure; guarded by state
   private long startNanos;
   private volatile int state = RUNNING;
   // The scheduled retry, for cancellation; this call itself once that retry has started (see scheduleRetry).
   private volatile Future<?> pending;
   private volatile CompletionStage<T> inFlight;
-  // The thread calling the supplier while STARTING, or handing the retry to the scheduler while scheduling:
-  // written before the volatile write that publishes it.
+  // The thread calling the supplier while STARTING, or handing the retry to the scheduler (inFlight is then
+  // SCHEDULING): written before the volatile write that publishes it.
   private Thread starter;
-  // True while a retry is being handed to the scheduler and its handle is not yet in pending.
-  private volatile boolean scheduling;
 
   AsyncCall(AsyncRetryExecutor<R> executor, Supplier<? extends CompletionStage<T>> supplier) {
     this.executor = executor;
     this.attempt = supplier;
-    this.judge = null;
   }
 
   AsyncCall(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt, OutcomeJudge<R> judge) {
     this.executor = executor;
-    this.attempt = attempt;
-    this.judge = judge;
+    this.attempt = new Hooks<>(attempt, judge);
+  }
+
+  /** A driver's two hooks. */
+  private static final class Hooks<R, T> {
+    final AsyncAttempt<T> attempt;
+    final OutcomeJudge<R> judge;
+
+    Hooks(AsyncAttempt<T> attempt, OutcomeJudge<R> judge) {
+      this.attempt = attempt;
+      this.judge = judge;
+    }
   }
 
   void start() {
@@ -108,6 +120,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
       // Completed by the caller after this task won the race: stop without another attempt (and give the
       // budget back the retry, which never started).
       state = DONE;
+      IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
       execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
       return null;
     }
@@ -120,8 +133,8 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   private void startAttempt() {
     CompletionStage<T> stage;
     try {
-      stage = judge == null ? ((Supplier<? extends CompletionStage<T>>) attempt).get()
-          : ((AsyncAttempt<T>) attempt).start(this);
+      stage = attempt instanceof Hooks ? ((Hooks<R, T>) attempt).attempt.start(this)
+          : ((Supplier<? extends CompletionStage<T>>) attempt).get();
       if (stage == null) {
         throw new NullPointerException("the attempt returned null instead of a CompletionStage");
       }
@@ -180,7 +193,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     if (execution == null) {
       if (verdict == Verdict.ACCEPT) {
         if (cause != null) {
-          throw new IllegalArgumentException("the judge accepted a failure: " + cause);
+          throw new IllegalArgumentException("the judge accepted a failure: " + cause, cause);
         }
         // First-try success: like the sync loop, read no clock unless a deadline or listener needs it.
         state = DONE;
@@ -198,13 +211,15 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     decideAfter(cause, result, verdict, executor.clock.nanoTime());
   }
 
+  @SuppressWarnings("unchecked")
   private Verdict judge(RetryPolicy<R> policy, T result, Throwable cause) {
-    if (judge == null) {
+    if (!(attempt instanceof Hooks)) {
       if (cause != null) {
         return Verdict.RETRYABLE;
       }
       return policy.retryOnResult == null || !policy.retryOnResult.test(result) ? Verdict.ACCEPT : Verdict.RETRYABLE;
     }
+    OutcomeJudge<R> judge = ((Hooks<R, T>) attempt).judge;
     Verdict verdict = judge.judge(policy, result, cause);
     if (verdict == null) {
       throw new NullPointerException("the outcome judge " + judge + " returned null");
@@ -215,9 +230,9 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   /** A result nobody will read: the driver may release it (an HTTP body's connection). */
   @SuppressWarnings("unchecked")
   private void discard(T result) {
-    if (judge != null && result != null) {
+    if (attempt instanceof Hooks && result != null) {
       try {
-        ((AsyncAttempt<T>) attempt).discard(result);
+        ((Hooks<R, T>) attempt).attempt.discard(result);
       } catch (RuntimeException ignored) {
         // Releasing an unwanted result is best effort: the call has its outcome already.
       }
@@ -249,12 +264,14 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     // only if the task has not started (the task marks its start by setting pending to this call).
     Future<?> before = pending;
     starter = Thread.currentThread(); // a canceller does not wait for itself (see stopRetrying)
-    scheduling = true;
+    inFlight = SCHEDULING; // no attempt is in flight now (decide cleared it)
     state = WAITING; // before scheduling: the task may run at once on another thread
     try {
       Future<?> task = executor.scheduler.schedule((Callable<Object>) this, delayNanos, TimeUnit.NANOSECONDS);
-      PENDING.compareAndSet(this, before, task);
-      scheduling = false;
+      if (PENDING.compareAndSet(this, before, task)) {
+        // The task has not started, so the marker is still ours (a started task replaces it).
+        IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
+      }
       if (isDone()) {
         // Cancelled while this retry was being decided or scheduled: the canceller may have found no task
         // to cancel, so drop it from the queue now rather than when it falls due.
@@ -264,7 +281,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
         task.cancel(false);
       }
     } catch (RuntimeException rejected) {
-      scheduling = false;
+      IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
       // Usually a RejectedExecutionException (shut down); any other exception from schedule() must end the
       // call the same way, or the future would hang and the listeners never hear of the call again.
       if (STATE.compareAndSet(this, WAITING, DONE)) {
@@ -308,8 +325,8 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     if (STATE.compareAndSet(this, WAITING, DONE)) {
       // The retry may still be on its way into the scheduler: wait (briefly, no lock) for its handle, so
       // that it is cancelled, and out of the queue, by the time cancel returns.
-      if (scheduling && starter != Thread.currentThread()) {
-        spinWhile(() -> scheduling);
+      if (inFlight == SCHEDULING && starter != Thread.currentThread()) {
+        spinWhile(() -> inFlight == SCHEDULING);
       }
       Future<?> task = pending;
       if (task != null && task != this) {
@@ -324,7 +341,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
       spinWhile(() -> state == STARTING);
     }
     CompletionStage<T> stage = inFlight;
-    if (stage != null) {
+    if (stage != null && stage != SCHEDULING) {
       cancelStage(stage);
     }
   }

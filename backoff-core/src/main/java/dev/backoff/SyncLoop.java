@@ -41,7 +41,7 @@ final class SyncLoop {
     Verdict verdict = judged(policy, judge, target, kind, result, failure);
     if (verdict == Verdict.ACCEPT) {
       if (failure != null) {
-        throw new IllegalArgumentException("the judge accepted a failure: " + failure);
+        throw new IllegalArgumentException("the judge accepted a failure: " + failure, failure);
       }
       FirstAttempt.succeeded(policy, result, start, clock);
       return result;
