@@ -62,7 +62,7 @@ public final class ClientFleet implements AutoCloseable {
     return thread;
   }
 
-  /** A builder with seed 003's defaults (1000 clients, think 10 s, timeout 2 s, policy "exponential"). */
+  /** A builder with seed 003's defaults (1000 clients, think 10 s, timeout 2 s, policy "storm-exponential"). */
   public static Builder builder() {
     return new Builder();
   }
@@ -176,7 +176,7 @@ public final class ClientFleet implements AutoCloseable {
     private int clients = 1000;
     private Duration think = Duration.ofSeconds(10);
     private Duration timeout = Duration.ofSeconds(2);
-    private RetryPolicy.Builder<HttpResponse<?>> policy = LabPolicies.named("exponential");
+    private RetryPolicy.Builder<HttpResponse<?>> policy = LabPolicies.named("storm-exponential");
 
     Builder() {}
 
@@ -241,7 +241,7 @@ public final class ClientFleet implements AutoCloseable {
     }
 
     /**
-     * The retry policy by name (see {@link LabPolicies}; default "exponential").
+     * The retry policy by name (see {@link LabPolicies}; default "storm-exponential").
      *
      * @throws IllegalArgumentException if the name is unknown
      */

@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.sim.KneeLatency;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -208,7 +209,7 @@ public final class LabDemo {
     private KneeLatency latency = KneeLatency.seed003();
     private int backlog = 512;
     private int maxConnections = 4000;
-    private List<String> policies = List.of("fixed", "exponential");
+    private List<String> policies = List.of("storm-fixed", "storm-exponential");
 
     Builder() {}
 

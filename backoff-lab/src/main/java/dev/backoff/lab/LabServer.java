@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.sim.KneeLatency;
 import dev.backoff.lab.LoopbackHttpServer.Exchange;
 import java.io.IOException;
 import java.net.URI;

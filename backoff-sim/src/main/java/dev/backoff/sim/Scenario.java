@@ -54,10 +54,13 @@ public final class Scenario {
   static {
     key("duration", "400s", "simulated time of each run");
     key("seed", 3L, "random seed: the same seed and scenario give byte-identical output");
-    key("policies", List.of("fixed", "exponential", "exponential-full-jitter", "exponential-full-jitter+budget"),
-        "policies to compare (presets, strategies like full-jitter:100ms:20s, suffix +budget)");
-    key("max-attempts", "unlimited", "attempt limit for strategy policies (presets keep their own)");
-    key("budget", "token-bucket", "retry budget of '+budget' policies: token-bucket[:capacity:cost:timeout-cost] (AWS), grpc[:max-tokens:token-ratio] or ratio[:ratio:min-per-second:window] (Finagle)");
+    key("policies", List.of("storm-fixed", "storm-exponential", "storm-exponential-full-jitter",
+            "storm-exponential-full-jitter+budget"),
+        "policies to compare (see 'backoff strategies': the experiment's storm-*, strategies like "
+            + "full-jitter:100ms:20s, presets; suffix +budget)");
+    key("max-attempts", "unlimited", "attempt limit, the first attempt included; when set it applies to every "
+        + "policy, presets and storm-* too (unset: strategies unlimited, presets their own)");
+    key("budget", dev.backoff.spec.BudgetSpec.DEFAULT, "retry budget of '+budget' policies: token-bucket[:capacity:cost:timeout-cost] (AWS), grpc[:max-tokens:token-ratio] or ratio[:ratio:min-per-second:window] (Finagle)");
     key("client", "closed", "client model: closed (seed 003: N clients with think time) or open (Poisson arrivals)");
     key("clients", 1000L, "closed loop: number of clients");
     key("think-mean", "10s", "closed loop: mean of the exponential think time before each new request");
@@ -186,7 +189,8 @@ public final class Scenario {
           + get("recovery-window"));
     }
     faults = Fault.parseAll(get("faults"), durationNanos);
-    policies = PolicySpec.parseAll(get("policies"));
+    policies = PolicySpec.parseAll(get("policies"), raw.containsKey("max-attempts")
+        && maxAttempts != Integer.MAX_VALUE);
     checkContradictions();
     checkMemory();
   }
