@@ -12,13 +12,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -115,13 +113,7 @@ final class SimulateCommand implements Callable<Integer> {
     if (file != null) {
       values.putAll(readScenarioFile(file));
     }
-    CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
-    for (Scenario.Key key : Scenario.keys()) {
-      OptionSpec option = spec.findOption("--" + key.name());
-      if (option != null && parsed.hasMatchedOption(option)) {
-        values.put(key.name(), option.getValue());
-      }
-    }
+    values.putAll(ScenarioKeyFlags.given(spec, null));
     return Scenario.of(values);
   }
 
@@ -134,14 +126,7 @@ final class SimulateCommand implements Callable<Integer> {
   static final class ScenarioFlags implements CommandLine.IModelTransformer {
     @Override
     public CommandSpec transform(CommandSpec command) {
-      for (Scenario.Key key : Scenario.keys()) {
-        command.addOption(OptionSpec.builder("--" + key.name())
-            .paramLabel(key.name().toUpperCase(Locale.ROOT).replace('-', '_'))
-            .type(String.class)
-            .description((key.description() + ". Default: " + key.defaultValue() + ".").replace("%", "%%"))
-            .build());
-      }
-      return command;
+      return ScenarioKeyFlags.add(command, null);
     }
   }
 }

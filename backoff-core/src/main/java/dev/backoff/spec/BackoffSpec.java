@@ -298,12 +298,15 @@ public final class BackoffSpec {
   }
 
   /**
-   * With the first delay (the median first delay for decorrelated-v2, the base for decorrelated).
+   * With the first delay (the median first delay for decorrelated-v2, the base for decorrelated). Zero is
+   * only for {@code fixed} ({@link #toBackoff()} refuses it for the others).
    *
-   * @throws IllegalArgumentException if it is not positive
+   * @throws IllegalArgumentException if it is negative
    */
   public BackoffSpec initial(Duration initial) {
-    positive("initial", initial);
+    if (initial.isNegative()) {
+      throw new IllegalArgumentException("initial must not be negative, was " + initial);
+    }
     return new BackoffSpec(name, text, initial, multiplier, cap, increment, jitter, factor, googleCloudWithCap);
   }
 
@@ -390,6 +393,10 @@ public final class BackoffSpec {
       return Preset.byName(name).backoff();
     }
     Duration first = initial != null ? initial : DEFAULT_INITIAL;
+    if (first.isZero() && !name.equals("fixed")) {
+      throw new IllegalArgumentException("bad strategy '" + show(text) + "': " + parameterName(name, Parameter.INITIAL)
+          + " must be positive for " + name + ", was 0s (fixed:0s or none retry at once)");
+    }
     double growth = multiplier != null ? multiplier : DEFAULT_MULTIPLIER;
     Duration top = effectiveCap();
     if (top != null && top.compareTo(first) < 0 && !name.equals("fixed") && !name.equals("none")) {

@@ -13,8 +13,9 @@ import java.util.regex.Pattern;
  * {@code 250ms}, {@code 1s}, {@code 1.5s}, {@code 2m}, {@code 1h}, {@code 1d}, {@code 500us} (or
  * {@code 500µs}), {@code 10ns}, or ISO-8601 ({@code PT1S}). A bare number is refused (its unit would be a
  * guess: {@code 10} is 10 s to one tool and 10 ms to another), with the hint {@code write 10s}. Arithmetic is
- * exact ({@code 0.1s} is 100,000,000 ns); a value finer than a nanosecond, negative, or longer than
- * {@link Long#MAX_VALUE} nanoseconds (about 292 years) is refused, never rounded or clamped.
+ * exact ({@code 0.1s} is 100,000,000 ns); a value finer than a nanosecond, negative, or too large is refused,
+ * never rounded or clamped: {@link #parseNanos} (what the simulator and the retry internals count in) takes
+ * at most {@link Long#MAX_VALUE} nanoseconds (about 292 years), {@link #parse} what a {@link Duration} holds.
  *
  * <p>{@link #format(Duration)} writes a duration the way a user writes one ({@code 20s}, {@code 1.5s},
  * {@code 250ms}) and {@code parse(format(d))} is {@code d} for every duration this class accepts.
@@ -27,6 +28,8 @@ public final class Durations {
   private static final Pattern SIMPLE =
       Pattern.compile("([+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+))\\s*(ns|us|µs|ms|s|m|min|h|d)?");
   private static final BigDecimal MAX_NANOS = BigDecimal.valueOf(Long.MAX_VALUE);
+  private static final BigDecimal MAX_DURATION_NANOS =
+      BigDecimal.valueOf(Long.MAX_VALUE).movePointRight(9).add(BigDecimal.valueOf(999_999_999L));
   private static final long[] UNIT_NANOS = {86_400_000_000_000L, 3_600_000_000_000L, 60_000_000_000L};
   private static final String[] UNIT_NAMES = {"d", "h", "m"};
 
@@ -38,7 +41,9 @@ public final class Durations {
    * @throws NullPointerException if {@code text} is null
    */
   public static Duration parse(String text) {
-    return Duration.ofNanos(parseNanos(text));
+    BigDecimal nanos = parseExact(text, MAX_DURATION_NANOS);
+    BigDecimal[] secondsAndNanos = nanos.divideAndRemainder(BigDecimal.valueOf(1_000_000_000L));
+    return Duration.ofSeconds(secondsAndNanos[0].longValueExact(), secondsAndNanos[1].longValueExact());
   }
 
   /**
@@ -47,6 +52,10 @@ public final class Durations {
    * @throws IllegalArgumentException as {@link #parse(String)}
    */
   public static long parseNanos(String text) {
+    return parseExact(text, MAX_NANOS).longValueExact();
+  }
+
+  private static BigDecimal parseExact(String text, BigDecimal max) {
     if (text == null) {
       throw new NullPointerException("duration must not be null");
     }
@@ -62,7 +71,7 @@ public final class Durations {
         throw new IllegalArgumentException("duration must not be negative, was '" + show(text) + "'");
       }
       BigDecimal seconds = new BigDecimal(BigInteger.valueOf(iso.getSeconds())).add(BigDecimal.valueOf(iso.getNano(), 9));
-      return checked(text, seconds.movePointRight(9));
+      return checked(text, seconds.movePointRight(9), max);
     }
     Matcher matcher = SIMPLE.matcher(trimmed.toLowerCase(Locale.ROOT));
     if (!matcher.matches()) {
@@ -91,21 +100,23 @@ public final class Durations {
     if (amount.precision() - amount.scale() > 40) {
       throw tooLarge(text);
     }
-    return checked(text, amount.multiply(BigDecimal.valueOf(unit)));
+    return checked(text, amount.multiply(BigDecimal.valueOf(unit)), max);
   }
 
   private static String stripSign(String number) {
     return number.startsWith("+") || number.startsWith("-") ? number.substring(1) : number;
   }
 
-  private static long checked(String text, BigDecimal nanos) {
-    if (nanos.compareTo(MAX_NANOS) > 0) {
-      throw tooLarge(text);
+  private static BigDecimal checked(String text, BigDecimal nanos, BigDecimal max) {
+    if (nanos.compareTo(max) > 0) {
+      throw max == MAX_NANOS ? tooLarge(text)
+          : new IllegalArgumentException("duration '" + show(text) + "' is too large (at most "
+              + format(Duration.ofSeconds(Long.MAX_VALUE, 999_999_999)) + ")");
     }
     if (nanos.signum() != 0 && nanos.stripTrailingZeros().scale() > 0) {
       throw new IllegalArgumentException("duration '" + show(text) + "' is finer than a nanosecond");
     }
-    return nanos.longValueExact();
+    return nanos.stripTrailingZeros().setScale(0);
   }
 
   private static IllegalArgumentException tooLarge(String text) {

@@ -49,12 +49,16 @@ class DurationsTest {
     assertThatThrownBy(() -> Durations.parse("-1s")).hasMessage("duration must not be negative, was '-1s'");
     assertThatThrownBy(() -> Durations.parse("-PT1S")).hasMessage("duration must not be negative, was '-PT1S'");
     assertThatThrownBy(() -> Durations.parse("1.5ns")).hasMessage("duration '1.5ns' is finer than a nanosecond");
-    assertThatThrownBy(() -> Durations.parse("9223372036854775808ns"))
+    assertThat(Durations.parse("9223372036854775808ns")).isEqualTo(Duration.ofNanos(Long.MAX_VALUE).plusNanos(1));
+    assertThat(Durations.parse("100000000d")).isEqualTo(Duration.ofDays(100_000_000));
+    assertThatThrownBy(() -> Durations.parse("9223372036854775808s")).hasMessageStartingWith(
+        "duration '9223372036854775808s' is too large (at most 9223372036854775807.999999999s)");
+    assertThatThrownBy(() -> Durations.parseNanos("9223372036854775808ns"))
         .hasMessage("duration '9223372036854775808ns' is too large (at most 9223372036.854775807s, about 292 years)");
     assertThatThrownBy(() -> Durations.parse("300y")).hasMessageStartingWith("'300y' is not a duration");
     assertThatThrownBy(() -> Durations.parse("1" + "0".repeat(100000) + "d"))
         .hasMessageContaining("is too large").hasMessageContaining("characters)");
-    assertThatThrownBy(() -> Durations.parse("PT1000000000000H")).hasMessageContaining("too large");
+    assertThatThrownBy(() -> Durations.parseNanos("PT1000000000000H")).hasMessageContaining("too large");
     assertThatThrownBy(() -> Durations.parse(null)).isInstanceOf(NullPointerException.class);
   }
 

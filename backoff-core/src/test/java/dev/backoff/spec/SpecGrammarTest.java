@@ -111,7 +111,9 @@ class SpecGrammarTest {
     assertThatThrownBy(() -> BackoffSpec.parse("full-jitter:1s:100ms"))
         .hasMessage("bad strategy 'full-jitter:1s:100ms': cap 100ms is below initial 1s");
     assertThatThrownBy(() -> BackoffSpec.parse("full-jitter:0s"))
-        .hasMessage("bad strategy 'full-jitter:0s': initial '0s': initial must be positive, was 0s");
+        .hasMessage("bad strategy 'full-jitter:0s': initial must be positive for full-jitter, was 0s (fixed:0s or none "
+            + "retry at once)");
+    assertThat(described("fixed:0s")).isEqualTo(Backoff.fixed(Duration.ZERO).toString());
     assertThatThrownBy(() -> BackoffSpec.parse("decorrelated:30s"))
         .hasMessage("bad strategy 'decorrelated:30s': cap 20s is below base 30s");
     assertThatThrownBy(() -> BackoffSpec.parse("aws-standard:1s"))

@@ -221,7 +221,7 @@ public final class ClientFleet implements AutoCloseable {
      */
     public Builder think(Duration think) {
       if (think == null || think.isNegative() || think.isZero()) {
-        throw new IllegalArgumentException("think must be positive, was " + think);
+        throw new IllegalArgumentException("think must be positive, was " + show(think));
       }
       this.think = think;
       return this;
@@ -234,7 +234,7 @@ public final class ClientFleet implements AutoCloseable {
      */
     public Builder timeout(Duration timeout) {
       if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        throw new IllegalArgumentException("timeout must be positive, was " + show(timeout));
       }
       this.timeout = timeout;
       return this;
@@ -278,5 +278,10 @@ public final class ClientFleet implements AutoCloseable {
       fleet.start();
       return fleet;
     }
+  }
+
+  /** A duration for a message, as a user writes one ({@code 0s}, not {@code PT0S}). */
+  static String show(Duration value) {
+    return value == null ? "null" : value.isNegative() ? value.toString() : dev.backoff.spec.Durations.format(value);
   }
 }

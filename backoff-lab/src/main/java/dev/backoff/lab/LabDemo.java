@@ -347,7 +347,8 @@ public final class LabDemo {
 
     private static Duration atLeast(String name, Duration value, Duration minimum) {
       if (value == null || value.compareTo(minimum) < 0) {
-        throw new IllegalArgumentException(name + " must be at least " + minimum.toSeconds() + "s, was " + value);
+        throw new IllegalArgumentException(name + " must be at least " + minimum.toSeconds() + "s, was "
+            + ClientFleet.show(value));
       }
       return value;
     }

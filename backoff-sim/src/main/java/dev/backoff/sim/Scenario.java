@@ -347,6 +347,31 @@ public final class Scenario {
     return names;
   }
 
+  /** The knee server's latency model ({@code base-latency}, {@code knee-limit}, {@code knee-factor}, {@code knee-k}). */
+  public KneeLatency kneeLatency() {
+    return new KneeLatency(baseLatencyNanos, kneeLimit, kneeFactor, kneeK);
+  }
+
+  /** The closed loop's mean think time ({@code think-mean}). */
+  public java.time.Duration thinkMean() {
+    return java.time.Duration.ofNanos(thinkMeanNanos);
+  }
+
+  /** The client timeout of each attempt ({@code timeout}). */
+  public java.time.Duration timeout() {
+    return java.time.Duration.ofNanos(timeoutNanos);
+  }
+
+  /** The closed loop's client count ({@code clients}). */
+  public int clients() {
+    return clients;
+  }
+
+  /** The accept backlog of a paused server ({@code backlog}). */
+  public int backlog() {
+    return backlog;
+  }
+
   /** Simulated seconds per run. */
   public int seconds() {
     return (int) (durationNanos / 1_000_000_000L);
