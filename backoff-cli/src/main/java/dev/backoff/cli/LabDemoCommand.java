@@ -3,6 +3,7 @@ package dev.backoff.cli;
 import dev.backoff.lab.LabDemo;
 import dev.backoff.lab.LabReport;
 import dev.backoff.lab.LabSummary;
+import dev.backoff.sim.Json;
 import dev.backoff.sim.PolicyResult;
 import dev.backoff.sim.Scenario;
 import dev.backoff.sim.SimulationResult;
@@ -186,42 +187,41 @@ final class LabDemoCommand implements Callable<Integer> {
   }
 
   static String json(LabDemo demo, List<LabDemo.Result> results, Map<String, Prediction> predictions) {
-    StringBuilder json = new StringBuilder("{\"settings\":{");
-    json.append("\"clients\":").append(demo.clients())
-        .append(",\"thinkSeconds\":").append(seconds(demo.think()))
-        .append(",\"timeoutSeconds\":").append(seconds(demo.timeout()))
-        .append(",\"warmupSeconds\":").append(seconds(demo.warmup()))
-        .append(",\"pauseSeconds\":").append(seconds(demo.pause()))
-        .append(",\"afterSeconds\":").append(seconds(demo.after()))
-        .append(",\"latency\":").append(LabReport.quote(demo.latency().toString()))
-        .append(",\"backlog\":").append(demo.backlog())
-        .append(",\"maxConnections\":").append(demo.maxConnections())
-        .append("},\"policies\":[");
-    for (int i = 0; i < results.size(); i++) {
-      LabDemo.Result result = results.get(i);
+    Json json = Json.compact().object().field("settings").object()
+        .field("clients").number(demo.clients())
+        .field("thinkSeconds").numberText(seconds(demo.think()))
+        .field("timeoutSeconds").numberText(seconds(demo.timeout()))
+        .field("warmupSeconds").numberText(seconds(demo.warmup()))
+        .field("pauseSeconds").numberText(seconds(demo.pause()))
+        .field("afterSeconds").numberText(seconds(demo.after()))
+        .field("latency").string(demo.latency().toString())
+        .field("backlog").number(demo.backlog())
+        .field("maxConnections").number(demo.maxConnections())
+        .endObject().field("policies").array();
+    for (LabDemo.Result result : results) {
       Prediction prediction = predictions.get(result.policy());
-      json.append(i == 0 ? "" : ",").append("{\"name\":").append(LabReport.quote(result.policy()))
-          .append(",\"summary\":").append(result.summary().toJson())
-          .append(",\"pausedAt\":").append(result.pausedAt())
-          .append(",\"resumedAt\":").append(result.resumedAt())
-          .append(",\"stoppedEarly\":")
-          .append(result.stoppedEarly() == null ? "null" : LabReport.quote(result.stoppedEarly()))
-          .append(",\"simulator\":").append(predictionJson(prediction))
-          .append(",\"series\":").append(LabReport.seriesJson(result.samples())).append('}');
+      json.object().field("name").string(result.policy())
+          .field("summary").raw(result.summary().toJson())
+          .field("pausedAt").number(result.pausedAt())
+          .field("resumedAt").number(result.resumedAt())
+          .field("stoppedEarly").string(result.stoppedEarly())
+          .field("simulator");
+      if (prediction == null || prediction.summary == null) {
+        json.nullValue();
+      } else {
+        Summary s = prediction.summary;
+        json.object().field("baselineGoodput").decimal(s.baselineGoodput(), 2)
+            .field("recovered").bool(s.recovered())
+            .field("recoverySeconds").number(s.recoverySeconds())
+            .field("peakConcurrency").number(s.peakConcurrency())
+            .field("amplification").decimal(s.amplification(), 3)
+            .field("successRatio").decimal(s.successRatio(), 4)
+            .field("goodputAfterFault").decimal(s.goodputAfterFault(), 2)
+            .endObject();
+      }
+      json.field("series").raw(LabReport.seriesJson(result.samples())).endObject();
     }
-    return json.append("]}").toString();
-  }
-
-  private static String predictionJson(Prediction prediction) {
-    if (prediction == null || prediction.summary == null) {
-      return "null";
-    }
-    Summary s = prediction.summary;
-    return String.format(Locale.ROOT,
-        "{\"baselineGoodput\":%.2f,\"recovered\":%s,\"recoverySeconds\":%s,\"peakConcurrency\":%d,"
-            + "\"amplification\":%.3f,\"successRatio\":%.4f,\"goodputAfterFault\":%.2f}",
-        s.baselineGoodput(), s.recovered(), s.recoverySeconds(), s.peakConcurrency(), s.amplification(),
-        s.successRatio(), s.goodputAfterFault());
+    return json.endArray().endObject().toString();
   }
 
   private static String seconds(Duration duration) {

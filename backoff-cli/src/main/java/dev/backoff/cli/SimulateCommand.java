@@ -1,6 +1,7 @@
 package dev.backoff.cli;
 
 import dev.backoff.sim.HtmlReport;
+import dev.backoff.sim.Json;
 import dev.backoff.sim.Output;
 import dev.backoff.sim.Scenario;
 import dev.backoff.sim.ScenarioFiles;
@@ -64,14 +65,12 @@ final class SimulateCommand implements Callable<Integer> {
     if (tippingPoint) {
       List<Simulator.TippingPoint> points = Simulator.tippingPoints(scenario, resolution);
       if (format == Format.JSON) {
-        StringBuilder json = new StringBuilder("{\"tippingPoints\":[");
-        for (int i = 0; i < points.size(); i++) {
-          Simulator.TippingPoint p = points.get(i);
-          json.append(i == 0 ? "" : ",").append("{\"policy\":\"").append(p.policy().replace("\"", "\\\""))
-              .append("\",\"faultSeconds\":").append(p.faultSeconds()).append(",\"searchedUpToSeconds\":")
-              .append(p.searchedUpToSeconds()).append('}');
+        Json json = Json.compact().object().field("tippingPoints").array();
+        for (Simulator.TippingPoint p : points) {
+          json.object().field("policy").string(p.policy()).field("faultSeconds").number(p.faultSeconds())
+              .field("searchedUpToSeconds").number(p.searchedUpToSeconds()).endObject();
         }
-        out.println(json.append("]}"));
+        out.println(json.endArray().endObject());
       } else {
         for (Simulator.TippingPoint p : points) {
           out.println(p.policy() + ": " + (p.faultSeconds() == null

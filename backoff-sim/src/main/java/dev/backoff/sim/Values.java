@@ -122,7 +122,8 @@ final class Values {
     }
     double scaled = Math.abs(value) * scale;
     if (scaled >= 9.0e17) {
-      return Long.toString((long) value);
+      // Beyond a long's exact range: the double's exact value, rounded as below (never clamped to a long).
+      return new BigDecimal(value).setScale(decimals, java.math.RoundingMode.HALF_UP).toPlainString();
     }
     long magnitude = Math.round(scaled); // half away from zero, on the magnitude
     boolean negative = value < 0 && magnitude != 0;
