@@ -1,6 +1,6 @@
 package dev.backoff.lab;
 
-import dev.backoff.lab.LoopbackHttpServer.Exchange;
+import dev.backoff.lab.NettyHttpServer.Exchange;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -23,8 +23,8 @@ import java.util.function.Consumer;
  * (a foreign {@code Origin} or {@code Host}, form and plain-text bodies) with 403, so a page the user
  * opens cannot pause the server.
  *
- * <p>One selector thread serves HTTP without ever blocking (a client that never finishes its headers holds
- * a connection until the header timeout, never a thread), and a single ticker thread answers due
+ * <p>HTTP is Netty's, on one event-loop thread that never blocks (a client that never finishes its headers
+ * holds a connection until the header timeout, never a thread), and a single ticker thread answers due
  * requests: a delayed request holds a connection and a small object, and thousands of them cost two
  * threads in all. A client that hangs up releases its connection at once; its request keeps counting.
  *
@@ -41,7 +41,7 @@ public final class LabServer implements AutoCloseable {
   private static final java.util.Set<String> SIMPLE_CONTENT_TYPES =
       java.util.Set.of("application/x-www-form-urlencoded", "multipart/form-data", "text/plain");
 
-  private final LoopbackHttpServer http;
+  private final NettyHttpServer http;
   private final ServerCore<Exchange> core;
   private final ScheduledExecutorService ticker;
   private final dev.backoff.Clock clock;
@@ -61,7 +61,7 @@ public final class LabServer implements AutoCloseable {
     long descriptors = FileDescriptors.limit().orElse(Long.MAX_VALUE) - FileDescriptors.RESERVED;
     int maxOpen = (int) Math.max(builder.maxConnections + 16L,
         Math.min(Math.min(open, descriptors), Integer.MAX_VALUE));
-    this.http = LoopbackHttpServer.bind(builder.port, builder.backlog, maxOpen, builder.headerTimeout,
+    this.http = NettyHttpServer.bind(builder.port, builder.backlog, maxOpen, builder.headerTimeout,
         IDLE_TIMEOUT, this::route);
     ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
       Thread thread = new Thread(runnable, "backoff-lab-server-ticker");
@@ -84,7 +84,7 @@ public final class LabServer implements AutoCloseable {
     return new Builder();
   }
 
-  /** Runs on the server's selector thread: never blocks. */
+  /** Runs on the server's event-loop thread: never blocks. */
   private void route(Exchange exchange) {
     String path = exchange.path();
     switch (path) {
