@@ -35,8 +35,6 @@ public final class LabServer implements AutoCloseable {
   private static final byte[] OVER_CAPACITY = "over capacity".getBytes(StandardCharsets.US_ASCII);
   /** Slots per check interval: the ticker runs ten times per interval (every 5 ms for the seed's 50 ms). */
   private static final int SLOTS_PER_CHECK = 10;
-  /** Idle keep-alive connections are closed after this, as the JDK's own server does by default. */
-  private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
   /** What a web page can send cross-origin without a CORS preflight (besides no Content-Type at all). */
   private static final java.util.Set<String> SIMPLE_CONTENT_TYPES =
       java.util.Set.of("application/x-www-form-urlencoded", "multipart/form-data", "text/plain");
@@ -62,7 +60,7 @@ public final class LabServer implements AutoCloseable {
     int maxOpen = (int) Math.max(builder.maxConnections + 16L,
         Math.min(Math.min(open, descriptors), Integer.MAX_VALUE));
     this.http = NettyHttpServer.bind(builder.port, builder.backlog, maxOpen, builder.headerTimeout,
-        IDLE_TIMEOUT, this::route);
+        builder.idleTimeout, this::route);
     ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
       Thread thread = new Thread(runnable, "backoff-lab-server-ticker");
       thread.setDaemon(true);
@@ -434,6 +432,8 @@ public final class LabServer implements AutoCloseable {
     private Consumer<String> report;
     private dev.backoff.Clock clock = dev.backoff.Clock.system();
     private Duration headerTimeout = Duration.ofSeconds(10);
+    /** Idle keep-alive connections are closed after this, as the JDK's own server does by default. */
+    private Duration idleTimeout = Duration.ofSeconds(30);
 
     Builder() {}
 
@@ -530,6 +530,21 @@ public final class LabServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How long a keep-alive connection may stay idle between requests, or take to read its answer (default
+     * 30 s); then it is closed. A held request's connection is never idle: the model decides when it is
+     * answered. Real time, whatever the {@link #clock}.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    Builder idleTimeout(Duration idleTimeout) {
+      if (idleTimeout == null || idleTimeout.isZero() || idleTimeout.isNegative()) {
+        throw new IllegalArgumentException("idleTimeout must be positive, was " + idleTimeout);
+      }
+      this.idleTimeout = idleTimeout;
+      return this;
+    }
+
     /** The connection limit this builder would use: the explicit one, or the default under {@code ulimit -n}. */
     public int effectiveMaxConnections() {
       if (maxConnections > 0) {
@@ -558,6 +573,7 @@ public final class LabServer implements AutoCloseable {
       copy.report = report;
       copy.clock = clock;
       copy.headerTimeout = headerTimeout;
+      copy.idleTimeout = idleTimeout;
       return new LabServer(copy);
     }
   }
