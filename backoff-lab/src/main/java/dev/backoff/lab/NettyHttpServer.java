@@ -1,18 +1,20 @@
 package dev.backoff.lab;
 
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.AdaptiveRecvByteBufAllocator;
 import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
@@ -35,6 +37,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.LastHttpContent;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.io.IOException;
@@ -224,7 +227,7 @@ final class NettyHttpServer implements AutoCloseable {
     }
 
     @Override
-    protected void decode(ChannelHandlerContext ctx, io.netty.buffer.ByteBuf buffer, List<Object> out)
+    protected void decode(ChannelHandlerContext ctx, ByteBuf buffer, List<Object> out)
         throws Exception {
       int readerBefore = buffer.readerIndex();
       int before = out.size();
@@ -309,7 +312,7 @@ final class NettyHttpServer implements AutoCloseable {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object message) {
       if (!(message instanceof FullHttpRequest request)) {
-        io.netty.util.ReferenceCountUtil.release(message);
+        ReferenceCountUtil.release(message);
         return;
       }
       partialSince = -1; // a request is complete: bytes after it belong to the next one
@@ -365,7 +368,7 @@ final class NettyHttpServer implements AutoCloseable {
       }
       writing = true;
       context.writeAndFlush(response(status, message.getBytes(StandardCharsets.UTF_8), "text/plain",
-          List.of(), true, false)).addListener(ChannelFutureListenerClose.INSTANCE);
+          List.of(), true, false)).addListener(ChannelFutureListener.CLOSE);
     }
 
     /** Writes an exchange's answer; event loop only. */
@@ -460,16 +463,6 @@ final class NettyHttpServer implements AutoCloseable {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
       channel.close(); // a reset or a broken pipe, mostly: the close above tells a held exchange
-    }
-  }
-
-  /** Closes the channel once a refusal is written (or failed to be). */
-  private enum ChannelFutureListenerClose implements io.netty.channel.ChannelFutureListener {
-    INSTANCE;
-
-    @Override
-    public void operationComplete(ChannelFuture future) {
-      future.channel().close();
     }
   }
 
