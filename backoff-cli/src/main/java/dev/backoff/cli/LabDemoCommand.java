@@ -79,6 +79,7 @@ final class LabDemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    LabCommand.withoutUnsafeOnNewerJdks();
     LabDemo demo;
     try {
       demo = LabDemo.builder().clients(clients).think(think).timeout(timeout).warmup(warmup).pause(pause)
