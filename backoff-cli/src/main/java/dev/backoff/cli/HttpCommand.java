@@ -14,8 +14,11 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
-import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
 import java.nio.charset.Charset;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,6 +29,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -81,7 +87,8 @@ final class HttpCommand implements Callable<Integer> {
   Duration maxRetryAfter;
 
   @Option(names = "--timeout", paramLabel = "D", converter = DurationConverter.class,
-      description = "Timeout of each attempt (shortened to what is left before --deadline). Default: none.")
+      description = "Timeout of each attempt, body included (shortened to what is left before --deadline)."
+          + " Default: none.")
   Duration timeout;
 
   @Option(names = "--retry-status", paramLabel = "CODE", split = ",",
@@ -94,6 +101,9 @@ final class HttpCommand implements Callable<Integer> {
 
   @Option(names = {"-L", "--location"}, description = "Follow redirects.")
   boolean followRedirects;
+
+  /** Error bodies (any status but 2xx) are printed up to this many bytes; 2xx bodies whole. */
+  static final int ERROR_BODY_LIMIT = 64 * 1024;
 
   @Parameters(paramLabel = "URL", description = "An http:// or https:// URL.")
   String url;
@@ -108,6 +118,8 @@ final class HttpCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     AtomicReference<StopReason> stopped = new AtomicReference<>();
     builder.listener(new AttemptPrinter(err, stopped));
+    // A 2xx body that broke off after part of it was printed is not retried: the retry would print it again.
+    builder.abortIf(PartialOutputException.class::isInstance);
     RetryingHttpClient.Builder client = RetryingHttpClient.builder(HttpClient.newBuilder()
             .followRedirects(followRedirects ? HttpClient.Redirect.NORMAL : HttpClient.Redirect.NEVER)
             .build())
@@ -127,9 +139,12 @@ final class HttpCommand implements Callable<Integer> {
     if (retryNonIdempotent) {
       client.retryNonIdempotent();
     }
-    HttpResponse<byte[]> response;
+    PrintWriter out = spec.commandLine().getOut();
+    installOutOfMemoryExit(err);
+    HttpResponse<PrintedBody> response;
     try {
-      response = client.build().send(request, BodyHandlers.ofByteArray());
+      response = client.build().send(request, info -> new PrintingSubscriber(out, charset(info.headers()),
+          isSuccess(info.statusCode()) ? Long.MAX_VALUE : ERROR_BODY_LIMIT));
     } catch (IOException e) {
       RetryHistory history = RetryHistory.of(e);
       err.println("backoff: " + describe(e)
@@ -139,11 +154,16 @@ final class HttpCommand implements Callable<Integer> {
       return history != null && history.stopReason() != null && history.stopReason().isExhaustion()
           ? GAVE_UP : Errors.FAILURE;
     }
-    PrintWriter out = spec.commandLine().getOut();
-    out.print(new String(response.body(), charset(response)));
-    out.flush();
+    PrintedBody printed = response.body();
+    if (printed.cut()) {
+      long total = response.headers().firstValueAsLong("Content-Length").orElse(-1);
+      err.println("backoff: body cut after " + printed.bytes() + " bytes"
+          + (total >= 0 ? " of " + total : "") + " (error bodies are printed up to " + ERROR_BODY_LIMIT
+          + " bytes; the rest was not read)");
+      err.flush();
+    }
     int status = response.statusCode();
-    if (status >= 200 && status < 300) {
+    if (isSuccess(status)) {
       return 0;
     }
     StopReason reason = stopped.get();
@@ -188,9 +208,55 @@ final class HttpCommand implements Callable<Integer> {
     return InputFiles.readBytes("--data", Path.of(data.substring(1)), InputFiles.BODY_LIMIT);
   }
 
-  /** The charset named by the response's Content-Type, UTF-8 if none or unknown. */
-  private static Charset charset(HttpResponse<?> response) {
-    String contentType = response.headers().firstValue("Content-Type").orElse("");
+  private static boolean isSuccess(int status) {
+    return status >= 200 && status < 300;
+  }
+
+  /**
+   * Makes an {@link OutOfMemoryError} that escapes any thread end the process (exit 1) rather than leave it
+   * waiting for a thread that died. Installed once per process. (The JDK client's selector thread catches
+   * its own; the launcher's {@code -XX:+ExitOnOutOfMemoryError} covers that one.)
+   */
+  private static synchronized void installOutOfMemoryExit(PrintWriter err) {
+    Thread.UncaughtExceptionHandler previous = Thread.getDefaultUncaughtExceptionHandler();
+    if (previous instanceof OutOfMemoryExit) {
+      return;
+    }
+    Thread.setDefaultUncaughtExceptionHandler(new OutOfMemoryExit(err, previous));
+  }
+
+  /** See {@link #installOutOfMemoryExit}; other uncaught exceptions go to the previous handler. */
+  private static final class OutOfMemoryExit implements Thread.UncaughtExceptionHandler {
+    private final PrintWriter err;
+    private final Thread.UncaughtExceptionHandler previous;
+
+    OutOfMemoryExit(PrintWriter err, Thread.UncaughtExceptionHandler previous) {
+      this.err = err;
+      this.previous = previous;
+    }
+
+    @Override
+    public void uncaughtException(Thread thread, Throwable failure) {
+      if (failure instanceof OutOfMemoryError) {
+        try {
+          err.println("backoff: out of memory in thread " + thread.getName() + "; exiting");
+          err.flush();
+        } finally {
+          Runtime.getRuntime().halt(Errors.FAILURE); // halt: shutdown hooks may need the memory we lack
+        }
+      }
+      if (previous != null) {
+        previous.uncaughtException(thread, failure);
+      } else {
+        System.err.print("Exception in thread \"" + thread.getName() + "\" ");
+        failure.printStackTrace();
+      }
+    }
+  }
+
+  /** The charset named by a Content-Type header, UTF-8 if none or unknown. */
+  private static Charset charset(java.net.http.HttpHeaders headers) {
+    String contentType = headers.firstValue("Content-Type").orElse("");
     Matcher matcher = Pattern.compile("(?i)charset=\"?([^\";\\s]+)").matcher(contentType);
     if (matcher.find()) {
       try {
@@ -269,6 +335,139 @@ final class HttpCommand implements Callable<Integer> {
       }
       err.println(line);
       err.flush();
+    }
+  }
+
+  /** What was printed of the last response's body. */
+  record PrintedBody(long bytes, boolean cut) {}
+
+  /** The body broke off after part of it was printed: not retried, since the retry would print it again. */
+  static final class PartialOutputException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    PartialOutputException(long printed, Throwable cause) {
+      super("the response body broke off after " + printed + " bytes of it were printed: " + describe(cause),
+          cause);
+    }
+  }
+
+  /**
+   * Prints a body, decoded with its charset. A 2xx body is printed as it arrives, never holding more than
+   * one network read. Any other body is kept up to {@code limit} bytes and printed once it ends or reaches
+   * the limit (the connection is then closed rather than read on), so that an error body that breaks off
+   * prints nothing and its attempt can be retried cleanly. The body completes when it is printed, so the
+   * request's timeout and deadline cover all of it.
+   */
+  static final class PrintingSubscriber implements HttpResponse.BodySubscriber<PrintedBody> {
+    private final PrintWriter out;
+    private final CharsetDecoder decoder;
+    private final long limit;
+    private final boolean streaming;
+    private final CompletableFuture<PrintedBody> result = new CompletableFuture<>();
+    private final CharBuffer chars = CharBuffer.allocate(8192);
+    private final java.io.ByteArrayOutputStream kept = new java.io.ByteArrayOutputStream();
+    private ByteBuffer pending = ByteBuffer.allocate(0); // an incomplete character from the last read
+    private Flow.Subscription subscription;
+    private long printed;
+
+    /** {@code limit}: {@link Long#MAX_VALUE} streams the whole body; any other value keeps that much. */
+    PrintingSubscriber(PrintWriter out, Charset charset, long limit) {
+      this.out = out;
+      this.decoder = charset.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
+          .onUnmappableCharacter(CodingErrorAction.REPLACE);
+      this.limit = limit;
+      this.streaming = limit == Long.MAX_VALUE;
+    }
+
+    @Override
+    public CompletionStage<PrintedBody> getBody() {
+      return result;
+    }
+
+    @Override
+    public void onSubscribe(Flow.Subscription subscription) {
+      this.subscription = subscription;
+      subscription.request(1);
+    }
+
+    @Override
+    public void onNext(List<ByteBuffer> items) {
+      if (result.isDone()) {
+        return;
+      }
+      for (ByteBuffer item : items) {
+        if (streaming) {
+          print(item, false);
+          continue;
+        }
+        int room = (int) (limit - kept.size());
+        if (item.remaining() > room) {
+          item.limit(item.position() + room);
+          keep(item);
+          subscription.cancel();
+          printKept(true);
+          return;
+        }
+        keep(item);
+      }
+      subscription.request(1);
+    }
+
+    private void keep(ByteBuffer item) {
+      byte[] bytes = new byte[item.remaining()];
+      item.get(bytes);
+      kept.writeBytes(bytes);
+    }
+
+    private void printKept(boolean cut) {
+      print(ByteBuffer.wrap(kept.toByteArray()), true);
+      out.flush();
+      result.complete(new PrintedBody(printed, cut));
+    }
+
+    @Override
+    public void onError(Throwable failure) {
+      out.flush();
+      result.completeExceptionally(printed > 0 ? new PartialOutputException(printed, failure) : failure);
+    }
+
+    @Override
+    public void onComplete() {
+      if (!streaming) {
+        printKept(false);
+        return;
+      }
+      print(ByteBuffer.allocate(0), true);
+      out.flush();
+      result.complete(new PrintedBody(printed, false));
+    }
+
+    private void print(ByteBuffer bytes, boolean last) {
+      printed += bytes.remaining();
+      ByteBuffer in = bytes;
+      if (pending.hasRemaining()) {
+        in = ByteBuffer.allocate(pending.remaining() + bytes.remaining()).put(pending).put(bytes).flip();
+      }
+      while (true) {
+        java.nio.charset.CoderResult result = decoder.decode(in, chars, last);
+        drainChars();
+        if (!result.isOverflow()) {
+          break;
+        }
+      }
+      if (last) {
+        while (decoder.flush(chars).isOverflow()) {
+          drainChars();
+        }
+        drainChars();
+      }
+      pending = in.hasRemaining() ? ByteBuffer.allocate(in.remaining()).put(in).flip() : ByteBuffer.allocate(0);
+    }
+
+    private void drainChars() {
+      chars.flip();
+      out.append(chars);
+      chars.clear();
     }
   }
 }

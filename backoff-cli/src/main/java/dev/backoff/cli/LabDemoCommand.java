@@ -75,6 +75,7 @@ final class LabDemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    LabCommand.withoutUnsafeOnNewerJdks();
     Scenario model = ScenarioKeyFlags.scenario(spec, LAB_DEMO_KEYS);
     if (model.backlog() < 1) {
       throw new Errors.UsageException("--backlog must be at least 1 for a live server, was " + model.backlog());

@@ -47,6 +47,7 @@ final class LabServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    LabCommand.withoutUnsafeOnNewerJdks();
     if (port < 0 || port > 65535) {
       throw new Errors.UsageException("--port must be in 0..65535, was " + port);
     }

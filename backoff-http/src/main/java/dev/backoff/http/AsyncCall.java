@@ -27,7 +27,6 @@ final class AsyncCall<T> {
   private final HttpRequest request;
   private final boolean repeatable;
   private final BodyHandler<T> handler;
-  private final BodyHandler<Object> attemptHandler;
   private final Clock clock;
   private final CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
   private final long start;
@@ -35,6 +34,8 @@ final class AsyncCall<T> {
   // Guarded by this.
   private Execution<HttpResponse<?>> execution;
   private Future<?> pending; // the scheduled retry or the attempt in flight
+  private Attempt<T> current; // the attempt in flight, or whose last response is being handed over
+  private int attempts;
   private boolean cancelled;
 
   AsyncCall(RetryingHttpClient owner, RetryPolicy<HttpResponse<?>> policy, HttpRequest request, boolean repeatable,
@@ -44,7 +45,6 @@ final class AsyncCall<T> {
     this.request = request;
     this.repeatable = repeatable;
     this.handler = handler;
-    this.attemptHandler = BufferedBody.forStatuses(repeatable ? owner.retryStatusSet() : java.util.Set.of(), handler);
     this.clock = policy.clock();
     this.start = policy.needsStartTime() ? clock.nanoTime() : 0;
     // Whoever completes the future (cancel, orTimeout, complete...) ends the call: the pending retry or the
@@ -62,31 +62,37 @@ final class AsyncCall<T> {
   }
 
   private void attempt() {
+    Attempt<T> attempt;
     synchronized (this) {
       if (cancelled || result.isDone()) {
         return; // cancelled while the retry was pending: no further attempt
       }
+      attempt = new Attempt<>(owner, policy, request, repeatable, ++attempts, start, handler);
+      current = attempt;
     }
     CompletableFuture<HttpResponse<Object>> inFlight;
+    attempt.startTimer();
     try {
-      inFlight = owner.httpClient().sendAsync(owner.attemptRequest(request, policy, start, clock), attemptHandler);
+      inFlight = owner.httpClient().sendAsync(attempt.request(request), attempt);
     } catch (RuntimeException e) {
       inFlight = CompletableFuture.failedFuture(e); // a rejected request: decided like any failure
     }
     synchronized (this) {
       pending = inFlight;
       if (cancelled) {
+        attempt.cancel();
         inFlight.cancel(true);
         return;
       }
     }
-    inFlight.whenComplete(this::onAttemptComplete);
+    inFlight.whenComplete((response, failure) -> onAttemptComplete(attempt, response, failure));
   }
 
-  private void onAttemptComplete(HttpResponse<Object> response, Throwable failure) {
+  private void onAttemptComplete(Attempt<T> attempt, HttpResponse<Object> response, Throwable failure) {
     try {
-      decide(response, failure);
+      decide(attempt, response, failure);
     } catch (Throwable unexpected) {
+      attempt.discard(response);
       // A policy callback (classifier, backoff, budget...) or the caller's body handler threw. The synchronous
       // send would throw it to the caller; here it must complete the future, which would otherwise hang (a
       // callback of whenComplete has nobody to throw to).
@@ -94,16 +100,19 @@ final class AsyncCall<T> {
     }
   }
 
-  private void decide(HttpResponse<Object> response, Throwable failure) {
-    Throwable cause = unwrap(failure);
+  private void decide(Attempt<T> attempt, HttpResponse<Object> response, Throwable failure) {
+    if (failure != null) {
+      attempt.close();
+    }
+    Throwable cause = failure == null ? null : attempt.failure(unwrap(failure));
     long now = clock.nanoTime();
     Decision decision;
     Throwable terminal = null;
     synchronized (this) {
       if (cancelled) {
-        // Nobody will read this response: close its body (a stream the caller's handler made) so that its
-        // connection is freed rather than held until garbage collection.
-        BufferedBody.discard(response);
+        // Nobody will read this response: close its body (a stream the caller's handler made, or the part
+        // read ahead) so that its connection is freed rather than held until garbage collection.
+        attempt.discard(response);
         return;
       }
       if (execution == null) {
@@ -112,17 +121,18 @@ final class AsyncCall<T> {
           decision = null;
         } else {
           execution = policy.newExecution(policy.needsStartTime() ? start : now);
-          decision = owner.decide(execution, request, repeatable, response, cause, now, false);
+          decision = owner.decide(execution, request, repeatable, response, cause, now, false, attempt.wallNow());
         }
       } else {
-        decision = owner.decide(execution, request, repeatable, response, cause, now, false);
+        decision = owner.decide(execution, request, repeatable, response, cause, now, false, attempt.wallNow());
       }
       if (cancelled) {
         // A listener, told of the decision on this thread, cancelled the call: schedule nothing.
-        BufferedBody.discard(response);
+        attempt.discard(response);
         return;
       }
       if (decision != null && decision.isRetry()) {
+        attempt.discard(response);
         try {
           // A scheduler may run the retry before schedule() returns (inline, holding this lock already), and
           // that retry records its attempt in flight as pending: keep it rather than the spent task's handle.
@@ -149,17 +159,21 @@ final class AsyncCall<T> {
       result.completeExceptionally(terminal);
       return;
     }
-    BufferedBody.finish(response, handler).whenComplete((converted, conversionFailure) -> {
+    attempt.finish(response).whenComplete((converted, conversionFailure) -> {
+      synchronized (this) {
+        current = null; // handed over: completing the result below must not cancel the caller's body
+      }
       if (conversionFailure != null) {
         result.completeExceptionally(unwrap(conversionFailure));
       } else if (!result.complete(converted)) {
-        BufferedBody.discard(converted); // the caller gave up meanwhile (cancel, orTimeout)
+        Attempt.release(converted); // the caller gave up meanwhile (cancel, orTimeout)
       }
     });
   }
 
   private void stopRetrying() {
     Future<?> toCancel;
+    Attempt<T> toEnd;
     synchronized (this) {
       if (cancelled) {
         return;
@@ -167,12 +181,16 @@ final class AsyncCall<T> {
       cancelled = true;
       toCancel = pending;
       pending = null;
+      toEnd = current;
       if (execution != null && !execution.isDone()) {
         execution.abort(StopReason.CANCELLED, clock.nanoTime());
       }
     }
     if (toCancel != null) {
       toCancel.cancel(true);
+    }
+    if (toEnd != null) {
+      toEnd.cancel(); // its body, if one is still arriving: a call that ended reads no more of it
     }
   }
 

@@ -24,9 +24,12 @@ import java.util.Optional;
  * <p>The parser is strict, because a misread header must never turn into a wrong wait: dates are case
  * sensitive, fields have their exact widths, the calendar date must exist. Only the day name's form is
  * checked, not that it matches the date. Surrounding spaces and tabs are ignored. What it cannot read
- * gives "no hint", so the caller falls back to its backoff; that covers garbage, negative or fractional
- * numbers, and values too large to represent in nanoseconds (beyond about 292 years). A date in the past
- * means "retry now" (a zero wait).
+ * gives "no hint", so the caller falls back to its backoff; that covers garbage and negative or fractional
+ * numbers. A well-formed value is never ignored for being large: a larger value must never give a sooner
+ * retry. Delay-seconds too large for a {@link Duration} (more than 19 digits' worth) give {@link #FOREVER};
+ * a far date gives its exact wait, and {@link RetryingHttpClient} treats every wait beyond about 292 years
+ * (too long for a {@code long} of nanoseconds) as infinite, which ends the call. A date in the past means
+ * "retry now" (a zero wait).
  *
  * <p>Stateless and thread-safe; "now" is always passed in (read it from a {@link java.time.Clock}).
  */
@@ -34,9 +37,17 @@ public final class RetryAfter {
   /** The header's name. */
   public static final String HEADER = "Retry-After";
 
+  /**
+   * What {@link #parse} returns for delay-seconds too large for a {@link Duration}: the largest
+   * {@code Duration}, longer than any wait a caller can honour, so such a value means "never".
+   */
+  public static final Duration FOREVER = Duration.ofSeconds(Long.MAX_VALUE, 999_999_999);
+
   /** The largest wait that fits a {@code long} of nanoseconds. */
   private static final Duration MAX_WAIT = Duration.ofNanos(Long.MAX_VALUE);
-  private static final long MAX_SECONDS = Long.MAX_VALUE / 1_000_000_000L;
+
+  /** The pushback hint for a wait too long for a {@code long} of nanoseconds: "infinite". */
+  static final long INFINITE_NANOS = Long.MAX_VALUE;
   private static final List<String> DAYS = List.of("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun");
   private static final List<String> LONG_DAYS =
       List.of("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday");
@@ -50,7 +61,8 @@ public final class RetryAfter {
    *
    * @param value the header's value, or null if there was none
    * @param now the current wall-clock time, for HTTP-dates
-   * @return the wait (zero for a date in the past), or empty if the value is absent or unreadable
+   * @return the wait (zero for a date in the past; {@link #FOREVER} for delay-seconds beyond what a
+   *     {@code Duration} holds), or empty if the value is absent or unreadable
    * @throws NullPointerException if {@code now} is null
    */
   public static Optional<Duration> parse(String value, Instant now) {
@@ -63,8 +75,7 @@ public final class RetryAfter {
       return Optional.empty();
     }
     if (isDigit(text.charAt(0))) {
-      long seconds = delaySeconds(text);
-      return seconds < 0 ? Optional.empty() : Optional.of(Duration.ofSeconds(seconds));
+      return delaySeconds(text);
     }
     Instant date = httpDate(text, now);
     if (date == null) {
@@ -73,21 +84,29 @@ public final class RetryAfter {
     if (!date.isAfter(now)) {
       return Optional.of(Duration.ZERO);
     }
-    Duration wait = Duration.between(now, date);
-    return wait.compareTo(MAX_WAIT) > 0 ? Optional.empty() : Optional.of(wait);
+    return Optional.of(Duration.between(now, date));
   }
 
   /**
-   * The pushback hint for the decision engine from a response's headers: the first {@code Retry-After}
-   * value's wait in nanoseconds, or {@link Pushback#NONE} when there is no readable one.
+   * The pushback hint for the decision engine from a response's headers: the longest wait among its
+   * readable {@code Retry-After} values (the most conservative: a server that sent several meant at least
+   * the longest), in nanoseconds; {@link #INFINITE_NANOS} when that wait does not fit a {@code long} of
+   * nanoseconds; {@link Pushback#NONE} when no value is readable.
    */
   static long hintNanos(HttpHeaders headers, Instant now) {
-    Optional<String> value = headers.firstValue(HEADER);
-    if (value.isEmpty()) {
-      return Pushback.NONE;
+    long hint = Pushback.NONE;
+    for (String value : headers.allValues(HEADER)) {
+      Optional<Duration> wait = parse(value, now);
+      if (wait.isPresent()) {
+        hint = Math.max(hint, nanos(wait.get()));
+      }
     }
-    Optional<Duration> wait = parse(value.get(), now);
-    return wait.isEmpty() ? Pushback.NONE : wait.get().toNanos();
+    return hint;
+  }
+
+  /** The wait in nanoseconds, {@link #INFINITE_NANOS} from about 292 years on. */
+  static long nanos(Duration wait) {
+    return wait.compareTo(MAX_WAIT) >= 0 ? INFINITE_NANOS : wait.toNanos();
   }
 
   /** Removes leading and trailing spaces and tabs (HTTP's optional whitespace), nothing else. */
@@ -111,20 +130,26 @@ public final class RetryAfter {
     return c >= '0' && c <= '9';
   }
 
-  /** delay-seconds = 1*DIGIT; -1 if not all digits or too large. */
-  private static long delaySeconds(String text) {
+  /** delay-seconds = 1*DIGIT: the wait, {@link #FOREVER} if too large for a Duration, empty if not all digits. */
+  private static Optional<Duration> delaySeconds(String text) {
     long seconds = 0;
+    boolean overflow = false;
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);
       if (!isDigit(c)) {
-        return -1;
+        return Optional.empty();
       }
-      seconds = seconds * 10 + (c - '0');
-      if (seconds > MAX_SECONDS) {
-        return -1;
+      // Keep scanning after an overflow: "99999999999999999999x" is garbage, not "forever".
+      if (!overflow) {
+        int digit = c - '0';
+        if (seconds > (Long.MAX_VALUE - digit) / 10) {
+          overflow = true;
+        } else {
+          seconds = seconds * 10 + digit;
+        }
       }
     }
-    return seconds;
+    return Optional.of(overflow ? FOREVER : Duration.ofSeconds(seconds));
   }
 
   /** One of the three HTTP-date forms, or null. */

@@ -62,7 +62,9 @@ import java.util.function.Function;
  * engine's pushback hint: the wait is {@code max(Retry-After, backoff)}. A wait longer than the policy's
  * {@link RetryPolicy.Builder#maxPushback maxPushback} ends the call at once
  * ({@link StopReason#PUSHBACK_TOO_LONG}), as does one that would end past its deadline
- * ({@link StopReason#DEADLINE_EXCEEDED}). An unreadable value falls back to the backoff.
+ * ({@link StopReason#DEADLINE_EXCEEDED}). With several {@code Retry-After} headers the longest readable wait
+ * counts; one too long to represent (beyond about 292 years) is infinite and always stops the call. An
+ * unreadable value falls back to the backoff.
  *
  * <h2>Outcomes</h2>
  * <ul>
@@ -79,21 +81,33 @@ import java.util.function.Function;
  * </ul>
  *
  * <h2>Bodies and connections</h2>
- * The body of a response with a retryable status is read to its end into memory before the decision, so
- * a retried response never holds on to its connection (the connection goes back to the pool); if that
- * response is the last one, its bytes are replayed through the caller's body handler. Other responses go
- * straight to the caller's handler. There is no size limit on that buffer: error pages are small, but a
- * server that streams a huge body with a retryable status costs that much memory per call in flight. A
- * response that arrives after the caller gave up on an asynchronous call is closed if its body is.
+ * Nothing is buffered whole. Each attempt decides on the status and headers before reading the body. When
+ * a retry is possible, the body is read ahead up to the {@linkplain Builder#readAheadLimit read-ahead
+ * limit} (64 KiB by default); a retried body that ended within it leaves its connection for the next
+ * attempt, a longer one is not read on (its connection is closed). When no retry is possible (the last
+ * attempt, a status that is not retried, a request that may not be repeated...) the body goes straight to
+ * the caller's handler. When the engine stops where a retry looked possible (a budget refusal), the
+ * caller's handler gets the bytes read ahead, then the rest of the body from the connection. A response
+ * that arrives after the caller gave up on an asynchronous call is closed.
  *
  * <h2>Time</h2>
  * The policy's clock measures elapsed time and its sleeper waits (synchronous calls); asynchronous calls
  * wait on the {@linkplain Builder#scheduler scheduler} without holding a thread. HTTP-dates are compared with
  * the {@linkplain Builder#wallClock wall clock}. Each attempt's timeout is the request's own (or the
  * builder's {@linkplain Builder#attemptTimeout attempt timeout}), shortened to what is left before the
- * policy's deadline.
+ * policy's deadline. It bounds the whole exchange, body included (the request's own timeout only bounds
+ * the wait for headers): a timer ends the body with an {@link java.net.http.HttpTimeoutException} and
+ * closes the connection. It runs until the response is handed over, so it covers the whole body for
+ * handlers that read it all (ofString, ofByteArray, ofFile, discarding); a streaming body (ofInputStream,
+ * ofLines) is read after that, at the caller's pace.
  */
 public final class RetryingHttpClient {
+  /** The default {@linkplain Builder#readAheadLimit read-ahead limit}: 64 KiB. */
+  public static final int DEFAULT_READ_AHEAD_LIMIT = 64 * 1024;
+
+  /** The largest {@linkplain Builder#readAheadLimit read-ahead limit}: 1 GiB. */
+  public static final int MAX_READ_AHEAD_LIMIT = 1 << 30;
+
   private final HttpClient client;
   private final RetryPolicy<HttpResponse<?>> policy;
   private final Set<Integer> retryStatuses;
@@ -103,6 +117,8 @@ public final class RetryingHttpClient {
   private final ConcurrentMap<String, RetryPolicy<HttpResponse<?>>> policyPerHost;
   private final java.time.Clock wallClock;
   private final ScheduledExecutorService scheduler;
+  private final ScheduledExecutorService timeoutScheduler;
+  private final int readAheadLimit;
 
   private RetryingHttpClient(Builder builder) {
     this.client = builder.client;
@@ -113,6 +129,8 @@ public final class RetryingHttpClient {
     this.policyPerHost = budgetPerHost == null ? null : new ConcurrentHashMap<>();
     this.wallClock = builder.wallClock;
     this.scheduler = builder.scheduler;
+    this.timeoutScheduler = builder.timeoutScheduler;
+    this.readAheadLimit = builder.readAheadLimit;
     Set<Integer> statuses = this.retryStatuses;
     this.policy = builder.policy.toBuilder()
         .retryOnResult(response -> statuses.contains(response.statusCode()))
@@ -173,18 +191,22 @@ public final class RetryingHttpClient {
     Objects.requireNonNull(handler, "handler must not be null");
     RetryPolicy<HttpResponse<?>> p = policyFor(request);
     boolean repeatable = HttpRetryRules.isRepeatable(request, retryNonIdempotent);
-    BodyHandler<Object> attemptHandler = BufferedBody.forStatuses(repeatable ? retryStatuses : Set.of(), handler);
     Clock clock = p.clock();
     long start = p.needsStartTime() ? clock.nanoTime() : 0;
     Execution<HttpResponse<?>> execution = null;
+    int attempts = 0;
     while (true) {
+      Attempt<T> attempt = new Attempt<>(this, p, request, repeatable, ++attempts, start, handler);
       HttpResponse<Object> response = null;
       Throwable failure = null;
+      attempt.startTimer();
       try {
-        response = client.send(attemptRequest(request, p, start, clock), attemptHandler);
+        response = client.send(attempt.request(request), attempt);
       } catch (IOException | RuntimeException e) {
-        failure = e;
+        attempt.close();
+        failure = attempt.failure(e);
       } catch (InterruptedException e) {
+        attempt.close();
         long now = clock.nanoTime();
         if (execution == null) {
           // Even a first attempt: the budget and listeners (metrics) hear of every call, as with the core's
@@ -200,12 +222,19 @@ public final class RetryingHttpClient {
       if (execution == null) {
         if (failure == null && !retryStatuses.contains(response.statusCode())) {
           p.recordFirstTrySuccess(response, start, now);
-          return BufferedBody.join(BufferedBody.finish(response, handler));
+          return Attempt.join(attempt.finish(response));
         }
         execution = p.newExecution(p.needsStartTime() ? start : now);
       }
-      Decision decision = decide(execution, request, repeatable, response, failure, now, true);
+      Decision decision;
+      try {
+        decision = decide(execution, request, repeatable, response, failure, now, true, attempt.wallNow());
+      } catch (RuntimeException | Error e) {
+        attempt.discard(response); // a policy callback threw: nobody will read this response
+        throw e;
+      }
       if (decision.isRetry()) {
+        attempt.discard(response);
         try {
           p.sleeper().sleep(decision.delayNanos());
         } catch (InterruptedException interrupted) {
@@ -220,7 +249,7 @@ public final class RetryingHttpClient {
         continue;
       }
       if (failure == null) {
-        return BufferedBody.join(BufferedBody.finish(response, handler));
+        return Attempt.join(attempt.finish(response));
       }
       Throwable last = execution.finalFailure();
       if (last instanceof IOException) {
@@ -258,7 +287,7 @@ public final class RetryingHttpClient {
    * asynchronous attempt completes on whatever thread, whose flag says nothing about this call.
    */
   Decision decide(Execution<HttpResponse<?>> execution, HttpRequest request, boolean repeatable,
-      HttpResponse<?> response, Throwable failure, long now, boolean callerThread) {
+      HttpResponse<?> response, Throwable failure, long now, boolean callerThread, Instant wallNow) {
     if (failure != null) {
       if (callerThread && Thread.currentThread().isInterrupted()) {
         return execution.onFailure(failure, StopReason.INTERRUPTED, now);
@@ -272,8 +301,13 @@ public final class RetryingHttpClient {
       return execution.onResult(response, StopReason.NOT_RETRYABLE, now);
     }
     long hint = retryStatuses.contains(response.statusCode())
-        ? RetryAfter.hintNanos(response.headers(), Instant.now(wallClock))
+        ? RetryAfter.hintNanos(response.headers(), wallNow != null ? wallNow : wallNow())
         : dev.backoff.Pushback.NONE;
+    if (hint == RetryAfter.INFINITE_NANOS && execution.policy().maxPushback().toNanos() == Long.MAX_VALUE) {
+      // "Longer than a long of nanoseconds" is infinite: even a policy that honours any representable wait
+      // must stop rather than wait 292 years or retry at once. Other policies stop as the hint exceeds them.
+      return execution.onResult(response, StopReason.PUSHBACK_TOO_LONG, now);
+    }
     return execution.onResult(response, now, hint);
   }
 
@@ -294,20 +328,54 @@ public final class RetryingHttpClient {
    * the time left before the deadline. The body publisher is shared: each send subscribes to it afresh.
    */
   HttpRequest attemptRequest(HttpRequest request, RetryPolicy<HttpResponse<?>> p, long start, Clock clock) {
-    Duration timeout = request.timeout().orElse(attemptTimeout);
+    return attemptRequest(request, attemptTimeoutNanos(request, p, start, clock));
+  }
+
+  /** The request with {@code timeoutNanos} as its timeout (unchanged if it has that one; -1: none). */
+  HttpRequest attemptRequest(HttpRequest request, long timeoutNanos) {
+    if (timeoutNanos < 0) {
+      return request;
+    }
+    Duration timeout = Duration.ofNanos(timeoutNanos);
+    if (timeout.equals(request.timeout().orElse(null))) {
+      return request;
+    }
+    return HttpRequest.newBuilder(request, (name, value) -> true).timeout(timeout).build();
+  }
+
+  /**
+   * One attempt's timeout in nanoseconds: the request's own (or the attempt timeout), shortened to what is
+   * left before the deadline; -1 for none.
+   */
+  long attemptTimeoutNanos(HttpRequest request, RetryPolicy<HttpResponse<?>> p, long start, Clock clock) {
+    Duration own = request.timeout().orElse(attemptTimeout);
+    long timeout = own == null ? -1 : saturatedNanos(own);
     Duration maxElapsed = p.maxElapsed();
     if (maxElapsed != null) {
       long left = maxElapsed.toNanos() - (clock.nanoTime() - start);
       // Never a zero or negative timeout: a last attempt started at the deadline gets a token millisecond.
-      Duration remaining = Duration.ofNanos(Math.max(left, Duration.ofMillis(1).toNanos()));
-      if (timeout == null || remaining.compareTo(timeout) < 0) {
+      long remaining = Math.max(left, Duration.ofMillis(1).toNanos());
+      if (timeout < 0 || remaining < timeout) {
         timeout = remaining;
       }
     }
-    if (timeout == null || timeout.equals(request.timeout().orElse(null))) {
-      return request;
-    }
-    return HttpRequest.newBuilder(request, (name, value) -> true).timeout(timeout).build();
+    return timeout;
+  }
+
+  private static long saturatedNanos(Duration duration) {
+    return duration.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : duration.toNanos();
+  }
+
+  Instant wallNow() {
+    return Instant.now(wallClock);
+  }
+
+  ScheduledExecutorService timeoutScheduler() {
+    return timeoutScheduler;
+  }
+
+  int readAheadLimit() {
+    return readAheadLimit;
   }
 
   private RetryPolicy<HttpResponse<?>> policyFor(HttpRequest request) {
@@ -351,10 +419,6 @@ public final class RetryingHttpClient {
     return retryStatuses.contains(status);
   }
 
-  Set<Integer> retryStatusSet() {
-    return retryStatuses;
-  }
-
   /**
    * Builds a {@link RetryingHttpClient}. Each setter validates its argument at once and names it in the
    * message. Not thread-safe; the clients it builds are.
@@ -368,6 +432,8 @@ public final class RetryingHttpClient {
     private Function<String, RetryBudget> budgetPerHost;
     private java.time.Clock wallClock = java.time.Clock.systemUTC();
     private ScheduledExecutorService scheduler;
+    private ScheduledExecutorService timeoutScheduler;
+    private int readAheadLimit = DEFAULT_READ_AHEAD_LIMIT;
 
     private Builder(HttpClient client) {
       this.client = Objects.requireNonNull(client, "client must not be null");
@@ -476,10 +542,40 @@ public final class RetryingHttpClient {
       return this;
     }
 
+    /**
+     * How much of the body of a response that may be retried is read before the decision, in bytes.
+     * Default {@value RetryingHttpClient#DEFAULT_READ_AHEAD_LIMIT} (64 KiB). A retried response whose
+     * body ends within it leaves its connection for the next attempt; a longer body is not read on: its
+     * connection is closed. A response that is not retried after all is handed to the caller's handler,
+     * the bytes read ahead followed by the rest. Zero reads nothing ahead.
+     *
+     * @throws IllegalArgumentException if {@code bytes} is negative or above {@value RetryingHttpClient#MAX_READ_AHEAD_LIMIT}
+     */
+    public Builder readAheadLimit(int bytes) {
+      if (bytes < 0 || bytes > MAX_READ_AHEAD_LIMIT) {
+        throw new IllegalArgumentException(
+            "readAheadLimit must be between 0 and " + MAX_READ_AHEAD_LIMIT + " bytes, was " + bytes);
+      }
+      this.readAheadLimit = bytes;
+      return this;
+    }
+
+    /**
+     * Where each attempt's timeout timer runs (real time, like the request's own timeout). Default: the
+     * library's shared daemon scheduler. For tests, to fire a timeout at a chosen moment.
+     */
+    Builder timeoutScheduler(ScheduledExecutorService timeoutScheduler) {
+      this.timeoutScheduler = Objects.requireNonNull(timeoutScheduler, "timeoutScheduler must not be null");
+      return this;
+    }
+
     /** Builds the client. */
     public RetryingHttpClient build() {
       if (scheduler == null) {
         scheduler = AsyncRetryExecutor.defaultScheduler();
+      }
+      if (timeoutScheduler == null) {
+        timeoutScheduler = AsyncRetryExecutor.defaultScheduler();
       }
       return new RetryingHttpClient(this);
     }

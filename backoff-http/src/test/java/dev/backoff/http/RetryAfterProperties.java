@@ -2,14 +2,21 @@ package dev.backoff.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.math.BigInteger;
+import java.net.http.HttpHeaders;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
 import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.StringLength;
 
@@ -52,12 +59,46 @@ class RetryAfterProperties {
   }
 
   @Property
-  void anyTextGivesNoHintOrANonNegativeRepresentableWait(@ForAll @StringLength(max = 40) String value,
+  void anyTextGivesNoHintOrANonNegativeWait(@ForAll @StringLength(max = 40) String value,
       @ForAll @LongRange(min = -10_000_000_000L, max = 10_000_000_000L) long nowSeconds) {
     Optional<Duration> wait = RetryAfter.parse(value, Instant.ofEpochSecond(nowSeconds));
-    wait.ifPresent(duration -> {
-      assertThat(duration).isGreaterThanOrEqualTo(Duration.ZERO);
-      assertThat(duration).isLessThanOrEqualTo(Duration.ofNanos(Long.MAX_VALUE));
-    });
+    wait.ifPresent(duration -> assertThat(duration).isGreaterThanOrEqualTo(Duration.ZERO));
+  }
+
+  /** Delay-seconds of up to 30 digits, near every boundary (long seconds, long nanoseconds) included. */
+  @Provide
+  Arbitrary<BigInteger> delaySeconds() {
+    Arbitrary<BigInteger> any = Arbitraries.bigIntegers().between(BigInteger.ZERO, BigInteger.TEN.pow(30));
+    Arbitrary<BigInteger> nearBoundaries = Arbitraries.of(BigInteger.valueOf(9_223_372_036L),
+            BigInteger.valueOf(Long.MAX_VALUE), BigInteger.ZERO)
+        .flatMap(edge -> Arbitraries.longs().between(-3, 3).map(d -> edge.add(BigInteger.valueOf(d)).abs()));
+    return Arbitraries.oneOf(any, nearBoundaries, Arbitraries.bigIntegers().between(BigInteger.ZERO,
+        BigInteger.valueOf(100_000)));
+  }
+
+  @Property
+  void aLargerDelaySecondsNeverGivesAShorterWait(@ForAll("delaySeconds") BigInteger a,
+      @ForAll("delaySeconds") BigInteger b) {
+    BigInteger smaller = a.min(b);
+    BigInteger larger = a.max(b);
+    assertThat(hint(larger.toString())).isGreaterThanOrEqualTo(hint(smaller.toString()));
+    assertThat(RetryAfter.parse(larger.toString(), Instant.EPOCH).orElseThrow())
+        .isGreaterThanOrEqualTo(RetryAfter.parse(smaller.toString(), Instant.EPOCH).orElseThrow());
+  }
+
+  // Dates from now to the year 9999, in the three forms; the engine's hint must grow with the date.
+  @Property
+  void aLaterDateNeverGivesAShorterWait(
+      @ForAll @LongRange(min = 0, max = 253_402_300_799L) long first,
+      @ForAll @LongRange(min = 0, max = 253_402_300_799L) long second) {
+    Instant earlier = Instant.ofEpochSecond(Math.min(first, second));
+    Instant later = Instant.ofEpochSecond(Math.max(first, second));
+    assertThat(hint(IMF_FIXDATE.format(later))).isGreaterThanOrEqualTo(hint(IMF_FIXDATE.format(earlier)));
+    assertThat(hint(ASCTIME.format(later))).isGreaterThanOrEqualTo(hint(ASCTIME.format(earlier)));
+  }
+
+  private static long hint(String value) {
+    HttpHeaders headers = HttpHeaders.of(Map.of("Retry-After", List.of(value)), (name, v) -> true);
+    return RetryAfter.hintNanos(headers, Instant.EPOCH);
   }
 }

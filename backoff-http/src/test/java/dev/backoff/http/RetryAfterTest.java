@@ -85,7 +85,7 @@ class RetryAfterTest {
   @ParameterizedTest
   @ValueSource(strings = {
       "", " ", "\t", "soon", "-1", "+1", "1.5", "1e3", "1 2", "0x10", "١٢", // Arabic-Indic digits
-      "9223372037", "99999999999999999999999999",
+      "99999999999999999999x", "1 99999999999999999999",
       "sun, 06 Nov 1994 08:49:37 GMT", "Sun, 06 nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 08:49:37 gmt",
       "Sun, 06 Nov 1994 08:49:37 UTC", "Sun, 06 Nov 1994 08:49:37 +0000", "Sun, 6 Nov 1994 08:49:37 GMT",
       "Sun, 06 Nov 94 08:49:37 GMT", "Sun,  06 Nov 1994 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT",
@@ -110,10 +110,25 @@ class RetryAfterTest {
   }
 
   @Test
-  void dateTooFarAheadToRepresentGivesNoHint() {
-    assertThat(parse("Fri, 31 Dec 9999 23:59:59 GMT")).isEmpty();
-    // Just inside the range: about 292 years ahead.
-    assertThat(parse("Wed, 06 Nov 2286 08:49:37 GMT")).isPresent();
+  void valuesTooLargeForNanosecondsAreWaitsNotNoHint() {
+    // A well-formed value is never dropped for its size: a larger one must not give a sooner retry.
+    assertThat(parse("9223372037")).hasValue(Duration.ofSeconds(9_223_372_037L));
+    assertThat(parse(Long.toString(Long.MAX_VALUE))).hasValue(Duration.ofSeconds(Long.MAX_VALUE));
+    assertThat(parse("9223372036854775808")).hasValue(RetryAfter.FOREVER);
+    assertThat(parse("99999999999999999999")).hasValue(RetryAfter.FOREVER);
+    assertThat(parse("99999999999999999999999999")).hasValue(RetryAfter.FOREVER);
+    assertThat(parse("Fri, 31 Dec 9999 23:59:59 GMT"))
+        .hasValue(Duration.between(NOW, Instant.parse("9999-12-31T23:59:59Z")));
+    // Just inside the range of nanoseconds: about 292 years ahead.
+    assertThat(RetryAfter.nanos(parse("Wed, 06 Nov 2286 08:49:37 GMT").orElseThrow())).isLessThan(Long.MAX_VALUE);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"9223372037", "99999999999999999999", "Fri, 31 Dec 9999 23:59:59 GMT",
+      "Sun Dec 31 23:59:59 2999"})
+  void hintTooLongForNanosecondsIsInfinite(String value) {
+    HttpHeaders headers = HttpHeaders.of(Map.of("Retry-After", List.of(value)), (name, v) -> true);
+    assertThat(RetryAfter.hintNanos(headers, NOW)).isEqualTo(RetryAfter.INFINITE_NANOS);
   }
 
   @Test
@@ -124,14 +139,20 @@ class RetryAfterTest {
   }
 
   @Test
-  void hintFromHeadersUsesTheFirstValueInNanoseconds() {
-    HttpHeaders headers = HttpHeaders.of(Map.of("retry-after", List.of("2", "9")), (name, value) -> true);
-    assertThat(RetryAfter.hintNanos(headers, NOW)).isEqualTo(2_000_000_000L);
+  void hintFromHeadersUsesTheLongestReadableValueInNanoseconds() {
+    assertThat(RetryAfter.hintNanos(headers("2", "9"), NOW)).isEqualTo(9_000_000_000L);
+    assertThat(RetryAfter.hintNanos(headers("1", "5"), NOW)).isEqualTo(5_000_000_000L);
+    assertThat(RetryAfter.hintNanos(headers("garbage", "3600"), NOW)).isEqualTo(3_600_000_000_000L);
+    assertThat(RetryAfter.hintNanos(headers("3600", "garbage"), NOW)).isEqualTo(3_600_000_000_000L);
+    assertThat(RetryAfter.hintNanos(headers("Sun, 06 Nov 1994 08:49:37 GMT", "3"), NOW)).isEqualTo(7_000_000_000L);
+    assertThat(RetryAfter.hintNanos(headers("5", "99999999999999999999"), NOW)).isEqualTo(RetryAfter.INFINITE_NANOS);
     HttpHeaders none = HttpHeaders.of(Map.of(), (name, value) -> true);
     assertThat(RetryAfter.hintNanos(none, NOW)).isEqualTo(Pushback.NONE);
-    HttpHeaders garbage = HttpHeaders.of(Map.of("Retry-After", List.of("later")), (name, value) -> true);
-    assertThat(RetryAfter.hintNanos(garbage, NOW)).isEqualTo(Pushback.NONE);
-    HttpHeaders largest = HttpHeaders.of(Map.of("Retry-After", List.of("9223372036")), (name, value) -> true);
-    assertThat(RetryAfter.hintNanos(largest, NOW)).isEqualTo(9_223_372_036_000_000_000L);
+    assertThat(RetryAfter.hintNanos(headers("later", "soon"), NOW)).isEqualTo(Pushback.NONE);
+    assertThat(RetryAfter.hintNanos(headers("9223372036"), NOW)).isEqualTo(9_223_372_036_000_000_000L);
+  }
+
+  static HttpHeaders headers(String... retryAfter) {
+    return HttpHeaders.of(Map.of("retry-after", List.of(retryAfter)), (name, value) -> true);
   }
 }

@@ -135,7 +135,7 @@ class RetryingHttpClientTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"soon", "-5", "1.5", "+3", "99999999999999999999", "Sat, 21 Nov 2026 10:00:07 UTC",
+  @ValueSource(strings = {"soon", "-5", "1.5", "+3", "99999999999999999999x", "Sat, 21 Nov 2026 10:00:07 UTC",
       "Sat, 31 Feb 2026 10:00:07 GMT", ""})
   void malformedRetryAfterFallsBackToTheBackoff(String value) throws Exception {
     try (ScriptedServer server = new ScriptedServer(respond(503, "", "Retry-After", value), respond(200, "ok"))) {
@@ -159,6 +159,55 @@ class RetryingHttpClientTest {
       assertThat(sleeper.sleeps()).isEmpty();
       assertThat(listener.kinds()).containsExactly("exhausted");
       assertThat(listener.last().stopReason()).isEqualTo(StopReason.PUSHBACK_TOO_LONG);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"3600", "9223372037", "99999999999999999999", "Fri, 31 Dec 9999 23:59:59 GMT"})
+  void retryAfterTooLongEndsTheCallHoweverLargeItIs(String value) throws Exception {
+    try (ScriptedServer server = new ScriptedServer(respond(503, "later", "Retry-After", value), respond(200, "ok"))) {
+      HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
+
+      assertThat(response.statusCode()).isEqualTo(503);
+      assertThat(server.requestCount()).isEqualTo(1);
+      assertThat(sleeper.sleeps()).isEmpty();
+      assertThat(listener.last().stopReason()).isEqualTo(StopReason.PUSHBACK_TOO_LONG);
+    }
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"99999999999999999999", "Fri, 31 Dec 9999 23:59:59 GMT"})
+  void retryAfterBeyondNanosecondsEndsTheCallEvenWithTheLargestMaximumPushback(String value) throws Exception {
+    try (ScriptedServer server = new ScriptedServer(respond(503, "later", "Retry-After", value), respond(200, "ok"))) {
+      HttpResponse<String> response = client(policy().maxPushback(Duration.ofNanos(Long.MAX_VALUE))).build()
+          .send(get(server.uri("/")), BodyHandlers.ofString());
+
+      assertThat(response.statusCode()).isEqualTo(503);
+      assertThat(server.requestCount()).isEqualTo(1);
+      assertThat(sleeper.sleeps()).isEmpty();
+      assertThat(listener.last().stopReason()).isEqualTo(StopReason.PUSHBACK_TOO_LONG);
+    }
+  }
+
+  @Test
+  void severalRetryAfterHeadersUseTheMostConservativeReadableOne() throws Exception {
+    try (ScriptedServer server = new ScriptedServer(respond(503, "", "Retry-After", "garbage", "Retry-After", "3600"),
+        respond(200, "ok"))) {
+      HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
+
+      assertThat(response.statusCode()).isEqualTo(503);
+      assertThat(listener.last().stopReason()).isEqualTo(StopReason.PUSHBACK_TOO_LONG);
+    }
+  }
+
+  @Test
+  void severalReadableRetryAfterHeadersUseTheLongest() throws Exception {
+    try (ScriptedServer server = new ScriptedServer(respond(503, "", "Retry-After", "1", "Retry-After", "5"),
+        respond(200, "ok"))) {
+      HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
+
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(5));
     }
   }
 

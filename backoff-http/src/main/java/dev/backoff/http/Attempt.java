@@ -1,0 +1,330 @@
+package dev.backoff.http;
+
+import dev.backoff.Clock;
+import dev.backoff.RetryPolicy;
+import java.io.IOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpHeaders;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.net.http.HttpResponse.BodySubscriber;
+import java.net.http.HttpResponse.ResponseInfo;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLSession;
+
+/**
+ * One attempt of a call: the body handler the client gets, and the timer that bounds the whole exchange.
+ *
+ * <p>The handler decides on the status and headers, before any byte of the body: when a retry is possible
+ * (a retryable status to a repeatable request, attempts left, a {@code Retry-After} within the maximum and
+ * the deadline) the body is read ahead to a bounded prefix ({@link AttemptBody#readAhead}); otherwise it
+ * goes straight to the caller's handler. The decision engine may still stop where a retry looked possible
+ * (a budget refusal); the body read ahead is then handed to the caller's handler followed by the rest.
+ *
+ * <p>The timer starts with the attempt and ends it with an {@link HttpTimeoutException} when its time is
+ * up, whether the client is still waiting for headers (the request's own timeout covers that too) or
+ * reading the body: {@code HttpRequest.timeout} alone stops at the headers. It runs until the response is
+ * handed over: for a handler that reads the whole body (ofString, ofByteArray, ofFile...) that is the
+ * whole exchange; a streaming body (ofInputStream, ofLines) is the caller's to read after that.
+ *
+ * <p>Thread-safe: the client applies the handler on its own threads while the caller's thread or the
+ * scheduler finishes, discards or times out the attempt.
+ */
+final class Attempt<T> implements BodyHandler<Object> {
+  private final RetryingHttpClient owner;
+  private final RetryPolicy<HttpResponse<?>> policy;
+  private final boolean repeatable;
+  private final int number;
+  private final long start;
+  private final Clock clock;
+  private final BodyHandler<T> handler;
+  private final long timeoutNanos;
+  private volatile AttemptBody body;
+  private volatile HttpTimeoutException expired;
+  private volatile Instant wallNow;
+  private volatile Future<?> timer;
+
+  Attempt(RetryingHttpClient owner, RetryPolicy<HttpResponse<?>> policy, HttpRequest request, boolean repeatable,
+      int number, long start, BodyHandler<T> handler) {
+    this.owner = owner;
+    this.policy = policy;
+    this.repeatable = repeatable;
+    this.number = number;
+    this.start = start;
+    this.clock = policy.clock();
+    this.handler = handler;
+    this.timeoutNanos = owner.attemptTimeoutNanos(request, policy, start, clock);
+  }
+
+  /** The attempt's request: the caller's, its timeout shortened to this attempt's. */
+  HttpRequest request(HttpRequest request) {
+    return owner.attemptRequest(request, timeoutNanos);
+  }
+
+  /** Starts the timer, if the attempt has a timeout. */
+  void startTimer() {
+    if (timeoutNanos < 0) {
+      return;
+    }
+    try {
+      timer = owner.timeoutScheduler().schedule(this::expire, timeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (RejectedExecutionException e) {
+      // A scheduler that was shut down cannot time the body: the request's own timeout still bounds the
+      // wait for headers.
+    }
+  }
+
+  private void expire() {
+    HttpTimeoutException timeout = new HttpTimeoutException(
+        "no complete response within " + Duration.ofNanos(timeoutNanos).truncatedTo(ChronoUnit.MILLIS)
+            + " (the attempt's timeout)");
+    expired = timeout;
+    AttemptBody current = body;
+    if (current != null) {
+      current.fail(timeout);
+    }
+  }
+
+  /**
+   * The failure to report for this attempt: the timeout if the timer fired, whatever the client threw.
+   * Cancelling the body can make the client fail the exchange with its own "bytes received" IOException
+   * (JDK 25) before it sees ours; the attempt still failed because its time was up.
+   */
+  Throwable failure(Throwable thrown) {
+    HttpTimeoutException timeout = expired;
+    if (timeout == null || thrown instanceof HttpTimeoutException) {
+      return thrown;
+    }
+    if (thrown != null) {
+      timeout.addSuppressed(thrown);
+    }
+    return timeout;
+  }
+
+  /** Stops the timer: the attempt's outcome is known and handed over. */
+  void close() {
+    Future<?> t = timer;
+    if (t != null) {
+      t.cancel(false);
+    }
+    body = null; // handed over or released: not ours to hold (a handler's body can be large)
+  }
+
+  /** The wall-clock instant the handler read {@code Retry-After} at, for the same reading in the decision. */
+  Instant wallNow() {
+    return wallNow;
+  }
+
+  @Override
+  public BodySubscriber<Object> apply(ResponseInfo info) {
+    AttemptBody created = retryPossible(info)
+        ? AttemptBody.readAhead(owner.readAheadLimit())
+        : AttemptBody.direct(handler.apply(info));
+    body = created;
+    HttpTimeoutException timeout = expired;
+    if (timeout != null) {
+      created.fail(timeout); // the timer fired while the headers were arriving
+    }
+    return created;
+  }
+
+  /**
+   * Whether the engine could retry after this response, judged from its status and headers alone, with
+   * the engine's own stop rules (no side effects: a budget is not asked). Where this says no, the engine
+   * says no too: it reads the same {@code Retry-After} at the same instant, later on the same clock.
+   */
+  private boolean retryPossible(ResponseInfo info) {
+    if (!repeatable || !owner.isRetryStatus(info.statusCode()) || number >= policy.maxAttempts()) {
+      return false;
+    }
+    Instant now = owner.wallNow();
+    wallNow = now;
+    long hint = RetryAfter.hintNanos(info.headers(), now);
+    if (hint == RetryAfter.INFINITE_NANOS || hint > policy.maxPushback().toNanos()) {
+      return false;
+    }
+    Duration maxElapsed = policy.maxElapsed();
+    if (maxElapsed != null) {
+      long elapsed = clock.nanoTime() - start;
+      long earliestRetry = elapsed + Math.max(hint, 0);
+      if (earliestRetry < 0 || earliestRetry > maxElapsed.toNanos()) { // < 0: overflowed, so beyond any deadline
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The response as the caller's handler produces it: unchanged if its body went straight to that handler,
+   * else the body read ahead followed by the rest, through {@code handler}. Stops the timer when done.
+   */
+  @SuppressWarnings("unchecked")
+  CompletableFuture<HttpResponse<T>> finish(HttpResponse<Object> response) {
+    Object read = response.body();
+    if (!(read instanceof AttemptBody)) {
+      close();
+      return CompletableFuture.completedFuture((HttpResponse<T>) (HttpResponse<?>) response);
+    }
+    AttemptBody readAhead = (AttemptBody) read;
+    BodySubscriber<T> subscriber;
+    try {
+      subscriber = handler.apply(new Info(response));
+    } catch (RuntimeException e) {
+      readAhead.discard();
+      close();
+      return CompletableFuture.failedFuture(e);
+    }
+    readAhead.bridge(subscriber);
+    return subscriber.getBody().toCompletableFuture()
+        .<HttpResponse<T>>thenApply(converted -> new HandedOverResponse<>(response, converted))
+        .whenComplete((converted, failure) -> close());
+  }
+
+  /** Releases a response that is retried or that nobody will read, and stops the timer. */
+  void discard(HttpResponse<?> response) {
+    close();
+    release(response);
+  }
+
+  /** Ends the attempt's body (a cancelled call): the connection is closed unless the body already ended. */
+  void cancel() {
+    AttemptBody current = body;
+    close();
+    if (current != null) {
+      current.fail(new java.util.concurrent.CancellationException("the call was cancelled"));
+    }
+  }
+
+  /**
+   * Releases a response nobody will read: a body read ahead is discarded (its connection closed unless it
+   * ended within the limit); a body the caller's handler made closeable (an input stream, a stream of
+   * lines) is closed, which frees its connection.
+   */
+  static void release(HttpResponse<?> response) {
+    if (response == null) {
+      return;
+    }
+    Object read = response.body();
+    if (read instanceof AttemptBody) {
+      ((AttemptBody) read).discard();
+      return;
+    }
+    if (!(read instanceof AutoCloseable)) {
+      return;
+    }
+    try {
+      ((AutoCloseable) read).close();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // not ours to swallow
+    } catch (Exception e) {
+      // Closing an unwanted body is best effort: the caller has its outcome already.
+    }
+  }
+
+  /** Joins {@link #finish}, rethrowing its failure as an {@link IOException}. */
+  static <T> HttpResponse<T> join(CompletableFuture<HttpResponse<T>> finished) throws IOException {
+    try {
+      return finished.join();
+    } catch (java.util.concurrent.CompletionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException) {
+        throw (IOException) cause;
+      }
+      if (cause instanceof RuntimeException) {
+        throw (RuntimeException) cause;
+      }
+      throw new IOException("the body handler failed on the last response's body", cause);
+    }
+  }
+
+  private static final class Info implements HttpResponse.ResponseInfo {
+    private final HttpResponse<?> response;
+
+    Info(HttpResponse<?> response) {
+      this.response = response;
+    }
+
+    @Override
+    public int statusCode() {
+      return response.statusCode();
+    }
+
+    @Override
+    public HttpHeaders headers() {
+      return response.headers();
+    }
+
+    @Override
+    public HttpClient.Version version() {
+      return response.version();
+    }
+  }
+
+  /** The last response with its body converted by the caller's handler; everything else delegated. */
+  private static final class HandedOverResponse<T> implements HttpResponse<T> {
+    private final HttpResponse<Object> response;
+    private final T body;
+
+    HandedOverResponse(HttpResponse<Object> response, T body) {
+      this.response = response;
+      this.body = body;
+    }
+
+    @Override
+    public int statusCode() {
+      return response.statusCode();
+    }
+
+    @Override
+    public HttpRequest request() {
+      return response.request();
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public Optional<HttpResponse<T>> previousResponse() {
+      // Earlier responses of a redirect chain carry no body, so the cast is only nominal.
+      return response.previousResponse().map(previous -> (HttpResponse<T>) previous);
+    }
+
+    @Override
+    public HttpHeaders headers() {
+      return response.headers();
+    }
+
+    @Override
+    public T body() {
+      return body;
+    }
+
+    @Override
+    public Optional<SSLSession> sslSession() {
+      return response.sslSession();
+    }
+
+    @Override
+    public java.net.URI uri() {
+      return response.uri();
+    }
+
+    @Override
+    public HttpClient.Version version() {
+      return response.version();
+    }
+
+    @Override
+    public String toString() {
+      return response.toString();
+    }
+  }
+
+}

@@ -1,0 +1,85 @@
+package dev.backoff.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * A server streams a 300 MB body with a retryable status; the client runs in a forked JVM with a 64 MB
+ * heap, so buffering any response whole (or even a fifth of it) fails the call with an OutOfMemoryError.
+ */
+@Tag("slow")
+class HugeBodyTest {
+  static final long BODY = 300L * 1024 * 1024;
+
+  @ParameterizedTest(name = "{0}, {1}, {2} attempts, {3}")
+  @CsvSource({
+      "send, discarding, 3, budget",
+      "async, discarding, 3, budget",
+      "send, stream, 1, budget",
+      "async, stream, 3, budget",
+      "send, stream, 3, refusing-budget",
+      "async, stream, 3, refusing-budget"})
+  void aHugeRetryableBodyIsNeverBufferedWhole(String mode, String handler, int attempts, String budget)
+      throws Exception {
+    try (StreamingServer server = new StreamingServer(503, BODY, null)) {
+      Result result = fork(mode, handler, Integer.toString(attempts), budget, server.uri().toString());
+
+      assertThat(result.exitCode).as(result.output).isZero();
+      assertThat(result.output).contains("status=503");
+      if (handler.equals("stream")) {
+        assertThat(result.output).contains("bytes=" + BODY); // and every byte was checked in order
+      }
+      int expectedAttempts = budget.equals("refusing-budget") ? 1 : attempts;
+      assertThat(server.requests()).isEqualTo(expectedAttempts);
+      // Retried responses: read ahead to the limit, then closed, never read to their end.
+      List<Long> written = awaitConnections(server, expectedAttempts);
+      assertThat(written).filteredOn(bytes -> bytes < BODY).hasSize(expectedAttempts - 1);
+      assertThat(written).filteredOn(bytes -> bytes == BODY).hasSize(1);
+      System.out.println("HugeBodyTest " + mode + "/" + handler + "/" + attempts + "/" + budget + ": "
+          + result.output.strip() + ", body bytes sent per connection " + written);
+    }
+  }
+
+  static List<Long> awaitConnections(StreamingServer server, int count) throws InterruptedException {
+    for (int i = 0; i < 500 && server.written().size() < count; i++) {
+      Thread.sleep(10); // the server thread records a connection just after the client closed it
+    }
+    return server.written();
+  }
+
+  record Result(int exitCode, String output) {}
+
+  static Result fork(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(
+        System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
+        "-Xmx64m", "-cp", System.getProperty("java.class.path"), HugeBodyClientMain.class.getName()));
+    command.addAll(List.of(args));
+    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+    // Read while it runs (a full pipe would block the child); bounded by the wait below.
+    StringBuilder output = new StringBuilder();
+    Thread reader = new Thread(() -> {
+      try {
+        output.append(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+      } catch (java.io.IOException e) {
+        output.append(e);
+      }
+    });
+    reader.start();
+    if (!process.waitFor(60, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      reader.join(Duration.ofSeconds(5).toMillis());
+      throw new AssertionError("the client did not finish within 60 s (a hang guard): " + output);
+    }
+    reader.join();
+    return new Result(process.exitValue(), output.toString());
+  }
+}
