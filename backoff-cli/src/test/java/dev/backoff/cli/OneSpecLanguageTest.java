@@ -80,6 +80,21 @@ class OneSpecLanguageTest {
   }
 
   @Test
+  void messagesEchoDurationsAsTheUserWritesThem() {
+    assertUsage(CliRunner.run("tune", "--initial", "0s", "--multiplier", "2", "--at", "3s"),
+        "initial must be positive, was 0s");
+    assertUsage(CliRunner.run("run", "--deadline", "0s", "--", "true"), "--deadline must be positive, was 0s");
+    assertUsage(CliRunner.run("http", "--timeout", "0s", "http://127.0.0.1:9/"), "--timeout must be positive, was 0s");
+    assertUsage(CliRunner.run("lab", "demo", "--pause", "0s"), "--pause must be at least 1s, was 0s");
+    assertUsage(CliRunner.run("lab", "client", "--think-mean", "0s", "--duration", "1s"),
+        "--think-mean: must be positive, was 0s");
+    for (CliRunner result : new CliRunner[] {CliRunner.run("tune", "--initial", "0s", "--multiplier", "2", "--at", "3s"),
+        CliRunner.run("lab", "demo", "--pause", "0s")}) {
+      assertThat(result.err).doesNotContain("PT");
+    }
+  }
+
+  @Test
   void theLabsModelFlagsAreTheSimulatorsKeys() {
     assertUsage(CliRunner.run("lab", "server", "--knee-factor", "0.5", "--duration", "1s"),
         "--knee-factor: must be at least 1, was 0.5");
