@@ -5,7 +5,7 @@ import java.util.Locale;
 /**
  * A policy as written: a strategy or preset ({@link BackoffSpec}'s grammar, or a name a driver adds, such as
  * the simulator's experiment clients) and an optional {@code +budget} suffix that attaches the context's retry
- * budget ({@link BudgetSpec#DEFAULT} unless the context sets another).
+ * budget ({@link BudgetSpec#DEFAULT} unless the context sets another). Immutable and thread-safe.
  *
  * @param text the spec as written, trimmed (the policy's name in reports)
  * @param base the part before {@code +budget}, lower case
