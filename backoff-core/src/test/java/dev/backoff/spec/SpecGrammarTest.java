@@ -172,4 +172,18 @@ class SpecGrammarTest {
     assertThatThrownBy(() -> PolicySpec.parse("+budget")).hasMessage("policy '+budget' names no strategy");
     assertThatThrownBy(() -> PolicySpec.parse("fixed+breaker")).hasMessage("bad policy 'fixed+breaker': the only suffix is +budget");
   }
+
+  @net.jqwik.api.Property(tries = 500)
+  void theColonFormIsTheFactoryWithTheSameValues(
+      @net.jqwik.api.ForAll @net.jqwik.api.constraints.LongRange(min = 1, max = 1_000_000_000_000L) long initialNanos,
+      @net.jqwik.api.ForAll @net.jqwik.api.constraints.LongRange(min = 0, max = 1_000_000_000_000L) long extraNanos,
+      @net.jqwik.api.ForAll @net.jqwik.api.constraints.IntRange(min = 100, max = 1000) int multiplierPercent) {
+    Duration initial = Duration.ofNanos(initialNanos);
+    Duration cap = Duration.ofNanos(initialNanos + extraNanos);
+    double multiplier = multiplierPercent / 100.0;
+    String spec = "exponential:" + Durations.format(initial) + ":" + multiplier + ":" + Durations.format(cap) + ":full";
+    assertThat(described(spec)).isEqualTo(Backoff.exponential(initial, multiplier, cap, Jitter.full()).toString());
+    assertThat(BackoffSpec.parse(spec).toBackoff().maxDelayNanos()).isEqualTo(
+        Backoff.exponential(initial, multiplier, cap, Jitter.full()).maxDelayNanos());
+  }
 }

@@ -70,6 +70,8 @@ class ValidationTest {
       "workers|4294967306|workers: 4294967306 is out of range (0..10000000)",
       "clients|1.0e20|clients: 1.0e20 is out of range (1..2147483647)",
       "duration|.nan|not valid YAML or JSON",
+      "timeout|10|timeout: '10' has no unit; write 10s",
+      "think-mean|2.5|think-mean: '2.5' has no unit; write 2.5s",
   })
   void fileValuesAreParsedExactlyLikeFlags(String key, String value, String message) throws Exception {
     java.nio.file.Path yaml = java.nio.file.Files.createTempFile("scenario", ".yaml");
