@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.sim.KneeLatency;
 import dev.backoff.lab.NettyHttpServer.Exchange;
 import java.io.IOException;
 import java.net.URI;
@@ -408,12 +409,12 @@ public final class LabServer implements AutoCloseable {
 
     /** The stats as a JSON object. */
     public String toJson() {
-      return String.format(Locale.ROOT,
-          "{\"concurrency\":%d,\"peakConcurrency\":%d,\"waiting\":%d,\"lastDelaySeconds\":%.6f,"
-              + "\"paused\":%s,\"answered\":%d,\"dropped\":%d,\"refused\":%d,\"abandoned\":%d,"
-              + "\"forgotten\":%d}",
-          concurrency, peakConcurrency, waiting, lastDelayNanos / 1e9, paused, answered, dropped, refused,
-          abandoned, forgotten);
+      return dev.backoff.sim.Json.compact().object()
+          .field("concurrency").number(concurrency).field("peakConcurrency").number(peakConcurrency)
+          .field("waiting").number(waiting).field("lastDelaySeconds").decimal(lastDelayNanos / 1e9, 6)
+          .field("paused").bool(paused).field("answered").number(answered).field("dropped").number(dropped)
+          .field("refused").number(refused).field("abandoned").number(abandoned).field("forgotten").number(forgotten)
+          .endObject().toString();
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.sim.KneeLatency;
 import com.sun.net.httpserver.HttpServer;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
