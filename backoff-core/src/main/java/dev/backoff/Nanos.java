@@ -60,16 +60,8 @@ final class Nanos {
     return value;
   }
 
+  /** A duration for a description: the one duration format ({@code 20s}, {@code 1.5s}, {@code 5m}), or "unbounded". */
   static String format(long nanos) {
-    if (nanos == Long.MAX_VALUE) {
-      return "unbounded";
-    }
-    if (nanos % 1_000_000 != 0 && nanos < 1_000_000_000L) {
-      return nanos % 1000 == 0 ? nanos / 1000 + "µs" : nanos + "ns";
-    }
-    if (nanos < 1_000_000_000L) {
-      return nanos / 1_000_000 + "ms";
-    }
-    return java.math.BigDecimal.valueOf(nanos, 9).stripTrailingZeros().toPlainString() + "s";
+    return nanos == Long.MAX_VALUE ? "unbounded" : dev.backoff.spec.Durations.format(Math.max(0, nanos));
   }
 }

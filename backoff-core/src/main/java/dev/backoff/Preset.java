@@ -5,7 +5,8 @@ import java.util.Locale;
 
 /**
  * Named policies reproducing the documented defaults of well-known clients and libraries, so a user can
- * migrate and compare like for like, plus the two clients of seed 003's experiment. Where a preset's
+ * migrate and compare like for like. (The retry-storm experiment's two clients are the simulator's named
+ * policies, not presets.) Where a preset's
  * behaviour differs from Backoff's own {@linkplain Jitter cap rule}, its description says so.
  */
 public enum Preset {
@@ -70,16 +71,7 @@ public enum Preset {
    * 15 s on, part of the clients (and at the cap all of them) wait exactly 30 s.
    */
   SPRING_RETRY_RANDOM("spring-retry-random", 3, null,
-      new PeerBackoff(100_000_000L, 2, 30_000_000_000L, 0, PeerBackoff.Placement.RANDOM_MULTIPLIER_THEN_CLAMP)),
-  /** Seed 003's "fixed" client: retry every 100 ms, no jitter, without limit. */
-  SEED_003_FIXED("fixed", Integer.MAX_VALUE, null, Backoff.fixed(Duration.ofMillis(100))),
-  /**
-   * Seed 003's "exponential" client: 100 ms × e per retry up to 5 min, gaussian jitter of 0.1 of the delay,
-   * without limit. It follows our cap rule, unlike the seed, which adds the noise after the cap (so its
-   * delays can pass 5 min).
-   */
-  SEED_003_EXPONENTIAL("exponential", Integer.MAX_VALUE, null,
-      Backoff.exponential(Duration.ofMillis(100), Math.E, Duration.ofMinutes(5), Jitter.gaussian(0.1)));
+      new PeerBackoff(100_000_000L, 2, 30_000_000_000L, 0, PeerBackoff.Placement.RANDOM_MULTIPLIER_THEN_CLAMP));
 
   private final String id;
   private final int maxAttempts;
@@ -128,7 +120,8 @@ public enum Preset {
   }
 
   /**
-   * The preset with this {@linkplain #id() id} (or enum name, in any case).
+   * The preset with this {@linkplain #id() id} (or enum name, in any case). To parse a strategy or preset
+   * as a command line or scenario file writes it, use {@link dev.backoff.spec.BackoffSpec}.
    *
    * @throws IllegalArgumentException naming the unknown preset and listing the known ones
    */

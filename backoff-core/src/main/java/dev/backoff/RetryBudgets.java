@@ -26,6 +26,23 @@ import java.util.List;
 public final class RetryBudgets {
   private RetryBudgets() {}
 
+  /** AWS standard mode: the token bucket's capacity. */
+  public static final long AWS_CAPACITY = 500;
+  /** AWS standard mode: what a retry costs. */
+  public static final long AWS_RETRY_COST = 5;
+  /** AWS standard mode: what a retry after a {@link FailureClass#TIMEOUT} costs. */
+  public static final long AWS_TIMEOUT_RETRY_COST = 10;
+  /** gRPC retry throttling, its retry guide's example: the maximum token count. */
+  public static final int GRPC_MAX_TOKENS = 10;
+  /** gRPC retry throttling, its retry guide's example: tokens earned per success. */
+  public static final double GRPC_TOKEN_RATIO = 0.1;
+  /** Finagle and Linkerd: retries allowed per call. */
+  public static final double RATIO_RETRY_RATIO = 0.2;
+  /** Finagle and Linkerd: retries allowed per second whatever the traffic. */
+  public static final int RATIO_MIN_RETRIES_PER_SECOND = 10;
+  /** Finagle and Linkerd: the window. */
+  public static final Duration RATIO_WINDOW = Duration.ofSeconds(10);
+
   /**
    * The AWS SDK for Java v2 standard-mode retry quota: a bucket of 500 tokens; a retry costs 5, or 10 after a
    * {@link FailureClass#TIMEOUT}; a success refunds what the call's last retry cost, or 1 token when the
@@ -45,7 +62,7 @@ public final class RetryBudgets {
    * {@code tokenRatio} 0.1. (gRPC itself has no default: throttling is off unless a service config sets it.)
    */
   public static RetryBudget grpcThrottling() {
-    return grpcThrottling(10, 0.1);
+    return grpcThrottling(GRPC_MAX_TOKENS, GRPC_TOKEN_RATIO);
   }
 
   /**
@@ -76,7 +93,7 @@ public final class RetryBudgets {
    * second, over a 10 s window.
    */
   public static RetryBudget ratio() {
-    return ratio(0.2, 10, Duration.ofSeconds(10), Clock.system());
+    return ratio(RATIO_RETRY_RATIO, RATIO_MIN_RETRIES_PER_SECOND, RATIO_WINDOW, Clock.system());
   }
 
   /**
@@ -132,10 +149,10 @@ public final class RetryBudgets {
    * {@link #build()} checks that no cost exceeds the capacity. Not thread-safe; the budgets it builds are.
    */
   public static final class TokenBucketBuilder {
-    private long capacity = 500;
-    private long retryCost = 5;
+    private long capacity = AWS_CAPACITY;
+    private long retryCost = AWS_RETRY_COST;
     private final List<FailureClass> classesWithCost = new ArrayList<>(List.of(FailureClass.TIMEOUT));
-    private final List<Long> costByClass = new ArrayList<>(List.of(10L));
+    private final List<Long> costByClass = new ArrayList<>(List.of(AWS_TIMEOUT_RETRY_COST));
     private long firstTrySuccessRefund = 1;
 
     TokenBucketBuilder() {}

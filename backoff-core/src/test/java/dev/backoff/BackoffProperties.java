@@ -184,7 +184,7 @@ class BackoffProperties {
             Long.MAX_VALUE / 2))
         .as((median, extra) -> Backoff.decorrelatedV2(Duration.ofNanos(median), Duration.ofNanos(median + extra)));
     Arbitrary<Backoff> presets = Arbitraries.of(Preset.AWS_STANDARD.backoff(), Preset.GRPC.backoff(),
-        Preset.SEED_003_EXPONENTIAL.backoff());
+        Backoff.exponential(Duration.ofMillis(100), Math.E, Duration.ofMinutes(5), Jitter.gaussian(0.1)));
     return Arbitraries.oneOf(exponential, linear, decorrelated, decorrelatedV2, presets);
   }
 

@@ -98,17 +98,6 @@ class PresetTest {
   }
 
   @Test
-  void seed003Clients() {
-    assertThat(delay(Preset.SEED_003_FIXED, 1000, 0.3)).isEqualTo(100 * MS);
-    assertThat(Preset.SEED_003_FIXED.maxAttempts()).isEqualTo(Integer.MAX_VALUE);
-    assertThat(delay(Preset.SEED_003_EXPONENTIAL, 2, 0.5)).isCloseTo(271_828_182L, within(2L));
-    assertThat(delay(Preset.SEED_003_EXPONENTIAL, 2, 0.0)).isCloseTo(190_279_728L, within(100L));
-    // at the 5 min cap the centre drops to 5 min / 1.3 so the ±3σ window fits under it
-    assertThat(delay(Preset.SEED_003_EXPONENTIAL, 100, 0.5)).isCloseTo(230_769_230_769L, within(1_000L));
-    assertThat(delay(Preset.SEED_003_EXPONENTIAL, 100, 0.0)).isCloseTo(161_538_461_538L, within(100_000L));
-  }
-
-  @Test
   void policyCarriesTheNameLimitsAndBackoff() {
     RetryPolicy<Object> policy = Preset.GOOGLE_HTTP_CLIENT.policy().build();
     assertThat(policy.name()).isEqualTo("google-http-client");
@@ -125,8 +114,9 @@ class PresetTest {
       assertThat(Preset.byName(preset.name())).isSameAs(preset);
       assertThat(Preset.byName(preset.id().toUpperCase(java.util.Locale.ROOT))).isSameAs(preset);
     }
-    assertThat(Preset.byName("fixed")).isSameAs(Preset.SEED_003_FIXED);
-    assertThat(Preset.byName("exponential")).isSameAs(Preset.SEED_003_EXPONENTIAL);
+    // The experiment's clients are the simulator's named policies: these names are the generic strategies.
+    assertThatThrownBy(() -> Preset.byName("fixed")).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Preset.byName("exponential")).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Preset.byName("hystrix"))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'hystrix'").hasMessageContaining("google-cloud").hasMessageContaining("spring-retry");

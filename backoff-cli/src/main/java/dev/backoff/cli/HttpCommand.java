@@ -22,7 +22,9 @@ import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import dev.backoff.spec.Durations;
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -130,7 +132,7 @@ final class HttpCommand implements Callable<Integer> {
     }
     if (timeout != null) {
       if (timeout.isZero() || timeout.isNegative()) {
-        throw new Errors.UsageException("--timeout must be positive, was " + timeout);
+        throw new Errors.UsageException("--timeout must be positive, was " + Durations.format(timeout));
       }
       client.attemptTimeout(timeout);
     }
@@ -276,16 +278,14 @@ final class HttpCommand implements Callable<Integer> {
     return count + " " + noun + (count == 1 ? "" : "s");
   }
 
-  /** {@code 250ms}, {@code 1.5s}, {@code 2m3s}: short and exact enough for a log line. */
+  /**
+   * A wait for a log line in the one duration format ({@code 250ms}, {@code 1.786s}, {@code 2m}), to the
+   * millisecond (to the microsecond below one).
+   */
   static String format(Duration duration) {
-    long millis = duration.toMillis();
-    if (millis < 1000) {
-      return millis == 0 && !duration.isZero() ? duration.toNanos() / 1000 + "us" : millis + "ms";
-    }
-    if (millis < 60_000) {
-      return String.format(Locale.ROOT, "%.3f", millis / 1000.0).replaceAll("\\.?0+$", "") + "s";
-    }
-    return duration.toString().substring(2).toLowerCase(Locale.ROOT);
+    Duration shown = duration.compareTo(Duration.ofMillis(1)) < 0 ? duration.truncatedTo(ChronoUnit.MICROS)
+        : duration.truncatedTo(ChronoUnit.MILLIS);
+    return Durations.format(shown);
   }
 
   /** Prints one line per attempt: what came back, then the wait before the retry or why it stopped. */

@@ -6,6 +6,8 @@ import dev.backoff.lab.LabReport;
 import dev.backoff.lab.LabSample;
 import dev.backoff.lab.LabSummary;
 import dev.backoff.lab.ServerProbe;
+import dev.backoff.sim.Scenario;
+import dev.backoff.spec.Durations;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -21,6 +23,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code backoff lab client}: seed 003's fleet of closed-loop clients, retrying with backoff-http. */
 @Command(name = "client", mixinStandardHelpOptions = true, sortOptions = false,
+    modelTransformer = ScenarioKeyFlags.Fleet.class,
     description = {"Run seed 003's clients against a server on this machine.",
         "Each client waits an exponential think time, sends one request, waits for the answer or the timeout, "
             + "and retries under the policy (with backoff-http's client). Prints 'OK: x req/sec, errors: y "
@@ -36,21 +39,11 @@ final class LabClientCommand implements Callable<Integer> {
   @Option(names = "--url", paramLabel = "URL", description = "Where to send (loopback only). Default http://127.0.0.1:8070/api.")
   String url = "http://127.0.0.1:8070/api";
 
-  @Option(names = "--clients", paramLabel = "N", description = "Number of clients. Default 1000.")
-  int clients = 1000;
-
-  @Option(names = "--think", paramLabel = "D", converter = DurationConverter.class,
-      description = "Mean think time between a client's requests. Default 10s.")
-  Duration think = Duration.ofSeconds(10);
-
-  @Option(names = "--timeout", paramLabel = "D", converter = DurationConverter.class,
-      description = "Timeout of each attempt. Default 2s.")
-  Duration timeout = Duration.ofSeconds(2);
-
   @Option(names = "--policy", paramLabel = "NAME",
-      description = "Retry policy: fixed, exponential (seed 003's), or a strategy or preset name (see 'backoff "
-          + "strategies'). Default exponential.")
-  String policy = "exponential";
+      description = "Retry policy: an experiment client (storm-fixed, storm-exponential), a strategy with optional "
+          + "parameters or a preset, +budget for a fleet-wide budget (see 'backoff strategies'). "
+          + "Default storm-exponential.")
+  String policy = "storm-exponential";
 
   @Option(names = "--duration", paramLabel = "D", converter = DurationConverter.class,
       description = "Stop after this long. Default: run until interrupted.")
@@ -63,12 +56,14 @@ final class LabClientCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (duration != null && (duration.isNegative() || duration.toSeconds() < 1)) {
-      throw new Errors.UsageException("--duration must be at least 1s, was " + duration);
+      throw new Errors.UsageException("--duration must be at least 1s, was " + Durations.format(duration));
     }
+    Scenario model = ScenarioKeyFlags.scenario(spec, ScenarioKeyFlags.FLEET);
+    int clients = model.clients();
     URI uri = parseUrl(url);
     ClientFleet.Builder builder = ClientFleet.builder();
     try {
-      builder.uri(uri).clients(clients).think(think).timeout(timeout).policy(policy);
+      builder.uri(uri).clients(clients).think(model.thinkMean()).timeout(model.timeout()).policy(policy);
     } catch (IllegalArgumentException e) {
       throw new Errors.UsageException(flagMessage(e.getMessage()));
     }
@@ -144,10 +139,13 @@ final class LabClientCommand implements Callable<Integer> {
 
   /** The lab's messages name builder parameters; on the command line they are flags. */
   static String flagMessage(String message) {
-    for (String name : new String[] {"url", "clients", "think", "timeout"}) {
+    for (String name : new String[] {"url", "clients", "timeout"}) {
       if (message.startsWith(name + " ")) {
         return "--" + message;
       }
+    }
+    if (message.startsWith("think ")) {
+      return "--think-mean " + message.substring("think ".length());
     }
     if (message.startsWith("unknown policy")) {
       return "--policy: " + message;

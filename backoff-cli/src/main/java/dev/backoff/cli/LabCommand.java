@@ -19,4 +19,16 @@ final class LabCommand implements Runnable {
   public void run() {
     throw new ParameterException(spec.commandLine(), "a lab command is required: server, client or demo");
   }
+
+  /**
+   * Call before the first lab server starts. On JDK 24+ the JVM prints a four-line warning the first time
+   * Netty (the lab server's HTTP) calls {@code sun.misc.Unsafe}'s memory methods (JEP 498); the lab needs
+   * none of that speed, so this command, which owns its JVM, tells Netty to do without, unless the user set
+   * {@code io.netty.noUnsafe} themselves.
+   */
+  static void withoutUnsafeOnNewerJdks() {
+    if (Runtime.version().feature() >= 24 && System.getProperty("io.netty.noUnsafe") == null) {
+      System.setProperty("io.netty.noUnsafe", "true");
+    }
+  }
 }

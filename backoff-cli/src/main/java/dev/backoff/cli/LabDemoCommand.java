@@ -3,11 +3,13 @@ package dev.backoff.cli;
 import dev.backoff.lab.LabDemo;
 import dev.backoff.lab.LabReport;
 import dev.backoff.lab.LabSummary;
+import dev.backoff.sim.Json;
 import dev.backoff.sim.PolicyResult;
 import dev.backoff.sim.Scenario;
 import dev.backoff.sim.SimulationResult;
 import dev.backoff.sim.Simulator;
 import dev.backoff.sim.Summary;
+import dev.backoff.spec.Durations;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,28 +19,36 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code backoff lab demo}: seed 003's experiment in one command, live and simulated side by side. */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
+    modelTransformer = ScenarioKeyFlags.KneeAndFleet.class,
     description = {"Seed 003's experiment, live on 127.0.0.1 and simulated, one policy after another.",
         "For each policy: start a server and a client fleet, run steady, pause the server (like SIGSTOP), "
             + "resume it, and report whether it recovered, next to what the simulator predicts for the same "
             + "parameters. A run stops early when the server holds --max-connections requests: that is a storm.",
-        "Defaults are the seed's (1000 clients, think 10s, timeout 2s, knee 30/1.05/15, 100ms) with a 30 s "
-            + "pause: about two minutes for fixed and exponential."})
+        "Defaults are the experiment's (1000 clients, think-mean 10s, timeout 2s, knee 30/1.05/15, 100ms) with a "
+            + "30s pause: about two minutes for storm-fixed and storm-exponential. The model flags are the "
+            + "simulator's keys, with the same meaning."})
 final class LabDemoCommand implements Callable<Integer> {
   enum Format { table, json }
+
+  private static final List<String> LAB_DEMO_KEYS = new ArrayList<>(ScenarioKeyFlags.FLEET);
+
+  static {
+    LAB_DEMO_KEYS.addAll(ScenarioKeyFlags.KNEE);
+  }
 
   @Spec
   CommandSpec spec;
 
   @Option(names = "--policies", paramLabel = "NAME", split = ",",
-      description = "Policies to compare, in order. Default fixed,exponential (seed 003's two clients).")
-  List<String> policies = new ArrayList<>(List.of("fixed", "exponential"));
+      description = "Policies to compare, in order (see 'backoff strategies'). Default storm-fixed,storm-exponential "
+          + "(the experiment's two clients).")
+  List<String> policies = new ArrayList<>(List.of("storm-fixed", "storm-exponential"));
 
   @Option(names = "--pause", paramLabel = "D", converter = DurationConverter.class,
       description = "How long the server stays paused. Default 30s.")
@@ -51,20 +61,6 @@ final class LabDemoCommand implements Callable<Integer> {
   @Option(names = "--after", paramLabel = "D", converter = DurationConverter.class,
       description = "Time watched after the resume. Default 30s.")
   Duration after = Duration.ofSeconds(30);
-
-  @Option(names = "--clients", paramLabel = "N", description = "Clients per run. Default 1000.")
-  int clients = 1000;
-
-  @Option(names = "--think", paramLabel = "D", converter = DurationConverter.class,
-      description = "Mean think time. Default 10s.")
-  Duration think = Duration.ofSeconds(10);
-
-  @Option(names = "--timeout", paramLabel = "D", converter = DurationConverter.class,
-      description = "Timeout of each attempt. Default 2s.")
-  Duration timeout = Duration.ofSeconds(2);
-
-  @Mixin
-  LabModelOptions model = new LabModelOptions();
 
   @Option(names = "--max-connections", paramLabel = "N",
       description = "Requests a server may hold; reaching it ends that run as a storm. Default 4000.")
@@ -79,10 +75,16 @@ final class LabDemoCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    LabCommand.withoutUnsafeOnNewerJdks();
+    Scenario model = ScenarioKeyFlags.scenario(spec, LAB_DEMO_KEYS);
+    if (model.backlog() < 1) {
+      throw new Errors.UsageException("--backlog must be at least 1 for a live server, was " + model.backlog());
+    }
     LabDemo demo;
     try {
-      demo = LabDemo.builder().clients(clients).think(think).timeout(timeout).warmup(warmup).pause(pause)
-          .after(after).latency(model.latency()).backlog(model.backlog).maxConnections(maxConnections)
+      demo = LabDemo.builder().clients(model.clients()).think(model.thinkMean()).timeout(model.timeout())
+          .warmup(warmup).pause(pause).after(after).latency(model.kneeLatency()).backlog(model.backlog())
+          .maxConnections(maxConnections)
           .policies(policies).build();
     } catch (IllegalArgumentException e) {
       String message = e.getMessage();
@@ -119,9 +121,9 @@ final class LabDemoCommand implements Callable<Integer> {
     for (String policy : demo.policies()) {
       Map<String, Object> values = new LinkedHashMap<>();
       values.put("clients", (long) demo.clients());
-      values.put("think-mean", demo.think().toMillis() + "ms");
-      values.put("timeout", demo.timeout().toMillis() + "ms");
-      values.put("base-latency", demo.latency().base().toNanos() + "ns");
+      values.put("think-mean", Durations.format(demo.think()));
+      values.put("timeout", Durations.format(demo.timeout()));
+      values.put("base-latency", Durations.format(demo.latency().base()));
       values.put("knee-limit", (long) demo.latency().limit());
       values.put("knee-factor", demo.latency().factor());
       values.put("knee-k", demo.latency().k());
@@ -186,42 +188,41 @@ final class LabDemoCommand implements Callable<Integer> {
   }
 
   static String json(LabDemo demo, List<LabDemo.Result> results, Map<String, Prediction> predictions) {
-    StringBuilder json = new StringBuilder("{\"settings\":{");
-    json.append("\"clients\":").append(demo.clients())
-        .append(",\"thinkSeconds\":").append(seconds(demo.think()))
-        .append(",\"timeoutSeconds\":").append(seconds(demo.timeout()))
-        .append(",\"warmupSeconds\":").append(seconds(demo.warmup()))
-        .append(",\"pauseSeconds\":").append(seconds(demo.pause()))
-        .append(",\"afterSeconds\":").append(seconds(demo.after()))
-        .append(",\"latency\":").append(LabReport.quote(demo.latency().toString()))
-        .append(",\"backlog\":").append(demo.backlog())
-        .append(",\"maxConnections\":").append(demo.maxConnections())
-        .append("},\"policies\":[");
-    for (int i = 0; i < results.size(); i++) {
-      LabDemo.Result result = results.get(i);
+    Json json = Json.compact().object().field("settings").object()
+        .field("clients").number(demo.clients())
+        .field("thinkSeconds").numberText(seconds(demo.think()))
+        .field("timeoutSeconds").numberText(seconds(demo.timeout()))
+        .field("warmupSeconds").numberText(seconds(demo.warmup()))
+        .field("pauseSeconds").numberText(seconds(demo.pause()))
+        .field("afterSeconds").numberText(seconds(demo.after()))
+        .field("latency").string(demo.latency().toString())
+        .field("backlog").number(demo.backlog())
+        .field("maxConnections").number(demo.maxConnections())
+        .endObject().field("policies").array();
+    for (LabDemo.Result result : results) {
       Prediction prediction = predictions.get(result.policy());
-      json.append(i == 0 ? "" : ",").append("{\"name\":").append(LabReport.quote(result.policy()))
-          .append(",\"summary\":").append(result.summary().toJson())
-          .append(",\"pausedAt\":").append(result.pausedAt())
-          .append(",\"resumedAt\":").append(result.resumedAt())
-          .append(",\"stoppedEarly\":")
-          .append(result.stoppedEarly() == null ? "null" : LabReport.quote(result.stoppedEarly()))
-          .append(",\"simulator\":").append(predictionJson(prediction))
-          .append(",\"series\":").append(LabReport.seriesJson(result.samples())).append('}');
+      json.object().field("name").string(result.policy())
+          .field("summary").raw(result.summary().toJson())
+          .field("pausedAt").number(result.pausedAt())
+          .field("resumedAt").number(result.resumedAt())
+          .field("stoppedEarly").string(result.stoppedEarly())
+          .field("simulator");
+      if (prediction == null || prediction.summary == null) {
+        json.nullValue();
+      } else {
+        Summary s = prediction.summary;
+        json.object().field("baselineGoodput").decimal(s.baselineGoodput(), 2)
+            .field("recovered").bool(s.recovered())
+            .field("recoverySeconds").number(s.recoverySeconds())
+            .field("peakConcurrency").number(s.peakConcurrency())
+            .field("amplification").decimal(s.amplification(), 3)
+            .field("successRatio").decimal(s.successRatio(), 4)
+            .field("goodputAfterFault").decimal(s.goodputAfterFault(), 2)
+            .endObject();
+      }
+      json.field("series").raw(LabReport.seriesJson(result.samples())).endObject();
     }
-    return json.append("]}").toString();
-  }
-
-  private static String predictionJson(Prediction prediction) {
-    if (prediction == null || prediction.summary == null) {
-      return "null";
-    }
-    Summary s = prediction.summary;
-    return String.format(Locale.ROOT,
-        "{\"baselineGoodput\":%.2f,\"recovered\":%s,\"recoverySeconds\":%s,\"peakConcurrency\":%d,"
-            + "\"amplification\":%.3f,\"successRatio\":%.4f,\"goodputAfterFault\":%.2f}",
-        s.baselineGoodput(), s.recovered(), s.recoverySeconds(), s.peakConcurrency(), s.amplification(),
-        s.successRatio(), s.goodputAfterFault());
+    return json.endArray().endObject().toString();
   }
 
   private static String seconds(Duration duration) {

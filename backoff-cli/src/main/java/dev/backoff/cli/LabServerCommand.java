@@ -1,6 +1,8 @@
 package dev.backoff.cli;
 
 import dev.backoff.lab.LabServer;
+import dev.backoff.sim.Scenario;
+import dev.backoff.spec.Durations;
 import java.io.PrintWriter;
 import java.net.BindException;
 import java.time.Duration;
@@ -10,15 +12,15 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code backoff lab server}: seed 003's server on 127.0.0.1. */
 @Command(name = "server", mixinStandardHelpOptions = true, sortOptions = false,
+    modelTransformer = ScenarioKeyFlags.Knee.class,
     description = {"Run seed 003's server on 127.0.0.1.",
-        "/api answers OK after base · factor^((c − limit)/k) for c above the limit (c = requests in service, "
+        "/api answers OK after base-latency · knee-factor^((c − knee-limit)/knee-k) for c above knee-limit (c = requests in service, "
             + "abandoned ones included), re-checked every 50 ms. Prints 'concurrency: N, last delay: D' every "
             + "second.",
         "Pause it with SIGSTOP (kill -STOP PID) or POST /admin/pause; resume with SIGCONT or POST "
@@ -34,9 +36,6 @@ final class LabServerCommand implements Callable<Integer> {
   @Option(names = "--port", paramLabel = "P", description = "Port on 127.0.0.1 (0: any free one). Default 8070.")
   int port = 8070;
 
-  @Mixin
-  LabModelOptions model = new LabModelOptions();
-
   @Option(names = "--max-connections", paramLabel = "N",
       description = "Most requests held at once; more get 503 (file descriptors stay bounded). "
           + "Default 10000, or what ulimit -n allows if lower.")
@@ -48,6 +47,7 @@ final class LabServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    LabCommand.withoutUnsafeOnNewerJdks();
     if (port < 0 || port > 65535) {
       throw new Errors.UsageException("--port must be in 0..65535, was " + port);
     }
@@ -55,11 +55,15 @@ final class LabServerCommand implements Callable<Integer> {
       throw new Errors.UsageException("--max-connections must be at least 1, was " + maxConnections);
     }
     if (duration != null && (duration.isZero() || duration.isNegative())) {
-      throw new Errors.UsageException("--duration must be positive, was " + duration);
+      throw new Errors.UsageException("--duration must be positive, was " + Durations.format(duration));
+    }
+    Scenario model = ScenarioKeyFlags.scenario(spec, ScenarioKeyFlags.KNEE);
+    if (model.backlog() < 1) {
+      throw new Errors.UsageException("--backlog must be at least 1 for a live server, was " + model.backlog());
     }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    LabServer.Builder builder = LabServer.builder().port(port).latency(model.latency()).backlog(model.backlog)
+    LabServer.Builder builder = LabServer.builder().port(port).latency(model.kneeLatency()).backlog(model.backlog())
         .report(line -> {
           out.println(LocalTime.now().format(TIME) + ": " + line);
           out.flush();

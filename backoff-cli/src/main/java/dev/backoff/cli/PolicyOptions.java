@@ -1,14 +1,17 @@
 package dev.backoff.cli;
 
 import dev.backoff.RetryPolicy;
+import dev.backoff.sim.ExperimentPolicies;
+import dev.backoff.spec.Durations;
 import java.time.Duration;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
  * The flags that make a retry policy: a strategy plus limits. Without strategy flags the library's
- * default backoff applies (full jitter, 100 ms × 2, cap 20 s); a preset also brings its own attempt limit
- * and deadline unless {@code --max-attempts} or {@code --deadline} override them.
+ * default backoff applies (full jitter, 100 ms × 2, cap 20 s: the same as {@code --strategy full-jitter});
+ * a preset also brings its own attempt limit and deadline, an experiment policy ({@code storm-*}) no limit,
+ * unless {@code --max-attempts} or {@code --deadline} override them.
  */
 public final class PolicyOptions {
   @Mixin
@@ -29,11 +32,15 @@ public final class PolicyOptions {
    */
   public <R> RetryPolicy.Builder<R> builder() {
     RetryPolicy.Builder<R> builder;
-    var spec = strategy.spec();
-    if (spec.isPreset()) {
+    String experiment = strategy.experiment();
+    if (experiment != null) {
+      builder = ExperimentPolicies.policy(experiment);
+    } else if (strategy.spec().isPreset()) {
+      var spec = strategy.spec();
       spec.toBackoff(); // rejects parameters given to a preset
       builder = spec.preset().policy();
     } else {
+      var spec = strategy.spec();
       builder = RetryPolicy.builder();
       if (strategy.isSet()) {
         builder.backoff(spec.toBackoff()).name(spec.name());
@@ -47,7 +54,7 @@ public final class PolicyOptions {
     }
     if (deadline != null) {
       if (deadline.isZero() || deadline.isNegative()) {
-        throw new Errors.UsageException("--deadline must be positive, was " + deadline);
+        throw new Errors.UsageException("--deadline must be positive, was " + Durations.format(deadline));
       }
       builder.maxElapsed(deadline);
     }

@@ -181,9 +181,9 @@ final class RunCommand implements Callable<Integer> {
     err.flush();
   }
 
+  /** A wait or elapsed time for a log line: the one duration format, to the millisecond (as {@code http}). */
   private static String millis(long nanos) {
-    return nanos >= 10_000_000_000L ? Numbers.text(nanos / 1e9) + "s"
-        : Numbers.text(Math.round(nanos / 1e4) / 100.0) + "ms";
+    return HttpCommand.format(java.time.Duration.ofNanos(nanos));
   }
 
   /** The command could not be started (not found, not executable): not retried. */

@@ -1,6 +1,7 @@
 package dev.backoff.cli;
 
 import dev.backoff.sim.HtmlReport;
+import dev.backoff.sim.Json;
 import dev.backoff.sim.Output;
 import dev.backoff.sim.Scenario;
 import dev.backoff.sim.ScenarioFiles;
@@ -12,13 +13,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -66,14 +65,12 @@ final class SimulateCommand implements Callable<Integer> {
     if (tippingPoint) {
       List<Simulator.TippingPoint> points = Simulator.tippingPoints(scenario, resolution);
       if (format == Format.JSON) {
-        StringBuilder json = new StringBuilder("{\"tippingPoints\":[");
-        for (int i = 0; i < points.size(); i++) {
-          Simulator.TippingPoint p = points.get(i);
-          json.append(i == 0 ? "" : ",").append("{\"policy\":\"").append(p.policy().replace("\"", "\\\""))
-              .append("\",\"faultSeconds\":").append(p.faultSeconds()).append(",\"searchedUpToSeconds\":")
-              .append(p.searchedUpToSeconds()).append('}');
+        Json json = Json.compact().object().field("tippingPoints").array();
+        for (Simulator.TippingPoint p : points) {
+          json.object().field("policy").string(p.policy()).field("faultSeconds").number(p.faultSeconds())
+              .field("searchedUpToSeconds").number(p.searchedUpToSeconds()).endObject();
         }
-        out.println(json.append("]}"));
+        out.println(json.endArray().endObject());
       } else {
         for (Simulator.TippingPoint p : points) {
           out.println(p.policy() + ": " + (p.faultSeconds() == null
@@ -115,13 +112,7 @@ final class SimulateCommand implements Callable<Integer> {
     if (file != null) {
       values.putAll(readScenarioFile(file));
     }
-    CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
-    for (Scenario.Key key : Scenario.keys()) {
-      OptionSpec option = spec.findOption("--" + key.name());
-      if (option != null && parsed.hasMatchedOption(option)) {
-        values.put(key.name(), option.getValue());
-      }
-    }
+    values.putAll(ScenarioKeyFlags.given(spec, null));
     return Scenario.of(values);
   }
 
@@ -134,14 +125,7 @@ final class SimulateCommand implements Callable<Integer> {
   static final class ScenarioFlags implements CommandLine.IModelTransformer {
     @Override
     public CommandSpec transform(CommandSpec command) {
-      for (Scenario.Key key : Scenario.keys()) {
-        command.addOption(OptionSpec.builder("--" + key.name())
-            .paramLabel(key.name().toUpperCase(Locale.ROOT).replace('-', '_'))
-            .type(String.class)
-            .description((key.description() + ". Default: " + key.defaultValue() + ".").replace("%", "%%"))
-            .build());
-      }
-      return command;
+      return ScenarioKeyFlags.add(command, null);
     }
   }
 }

@@ -1,15 +1,25 @@
 package dev.backoff.cli;
 
-import dev.backoff.BackoffSpec;
+import dev.backoff.sim.ExperimentPolicies;
+import dev.backoff.spec.BackoffSpec;
+import dev.backoff.spec.BudgetSpec;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
-/** {@code backoff strategies}: lists every strategy and preset name with what it does. */
+/**
+ * {@code backoff strategies}: the one list of policy names that {@code schedule}, {@code run}, {@code http}
+ * ({@code --strategy}), {@code simulate} ({@code --policies} and scenario files) and {@code lab}
+ * ({@code --policy}, {@code --policies}) all accept, with what each means.
+ */
 @Command(name = "strategies", mixinStandardHelpOptions = true,
-    description = "List the backoff strategies and presets that --strategy accepts.")
+    description = {"List every strategy, preset and experiment policy, with its parameters: the names that "
+        + "schedule, tune, run, http (--strategy), simulate (--policies, scenario files) and lab (--policy, "
+        + "--policies) all accept, with the same meaning."})
 final class StrategiesCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -17,13 +27,36 @@ final class StrategiesCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PrintWriter out = spec.commandLine().getOut();
+    List<String[]> rows = new ArrayList<>();
+    for (String name : BackoffSpec.strategyNames()) {
+      rows.add(new String[] {BackoffSpec.usage(name), BackoffSpec.describe(name)});
+    }
+    List<String[]> presets = new ArrayList<>();
+    for (String name : BackoffSpec.names()) {
+      if (!BackoffSpec.strategyNames().contains(name)) {
+        presets.add(new String[] {name, BackoffSpec.describe(name)});
+      }
+    }
+    List<String[]> experiment = new ArrayList<>();
+    for (String name : ExperimentPolicies.names()) {
+      experiment.add(new String[] {name, ExperimentPolicies.describe(name)});
+    }
     int width = 0;
-    for (String name : BackoffSpec.names()) {
-      width = Math.max(width, name.length());
+    for (List<String[]> group : List.of(rows, presets, experiment)) {
+      for (String[] row : group) {
+        width = Math.max(width, row[0].length());
+      }
     }
-    for (String name : BackoffSpec.names()) {
-      out.printf("%-" + width + "s  %s%n", name, BackoffSpec.describe(name));
-    }
+    String format = "  %-" + width + "s  %s%n";
+    out.println("Strategies (parameters by position; leave one empty for its default, e.g. exponential:100ms::20s):");
+    rows.forEach(row -> out.printf(format, row[0], row[1]));
+    out.println("Presets (fixed values and limits):");
+    presets.forEach(row -> out.printf(format, row[0], row[1]));
+    out.println("The retry-storm experiment's clients:");
+    experiment.forEach(row -> out.printf(format, row[0], row[1]));
+    out.println("Durations: 250ms, 1.5s, 2m, 1h, 1d, 500us, 10ns or ISO-8601 (PT1S); a bare number needs a unit.");
+    out.println("Add +budget for a retry budget (simulate: the scenario's budget key; lab: "
+        + BudgetSpec.DEFAULT + "): " + String.join(", ", BudgetSpec.usage()) + ".");
     out.flush();
     return 0;
   }

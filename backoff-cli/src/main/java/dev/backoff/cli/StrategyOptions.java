@@ -1,14 +1,22 @@
 package dev.backoff.cli;
 
 import dev.backoff.Backoff;
-import dev.backoff.BackoffSpec;
+import dev.backoff.sim.ExperimentPolicies;
+import dev.backoff.spec.BackoffSpec;
 import java.time.Duration;
 import picocli.CommandLine.Option;
 
-/** The flags that choose a backoff strategy, shared by every command that retries or plans. */
+/**
+ * The flags that choose a backoff strategy, shared by every command that retries or plans. {@code --strategy}
+ * takes the one spec grammar ({@code full-jitter}, {@code exponential:100ms:2:20s:full}, a preset, or an
+ * experiment policy such as {@code storm-exponential}); the other flags set the same parameters by name and
+ * override the spec's. Not thread-safe (picocli fills it).
+ */
 public final class StrategyOptions {
-  @Option(names = "--strategy", paramLabel = "NAME",
-      description = "Backoff strategy or preset (see 'backoff strategies'). Default: " + StrategyOptions.DEFAULT_STRATEGY + ".")
+  @Option(names = "--strategy", paramLabel = "SPEC",
+      description = "Strategy, preset or experiment policy, with optional parameters: full-jitter, "
+          + "exponential:100ms:2:20s:full, aws-standard, storm-exponential (see 'backoff strategies'). Default: "
+          + StrategyOptions.DEFAULT_STRATEGY + ".")
   String strategy;
 
   static final String DEFAULT_STRATEGY = "full-jitter";
@@ -21,7 +29,8 @@ public final class StrategyOptions {
   Double multiplier;
 
   @Option(names = "--cap", paramLabel = "D", converter = DurationConverter.class,
-      description = "Maximum delay. Default: none (decorrelated and decorrelated-v2: 20s).")
+      description = "Maximum delay. Default: 20s for jittered strategies (full-jitter, equal-jitter, proportional, "
+          + "gaussian, decorrelated, decorrelated-v2), none for exponential and linear.")
   Duration cap;
 
   @Option(names = "--increment", paramLabel = "D", converter = DurationConverter.class,
@@ -38,9 +47,38 @@ public final class StrategyOptions {
         || jitter != null;
   }
 
-  /** The spec these flags describe. */
+  private boolean hasParameterFlags() {
+    return initial != null || multiplier != null || cap != null || increment != null || jitter != null;
+  }
+
+  /**
+   * The experiment policy {@code --strategy} names (canonical), or null.
+   *
+   * @throws IllegalArgumentException if parameter flags were given with it, or it needs the simulator
+   */
+  public String experiment() {
+    String experiment = ExperimentPolicies.canonical(name());
+    if (experiment == null) {
+      return null;
+    }
+    if (hasParameterFlags()) {
+      throw new IllegalArgumentException("--strategy " + name() + " is an experiment policy with fixed values; "
+          + "--initial, --multiplier, --cap, --increment and --jitter do not apply");
+    }
+    if (ExperimentPolicies.hasFirstRetryQuirk(experiment)) {
+      throw new IllegalArgumentException("--strategy " + name() + " needs the simulator's think times; use it "
+          + "with 'backoff simulate'");
+    }
+    return experiment;
+  }
+
+  /**
+   * The spec these flags describe (not for experiment policies: see {@link #experiment()}).
+   *
+   * @throws IllegalArgumentException naming the bad part of the spec or the bad flag value
+   */
   public BackoffSpec spec() {
-    BackoffSpec spec = BackoffSpec.of(name());
+    BackoffSpec spec = BackoffSpec.parse(name());
     if (initial != null) {
       spec = spec.initial(initial);
     }
@@ -65,10 +103,11 @@ public final class StrategyOptions {
    * @throws IllegalArgumentException naming the bad flag value or combination
    */
   public Backoff backoff() {
-    return spec().toBackoff();
+    String experiment = experiment();
+    return experiment != null ? ExperimentPolicies.backoff(experiment) : spec().toBackoff();
   }
 
-  /** The strategy's name. */
+  /** The strategy's name as given. */
   public String name() {
     return strategy != null ? strategy : DEFAULT_STRATEGY;
   }

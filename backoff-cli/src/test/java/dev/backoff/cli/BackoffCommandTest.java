@@ -2,7 +2,7 @@ package dev.backoff.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.backoff.BackoffSpec;
+import dev.backoff.sim.ExperimentPolicies;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine.TypeConversionException;
@@ -13,7 +13,7 @@ class BackoffCommandTest {
   void strategiesListsEveryStrategyAndPresetOnStdout() {
     CliRunner result = CliRunner.run("strategies");
     assertThat(result.exitCode).isZero();
-    for (String name : BackoffSpec.names()) {
+    for (String name : ExperimentPolicies.allNames()) {
       assertThat(result.out).contains(name);
     }
     assertThat(result.err).isEmpty();

@@ -20,12 +20,12 @@ class LabCommandTest {
 
   @Test
   void serverFlagsAreValidatedByName() {
-    CliRunner factor = CliRunner.run("lab", "server", "--factor", "0.5", "--duration", "1s");
+    CliRunner factor = CliRunner.run("lab", "server", "--knee-factor", "0.5", "--duration", "1s");
     assertThat(factor.exitCode).isEqualTo(2);
-    assertThat(factor.err).contains("--factor").contains("0.5");
-    CliRunner k = CliRunner.run("lab", "server", "--k", "0", "--duration", "1s");
+    assertThat(factor.err).contains("--knee-factor").contains("0.5");
+    CliRunner k = CliRunner.run("lab", "server", "--knee-k", "0", "--duration", "1s");
     assertThat(k.exitCode).isEqualTo(2);
-    assertThat(k.err).contains("--k");
+    assertThat(k.err).contains("--knee-k");
     CliRunner port = CliRunner.run("lab", "server", "--port", "70000");
     assertThat(port.exitCode).isEqualTo(2);
     assertThat(port.err).contains("--port").contains("70000");
@@ -70,7 +70,7 @@ class LabCommandTest {
   void clientRunsAFleetAndPrintsTheSeedsLinesAndAJsonSummary() throws Exception {
     try (LabServer server = LabServer.builder().start()) {
       CliRunner result = CliRunner.run("lab", "client", "--url", server.apiUri().toString(), "--clients", "20",
-          "--think", "200ms", "--timeout", "1s", "--policy", "fixed", "--duration", "6s", "--format", "json");
+          "--think-mean", "200ms", "--timeout", "1s", "--policy", "fixed", "--duration", "6s", "--format", "json");
       assertThat(result.exitCode).isZero();
       assertThat(result.err).containsPattern("OK: [0-9.]+ req/sec, errors: [0-9.]+ req/sec, timedout: [0-9.]+ req/sec");
       assertThat(result.out).startsWith("{\"policy\":\"fixed\",\"clients\":20,\"summary\":{\"baselineGoodput\":")
@@ -91,13 +91,13 @@ class LabCommandTest {
 
   @Test
   void aShortDemoReportsLiveAndSimulatedResults() {
-    CliRunner result = CliRunner.run("lab", "demo", "--clients", "30", "--think", "500ms", "--timeout", "1s",
-        "--warmup", "2s", "--pause", "1s", "--after", "2s", "--policies", "exponential", "--max-connections", "500",
+    CliRunner result = CliRunner.run("lab", "demo", "--clients", "30", "--think-mean", "500ms", "--timeout", "1s",
+        "--warmup", "2s", "--pause", "1s", "--after", "2s", "--policies", "storm-exponential", "--max-connections", "500",
         "--format", "json");
     assertThat(result.exitCode).isZero();
-    assertThat(result.err).contains("== exponential", "server paused", "server resumed");
+    assertThat(result.err).contains("== storm-exponential", "server paused", "server resumed");
     assertThat(result.out).startsWith("{\"settings\":{\"clients\":30,")
-        .contains("\"name\":\"exponential\"", "\"summary\":{\"baselineGoodput\":", "\"simulator\":{\"baselineGoodput\":",
+        .contains("\"name\":\"storm-exponential\"", "\"summary\":{\"baselineGoodput\":", "\"simulator\":{\"baselineGoodput\":",
             "\"pausedAt\":2,\"resumedAt\":3");
   }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.backoff.BackoffSpec;
+import dev.backoff.sim.ExperimentPolicies;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -112,7 +112,10 @@ class ScheduleCommandTest {
 
   @Test
   void everyStrategyAndPresetHasASchedule() {
-    for (String name : BackoffSpec.names()) {
+    for (String name : ExperimentPolicies.allNames()) {
+      if (name.equals("storm-exponential-original")) {
+        continue; // needs the simulator's think times: 'backoff strategies' says so
+      }
       CliRunner result = CliRunner.run("schedule", "--strategy", name, "--retries", "3", "--samples", "50",
           "--format", "csv");
       assertThat(result.exitCode).as(name + ": " + result.err).isZero();

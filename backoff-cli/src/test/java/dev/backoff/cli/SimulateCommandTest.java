@@ -90,7 +90,7 @@ class SimulateCommandTest {
 
   @Test
   void badInputExitsTwoNamingKeyAndValue() throws Exception {
-    assertUsage(CliRunner.run("simulate", "--timeout", "-1s"), "timeout: must not be negative, was -1s");
+    assertUsage(CliRunner.run("simulate", "--timeout", "-1s"), "timeout: duration must not be negative, was '-1s'");
     assertUsage(CliRunner.run("simulate", "--policies", "fixed,nope"), "unknown policy 'nope'");
     assertUsage(CliRunner.run("simulate", "--faults", "pause@500s+1s"), "lies outside the run");
     assertUsage(CliRunner.run("simulate", "--clients", "1000000000"), "clients: 1000000000 clients would need");

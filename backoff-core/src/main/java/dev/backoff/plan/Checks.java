@@ -14,7 +14,7 @@ final class Checks {
       throw new NullPointerException(name + " must not be null");
     }
     if (value.isNegative() || value.isZero()) {
-      throw new IllegalArgumentException(name + " must be positive, was " + value);
+      throw new IllegalArgumentException(name + " must be positive, was " + show(value));
     }
     return value.getSeconds() + value.getNano() / NANOS_PER_SECOND;
   }
@@ -25,9 +25,14 @@ final class Checks {
       throw new NullPointerException(name + " must not be null");
     }
     if (value.isNegative()) {
-      throw new IllegalArgumentException(name + " must not be negative, was " + value);
+      throw new IllegalArgumentException(name + " must not be negative, was " + show(value));
     }
     return value.getSeconds() + value.getNano() / NANOS_PER_SECOND;
+  }
+
+  /** A duration for a message as a user writes it ({@code 0s}, not {@code PT0S}). */
+  private static String show(Duration value) {
+    return value.isNegative() ? value.toString() : dev.backoff.spec.Durations.format(value);
   }
 
   static double multiplier(String name, double value) {

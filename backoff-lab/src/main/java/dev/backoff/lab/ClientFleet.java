@@ -62,7 +62,7 @@ public final class ClientFleet implements AutoCloseable {
     return thread;
   }
 
-  /** A builder with seed 003's defaults (1000 clients, think 10 s, timeout 2 s, policy "exponential"). */
+  /** A builder with seed 003's defaults (1000 clients, think 10 s, timeout 2 s, policy "storm-exponential"). */
   public static Builder builder() {
     return new Builder();
   }
@@ -176,7 +176,7 @@ public final class ClientFleet implements AutoCloseable {
     private int clients = 1000;
     private Duration think = Duration.ofSeconds(10);
     private Duration timeout = Duration.ofSeconds(2);
-    private RetryPolicy.Builder<HttpResponse<?>> policy = LabPolicies.named("exponential");
+    private RetryPolicy.Builder<HttpResponse<?>> policy = LabPolicies.named("storm-exponential");
 
     Builder() {}
 
@@ -221,7 +221,7 @@ public final class ClientFleet implements AutoCloseable {
      */
     public Builder think(Duration think) {
       if (think == null || think.isNegative() || think.isZero()) {
-        throw new IllegalArgumentException("think must be positive, was " + think);
+        throw new IllegalArgumentException("think must be positive, was " + show(think));
       }
       this.think = think;
       return this;
@@ -234,14 +234,14 @@ public final class ClientFleet implements AutoCloseable {
      */
     public Builder timeout(Duration timeout) {
       if (timeout == null || timeout.isNegative() || timeout.isZero()) {
-        throw new IllegalArgumentException("timeout must be positive, was " + timeout);
+        throw new IllegalArgumentException("timeout must be positive, was " + show(timeout));
       }
       this.timeout = timeout;
       return this;
     }
 
     /**
-     * The retry policy by name (see {@link LabPolicies}; default "exponential").
+     * The retry policy by name (see {@link LabPolicies}; default "storm-exponential").
      *
      * @throws IllegalArgumentException if the name is unknown
      */
@@ -278,5 +278,10 @@ public final class ClientFleet implements AutoCloseable {
       fleet.start();
       return fleet;
     }
+  }
+
+  /** A duration for a message, as a user writes one ({@code 0s}, not {@code PT0S}). */
+  static String show(Duration value) {
+    return value == null ? "null" : value.isNegative() ? value.toString() : dev.backoff.spec.Durations.format(value);
   }
 }

@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.sim.KneeLatency;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -208,7 +209,7 @@ public final class LabDemo {
     private KneeLatency latency = KneeLatency.seed003();
     private int backlog = 512;
     private int maxConnections = 4000;
-    private List<String> policies = List.of("fixed", "exponential");
+    private List<String> policies = List.of("storm-fixed", "storm-exponential");
 
     Builder() {}
 
@@ -346,7 +347,8 @@ public final class LabDemo {
 
     private static Duration atLeast(String name, Duration value, Duration minimum) {
       if (value == null || value.compareTo(minimum) < 0) {
-        throw new IllegalArgumentException(name + " must be at least " + minimum.toSeconds() + "s, was " + value);
+        throw new IllegalArgumentException(name + " must be at least " + minimum.toSeconds() + "s, was "
+            + ClientFleet.show(value));
       }
       return value;
     }

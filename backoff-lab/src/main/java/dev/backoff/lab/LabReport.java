@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.sim.Json;
 import java.util.List;
 import java.util.Locale;
 
@@ -22,17 +23,17 @@ public final class LabReport {
 
   /** The series as a JSON array. */
   public static String seriesJson(List<LabSample> samples) {
-    StringBuilder json = new StringBuilder("[");
-    for (int i = 0; i < samples.size(); i++) {
-      json.append(i == 0 ? "" : ",").append(samples.get(i).toJson());
+    Json json = Json.compact().array();
+    for (LabSample sample : samples) {
+      json.raw(sample.toJson());
     }
-    return json.append(']').toString();
+    return json.endArray().toString();
   }
 
   /** A client run as JSON: {@code {"policy":…,"clients":…,"summary":{…},"series":[…]}}. */
   public static String clientJson(String policy, int clients, LabSummary summary, List<LabSample> samples) {
-    return "{\"policy\":" + quote(policy) + ",\"clients\":" + clients + ",\"summary\":" + summary.toJson()
-        + ",\"series\":" + seriesJson(samples) + "}";
+    return Json.compact().object().field("policy").string(policy).field("clients").number(clients)
+        .field("summary").raw(summary.toJson()).field("series").raw(seriesJson(samples)).endObject().toString();
   }
 
   /** A client run's summary as aligned lines. */
@@ -58,18 +59,8 @@ public final class LabReport {
     return Double.isNaN(value) ? "n/a" : String.format(Locale.ROOT, pattern, value);
   }
 
-  /** A JSON string literal. */
+  /** A JSON string literal (the one JSON writer's escaping). */
   public static String quote(String text) {
-    StringBuilder json = new StringBuilder("\"");
-    for (char c : text.toCharArray()) {
-      if (c == '"' || c == '\\') {
-        json.append('\\').append(c);
-      } else if (c < 0x20) {
-        json.append(String.format(Locale.ROOT, "\\u%04x", (int) c));
-      } else {
-        json.append(c);
-      }
-    }
-    return json.append('"').toString();
+    return Json.quote(text);
   }
 }

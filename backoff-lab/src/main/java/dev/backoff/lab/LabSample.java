@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.sim.Json;
 import java.util.Locale;
 
 /**
@@ -66,12 +67,13 @@ public final class LabSample {
 
   /** The sample as the simulator's series entry, plus the lab's extra counts. */
   public String toJson() {
-    return String.format(Locale.ROOT,
-        "{\"t\":%d,\"goodput\":%d,\"errors\":%d,\"timeouts\":%d,\"attempts\":%d,\"retries\":%d,"
-            + "\"concurrency\":%s,\"latencySeconds\":%s,\"server\":\"%s\"}",
-        second, goodput(), counts.errors(), counts.timeouts(), counts.attempts(), counts.retries(),
-        concurrency < 0 ? "null" : Integer.toString(concurrency),
-        Double.isNaN(latencySeconds) ? "null" : String.format(Locale.ROOT, "%.3f", latencySeconds),
-        serverState.name().toLowerCase(Locale.ROOT));
+    return Json.compact().object()
+        .field("t").number(second).field("goodput").number(goodput()).field("errors").number(counts.errors())
+        .field("timeouts").number(counts.timeouts()).field("attempts").number(counts.attempts())
+        .field("retries").number(counts.retries())
+        .field("concurrency").number(concurrency < 0 ? null : concurrency)
+        .field("latencySeconds").decimal(latencySeconds, 3)
+        .field("server").string(serverState.name().toLowerCase(Locale.ROOT))
+        .endObject().toString();
   }
 }

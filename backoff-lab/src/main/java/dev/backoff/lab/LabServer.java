@@ -1,6 +1,7 @@
 package dev.backoff.lab;
 
-import dev.backoff.lab.LoopbackHttpServer.Exchange;
+import dev.backoff.sim.KneeLatency;
+import dev.backoff.lab.NettyHttpServer.Exchange;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -23,8 +24,8 @@ import java.util.function.Consumer;
  * (a foreign {@code Origin} or {@code Host}, form and plain-text bodies) with 403, so a page the user
  * opens cannot pause the server.
  *
- * <p>One selector thread serves HTTP without ever blocking (a client that never finishes its headers holds
- * a connection until the header timeout, never a thread), and a single ticker thread answers due
+ * <p>HTTP is Netty's, on one event-loop thread that never blocks (a client that never finishes its headers
+ * holds a connection until the header timeout, never a thread), and a single ticker thread answers due
  * requests: a delayed request holds a connection and a small object, and thousands of them cost two
  * threads in all. A client that hangs up releases its connection at once; its request keeps counting.
  *
@@ -35,13 +36,11 @@ public final class LabServer implements AutoCloseable {
   private static final byte[] OVER_CAPACITY = "over capacity".getBytes(StandardCharsets.US_ASCII);
   /** Slots per check interval: the ticker runs ten times per interval (every 5 ms for the seed's 50 ms). */
   private static final int SLOTS_PER_CHECK = 10;
-  /** Idle keep-alive connections are closed after this, as the JDK's own server does by default. */
-  private static final Duration IDLE_TIMEOUT = Duration.ofSeconds(30);
   /** What a web page can send cross-origin without a CORS preflight (besides no Content-Type at all). */
   private static final java.util.Set<String> SIMPLE_CONTENT_TYPES =
       java.util.Set.of("application/x-www-form-urlencoded", "multipart/form-data", "text/plain");
 
-  private final LoopbackHttpServer http;
+  private final NettyHttpServer http;
   private final ServerCore<Exchange> core;
   private final ScheduledExecutorService ticker;
   private final dev.backoff.Clock clock;
@@ -61,8 +60,8 @@ public final class LabServer implements AutoCloseable {
     long descriptors = FileDescriptors.limit().orElse(Long.MAX_VALUE) - FileDescriptors.RESERVED;
     int maxOpen = (int) Math.max(builder.maxConnections + 16L,
         Math.min(Math.min(open, descriptors), Integer.MAX_VALUE));
-    this.http = LoopbackHttpServer.bind(builder.port, builder.backlog, maxOpen, builder.headerTimeout,
-        IDLE_TIMEOUT, this::route);
+    this.http = NettyHttpServer.bind(builder.port, builder.backlog, maxOpen, builder.headerTimeout,
+        builder.idleTimeout, this::route);
     ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, runnable -> {
       Thread thread = new Thread(runnable, "backoff-lab-server-ticker");
       thread.setDaemon(true);
@@ -84,7 +83,7 @@ public final class LabServer implements AutoCloseable {
     return new Builder();
   }
 
-  /** Runs on the server's selector thread: never blocks. */
+  /** Runs on the server's event-loop thread: never blocks. */
   private void route(Exchange exchange) {
     String path = exchange.path();
     switch (path) {
@@ -410,12 +409,12 @@ public final class LabServer implements AutoCloseable {
 
     /** The stats as a JSON object. */
     public String toJson() {
-      return String.format(Locale.ROOT,
-          "{\"concurrency\":%d,\"peakConcurrency\":%d,\"waiting\":%d,\"lastDelaySeconds\":%.6f,"
-              + "\"paused\":%s,\"answered\":%d,\"dropped\":%d,\"refused\":%d,\"abandoned\":%d,"
-              + "\"forgotten\":%d}",
-          concurrency, peakConcurrency, waiting, lastDelayNanos / 1e9, paused, answered, dropped, refused,
-          abandoned, forgotten);
+      return dev.backoff.sim.Json.compact().object()
+          .field("concurrency").number(concurrency).field("peakConcurrency").number(peakConcurrency)
+          .field("waiting").number(waiting).field("lastDelaySeconds").decimal(lastDelayNanos / 1e9, 6)
+          .field("paused").bool(paused).field("answered").number(answered).field("dropped").number(dropped)
+          .field("refused").number(refused).field("abandoned").number(abandoned).field("forgotten").number(forgotten)
+          .endObject().toString();
     }
 
     @Override
@@ -434,6 +433,8 @@ public final class LabServer implements AutoCloseable {
     private Consumer<String> report;
     private dev.backoff.Clock clock = dev.backoff.Clock.system();
     private Duration headerTimeout = Duration.ofSeconds(10);
+    /** Idle keep-alive connections are closed after this, as the JDK's own server does by default. */
+    private Duration idleTimeout = Duration.ofSeconds(30);
 
     Builder() {}
 
@@ -530,6 +531,21 @@ public final class LabServer implements AutoCloseable {
       return this;
     }
 
+    /**
+     * How long a keep-alive connection may stay idle between requests, or take to read its answer (default
+     * 30 s); then it is closed. A held request's connection is never idle: the model decides when it is
+     * answered. Real time, whatever the {@link #clock}.
+     *
+     * @throws IllegalArgumentException if not positive
+     */
+    Builder idleTimeout(Duration idleTimeout) {
+      if (idleTimeout == null || idleTimeout.isZero() || idleTimeout.isNegative()) {
+        throw new IllegalArgumentException("idleTimeout must be positive, was " + idleTimeout);
+      }
+      this.idleTimeout = idleTimeout;
+      return this;
+    }
+
     /** The connection limit this builder would use: the explicit one, or the default under {@code ulimit -n}. */
     public int effectiveMaxConnections() {
       if (maxConnections > 0) {
@@ -558,6 +574,7 @@ public final class LabServer implements AutoCloseable {
       copy.report = report;
       copy.clock = clock;
       copy.headerTimeout = headerTimeout;
+      copy.idleTimeout = idleTimeout;
       return new LabServer(copy);
     }
   }

@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.sim.Json;
 import java.util.List;
 import java.util.Locale;
 
@@ -181,16 +182,15 @@ public final class LabSummary {
 
   /** The summary in the simulator's JSON shape, plus {@code goodputAfterFault}. */
   public String toJson() {
-    return String.format(Locale.ROOT,
-        "{\"baselineGoodput\":%s,\"recovered\":%s,\"recoverySeconds\":%s,\"peakConcurrency\":%s,"
-            + "\"amplification\":%s,\"successRatio\":%s,\"goodputAfterFault\":%s}",
-        number(baselineGoodput, 2), recovered, recoverySeconds,
-        peakConcurrency < 0 ? "null" : Integer.toString(peakConcurrency), number(amplification, 3),
-        number(successRatio, 4), number(goodputAfterFault, 2));
-  }
-
-  private static String number(double value, int decimals) {
-    return Double.isNaN(value) ? "null" : String.format(Locale.ROOT, "%." + decimals + "f", value);
+    return Json.compact().object()
+        .field("baselineGoodput").decimal(baselineGoodput, 2)
+        .field("recovered").bool(recovered)
+        .field("recoverySeconds").number(recoverySeconds)
+        .field("peakConcurrency").number(peakConcurrency < 0 ? null : peakConcurrency)
+        .field("amplification").decimal(amplification, 3)
+        .field("successRatio").decimal(successRatio, 4)
+        .field("goodputAfterFault").decimal(goodputAfterFault, 2)
+        .endObject().toString();
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.sim.KneeLatency;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -13,13 +13,15 @@ class LabPoliciesTest {
   }
 
   @Test
-  void seed003sClientsRetryWithoutLimit() {
-    RetryPolicy<Object> fixed = policy("fixed");
+  void theExperimentsClientsRetryWithoutLimit() {
+    RetryPolicy<Object> fixed = policy("storm-fixed");
     assertThat(fixed.maxAttempts()).isEqualTo(Integer.MAX_VALUE);
     assertThat(fixed.backoff().delayNanos(7, 0, 0, new ScriptedRandom(0.9))).isEqualTo(100_000_000L);
-    RetryPolicy<Object> exponential = policy("exponential");
+    RetryPolicy<Object> exponential = policy("storm-exponential");
     assertThat(exponential.maxAttempts()).isEqualTo(Integer.MAX_VALUE);
-    assertThat(exponential.name()).isEqualTo("exponential");
+    assertThat(exponential.name()).isEqualTo("storm-exponential");
+    assertThat(exponential.backoff().toString())
+        .isEqualTo(dev.backoff.sim.ExperimentPolicies.backoff("storm-exponential").toString());
     assertThat(exponential.budget()).isNull();
   }
 
@@ -35,8 +37,15 @@ class LabPoliciesTest {
   void strategiesAndPresetsAsTheSimulatorNamesThem() {
     assertThat(policy("full-jitter").maxAttempts()).isEqualTo(Integer.MAX_VALUE);
     assertThat(policy("aws-standard").maxAttempts()).isEqualTo(3);
-    assertThat(LabPolicies.names()).startsWith("fixed", "exponential", "exponential-full-jitter")
-        .contains("full-jitter", "aws-standard");
+    assertThat(LabPolicies.names()).startsWith("storm-fixed", "storm-exponential", "storm-exponential-full-jitter")
+        .contains("full-jitter", "aws-standard", "exponential");
+    // One meaning per name: exponential is the generic strategy, full-jitter capped at 20 s, as in the simulator.
+    assertThat(policy("exponential").backoff().toString())
+        .isEqualTo(dev.backoff.spec.BackoffSpec.of("exponential").toBackoff().toString());
+    assertThat(policy("full-jitter").backoff().maxDelayNanos()).isEqualTo(20_000_000_000L);
+    assertThat(policy("exponential:200ms:3:10s:full").backoff().maxDelayNanos()).isEqualTo(10_000_000_000L);
+    assertThatThrownBy(() -> policy("exponential-original"))
+        .hasMessageContaining("needs the simulator's think times");
   }
 
   @Test
@@ -49,7 +58,7 @@ class LabPoliciesTest {
   @Test
   void unknownNamesListTheKnownOnes() {
     assertThatThrownBy(() -> policy("sometimes")).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("'sometimes'").hasMessageContaining("fixed, exponential");
+        .hasMessageContaining("'sometimes'").hasMessageContaining("storm-fixed, storm-exponential");
     assertThatThrownBy(() -> policy("sometimes+budget")).hasMessageContaining("'sometimes+budget'");
     assertThatThrownBy(() -> policy(" ")).hasMessageContaining("blank");
   }

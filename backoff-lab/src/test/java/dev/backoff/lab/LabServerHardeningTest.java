@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.sim.KneeLatency;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.backoff.testing.FakeClock;
@@ -303,5 +304,91 @@ class LabServerHardeningTest {
     assertThat(raw("POST /admin/resume HTTP/1.1\r\nHost: localhost:" + server.port()
         + "\r\nContent-Length: 0\r\n\r\n")).isEqualTo("HTTP/1.1 200");
     assertThat(server.stats().paused()).isFalse();
+  }
+
+  // ---- HTTP limits (Netty's codec, with the lab's statuses) ----
+
+  /** Reads one HTTP/1.1 answer with a Content-Length: "STATUS body". */
+  private static String readAnswer(InputStream in) throws IOException {
+    StringBuilder head = new StringBuilder();
+    while (!head.toString().endsWith("\r\n\r\n")) {
+      int b = in.read();
+      if (b < 0) {
+        throw new IOException("closed after " + head);
+      }
+      head.append((char) b);
+    }
+    int length = 0;
+    for (String line : head.toString().split("\r\n")) {
+      if (line.regionMatches(true, 0, "Content-Length:", 0, 15)) {
+        length = Integer.parseInt(line.substring(15).trim());
+      }
+    }
+    String status = head.substring("HTTP/1.1 ".length(), "HTTP/1.1 ".length() + 3);
+    return status + " " + new String(in.readNBytes(length), StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void bodiesAreCappedWith413AndChunkedOnesWithinTheCapAreServed() throws Exception {
+    server = LabServer.builder().start();
+    assertThat(raw("POST /admin/reset HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        + "Content-Length: 70000\r\n\r\n{")).isEqualTo("HTTP/1.1 413");
+    try (Socket socket = new Socket("127.0.0.1", server.port())) {
+      socket.setSoTimeout((int) GUARD.toMillis());
+      socket.getOutputStream().write(("POST /admin/reset HTTP/1.1\r\nHost: 127.0.0.1:" + server.port() + "\r\n"
+          + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n")
+          .getBytes(StandardCharsets.US_ASCII));
+      assertThat(readAnswer(socket.getInputStream())).isEqualTo("200 reset\n");
+    }
+  }
+
+  @Test
+  void aRequestLineLongerThanTheCapIs414() throws Exception {
+    server = LabServer.builder().start();
+    assertThat(raw("GET /api?" + "x".repeat(20_000) + " HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"))
+        .isEqualTo("HTTP/1.1 414");
+    assertThat(raw("GET api HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")).isEqualTo("HTTP/1.1 400");
+    assertThat(get("/api").body()).isEqualTo("OK");
+  }
+
+  @Test
+  void pipelinedRequestsWaitForTheHeldOneAndAreAnsweredInOrder() throws Exception {
+    FakeClock clock = new FakeClock();
+    server = LabServer.builder().clock(clock).start();
+    try (Socket socket = new Socket("127.0.0.1", server.port())) {
+      socket.setSoTimeout((int) GUARD.toMillis());
+      socket.getOutputStream().write(("GET /api HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+          + "GET /admin/stats HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+          + "GET /nowhere HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+      await("the first request held", () -> server.stats().concurrency() == 1);
+      clock.advance(Duration.ofMillis(200));
+      InputStream in = socket.getInputStream();
+      assertThat(readAnswer(in)).isEqualTo("200 OK");
+      // Served only once /api was answered: the stats see nothing in service.
+      assertThat(readAnswer(in)).startsWith("200 {\"concurrency\":0,").contains("\"answered\":1,");
+      assertThat(readAnswer(in)).isEqualTo("404 no such endpoint: /nowhere\n");
+    }
+  }
+
+  @Test
+  void anIdleKeepAliveConnectionIsClosedButAHeldOneIsNot() throws Exception {
+    FakeClock clock = new FakeClock();
+    server = LabServer.builder().clock(clock).idleTimeout(Duration.ofMillis(200)).start();
+    try (Socket held = new Socket("127.0.0.1", server.port());
+        Socket idle = new Socket("127.0.0.1", server.port())) {
+      held.setSoTimeout((int) GUARD.toMillis());
+      idle.setSoTimeout((int) GUARD.toMillis());
+      held.getOutputStream().write("GET /api HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+      await("held", () -> server.stats().concurrency() == 1);
+      idle.getOutputStream().write("GET /admin/stats HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+          .getBytes(StandardCharsets.US_ASCII));
+      assertThat(readAnswer(idle.getInputStream())).startsWith("200 ");
+      // Kept alive after its answer, then closed once idle for the timeout.
+      assertThat(idle.getInputStream().read()).isEqualTo(-1);
+      // The held request's connection, opened before the idle one, is still there for its answer.
+      clock.advance(Duration.ofMillis(200));
+      assertThat(readAnswer(held.getInputStream())).isEqualTo("200 OK");
+      assertThat(server.stats().abandoned()).isZero();
+    }
   }
 }

@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.sim.KneeLatency;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.net.URI;

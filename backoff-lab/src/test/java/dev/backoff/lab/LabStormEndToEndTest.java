@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.sim.KneeLatency;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
@@ -32,7 +33,7 @@ class LabStormEndToEndTest {
         .warmup(Duration.ofSeconds(3))
         .pause(Duration.ofSeconds(12))
         .after(Duration.ofSeconds(5))
-        .policies(List.of("fixed", "exponential"))
+        .policies(List.of("storm-fixed", "storm-exponential"))
         .build();
     List<LabDemo.Result> results = demo.run(line -> System.out.println("[lab e2e] " + line));
     LabSummary fixed = results.get(0).summary();

@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.sim.KneeLatency;
 import com.sun.net.httpserver.HttpServer;
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -21,9 +22,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Measures what holding N concurrent delayed requests costs a server (threads, heap, resident memory), for
- * docs/lab.md: the lab's server (JDK HttpServer, handlers return at once, a ticker answers later) against a
- * thread per request (the same server with a cached pool and a sleeping handler), and, on JDK 21+, a
- * virtual thread per request. Not a test: run it by hand, one variant per JVM.
+ * docs/lab.md: the lab's server (Netty on one event loop, handlers return at once, a ticker answers later)
+ * against the JDK's HttpServer with a thread per request (a cached pool and a sleeping handler), and, on
+ * JDK 21+, a virtual thread per request. Not a test: run it by hand, one variant per JVM.
  *
  * <pre>
  * java -cp ... dev.backoff.lab.ServerFootprint lab|threads|virtual [N]

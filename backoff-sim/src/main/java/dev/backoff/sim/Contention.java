@@ -256,15 +256,12 @@ public final class Contention {
 
   /** {@code {"results":[{"strategy":…,"clients":…,"calls":…,"timeMs":…},…]}}. */
   public static String json(List<Row> rows) {
-    StringBuilder out = new StringBuilder("{\"results\":[");
-    for (int i = 0; i < rows.size(); i++) {
-      Row row = rows.get(i);
-      out.append(i == 0 ? "\n" : ",\n").append("{\"strategy\":").append(Output.jsonString(row.strategy()))
-          .append(",\"clients\":").append(row.clients())
-          .append(",\"calls\":").append(Values.format(row.calls(), 3))
-          .append(",\"timeMs\":").append(Values.format(row.timeMs(), 3)).append('}');
+    Json json = Json.lines().object().field("results").array();
+    for (Row row : rows) {
+      json.object().field("strategy").string(row.strategy()).field("clients").number(row.clients())
+          .field("calls").decimal(row.calls(), 3).field("timeMs").decimal(row.timeMs(), 3).endObject();
     }
-    return out.append("\n]}\n").toString();
+    return json.endArray().endObject() + "\n";
   }
 
   /** One CSV line per strategy and N. */

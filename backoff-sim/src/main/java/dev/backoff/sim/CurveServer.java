@@ -32,9 +32,7 @@ final class CurveServer extends Server {
 
   private final boolean knee;
   private final long baseNanos;
-  private final int limit;
-  private final double factor;
-  private final double k;
+  private final KneeLatency kneeLatency;
   private final long perRequestNanos;
   private final long recheckNanos;
 
@@ -52,9 +50,7 @@ final class CurveServer extends Server {
     super(simulation, s.backlog);
     this.knee = s.serverModel == Scenario.ServerModel.KNEE;
     this.baseNanos = s.baseLatencyNanos;
-    this.limit = s.kneeLimit;
-    this.factor = s.kneeFactor;
-    this.k = s.kneeK;
+    this.kneeLatency = new KneeLatency(s.baseLatencyNanos, s.kneeLimit, s.kneeFactor, s.kneeK);
     this.perRequestNanos = s.latencyPerRequestNanos;
     this.recheckNanos = s.recheckNanos;
   }
@@ -88,7 +84,7 @@ final class CurveServer extends Server {
     double effective = c / capacity;
     double latency;
     if (knee) {
-      latency = effective <= limit ? baseNanos : baseNanos * StrictMath.pow(factor, (effective - limit) / k);
+      latency = kneeLatency.latencyNanos(effective);
     } else {
       latency = baseNanos + perRequestNanos * effective;
     }

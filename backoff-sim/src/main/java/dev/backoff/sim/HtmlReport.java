@@ -16,7 +16,7 @@ public final class HtmlReport {
    */
   public static String simulation(SimulationResult result) {
     Scenario scenario = result.scenario();
-    StringBuilder data = new StringBuilder("{\"kind\":\"simulation\",\"faults\":[");
+    Json data = Json.compact().object().field("kind").string("simulation").field("faults").array();
     List<long[]> windows = new ArrayList<>();
     for (Fault fault : scenario.faults) {
       windows.add(new long[] {fault.atNanos, fault.endNanos()});
@@ -25,28 +25,27 @@ public final class HtmlReport {
       windows.add(new long[] {scenario.rateProfile.atNanos,
           Math.max(scenario.rateProfile.disturbanceEndNanos(), scenario.rateProfile.atNanos + 1_000_000_000L)});
     }
-    for (int i = 0; i < windows.size(); i++) {
-      data.append(i == 0 ? "" : ",").append('[').append(Values.format(windows.get(i)[0] / 1e9, 3)).append(',')
-          .append(Values.format(windows.get(i)[1] / 1e9, 3)).append(']');
+    for (long[] window : windows) {
+      data.array().decimal(window[0] / 1e9, 3).decimal(window[1] / 1e9, 3).endArray();
     }
-    data.append("],\"faultNames\":[");
-    for (int i = 0; i < scenario.faults.size(); i++) {
-      data.append(i == 0 ? "" : ",").append(Output.jsonString(scenario.faults.get(i).toString()));
+    data.endArray().field("faultNames").array();
+    for (Fault fault : scenario.faults) {
+      data.string(fault.toString());
     }
-    data.append("],\"scenario\":").append(Output.jsonString(describe(scenario))).append(",\"policies\":[");
-    List<PolicyResult> policies = result.policies();
-    for (int p = 0; p < policies.size(); p++) {
-      PolicyResult policy = policies.get(p);
+    data.endArray().field("scenario").string(describe(scenario)).field("policies").array();
+    for (PolicyResult policy : result.policies()) {
       Summary s = policy.summary();
-      data.append(p == 0 ? "" : ",").append("{\"name\":").append(Output.jsonString(policy.name()))
-          .append(",\"summary\":{\"baselineGoodput\":").append(Values.format(s.baselineGoodput(), 2))
-          .append(",\"goodputAfterFault\":").append(Values.format(s.goodputAfterFault(), 2))
-          .append(",\"recovered\":").append(s.recovered())
-          .append(",\"recoverySeconds\":").append(s.recoverySeconds() == null ? "null" : s.recoverySeconds().toString())
-          .append(",\"peakConcurrency\":").append(s.peakConcurrency())
-          .append(",\"amplification\":").append(Values.format(s.amplification(), 3))
-          .append(",\"successRatio\":").append(Values.format(s.successRatio(), 4))
-          .append(",\"p99LatencySeconds\":").append(Values.format(s.p99LatencySeconds(), 4)).append('}');
+      data.object().field("name").string(policy.name())
+          .field("summary").object()
+          .field("baselineGoodput").decimal(s.baselineGoodput(), 2)
+          .field("goodputAfterFault").decimal(s.goodputAfterFault(), 2)
+          .field("recovered").bool(s.recovered())
+          .field("recoverySeconds").number(s.recoverySeconds())
+          .field("peakConcurrency").number(s.peakConcurrency())
+          .field("amplification").decimal(s.amplification(), 3)
+          .field("successRatio").decimal(s.successRatio(), 4)
+          .field("p99LatencySeconds").decimal(s.p99LatencySeconds(), 4)
+          .endObject();
       List<Second> series = policy.series();
       appendArray(data, "goodput", series, x -> (double) x.goodput(), 0);
       appendArray(data, "timeouts", series, x -> (double) x.timeouts(), 0);
@@ -55,22 +54,20 @@ public final class HtmlReport {
       appendArray(data, "concurrency", series, x -> (double) x.concurrency(), 0);
       appendArray(data, "latency", series, Second::latencySeconds, 4);
       appendArray(data, "p99", series, Second::clientP99Seconds, 4);
-      data.append('}');
+      data.endObject();
     }
-    data.append("]}");
+    data.endArray().endObject();
     return page("Retry-storm simulation", data.toString());
   }
 
   /** A report of the contention scenario: write calls and completion time against N, per strategy. */
   public static String contention(List<Contention.Row> rows) {
-    StringBuilder data = new StringBuilder("{\"kind\":\"contention\",\"rows\":[");
-    for (int i = 0; i < rows.size(); i++) {
-      Contention.Row row = rows.get(i);
-      data.append(i == 0 ? "" : ",").append("{\"strategy\":").append(Output.jsonString(row.strategy()))
-          .append(",\"clients\":").append(row.clients()).append(",\"calls\":").append(Values.format(row.calls(), 2))
-          .append(",\"timeMs\":").append(Values.format(row.timeMs(), 2)).append('}');
+    Json data = Json.compact().object().field("kind").string("contention").field("rows").array();
+    for (Contention.Row row : rows) {
+      data.object().field("strategy").string(row.strategy()).field("clients").number(row.clients())
+          .field("calls").decimal(row.calls(), 2).field("timeMs").decimal(row.timeMs(), 2).endObject();
     }
-    data.append("]}");
+    data.endArray().endObject();
     return page("Optimistic-concurrency contention", data.toString());
   }
 
@@ -78,12 +75,12 @@ public final class HtmlReport {
     double of(Second second);
   }
 
-  private static void appendArray(StringBuilder out, String name, List<Second> series, Field field, int decimals) {
-    out.append(",\"").append(name).append("\":[");
-    for (int i = 0; i < series.size(); i++) {
-      out.append(i == 0 ? "" : ",").append(Values.format(field.of(series.get(i)), decimals));
+  private static void appendArray(Json out, String name, List<Second> series, Field field, int decimals) {
+    out.field(name).array();
+    for (Second second : series) {
+      out.decimal(field.of(second), decimals);
     }
-    out.append(']');
+    out.endArray();
   }
 
   private static String describe(Scenario s) {
@@ -97,7 +94,7 @@ public final class HtmlReport {
   }
 
   private static String page(String title, String json) {
-    // "</" never appears inside the JSON: jsonString escapes '<'; numbers and keys have none.
+    // "</" never appears inside the JSON: Json escapes '<' in every string; numbers and keys have none.
     return TEMPLATE.replace("__TITLE__", title).replace("__DATA__", json);
   }
 

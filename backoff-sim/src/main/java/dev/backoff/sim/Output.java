@@ -123,66 +123,47 @@ public final class Output {
    * timeouts, concurrency, latencySeconds; more keys follow those.
    */
   public static String json(SimulationResult result) {
-    StringBuilder out = new StringBuilder("{\"policies\":[");
-    List<PolicyResult> policies = result.policies();
-    for (int i = 0; i < policies.size(); i++) {
-      PolicyResult p = policies.get(i);
+    Json json = Json.lines().object().field("policies").array();
+    for (PolicyResult p : result.policies()) {
       Summary s = p.summary();
-      out.append(i == 0 ? "" : ",").append("\n{\"name\":").append(jsonString(p.name()))
-          .append(",\"summary\":{\"baselineGoodput\":").append(Values.format(s.baselineGoodput(), 3))
-          .append(",\"recovered\":").append(s.recovered())
-          .append(",\"recoverySeconds\":").append(s.recoverySeconds() == null ? "null" : s.recoverySeconds().toString())
-          .append(",\"peakConcurrency\":").append(s.peakConcurrency())
-          .append(",\"amplification\":").append(Values.format(s.amplification(), 4))
-          .append(",\"successRatio\":").append(Values.format(s.successRatio(), 4))
-          .append(",\"goodputAfterFault\":").append(Values.format(s.goodputAfterFault(), 3))
-          .append(",\"p99LatencySeconds\":").append(Values.format(s.p99LatencySeconds(), 6))
-          .append(",\"logicalRequests\":").append(s.logicalRequests())
-          .append(",\"attempts\":").append(s.attempts())
-          .append("},\"series\":[");
-      List<Second> series = p.series();
-      for (int j = 0; j < series.size(); j++) {
-        Second t = series.get(j);
-        out.append(j == 0 ? "\n" : ",\n").append("{\"t\":").append(t.t())
-            .append(",\"goodput\":").append(t.goodput())
-            .append(",\"timeouts\":").append(t.timeouts())
-            .append(",\"concurrency\":").append(t.concurrency())
-            .append(",\"latencySeconds\":").append(Values.format(t.latencySeconds(), 6))
-            .append(",\"newRequests\":").append(t.newRequests())
-            .append(",\"attempts\":").append(t.attempts())
-            .append(",\"errors\":").append(t.errors())
-            .append(",\"retries\":").append(t.retries())
-            .append(",\"gaveUp\":").append(t.gaveUp())
-            .append(",\"peakConcurrency\":").append(t.peakConcurrency())
-            .append(",\"clientP50Seconds\":").append(Values.format(t.clientP50Seconds(), 6))
-            .append(",\"clientP99Seconds\":").append(Values.format(t.clientP99Seconds(), 6))
-            .append(",\"budgetLevel\":").append(Values.format(t.budgetLevel(), 3))
-            .append('}');
+      json.object().field("name").string(p.name())
+          .field("summary").object()
+          .field("baselineGoodput").decimal(s.baselineGoodput(), 3)
+          .field("recovered").bool(s.recovered())
+          .field("recoverySeconds").number(s.recoverySeconds())
+          .field("peakConcurrency").number(s.peakConcurrency())
+          .field("amplification").decimal(s.amplification(), 4)
+          .field("successRatio").decimal(s.successRatio(), 4)
+          .field("goodputAfterFault").decimal(s.goodputAfterFault(), 3)
+          .field("p99LatencySeconds").decimal(s.p99LatencySeconds(), 6)
+          .field("logicalRequests").number(s.logicalRequests())
+          .field("attempts").number(s.attempts())
+          .endObject()
+          .field("series").array();
+      for (Second t : p.series()) {
+        json.object().field("t").number(t.t())
+            .field("goodput").number(t.goodput())
+            .field("timeouts").number(t.timeouts())
+            .field("concurrency").number(t.concurrency())
+            .field("latencySeconds").decimal(t.latencySeconds(), 6)
+            .field("newRequests").number(t.newRequests())
+            .field("attempts").number(t.attempts())
+            .field("errors").number(t.errors())
+            .field("retries").number(t.retries())
+            .field("gaveUp").number(t.gaveUp())
+            .field("peakConcurrency").number(t.peakConcurrency())
+            .field("clientP50Seconds").decimal(t.clientP50Seconds(), 6)
+            .field("clientP99Seconds").decimal(t.clientP99Seconds(), 6)
+            .field("budgetLevel").decimal(t.budgetLevel(), 3)
+            .endObject();
       }
-      out.append("]}");
+      json.endArray().endObject();
     }
-    out.append("\n]}\n");
-    return out.toString();
+    return json.endArray().endObject() + "\n";
   }
 
+  /** A JSON string literal (see {@link Json#quote}). */
   static String jsonString(String value) {
-    StringBuilder out = new StringBuilder("\"");
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
-      switch (c) {
-        case '"': out.append("\\\""); break;
-        case '\\': out.append("\\\\"); break;
-        case '\n': out.append("\\n"); break;
-        case '\r': out.append("\\r"); break;
-        case '\t': out.append("\\t"); break;
-        default:
-          if (c < 0x20 || c == '<' || c == '>' || c == '&') {
-            out.append(String.format(java.util.Locale.ROOT, "\\u%04x", (int) c)); // also safe inside <script>
-          } else {
-            out.append(c);
-          }
-      }
-    }
-    return out.append('"').toString();
+    return Json.quote(value);
   }
 }

@@ -2,26 +2,21 @@ package dev.backoff.sim;
 
 import dev.backoff.Backoff;
 import dev.backoff.FailureClass;
-import dev.backoff.Jitter;
 import dev.backoff.Preset;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
-import java.time.Duration;
+import dev.backoff.spec.BackoffSpec;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.TimeoutException;
 
 /**
- * A named policy to simulate. Names are core {@link Preset} ids ({@code fixed}, {@code exponential},
- * {@code aws-standard}, ...), seed 003's {@code exponential-original} (the original client's first-retry
- * quirk), {@code exponential-full-jitter}, or strategies with parameters separated by colons:
- * {@code none}, {@code fixed:100ms}, {@code linear:100ms:100ms:5s}, {@code exponential:100ms:2:20s[:JITTER]},
- * {@code full-jitter:100ms:20s}, {@code equal-jitter:100ms:20s}, {@code decorrelated:100ms:20s},
- * {@code decorrelated-v2:100ms:20s}, {@code google-cloud:32s}; JITTER is none, full, equal,
- * proportional=F or gaussian=F. A bare strategy name ({@code full-jitter}, {@code decorrelated}) takes the
- * core's {@link dev.backoff.BackoffSpec} defaults. A {@code +budget} suffix attaches the scenario's retry budget.
- * Immutable.
+ * A policy to simulate, in the one policy grammar ({@link dev.backoff.spec.PolicySpec}): a strategy or
+ * preset with optional colon parameters ({@code full-jitter}, {@code exponential:100ms:2:20s:full},
+ * {@code aws-standard}, {@code google-cloud:32s}) or an {@linkplain ExperimentPolicies experiment policy}
+ * ({@code storm-exponential}), with an optional {@code +budget} suffix that attaches the scenario's retry
+ * budget. The scenario's {@code max-attempts} applies to strategies; to presets and experiment policies only
+ * when the scenario sets it (they keep their own limits otherwise). Immutable.
  */
 final class PolicySpec {
   /** The failure a timed-out attempt reports (a TimeoutException, so the core classifies it TIMEOUT). */
@@ -52,20 +47,29 @@ final class PolicySpec {
   final boolean withBudget;
   final boolean firstRetryQuirk;
   private final Preset preset;
+  private final String experiment;
   private final Backoff backoff;
+  private final boolean limitSet;
 
-  private PolicySpec(String name, boolean withBudget, boolean firstRetryQuirk, Preset preset, Backoff backoff) {
+  private PolicySpec(String name, boolean withBudget, boolean firstRetryQuirk, Preset preset, String experiment,
+      Backoff backoff, boolean limitSet) {
+    this.limitSet = limitSet;
     this.name = name;
     this.withBudget = withBudget;
     this.firstRetryQuirk = firstRetryQuirk;
     this.preset = preset;
+    this.experiment = experiment;
     this.backoff = backoff;
   }
 
-  static List<PolicySpec> parseAll(Object value) {
+  /**
+   * The policies of a scenario; {@code limitSet}: the scenario sets max-attempts, which then applies to
+   * presets and experiment policies too.
+   */
+  static List<PolicySpec> parseAll(Object value, boolean limitSet) {
     List<PolicySpec> specs = new ArrayList<>();
     for (String name : Scenario.asStrings(value)) {
-      PolicySpec spec = parse(name);
+      PolicySpec spec = parse(name, limitSet);
       for (PolicySpec other : specs) {
         if (other.name.equals(spec.name)) {
           throw new ScenarioException("policies", "policy '" + name + "' is listed twice");
@@ -79,111 +83,35 @@ final class PolicySpec {
     return List.copyOf(specs);
   }
 
-  static PolicySpec parse(String text) {
-    String name = text.trim();
-    String body = name.toLowerCase(Locale.ROOT);
-    boolean budget = false;
-    if (body.endsWith("+budget")) {
-      budget = true;
-      body = body.substring(0, body.length() - "+budget".length());
-    }
-    if (body.equals("exponential-original")) {
-      return new PolicySpec(name, budget, true, Preset.SEED_003_EXPONENTIAL, null);
-    }
-    if (body.equals("exponential-full-jitter")) {
-      return new PolicySpec(name, budget, false, null,
-          Backoff.exponential(Duration.ofMillis(100), Math.E, Duration.ofMinutes(5), Jitter.full()));
-    }
-    if (!body.contains(":") && !body.equals("none")) {
-      try {
-        return new PolicySpec(name, budget, false, Preset.byName(body), null);
-      } catch (IllegalArgumentException notPreset) {
-        try {
-          // A strategy name with the core's defaults (BackoffSpec: initial 100 ms, multiplier 2, ...).
-          return new PolicySpec(name, budget, false, null, dev.backoff.BackoffSpec.of(body).toBackoff());
-        } catch (IllegalArgumentException e) {
-          throw new ScenarioException("policies", "unknown policy '" + name + "': " + notPreset.getMessage()
-              + ", exponential-original, exponential-full-jitter; strategies " + String.join(", ",
-                  dev.backoff.BackoffSpec.names().subList(0, 10))
-              + "; or a strategy with parameters such as full-jitter:100ms:20s");
-        }
-      }
-    }
+  static PolicySpec parse(String text, boolean limitSet) {
+    dev.backoff.spec.PolicySpec policy;
     try {
-      return new PolicySpec(name, budget, false, null, strategy(body.split(":")));
-    } catch (ScenarioException e) {
-      throw e;
+      policy = dev.backoff.spec.PolicySpec.parse(text);
     } catch (IllegalArgumentException e) {
-      throw new ScenarioException("policies", "bad policy '" + name + "': " + e.getMessage());
+      throw new ScenarioException("policies", e.getMessage());
     }
+    String experiment = ExperimentPolicies.canonical(policy.base());
+    if (experiment != null) {
+      return new PolicySpec(policy.text(), policy.withBudget(), ExperimentPolicies.hasFirstRetryQuirk(experiment),
+          null, experiment, ExperimentPolicies.backoff(experiment), limitSet);
+    }
+    BackoffSpec strategy;
+    try {
+      strategy = policy.strategy();
+    } catch (IllegalArgumentException e) {
+      String message = e.getMessage();
+      throw new ScenarioException("policies", message.startsWith("unknown strategy")
+          ? "unknown policy '" + policy.text() + "'; known: " + String.join(", ", names())
+              + ", each with +budget; or a strategy with parameters such as full-jitter:100ms:20s"
+          : message);
+    }
+    return strategy.isPreset()
+        ? new PolicySpec(policy.text(), policy.withBudget(), false, strategy.preset(), null, null, limitSet)
+        : new PolicySpec(policy.text(), policy.withBudget(), false, null, null, strategy.toBackoff(), limitSet);
   }
 
-  private static Backoff strategy(String[] p) {
-    switch (p[0]) {
-      case "none":
-        arity(p, 0);
-        return Backoff.none();
-      case "fixed":
-        arity(p, 1);
-        return Backoff.fixed(duration(p, 1));
-      case "linear":
-        arity(p, 3);
-        return Backoff.linear(duration(p, 1), duration(p, 2), duration(p, 3));
-      case "exponential":
-        if (p.length != 4 && p.length != 5) {
-          throw new ScenarioException("policies", "exponential takes INITIAL:MULTIPLIER:CAP[:JITTER], was " + String.join(":", p));
-        }
-        return Backoff.exponential(duration(p, 1), Values.doubleValue("policies", p[2]), duration(p, 3),
-            p.length == 5 ? jitter(p[4]) : Jitter.none());
-      case "full-jitter":
-        arity(p, 2);
-        return Backoff.exponential(duration(p, 1), 2, duration(p, 2), Jitter.full());
-      case "equal-jitter":
-        arity(p, 2);
-        return Backoff.exponential(duration(p, 1), 2, duration(p, 2), Jitter.equal());
-      case "decorrelated":
-        arity(p, 2);
-        return Backoff.decorrelated(duration(p, 1), duration(p, 2));
-      case "decorrelated-v2":
-        arity(p, 2);
-        return Backoff.decorrelatedV2(duration(p, 1), duration(p, 2));
-      case "google-cloud":
-        arity(p, 1);
-        return Backoff.googleCloud(duration(p, 1));
-      default:
-        throw new ScenarioException("policies", "unknown strategy '" + p[0]
-            + "'; use none, fixed, linear, exponential, full-jitter, equal-jitter, decorrelated, decorrelated-v2, google-cloud");
-    }
-  }
-
-  private static void arity(String[] p, int count) {
-    if (p.length != count + 1) {
-      throw new ScenarioException("policies", p[0] + " takes " + count + " parameter(s) separated by ':', was '"
-          + String.join(":", p) + "'");
-    }
-  }
-
-  private static Duration duration(String[] p, int index) {
-    return Duration.ofNanos(Values.durationNanos("policies", p[index]));
-  }
-
-  private static Jitter jitter(String text) {
-    if (text.equals("none")) {
-      return Jitter.none();
-    }
-    if (text.equals("full")) {
-      return Jitter.full();
-    }
-    if (text.equals("equal")) {
-      return Jitter.equal();
-    }
-    if (text.startsWith("proportional=")) {
-      return Jitter.proportional(Values.doubleValue("policies", text.substring("proportional=".length())));
-    }
-    if (text.startsWith("gaussian=")) {
-      return Jitter.gaussian(Values.doubleValue("policies", text.substring("gaussian=".length())));
-    }
-    throw new ScenarioException("policies", "unknown jitter '" + text + "'; use none, full, equal, proportional=F, gaussian=F");
+  private static List<String> names() {
+    return ExperimentPolicies.allNames();
   }
 
   /** Builds the policy for one run; {@code budget} is that run's budget (or null without +budget). */
@@ -192,8 +120,12 @@ final class PolicySpec {
     if (preset != null) {
       builder = preset.policy();
       builder.name(name);
+      if (limitSet) {
+        builder.maxAttempts(maxAttempts);
+      }
     } else {
-      builder = RetryPolicy.builder().name(name).backoff(backoff).maxAttempts(maxAttempts);
+      builder = RetryPolicy.builder().name(name).backoff(backoff)
+          .maxAttempts(experiment == null || limitSet ? maxAttempts : Integer.MAX_VALUE);
     }
     builder.classifyFailures(failure -> failure == REJECTED ? FailureClass.THROTTLED
         : failure == TIMEOUT ? FailureClass.TIMEOUT : FailureClass.TRANSIENT);
@@ -204,17 +136,9 @@ final class PolicySpec {
     return builder.build();
   }
 
-  /**
-   * For {@code exponential-original}: the call's policy whose first retry waits e × the think time before
-   * the call, as the original Go client did (its reset to the minimum delay after a success was overwritten
-   * by the next think time), and grows by e from there.
-   */
+  /** For the original client's quirk: see {@link ExperimentPolicies#withFirstRetryAfter}. */
   static RetryPolicy<Object> withFirstRetryAfter(RetryPolicy<Object> policy, long thinkNanos) {
-    long cap = Duration.ofMinutes(5).toNanos();
-    long first = Math.max(1, Math.min(cap, (long) (Math.E * thinkNanos)));
-    return policy.toBuilder()
-        .backoff(Backoff.exponential(Duration.ofNanos(first), Math.E, Duration.ofNanos(cap), Jitter.gaussian(0.1)))
-        .build();
+    return ExperimentPolicies.withFirstRetryAfter(policy, thinkNanos);
   }
 
   @Override

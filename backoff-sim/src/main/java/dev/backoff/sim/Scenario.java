@@ -54,10 +54,13 @@ public final class Scenario {
   static {
     key("duration", "400s", "simulated time of each run");
     key("seed", 3L, "random seed: the same seed and scenario give byte-identical output");
-    key("policies", List.of("fixed", "exponential", "exponential-full-jitter", "exponential-full-jitter+budget"),
-        "policies to compare (presets, strategies like full-jitter:100ms:20s, suffix +budget)");
-    key("max-attempts", "unlimited", "attempt limit for strategy policies (presets keep their own)");
-    key("budget", "token-bucket", "retry budget of '+budget' policies: token-bucket[:capacity:cost:timeout-cost] (AWS), grpc[:max-tokens:token-ratio] or ratio[:ratio:min-per-second:window] (Finagle)");
+    key("policies", List.of("storm-fixed", "storm-exponential", "storm-exponential-full-jitter",
+            "storm-exponential-full-jitter+budget"),
+        "policies to compare (see 'backoff strategies': the experiment's storm-*, strategies like "
+            + "full-jitter:100ms:20s, presets; suffix +budget)");
+    key("max-attempts", "unlimited", "attempt limit, the first attempt included; when set it applies to every "
+        + "policy, presets and storm-* too (unset: strategies unlimited, presets their own)");
+    key("budget", dev.backoff.spec.BudgetSpec.DEFAULT, "retry budget of '+budget' policies: token-bucket[:capacity:cost:timeout-cost] (AWS), grpc[:max-tokens:token-ratio] or ratio[:ratio:min-per-second:window] (Finagle)");
     key("client", "closed", "client model: closed (seed 003: N clients with think time) or open (Poisson arrivals)");
     key("clients", 1000L, "closed loop: number of clients");
     key("think-mean", "10s", "closed loop: mean of the exponential think time before each new request");
@@ -186,7 +189,8 @@ public final class Scenario {
           + get("recovery-window"));
     }
     faults = Fault.parseAll(get("faults"), durationNanos);
-    policies = PolicySpec.parseAll(get("policies"));
+    policies = PolicySpec.parseAll(get("policies"), raw.containsKey("max-attempts")
+        && maxAttempts != Integer.MAX_VALUE);
     checkContradictions();
     checkMemory();
   }
@@ -341,6 +345,31 @@ public final class Scenario {
       names.add(spec.name);
     }
     return names;
+  }
+
+  /** The knee server's latency model ({@code base-latency}, {@code knee-limit}, {@code knee-factor}, {@code knee-k}). */
+  public KneeLatency kneeLatency() {
+    return new KneeLatency(baseLatencyNanos, kneeLimit, kneeFactor, kneeK);
+  }
+
+  /** The closed loop's mean think time ({@code think-mean}). */
+  public java.time.Duration thinkMean() {
+    return java.time.Duration.ofNanos(thinkMeanNanos);
+  }
+
+  /** The client timeout of each attempt ({@code timeout}). */
+  public java.time.Duration timeout() {
+    return java.time.Duration.ofNanos(timeoutNanos);
+  }
+
+  /** The closed loop's client count ({@code clients}). */
+  public int clients() {
+    return clients;
+  }
+
+  /** The accept backlog of a paused server ({@code backlog}). */
+  public int backlog() {
+    return backlog;
   }
 
   /** Simulated seconds per run. */

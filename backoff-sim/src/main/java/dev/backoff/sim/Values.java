@@ -1,55 +1,33 @@
 package dev.backoff.sim;
 
+import dev.backoff.spec.Durations;
 import java.math.BigDecimal;
 import java.util.Locale;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /** Parsing of scenario values and JDK-independent number formatting. */
 final class Values {
   private Values() {}
 
-  private static final Pattern DURATION =
-      Pattern.compile("(-?\\d+(?:\\.\\d+)?)\\s*(ns|us|µs|ms|s|m|min|h)?");
-
   /**
-   * A duration: a number with a unit ({@code 100ms}, {@code 2s}, {@code 1.5m}, {@code 1h}, {@code 500us},
-   * {@code 10ns}) or a bare number of seconds.
+   * A duration in the one duration syntax ({@link Durations}: {@code 100ms}, {@code 2s}, {@code 1.5m},
+   * {@code 1h}, {@code 500us}, {@code 10ns}, ISO-8601); a bare number, from a flag or a file, is refused with
+   * the hint {@code write 10s}.
    */
   static long durationNanos(String key, Object value) {
+    if ((value instanceof Double || value instanceof Float) && !Double.isFinite(((Number) value).doubleValue())) {
+      throw new ScenarioException(key, "not a finite duration: '" + value + "'");
+    }
     if (value instanceof Number) {
-      if ((value instanceof Double || value instanceof Float) && !Double.isFinite(((Number) value).doubleValue())) {
-        throw new ScenarioException(key, "not a finite duration: '" + value + "'");
-      }
-      return checkedNanos(key, value, new BigDecimal(value.toString()).multiply(BigDecimal.valueOf(1_000_000_000L)));
+      // A YAML or JSON number: the same rule as a flag's bare number.
+      String text = String.valueOf(value);
+      throw new ScenarioException(key, "'" + show(text) + "' has no unit; write " + show(text)
+          + "s (or ms, m, h, ...)");
     }
-    String text = String.valueOf(value).trim().toLowerCase(Locale.ROOT);
-    Matcher m = DURATION.matcher(text);
-    if (!m.matches()) {
-      throw new ScenarioException(key, "not a duration: '" + show(value) + "' (use e.g. 100ms, 2s, 5m)");
+    try {
+      return Durations.parseNanos(String.valueOf(value));
+    } catch (IllegalArgumentException e) {
+      throw new ScenarioException(key, e.getMessage());
     }
-    String unit = m.group(2) == null ? "s" : m.group(2);
-    long scale;
-    switch (unit) {
-      case "ns": scale = 1L; break;
-      case "us": case "µs": scale = 1_000L; break;
-      case "ms": scale = 1_000_000L; break;
-      case "s": scale = 1_000_000_000L; break;
-      case "m": case "min": scale = 60_000_000_000L; break;
-      case "h": scale = 3_600_000_000_000L; break;
-      default: throw new AssertionError(unit);
-    }
-    return checkedNanos(key, value, new BigDecimal(m.group(1)).multiply(BigDecimal.valueOf(scale)));
-  }
-
-  private static long checkedNanos(String key, Object value, BigDecimal nanos) {
-    if (nanos.signum() < 0) {
-      throw new ScenarioException(key, "must not be negative, was " + show(value));
-    }
-    if (nanos.compareTo(BigDecimal.valueOf(Long.MAX_VALUE)) > 0) {
-      throw new ScenarioException(key, "too long: " + show(value));
-    }
-    return nanos.longValue();
   }
 
   /**
@@ -144,7 +122,8 @@ final class Values {
     }
     double scaled = Math.abs(value) * scale;
     if (scaled >= 9.0e17) {
-      return Long.toString((long) value);
+      // Beyond a long's exact range: the double's exact value, rounded as below (never clamped to a long).
+      return new BigDecimal(value).setScale(decimals, java.math.RoundingMode.HALF_UP).toPlainString();
     }
     long magnitude = Math.round(scaled); // half away from zero, on the magnitude
     boolean negative = value < 0 && magnitude != 0;

@@ -25,7 +25,7 @@ class HtmlReportTest {
   @TempDir Path directory;
 
   private static final Scenario SCENARIO = Scenario.of(Map.of("clients", 1000, "duration", "80s",
-      "faults", "pause@20s+10s", "policies", "fixed,exponential"));
+      "faults", "pause@20s+10s", "policies", "fixed,storm-exponential"));
 
   @Test
   void simulationReportIsSelfContained() {
@@ -49,7 +49,7 @@ class HtmlReportTest {
     assertThat(attribute(dom, "data-charts-drawn")).isEqualTo("6");
     assertThat(count(dom, "<svg[^>]*class=\"chart\"")).isEqualTo(6);
     // One line per policy in each chart, each with real points, and the fault window shaded in all six.
-    Matcher lines = Pattern.compile("<path d=\"(M[^\"]+)\"[^>]*class=\"line\" data-series=\"(fixed|exponential)\"").matcher(dom);
+    Matcher lines = Pattern.compile("<path d=\"(M[^\"]+)\"[^>]*class=\"line\" data-series=\"(fixed|storm-exponential)\"").matcher(dom);
     int drawnLines = 0;
     while (lines.find()) {
       drawnLines++;

@@ -1,6 +1,7 @@
 package dev.backoff.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.List;
 import java.util.Map;
@@ -40,7 +41,12 @@ class PrimitivesTest {
   void durationsParse() {
     assertThat(Values.durationNanos("k", "100ms")).isEqualTo(100_000_000L);
     assertThat(Values.durationNanos("k", "1.5m")).isEqualTo(90_000_000_000L);
-    assertThat(Values.durationNanos("k", 2)).isEqualTo(2_000_000_000L);
+    // One rule for flags and files: a bare number is refused, whatever its form.
+    assertThatThrownBy(() -> Values.durationNanos("k", 2)).hasMessage("k: '2' has no unit; write 2s (or ms, m, h, ...)");
+    assertThatThrownBy(() -> Values.durationNanos("k", "2")).hasMessage("k: '2' has no unit; write 2s (or ms, m, h, ...)");
+    assertThatThrownBy(() -> Values.durationNanos("k", 2.5)).hasMessage("k: '2.5' has no unit; write 2.5s (or ms, m, h, ...)");
+    assertThat(Values.durationNanos("k", "1d")).isEqualTo(86_400_000_000_000L);
+    assertThat(Values.durationNanos("k", "PT1.5S")).isEqualTo(1_500_000_000L);
     assertThat(Values.durationNanos("k", "250us")).isEqualTo(250_000L);
   }
 

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 class SimulatorTest {
 
   private static final Scenario SMALL = Scenario.of(Map.of("clients", 200, "duration", "120s",
-      "faults", "pause@30s+10s", "policies", "fixed,exponential,full-jitter:100ms:20s+budget"));
+      "faults", "pause@30s+10s", "policies", "fixed,storm-exponential,full-jitter:100ms:20s+budget"));
 
   @Test
   void theDefaultScenarioShowsTheSeedsResult() {
@@ -18,10 +18,10 @@ class SimulatorTest {
     for (PolicyResult policy : result.policies()) {
       byName.put(policy.name(), policy.summary());
     }
-    assertThat(byName.keySet()).containsExactlyInAnyOrder("fixed", "exponential", "exponential-full-jitter",
-        "exponential-full-jitter+budget");
-    Summary fixed = byName.get("fixed");
-    Summary exponential = byName.get("exponential");
+    assertThat(byName.keySet()).containsExactlyInAnyOrder("storm-fixed", "storm-exponential",
+        "storm-exponential-full-jitter", "storm-exponential-full-jitter+budget");
+    Summary fixed = byName.get("storm-fixed");
+    Summary exponential = byName.get("storm-exponential");
     assertThat(fixed.baselineGoodput()).isBetween(90.0, 110.0); // ~99 req/s, as the seed's client prints
     assertThat(fixed.recovered()).isFalse();
     assertThat(fixed.recoverySeconds()).isNull();
@@ -29,8 +29,8 @@ class SimulatorTest {
     assertThat(fixed.peakConcurrency()).isGreaterThan(2231); // the seed saw 1040, 1599, 1925, 2231, ...
     assertThat(exponential.recovered()).isTrue();
     assertThat(exponential.recoverySeconds()).isNotNull().isLessThan(60);
-    assertThat(byName.get("exponential-full-jitter").recovered()).isTrue();
-    assertThat(byName.get("exponential-full-jitter+budget").recovered()).isTrue();
+    assertThat(byName.get("storm-exponential-full-jitter").recovered()).isTrue();
+    assertThat(byName.get("storm-exponential-full-jitter+budget").recovered()).isTrue();
     assertThat(fixed.amplification()).isGreaterThan(5 * exponential.amplification());
   }
 
@@ -183,7 +183,7 @@ class SimulatorTest {
 
   @Test
   void tippingPointSearchFindsThePauseFixedCannotSurvive() {
-    Scenario scenario = SMALL.with(Map.of("policies", "fixed,exponential", "clients", 1000, "duration", "200s",
+    Scenario scenario = SMALL.with(Map.of("policies", "fixed,storm-exponential", "clients", 1000, "duration", "200s",
         "faults", "pause@30s+10s"));
     List<Simulator.TippingPoint> points = Simulator.tippingPoints(scenario, 2);
     assertThat(points).hasSize(2);
@@ -196,7 +196,7 @@ class SimulatorTest {
 
   @Test
   void firstRetryQuirkWaitsETimesTheThinkTime() {
-    dev.backoff.RetryPolicy<Object> base = PolicySpec.parse("exponential-original").build(Integer.MAX_VALUE, null);
+    dev.backoff.RetryPolicy<Object> base = PolicySpec.parse("exponential-original", false).build(Integer.MAX_VALUE, null);
     dev.backoff.RetryPolicy<Object> quirk = PolicySpec.withFirstRetryAfter(base, 10_000_000_000L);
     dev.backoff.Execution<Object> execution = dev.backoff.driver.Engine.newExecution(quirk, 0, new SplitMix64(7));
     long first = execution.onFailure(PolicySpec.TIMEOUT, 2_000_000_000L).delayNanos();
@@ -213,7 +213,7 @@ class SimulatorTest {
   @Test
   void exactCurrentModeAndFiftyMillisecondPollingAgreeOnTheOutcome() {
     // Polling costs an event per request in service every 50 ms, so a storm is expensive: keep it short.
-    Scenario exact = Scenario.defaults().with(Map.of("policies", "fixed,exponential", "duration", "90s",
+    Scenario exact = Scenario.defaults().with(Map.of("policies", "fixed,storm-exponential", "duration", "90s",
         "faults", "pause@20s+20s", "recovery-window", "5s"));
     Scenario polling = exact.with("recheck", "50ms");
     List<PolicyResult> a = Simulator.run(exact).policies();

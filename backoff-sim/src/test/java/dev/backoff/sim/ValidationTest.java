@@ -14,9 +14,11 @@ class ValidationTest {
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
       "colour|blue|unknown key 'colour'",
-      "timeout|-2s|must not be negative, was -2s",
+      "timeout|-2s|must not be negative, was '-2s'",
       "think-mean|0s|must be positive, was 0s",
-      "duration|ten|not a duration: 'ten'",
+      "duration|ten|'ten' is not a duration",
+      "timeout|10|'10' has no unit; write 10s",
+      "think-mean|2.5|'2.5' has no unit; write 2.5s",
       "duration|10.5s|whole number of seconds",
       "clients|0|0 is out of range (1..2147483647)",
       "clients|-5|-5 is out of range (1..2147483647)",
@@ -26,11 +28,15 @@ class ValidationTest {
       "seed|18446744073709551616|18446744073709551616 is out of range (-9223372036854775808..9223372036854775807)",
       "reject-status|4294967799|must be 503 or 429, was 4294967799",
       "backlog|4294967808|4294967808 is out of range (0..100000000)",
-      "budget|grpc:4294967306|4294967306 is out of range (-2147483648..2147483647)",
-      "duration|NaN|not a duration",
+      "budget|grpc:4294967306|bad budget 'grpc:4294967306': max-tokens '4294967306': out of range (1..1000)",
+      "duration|NaN|'NaN' is not a duration",
       "policies|fixd|unknown policy 'fixd'",
-      "policies|exponential:100ms:2|exponential takes INITIAL:MULTIPLIER:CAP",
-      "policies|full-jitter:1s:100ms|bad policy 'full-jitter:1s:100ms': cap must be at least",
+      "policies|exponential:100ms:2:20s:full:3|exponential takes at most 4 parameters (exponential[:INITIAL:MULTIPLIER:CAP:JITTER])",
+      "policies|exponential:100ms:x|multiplier 'x': not a number",
+      "policies|exponential:100|initial '100': '100' has no unit; write 100s",
+      "policies|full-jitter:1s:100ms|bad strategy 'full-jitter:1s:100ms': cap 100ms is below initial 1s",
+      "policies|aws-standard:1s|the preset 'aws-standard' takes no parameters",
+      "policies|fixed+breaker|the only suffix is +budget",
       "policies|fixed,fixed|listed twice",
       "faults|pause@500s+30s|lies outside the run",
       "faults|pause@390s+30s|lies outside the run",
@@ -64,6 +70,8 @@ class ValidationTest {
       "workers|4294967306|workers: 4294967306 is out of range (0..10000000)",
       "clients|1.0e20|clients: 1.0e20 is out of range (1..2147483647)",
       "duration|.nan|not valid YAML or JSON",
+      "timeout|10|timeout: '10' has no unit; write 10s",
+      "think-mean|2.5|think-mean: '2.5' has no unit; write 2.5s",
   })
   void fileValuesAreParsedExactlyLikeFlags(String key, String value, String message) throws Exception {
     java.nio.file.Path yaml = java.nio.file.Files.createTempFile("scenario", ".yaml");
@@ -176,7 +184,7 @@ class ValidationTest {
 
   @Test
   void valuesInEveryAcceptedFormParse() {
-    Scenario s = Scenario.of(Map.of("timeout", "1500ms", "think-mean", 2.5, "duration", "2m",
+    Scenario s = Scenario.of(Map.of("timeout", "1500ms", "think-mean", "2.5s", "duration", "2m",
         "faults", List.of(Map.of("type", "latency", "at", "10s", "length", "5s", "value", "200ms"), "crash@30s+1s"),
         "policies", List.of("aws-standard", "decorrelated:10ms:1s+budget", "exponential:100ms:2:20s:gaussian=0.2")));
     assertThat(s.timeoutNanos).isEqualTo(1_500_000_000L);
@@ -195,13 +203,13 @@ class ValidationTest {
     assertThat(s.policyNames()).containsExactly("full-jitter", "decorrelated-v2", "gaussian");
     dev.backoff.RetryPolicy<Object> policy = s.policies.get(0).build(Integer.MAX_VALUE, null);
     assertThat(policy.backoff().maxDelayNanos()).isEqualTo(
-        dev.backoff.BackoffSpec.of("full-jitter").toBackoff().maxDelayNanos());
+        dev.backoff.spec.BackoffSpec.of("full-jitter").toBackoff().maxDelayNanos());
   }
 
   @Test
   void everyPresetOfTheCoreIsAPolicy() {
     for (dev.backoff.Preset preset : dev.backoff.Preset.values()) {
-      assertThat(PolicySpec.parse(preset.id()).build(Integer.MAX_VALUE, null).maxAttempts())
+      assertThat(PolicySpec.parse(preset.id(), false).build(Integer.MAX_VALUE, null).maxAttempts())
           .isEqualTo(preset.maxAttempts());
     }
   }

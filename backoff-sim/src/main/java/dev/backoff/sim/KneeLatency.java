@@ -1,4 +1,4 @@
-package dev.backoff.lab;
+package dev.backoff.sim;
 
 import java.time.Duration;
 import java.util.Locale;
@@ -7,7 +7,9 @@ import java.util.Locale;
  * Seed 003's server latency model: {@code D(c) = base} while the concurrency {@code c} is at most
  * {@code limit}, else {@code base · factor^((c − limit) / k)}. With the seed's defaults (100 ms, 30, 1.05,
  * 15) latency doubles every ~213 extra concurrent requests: D(951) ≈ 2 s, D(1040) ≈ 2.7 s, D(1599) ≈ 16.5 s.
- * The limit is only the knee of the curve, not an admission cap.
+ * The limit is only the knee of the curve, not an admission cap. The one knee model: the simulator's knee
+ * server and the lab's live server both compute latency here ({@link StrictMath#pow}, so every JDK gives
+ * the same bits).
  *
  * <p>Immutable and thread-safe.
  */
@@ -17,7 +19,7 @@ public final class KneeLatency {
   private final double factor;
   private final double k;
 
-  private KneeLatency(long baseNanos, int limit, double factor, double k) {
+  KneeLatency(long baseNanos, int limit, double factor, double k) {
     this.baseNanos = baseNanos;
     this.limit = limit;
     this.factor = factor;
@@ -67,11 +69,16 @@ public final class KneeLatency {
     if (concurrency < 0) {
       throw new IllegalArgumentException("concurrency must not be negative, was " + concurrency);
     }
-    if (concurrency <= limit) {
-      return baseNanos;
-    }
-    double nanos = baseNanos * Math.pow(factor, (concurrency - limit) / k);
+    double nanos = latencyNanos(concurrency);
     return nanos >= 0x1p63 ? Long.MAX_VALUE : (long) nanos;
+  }
+
+  /**
+   * The latency at a concurrency that may be fractional (a server at reduced capacity behaves at {@code c}
+   * as the full one at {@code c / capacity}), unrounded and unsaturated.
+   */
+  double latencyNanos(double concurrency) {
+    return concurrency <= limit ? baseNanos : baseNanos * StrictMath.pow(factor, (concurrency - limit) / k);
   }
 
   /**
@@ -126,7 +133,7 @@ public final class KneeLatency {
   @Override
   public String toString() {
     return String.format(Locale.ROOT, "knee(base %s, limit %d, factor %s, k %s)",
-        LabServer.formatDuration(baseNanos), limit, plain(factor), plain(k));
+        dev.backoff.spec.Durations.format(baseNanos), limit, plain(factor), plain(k));
   }
 
   private static String plain(double value) {

@@ -1,4 +1,4 @@
-package dev.backoff.lab;
+package dev.backoff.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
