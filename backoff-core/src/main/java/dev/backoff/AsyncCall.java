@@ -1,5 +1,9 @@
 package dev.backoff;
 
+import dev.backoff.driver.AsyncAttempt;
+import dev.backoff.driver.AttemptContext;
+import dev.backoff.driver.OutcomeJudge;
+import dev.backoff.driver.Verdict;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -12,8 +16,10 @@ import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Supplier;
 
 /**
- * One asynchronous call: the future handed to the caller, and also the task scheduled for each retry (as a
- * {@link Callable}, so the scheduler needs no adapter object), which keeps a waiting call small.
+ * The one asynchronous retry loop: {@link AsyncRetryExecutor} and every asynchronous driver (through
+ * {@code dev.backoff.driver.RetryLoops}) run on it. One call is the future handed to the caller, and also
+ * the task scheduled for each retry (as a {@link Callable}, so the scheduler needs no adapter object), which
+ * keeps a waiting call small.
  *
  * <p>Ownership of the (not thread-safe) {@link Execution} passes between threads through {@link #state}: the
  * thread that moves it out of {@link #WAITING} by compare-and-set (the retry task, or a canceller) owns the
@@ -25,9 +31,15 @@ import java.util.function.Supplier;
  * canceller that loses that race cannot un-commit it, and would otherwise return while the supplier is
  * still about to be entered. So a canceller that finds the call {@link #STARTING} waits (spinning, no lock)
  * until the supplier has returned, which is short since suppliers must not block; the retry task itself
- * takes no lock and waits for nothing.
+ * takes no lock and waits for nothing. Likewise a canceller that wins while the retry is still being handed
+ * to the scheduler waits for its handle, so the pending retry is cancelled by the time {@code cancel}
+ * returns.
+ *
+ * <p>The attempt is the executor's {@link Supplier} (judged by the policy's rules, inline) or a driver's
+ * {@link AsyncAttempt} with its {@link OutcomeJudge}; "supplier" above means either.
+ * The call is its own {@link AttemptContext}, so a waiting call is no bigger for it.
  */
-final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Callable<Object> {
+final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Callable<Object>, AttemptContext {
   private static final int RUNNING = 0;
   private static final int WAITING = 1;
   private static final int DONE = 2;
@@ -40,28 +52,60 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   @SuppressWarnings("rawtypes")
   private static final AtomicReferenceFieldUpdater<AsyncCall, Future> PENDING =
       AtomicReferenceFieldUpdater.newUpdater(AsyncCall.class, Future.class, "pending");
+  @SuppressWarnings("rawtypes")
+  private static final AtomicReferenceFieldUpdater<AsyncCall, CompletionStage> IN_FLIGHT =
+      AtomicReferenceFieldUpdater.newUpdater(AsyncCall.class, CompletionStage.class, "inFlight");
+  /** In {@link #inFlight} while a retry is handed to the scheduler and its handle is not yet in pending. */
+  @SuppressWarnings("rawtypes")
+  private static final CompletionStage SCHEDULING = new CompletableFuture<>();
 
   private final AsyncRetryExecutor<R> executor;
-  private final Supplier<? extends CompletionStage<T>> supplier;
+  private final Object attempt; // the executor's Supplier, or a driver's Hooks (one field: a waiting call stays small)
   private Execution<R> execution; // created on the first failure; guarded by state
   private long startNanos;
   private volatile int state = RUNNING;
   // The scheduled retry, for cancellation; this call itself once that retry has started (see scheduleRetry).
   private volatile Future<?> pending;
   private volatile CompletionStage<T> inFlight;
-  // The thread calling the supplier while STARTING: written before the compare-and-set that publishes it.
+  // The thread calling the supplier while STARTING, or handing the retry to the scheduler (inFlight is then
+  // SCHEDULING): written before the volatile write that publishes it.
   private Thread starter;
 
   AsyncCall(AsyncRetryExecutor<R> executor, Supplier<? extends CompletionStage<T>> supplier) {
     this.executor = executor;
-    this.supplier = supplier;
+    this.attempt = supplier;
+  }
+
+  AsyncCall(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt, OutcomeJudge<R> judge) {
+    this.executor = executor;
+    this.attempt = new Hooks<>(attempt, judge);
+  }
+
+  /** A driver's two hooks. */
+  private static final class Hooks<R, T> {
+    final AsyncAttempt<T> attempt;
+    final OutcomeJudge<R> judge;
+
+    Hooks(AsyncAttempt<T> attempt, OutcomeJudge<R> judge) {
+      this.attempt = attempt;
+      this.judge = judge;
+    }
   }
 
   void start() {
-    if (executor.policy.needsStartTime) {
-      startNanos = executor.clock.nanoTime();
-    }
-    attempt();
+    startNanos = FirstAttempt.start(executor.policy, executor.clock);
+    startAttempt();
+  }
+
+  @Override
+  public int attempt() {
+    Execution<R> e = execution; // read by the attempt's own thread, which owns the call while it starts
+    return e == null ? 1 : e.attempts() + 1;
+  }
+
+  @Override
+  public long nanosLeft() {
+    return SyncLoop.timeLeft(executor.policy.maxElapsedNanos, startNanos, executor.clock);
   }
 
   /** The scheduled retry. */
@@ -76,20 +120,23 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
       // Completed by the caller after this task won the race: stop without another attempt (and give the
       // budget back the retry, which never started).
       state = DONE;
-      execution.abort(StopReason.CANCELLED, executor.clock.nanoTime());
+      IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
+      execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
       return null;
     }
     execution.onRetryStart();
-    attempt();
+    startAttempt();
     return null;
   }
 
-  private void attempt() {
+  @SuppressWarnings("unchecked")
+  private void startAttempt() {
     CompletionStage<T> stage;
     try {
-      stage = supplier.get();
+      stage = attempt instanceof Hooks ? ((Hooks<R, T>) attempt).attempt.start(this)
+          : ((Supplier<? extends CompletionStage<T>>) attempt).get();
       if (stage == null) {
-        throw new NullPointerException("the supplier returned null instead of a CompletionStage");
+        throw new NullPointerException("the attempt returned null instead of a CompletionStage");
       }
     } catch (Throwable failure) {
       supplierReturned();
@@ -119,6 +166,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     try {
       decide(result, failure);
     } catch (Throwable unexpected) {
+      discard(result);
       // A policy callback (predicate, classifier, pushback extractor, backoff, budget) threw. The sync
       // executor would throw it to the caller; here it completes the future, which must never hang.
       state = DONE;
@@ -134,40 +182,77 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
       // The caller cancelled (or completed) the future during the attempt.
       long now = executor.clock.nanoTime();
       if (execution == null) {
-        execution = new Execution<>(policy, policy.needsStartTime ? startNanos : now, executor.random);
+        execution = FirstAttempt.failed(policy, startNanos, now, executor.random);
       }
       state = DONE;
-      execution.abort(StopReason.CANCELLED, now);
+      execution.stop(StopReason.CANCELLED, now);
+      discard(result);
       return;
     }
+    Verdict verdict = judge(policy, result, cause);
     if (execution == null) {
-      if (cause == null && (policy.retryOnResult == null || !policy.retryOnResult.test(result))) {
-        // First-try success: like the sync executor, read no clock unless a deadline or listener needs it.
-        state = DONE;
-        if (policy.budget != null || policy.listeners.length > 0) {
-          policy.recordFirstTrySuccess(result, startNanos, policy.needsStartTime ? executor.clock.nanoTime() : 0);
+      if (verdict == Verdict.ACCEPT) {
+        if (cause != null) {
+          throw new IllegalArgumentException("the judge accepted a failure: " + cause, cause);
         }
-        super.complete(result);
+        // First-try success: like the sync loop, read no clock unless a deadline or listener needs it.
+        state = DONE;
+        FirstAttempt.succeeded(policy, result, startNanos, executor.clock);
+        if (!super.complete(result)) {
+          discard(result);
+        }
         return;
       }
       long now = executor.clock.nanoTime();
-      execution = new Execution<>(policy, policy.needsStartTime ? startNanos : now, executor.random);
-      decideAfter(cause, result, now);
+      execution = FirstAttempt.failed(policy, startNanos, now, executor.random);
+      decideAfter(cause, result, verdict, now);
       return;
     }
-    decideAfter(cause, result, executor.clock.nanoTime());
+    decideAfter(cause, result, verdict, executor.clock.nanoTime());
   }
 
   @SuppressWarnings("unchecked")
-  private void decideAfter(Throwable cause, T result, long now) {
-    Decision decision = cause != null ? execution.onFailure(cause, now) : execution.onResult(result, now);
+  private Verdict judge(RetryPolicy<R> policy, T result, Throwable cause) {
+    if (!(attempt instanceof Hooks)) {
+      if (cause != null) {
+        return Verdict.RETRYABLE;
+      }
+      return policy.retryOnResult == null || !policy.retryOnResult.test(result) ? Verdict.ACCEPT : Verdict.RETRYABLE;
+    }
+    OutcomeJudge<R> judge = ((Hooks<R, T>) attempt).judge;
+    Verdict verdict = judge.judge(policy, result, cause);
+    if (verdict == null) {
+      throw new NullPointerException("the outcome judge " + judge + " returned null");
+    }
+    return verdict;
+  }
+
+  /** A result nobody will read: the driver may release it (an HTTP body's connection). */
+  @SuppressWarnings("unchecked")
+  private void discard(T result) {
+    if (attempt instanceof Hooks && result != null) {
+      try {
+        ((Hooks<R, T>) attempt).attempt.discard(result);
+      } catch (RuntimeException ignored) {
+        // Releasing an unwanted result is best effort: the call has its outcome already.
+      }
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private void decideAfter(Throwable cause, T result, Verdict verdict, long now) {
+    Decision decision = execution.record(result, cause, verdict, now);
     if (decision.isRetry()) {
+      discard(result);
       scheduleRetry(decision.delayNanos());
       return;
     }
     state = DONE;
     if (decision.isSuccess() || execution.lastFailure() == null) {
-      super.complete((T) execution.lastResult());
+      T last = (T) execution.lastResult();
+      if (!super.complete(last)) {
+        discard(last);
+      }
     } else {
       super.completeExceptionally(execution.finalFailure());
     }
@@ -178,23 +263,29 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     // handle then would hide the next retry's from a canceller, which would leave it queued: so it is stored
     // only if the task has not started (the task marks its start by setting pending to this call).
     Future<?> before = pending;
+    starter = Thread.currentThread(); // a canceller does not wait for itself (see stopRetrying)
+    inFlight = SCHEDULING; // no attempt is in flight now (decide cleared it)
     state = WAITING; // before scheduling: the task may run at once on another thread
     try {
       Future<?> task = executor.scheduler.schedule((Callable<Object>) this, delayNanos, TimeUnit.NANOSECONDS);
-      PENDING.compareAndSet(this, before, task);
+      if (PENDING.compareAndSet(this, before, task)) {
+        // The task has not started, so the marker is still ours (a started task replaces it).
+        IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
+      }
       if (isDone()) {
         // Cancelled while this retry was being decided or scheduled: the canceller may have found no task
         // to cancel, so drop it from the queue now rather than when it falls due.
         if (STATE.compareAndSet(this, WAITING, DONE)) {
-          execution.abort(StopReason.CANCELLED, executor.clock.nanoTime());
+          execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
         }
         task.cancel(false);
       }
     } catch (RuntimeException rejected) {
+      IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
       // Usually a RejectedExecutionException (shut down); any other exception from schedule() must end the
       // call the same way, or the future would hang and the listeners never hear of the call again.
       if (STATE.compareAndSet(this, WAITING, DONE)) {
-        execution.abort(StopReason.CANCELLED, executor.clock.nanoTime());
+        execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
         Throwable last = execution.finalFailure();
         if (last != null) {
           last.addSuppressed(rejected);
@@ -232,27 +323,36 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   /** The future was completed from outside: cancel the pending retry, or the attempt in flight. */
   private void stopRetrying() {
     if (STATE.compareAndSet(this, WAITING, DONE)) {
+      // The retry may still be on its way into the scheduler: wait (briefly, no lock) for its handle, so
+      // that it is cancelled, and out of the queue, by the time cancel returns.
+      if (inFlight == SCHEDULING && starter != Thread.currentThread()) {
+        spinWhile(() -> inFlight == SCHEDULING);
+      }
       Future<?> task = pending;
       if (task != null && task != this) {
         task.cancel(false);
       }
-      execution.abort(StopReason.CANCELLED, executor.clock.nanoTime());
+      execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
       return;
     }
     if (state == STARTING && starter != Thread.currentThread()) {
       // A retry task is calling the supplier: return only once that call has (see the class comment). The
       // supplier's own thread cancelling from inside it must not wait for itself.
-      for (int spins = 0; state == STARTING; spins++) {
-        if (spins < SPINS_BEFORE_YIELD) {
-          Thread.onSpinWait();
-        } else {
-          Thread.yield();
-        }
-      }
+      spinWhile(() -> state == STARTING);
     }
     CompletionStage<T> stage = inFlight;
-    if (stage != null) {
+    if (stage != null && stage != SCHEDULING) {
       cancelStage(stage);
+    }
+  }
+
+  private static void spinWhile(java.util.function.BooleanSupplier condition) {
+    for (int spins = 0; condition.getAsBoolean(); spins++) {
+      if (spins < SPINS_BEFORE_YIELD) {
+        Thread.onSpinWait();
+      } else {
+        Thread.yield();
+      }
     }
   }
 

@@ -1,5 +1,6 @@
 package dev.backoff;
 
+import dev.backoff.driver.Verdict;
 import java.util.ArrayDeque;
 import java.util.random.RandomGenerator;
 
@@ -9,10 +10,14 @@ import java.util.random.RandomGenerator;
  * executors, the HTTP client, the simulator in virtual time) feeds it the same way:
  *
  * <pre>{@code
- * Execution<R> execution = policy.newExecution(startNanos);   // after the first attempt failed
+ * Execution<R> execution = Engine.newExecution(policy, startNanos, random);   // after the first attempt failed
  * Decision decision = execution.onFailure(failure, clock.nanoTime());
  * while (decision.isRetry()) { wait decision.delayNanos(); attempt again; decision = execution.onResult(...) }
  * }</pre>
+ *
+ * Drivers do not write that loop: they plug into the core's loops ({@code dev.backoff.driver.RetryLoops}),
+ * which also judge outcomes with the driver's rules ({@code Engine.record}) and keep a first-try success
+ * free of any execution.
  *
  * <p>Not thread-safe: one execution belongs to one call, whose attempts happen one after another.
  * Times are readings of the driver's clock; only differences are used, so they may wrap.
@@ -55,18 +60,87 @@ public final class Execution<R> {
     }
   }
 
-  /** Records a failed attempt (its exception) and decides, using the policy's pushback extractor if any. */
+  /**
+   * Records a failed attempt (its exception) and decides by the policy's rules, with the policy's pushback
+   * extractor if any.
+   *
+   * @throws NullPointerException if {@code failure} is null
+   * @throws IllegalStateException if the call has already ended
+   */
   public Decision onFailure(Throwable failure, long nowNanos) {
     Nanos.requireNonNull("failure", failure);
-    long hint = policy.pushback == null ? Pushback.NONE : policy.pushback.hintNanos(null, failure);
-    return onFailure(failure, nowNanos, hint);
+    return recordFailure(failure, policyHint(null, failure), nowNanos);
   }
 
   /**
-   * Records a failed attempt with a pushback hint the driver read itself (see {@link Pushback}) and decides.
+   * Records an attempt that returned {@code result} and decides: a success unless the policy retries that
+   * result, with the policy's pushback extractor if any.
+   *
+   * @throws IllegalStateException if the call has already ended
    */
-  public Decision onFailure(Throwable failure, long nowNanos, long pushbackHintNanos) {
-    Nanos.requireNonNull("failure", failure);
+  public Decision onResult(R result, long nowNanos) {
+    if (policy.retryOnResult == null || !policy.retryOnResult.test(result)) {
+      return succeed(result, nowNanos);
+    }
+    return recordRetryableResult(result, policyHint(result, null), nowNanos);
+  }
+
+  /**
+   * Stops the call from outside the engine (the thread was interrupted, the caller cancelled) and tells the
+   * listeners it was aborted. Has no effect on a call that has already ended.
+   *
+   * <p>If the last decision was a retry that has not started (its outcome not recorded, and no loop said it
+   * started), the budget gets that retry's permission back ({@link RetryBudget#release}): a budget is
+   * charged only for retries that go ahead.
+   *
+   * @throws NullPointerException if {@code reason} is null
+   */
+  public Decision stop(StopReason reason, long nowNanos) {
+    Nanos.requireNonNull("reason", reason);
+    if (done) {
+      return Decision.stop(stopReason == null ? reason : stopReason);
+    }
+    lastNanos = nowNanos;
+    FailureClass granted = grantedRetryClass;
+    if (granted != null) {
+      grantedRetryClass = null;
+      policy.budget.release(granted);
+    }
+    return end(reason);
+  }
+
+  /**
+   * The drivers' way in (through {@code dev.backoff.driver}): records an outcome as the driver's judge saw
+   * it. The result predicate is not tested again: the judge already did.
+   */
+  Decision record(R result, Throwable failure, Verdict verdict, long nowNanos) {
+    StopReason reason = verdict.stopReason();
+    if (reason != null) {
+      beginAttemptOutcome(nowNanos);
+      if (failure != null) {
+        rememberFailure(failure);
+        lastResult = null;
+        return decide(FailureClass.TRANSIENT, reason, Pushback.NONE, nowNanos);
+      }
+      lastResult = result;
+      forgetLastFailure();
+      return decide(resultClass(result), reason, Pushback.NONE, nowNanos);
+    }
+    if (verdict.isAccept()) {
+      if (failure != null) {
+        throw new IllegalArgumentException("a failure cannot be accepted: " + failure);
+      }
+      return succeed(result, nowNanos);
+    }
+    long hint = verdict.usesPolicyPushback() ? policyHint(result, failure) : verdict.pushbackHintNanos();
+    return failure != null ? recordFailure(failure, hint, nowNanos) : recordRetryableResult(result, hint, nowNanos);
+  }
+
+  private long policyHint(R result, Throwable failure) {
+    return policy.pushback == null ? Pushback.NONE : policy.pushback.hintNanos(result, failure);
+  }
+
+  private Decision recordFailure(Throwable failure, long hint, long nowNanos) {
     beginAttemptOutcome(nowNanos);
     rememberFailure(failure);
     lastResult = null;
@@ -83,51 +157,19 @@ public final class Execution<R> {
         failureClass = FailureClass.TRANSIENT;
       }
     }
-    return decide(failureClass, refusal, pushbackHintNanos, nowNanos);
+    return decide(failureClass, refusal, hint, nowNanos);
   }
 
-  /** Records an attempt that returned {@code result} and decides, using the policy's pushback extractor if any. */
-  public Decision onResult(R result, long nowNanos) {
-    if (policy.retryOnResult == null || !policy.retryOnResult.test(result)) {
-      return succeed(result, nowNanos);
-    }
-    long hint = policy.pushback == null ? Pushback.NONE : policy.pushback.hintNanos(result, null);
-    return onRetryableResult(result, nowNanos, hint);
-  }
-
-  /**
-   * Records an attempt that returned {@code result} with a pushback hint the driver read itself, and decides.
-   */
-  public Decision onResult(R result, long nowNanos, long pushbackHintNanos) {
-    if (policy.retryOnResult == null || !policy.retryOnResult.test(result)) {
-      return succeed(result, nowNanos);
-    }
-    return onRetryableResult(result, nowNanos, pushbackHintNanos);
-  }
-
-  /**
-   * Records an attempt that returned {@code result}; if the policy would retry that result, stops the call
-   * instead for a reason only the driver knows (for example, an HTTP request that must not be repeated),
-   * telling the budget and listeners. A result the policy accepts is a success as usual.
-   */
-  public Decision onResult(R result, StopReason reason, long nowNanos) {
-    Nanos.requireNonNull("reason", reason);
-    if (policy.retryOnResult == null || !policy.retryOnResult.test(result)) {
-      return succeed(result, nowNanos);
-    }
-    beginAttemptOutcome(nowNanos);
-    lastResult = result;
-    lastFailure = null;
-    FailureClass failureClass = policy.resultClassifier.apply(result);
-    return decide(failureClass == null ? FailureClass.TRANSIENT : failureClass, reason, Pushback.NONE, nowNanos);
-  }
-
-  private Decision onRetryableResult(R result, long nowNanos, long hint) {
+  private Decision recordRetryableResult(R result, long hint, long nowNanos) {
     beginAttemptOutcome(nowNanos);
     lastResult = result;
     forgetLastFailure();
+    return decide(resultClass(result), null, hint, nowNanos);
+  }
+
+  private FailureClass resultClass(R result) {
     FailureClass failureClass = policy.resultClassifier.apply(result);
-    return decide(failureClass == null ? FailureClass.TRANSIENT : failureClass, null, hint, nowNanos);
+    return failureClass == null ? FailureClass.TRANSIENT : failureClass;
   }
 
   private Decision succeed(R result, long nowNanos) {
@@ -145,47 +187,11 @@ public final class Execution<R> {
   }
 
   /**
-   * Records a failed attempt and stops the call for a reason only the driver knows (the thread was
-   * interrupted, the caller cancelled), telling the budget and listeners.
+   * The retry the engine decided on is starting now: for the loops, whose attempt can be cut short before its
+   * outcome is recorded (an asynchronous call cancelled while its attempt is in flight). A {@link #stop}
+   * after this keeps the budget's charge, as the retry did go ahead; recording the outcome implies it.
    */
-  public Decision onFailure(Throwable failure, StopReason reason, long nowNanos) {
-    Nanos.requireNonNull("failure", failure);
-    Nanos.requireNonNull("reason", reason);
-    beginAttemptOutcome(nowNanos);
-    rememberFailure(failure);
-    lastResult = null;
-    return decide(FailureClass.TRANSIENT, reason, Pushback.NONE, nowNanos);
-  }
-
-  /**
-   * Stops the call from outside the engine (the thread was interrupted, or the caller cancelled) and tells
-   * the listeners it was aborted. Has no effect on a call that has already ended.
-   *
-   * <p>If the last decision was a retry that has not started (the driver has not called
-   * {@link #onRetryStart()} nor recorded its outcome), the budget gets that retry's permission back
-   * ({@link RetryBudget#release}): a budget is charged only for retries that go ahead.
-   */
-  public Decision abort(StopReason reason, long nowNanos) {
-    Nanos.requireNonNull("reason", reason);
-    if (done) {
-      return Decision.stop(stopReason == null ? reason : stopReason);
-    }
-    lastNanos = nowNanos;
-    FailureClass granted = grantedRetryClass;
-    if (granted != null) {
-      grantedRetryClass = null;
-      policy.budget.release(granted);
-    }
-    return stop(reason);
-  }
-
-  /**
-   * Tells the engine that the retry it decided on is starting now, for drivers whose attempt can be cut
-   * short before its outcome is recorded (an asynchronous call cancelled while its attempt is in flight):
-   * an {@link #abort} after this keeps the budget's charge, as the retry did go ahead. Drivers that only
-   * abort while waiting need not call it; recording the attempt's outcome implies it.
-   */
-  public void onRetryStart() {
+  void onRetryStart() {
     grantedRetryClass = null;
   }
 
@@ -238,13 +244,13 @@ public final class Execution<R> {
       budget.onFailure(failureClass);
     }
     if (refusal != null) {
-      return stop(refusal);
+      return end(refusal);
     }
     if (hint == Pushback.STOP) {
-      return stop(StopReason.PUSHBACK);
+      return end(StopReason.PUSHBACK);
     }
     if (attempts >= policy.maxAttempts) {
-      return stop(StopReason.ATTEMPTS_EXHAUSTED);
+      return end(StopReason.ATTEMPTS_EXHAUSTED);
     }
     Backoff backoff = policy.classesWithBackoff.length == 0 ? policy.backoff : policy.backoff(failureClass);
     int retry = retriesScheduled + 1;
@@ -252,17 +258,17 @@ public final class Execution<R> {
     long delay = backoffNanos;
     if (hint >= 0) {
       if (hint > policy.maxPushbackNanos) {
-        return stop(StopReason.PUSHBACK_TOO_LONG);
+        return end(StopReason.PUSHBACK_TOO_LONG);
       }
       delay = Math.max(hint, backoffNanos);
     }
     if (policy.maxElapsedNanos != Long.MAX_VALUE
         && Nanos.add(nowNanos - startNanos, delay) > policy.maxElapsedNanos) {
-      return stop(StopReason.DEADLINE_EXCEEDED);
+      return end(StopReason.DEADLINE_EXCEEDED);
     }
     if (budget != null) {
       if (!budget.tryAcquire(failureClass)) {
-        return stop(StopReason.BUDGET_EXHAUSTED);
+        return end(StopReason.BUDGET_EXHAUSTED);
       }
       grantedRetryClass = failureClass;
     }
@@ -275,7 +281,7 @@ public final class Execution<R> {
     return Decision.retryAfter(delay);
   }
 
-  private Decision stop(StopReason reason) {
+  private Decision end(StopReason reason) {
     done = true;
     stopReason = reason;
     if (policy.listeners.length > 0) {

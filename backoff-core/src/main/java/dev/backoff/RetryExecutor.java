@@ -36,10 +36,10 @@ import java.util.random.RandomGenerator;
  * @param <R> the result type
  */
 public final class RetryExecutor<R> {
-  private final RetryPolicy<R> policy;
-  private final Clock clock;
-  private final Sleeper sleeper;
-  private final RandomGenerator random;
+  final RetryPolicy<R> policy;
+  final Clock clock;
+  final Sleeper sleeper;
+  final RandomGenerator random;
 
   private RetryExecutor(RetryPolicy<R> policy, Clock clock, Sleeper sleeper, RandomGenerator random) {
     this.policy = policy;
@@ -89,21 +89,7 @@ public final class RetryExecutor<R> {
   public <T extends R> T call(Callable<T> callable) throws Exception {
     // Checked here: a null callable would otherwise fail inside the attempt and be retried.
     Nanos.requireNonNull("callable", callable);
-    RetryPolicy<R> p = policy;
-    long start = p.needsStartTime ? clock.nanoTime() : 0;
-    T result;
-    try {
-      result = callable.call();
-    } catch (Throwable failure) {
-      return retry(callable, failure, null, start);
-    }
-    if (p.retryOnResult == null || !p.retryOnResult.test(result)) {
-      if (p.budget != null || p.listeners.length > 0) {
-        p.recordFirstTrySuccess(result, start, p.needsStartTime ? clock.nanoTime() : 0);
-      }
-      return result;
-    }
-    return retry(callable, null, result, start);
+    return SyncLoop.call(this, callable, SyncLoop.CALLABLE, null);
   }
 
   /**
@@ -116,29 +102,7 @@ public final class RetryExecutor<R> {
    */
   public void run(CheckedRunnable runnable) throws Exception {
     Nanos.requireNonNull("runnable", runnable);
-    // The first attempt runs directly, so the success path allocates no adapter.
-    RetryPolicy<R> p = policy;
-    long start = p.needsStartTime ? clock.nanoTime() : 0;
-    try {
-      runnable.run();
-    } catch (Throwable failure) {
-      retry(asCallable(runnable), failure, null, start);
-      return;
-    }
-    if (p.retryOnResult == null || !p.retryOnResult.test(null)) {
-      if (p.budget != null || p.listeners.length > 0) {
-        p.recordFirstTrySuccess(null, start, p.needsStartTime ? clock.nanoTime() : 0);
-      }
-      return;
-    }
-    retry(asCallable(runnable), null, null, start);
-  }
-
-  private static <T> Callable<T> asCallable(CheckedRunnable runnable) {
-    return () -> {
-      runnable.run();
-      return null;
-    };
+    SyncLoop.call(this, runnable, SyncLoop.RUNNABLE, null);
   }
 
   /** Wraps {@code callable} so that each call of the wrapper retries under this executor. */
@@ -154,67 +118,4 @@ public final class RetryExecutor<R> {
     void run() throws Exception;
   }
 
-  @SuppressWarnings("unchecked")
-  private <T extends R> T retry(Callable<T> callable, Throwable firstFailure, T firstResult, long start)
-      throws Exception {
-    long now = clock.nanoTime();
-    Execution<R> execution = new Execution<>(policy, policy.needsStartTime ? start : now, random);
-    Decision decision = firstFailure != null ? decideFailure(execution, firstFailure, now)
-        : execution.onResult(firstResult, now);
-    while (decision.isRetry()) {
-      try {
-        sleeper.sleep(decision.delayNanos());
-      } catch (InterruptedException interrupted) {
-        throw stopInterrupted(execution, interrupted);
-      }
-      // An interrupt that lands after the sleep returned (or a sleeper that returns without honouring it)
-      // must not start the next attempt on an interrupted thread. isInterrupted leaves the flag for the caller.
-      if (Thread.currentThread().isInterrupted()) {
-        throw stopInterrupted(execution,
-            new InterruptedException("interrupted before retry " + execution.retries() + " could start"));
-      }
-      Throwable failure = null;
-      T result = null;
-      try {
-        result = callable.call();
-      } catch (Throwable t) {
-        failure = t;
-      }
-      if (policy.needsStartTime) {
-        now = clock.nanoTime();
-      } // else no decision depends on the time: keep the first failure's reading, and read once at a stop
-      decision = failure != null ? decideFailure(execution, failure, now) : execution.onResult(result, now);
-    }
-    if (execution.stopReason() == StopReason.INTERRUPTED) {
-      // The attempt may have caught the InterruptedException (clearing the flag) and thrown it wrapped; the
-      // caller must still see the interrupt.
-      Thread.currentThread().interrupt();
-    }
-    if (decision.isSuccess() || execution.lastFailure() == null) {
-      return (T) execution.lastResult();
-    }
-    if (!policy.needsStartTime) {
-      execution.markEnd(clock.nanoTime()); // for the RetryHistory's elapsed time
-    }
-    throw Executors.<Exception>sneaky(execution.finalFailure());
-  }
-
-  /** Stops the call for an interrupt while waiting to retry: the flag set again, the last failure attached. */
-  private InterruptedException stopInterrupted(Execution<R> execution, InterruptedException interrupted) {
-    Thread.currentThread().interrupt();
-    execution.abort(StopReason.INTERRUPTED, clock.nanoTime());
-    Throwable last = execution.finalFailure();
-    if (last != null && last != interrupted) {
-      interrupted.addSuppressed(last);
-    }
-    return interrupted;
-  }
-
-  private Decision decideFailure(Execution<R> execution, Throwable failure, long now) {
-    if (Thread.currentThread().isInterrupted()) {
-      // The attempt failed while the thread was interrupted (perhaps because of it): never retry.
-      return execution.onFailure(failure, StopReason.INTERRUPTED, now);
-    }
-    return execution.onFailure(failure, now);
-  }
 }

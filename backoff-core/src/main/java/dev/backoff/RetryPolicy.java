@@ -32,6 +32,12 @@ public final class RetryPolicy<R> {
   private static final Backoff DEFAULT_BACKOFF =
       Backoff.exponential(Duration.ofMillis(100), 2, Duration.ofSeconds(20), Jitter.full());
 
+  static {
+    // Every entry point of the driver SPI takes a policy (or something holding one), so the bridge is in
+    // place before any driver needs it.
+    dev.backoff.driver.CoreAccess.register(new DriverAccess());
+  }
+
   final String name;
   final int maxAttempts;
   final long maxElapsedNanos; // Long.MAX_VALUE: no deadline
@@ -100,46 +106,15 @@ public final class RetryPolicy<R> {
     return new Builder<>(this);
   }
 
-  /**
-   * Starts the decision engine for one call whose first attempt started at {@code startNanos} (a reading of
-   * this policy's clock, or of the driver's virtual clock), using the policy's random source.
-   */
-  public Execution<R> newExecution(long startNanos) {
+  /** For the core's tests: an execution started at {@code startNanos} with the policy's random source. */
+  Execution<R> newExecution(long startNanos) {
     return new Execution<>(this, startNanos, random);
   }
 
-  /** As {@link #newExecution(long)}, drawing jitter from {@code random} (a simulator's seeded source). */
-  public Execution<R> newExecution(long startNanos, RandomGenerator random) {
+  /** For the core's tests: an execution drawing jitter from {@code random}. */
+  Execution<R> newExecution(long startNanos, RandomGenerator random) {
     Nanos.requireNonNull("random", random);
     return new Execution<>(this, startNanos, random);
-  }
-
-  /**
-   * For drivers: records a call that succeeded on its first attempt (no {@link Execution} was created),
-   * informing the budget and listeners. Cheap when there are neither.
-   *
-   * @param startNanos the clock reading at the call's start, if {@link #needsStartTime()}
-   * @param nowNanos the clock reading now, if {@link #needsStartTime()}
-   */
-  public void recordFirstTrySuccess(R result, long startNanos, long nowNanos) {
-    if (budget != null) {
-      budget.onCall();
-      budget.onSuccess(0, null);
-    }
-    if (listeners.length > 0) {
-      Listeners.tell(listeners, Listeners.SUCCESS,
-          new RetryEvent<>(name, 1, nowNanos - startNanos, result, null, null, 0, null));
-    }
-  }
-
-  /** Whether drivers must read the clock before the first attempt (a deadline or listeners need it). */
-  public boolean needsStartTime() {
-    return needsStartTime;
-  }
-
-  /** Whether a result must be inspected (a result predicate is set). */
-  public boolean inspectsResults() {
-    return retryOnResult != null;
   }
 
   /** The policy's name, used in events, metrics and messages. */

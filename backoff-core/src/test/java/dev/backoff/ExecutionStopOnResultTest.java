@@ -3,6 +3,8 @@ package dev.backoff;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.backoff.driver.Engine;
+import dev.backoff.driver.Verdict;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -30,7 +32,7 @@ class ExecutionStopOnResultTest {
   void retryableResultStopsWithTheDriversReason() {
     Execution<Integer> execution = policy.newExecution(0);
 
-    Decision decision = execution.onResult(503, StopReason.NOT_RETRYABLE, 5);
+    Decision decision = Engine.record(execution, 503, null, Verdict.stop(StopReason.NOT_RETRYABLE), 5);
 
     assertThat(decision.isStop()).isTrue();
     assertThat(decision.stopReason()).isEqualTo(StopReason.NOT_RETRYABLE);
@@ -45,17 +47,24 @@ class ExecutionStopOnResultTest {
   void acceptedResultIsASuccessAsUsual() {
     Execution<Integer> execution = policy.newExecution(0);
 
-    assertThat(execution.onResult(200, StopReason.NOT_RETRYABLE, 5).isSuccess()).isTrue();
+    assertThat(Engine.record(execution, 200, null, Verdict.ACCEPT, 5).isSuccess()).isTrue();
     assertThat(events).containsExactly("success 200");
+  }
+
+  @Test
+  void aFailureCannotBeAccepted() {
+    Execution<Integer> execution = policy.newExecution(0);
+    assertThatThrownBy(() -> Engine.record(execution, null, new IllegalStateException("x"), Verdict.ACCEPT, 5))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("cannot be accepted");
   }
 
   @Test
   void reasonIsRequiredAndAnEndedCallRejectsMoreOutcomes() {
     Execution<Integer> execution = policy.newExecution(0);
-    assertThatThrownBy(() -> execution.onResult(503, null, 5))
+    assertThatThrownBy(() -> Engine.record(execution, 503, null, Verdict.stop(null), 5))
         .isInstanceOf(NullPointerException.class).hasMessage("reason must not be null");
-    execution.onResult(503, StopReason.NOT_RETRYABLE, 5);
-    assertThatThrownBy(() -> execution.onResult(503, StopReason.NOT_RETRYABLE, 6))
+    Engine.record(execution, 503, null, Verdict.stop(StopReason.NOT_RETRYABLE), 5);
+    assertThatThrownBy(() -> Engine.record(execution, 503, null, Verdict.stop(StopReason.NOT_RETRYABLE), 6))
         .isInstanceOf(IllegalStateException.class);
   }
 }

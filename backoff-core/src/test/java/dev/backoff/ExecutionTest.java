@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.backoff.driver.Engine;
+import dev.backoff.driver.Verdict;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -216,15 +218,16 @@ class ExecutionTest {
   void pushbackWaitsTheLongerOfHintAndBackoff() {
     RetryPolicy<String> policy = builder().unlimitedAttempts().build();
     Execution<String> execution = policy.newExecution(0);
-    assertThat(execution.onFailure(new IOException(), 0, Pushback.after(Duration.ofSeconds(5))).delayNanos())
+    assertThat(Engine.record(execution, null, new IOException(), Verdict.retryable(Pushback.after(Duration.ofSeconds(5))), 0).delayNanos())
         .isEqualTo(5 * SECOND);
-    assertThat(execution.onFailure(new IOException(), 0, Pushback.after(Duration.ofMillis(10))).delayNanos())
+    assertThat(Engine.record(execution, null, new IOException(), Verdict.retryable(Pushback.after(Duration.ofMillis(10))), 0).delayNanos())
         .isEqualTo(SECOND);
-    assertThat(execution.onFailure(new IOException(), 0, Pushback.NONE).delayNanos()).isEqualTo(SECOND);
-    assertThat(execution.onFailure(new IOException(), 0, -12345).delayNanos()).isEqualTo(SECOND); // garbage
-    assertThat(execution.onFailure(new IOException(), 0, Pushback.after(Duration.ofSeconds(60))).delayNanos())
+    assertThat(Engine.record(execution, null, new IOException(), Verdict.retryable(Pushback.NONE), 0).delayNanos()).isEqualTo(SECOND);
+    assertThatThrownBy(() -> Verdict.retryable(-12345)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("-12345"); // a driver's garbled hint is an error, never a negative wait
+    assertThat(Engine.record(execution, null, new IOException(), Verdict.retryable(Pushback.after(Duration.ofSeconds(60))), 0).delayNanos())
         .isEqualTo(60 * SECOND); // exactly the default maximum
-    assertThat(execution.onFailure(new IOException(), 0, Pushback.after(Duration.ofSeconds(61))).stopReason())
+    assertThat(Engine.record(execution, null, new IOException(), Verdict.retryable(Pushback.after(Duration.ofSeconds(61))), 0).stopReason())
         .isEqualTo(StopReason.PUSHBACK_TOO_LONG);
   }
 
@@ -232,11 +235,11 @@ class ExecutionTest {
   void pushbackStopAndDeadline() {
     RetryPolicy<String> policy = builder().unlimitedAttempts().maxElapsed(Duration.ofSeconds(10))
         .maxPushback(Duration.ofMinutes(5)).build();
-    assertThat(policy.newExecution(0).onFailure(new IOException(), 0, Pushback.STOP).stopReason())
+    assertThat(Engine.record(policy.newExecution(0), null, new IOException(), Verdict.retryable(Pushback.STOP), 0).stopReason())
         .isEqualTo(StopReason.PUSHBACK);
-    assertThat(policy.newExecution(0).onFailure(new IOException(), 0, Pushback.after(Duration.ofSeconds(11)))
+    assertThat(Engine.record(policy.newExecution(0), null, new IOException(), Verdict.retryable(Pushback.after(Duration.ofSeconds(11))), 0)
         .stopReason()).isEqualTo(StopReason.DEADLINE_EXCEEDED);
-    assertThat(policy.newExecution(0).onFailure(new IOException(), 0, Pushback.after(Duration.ofSeconds(9)))
+    assertThat(Engine.record(policy.newExecution(0), null, new IOException(), Verdict.retryable(Pushback.after(Duration.ofSeconds(9))), 0)
         .delayNanos()).isEqualTo(9 * SECOND);
     assertThat(Pushback.after(Duration.ofSeconds(Long.MAX_VALUE))).isEqualTo(Long.MAX_VALUE);
   }
@@ -255,7 +258,7 @@ class ExecutionTest {
         .isEqualTo(3 * SECOND);
     assertThat(execution.onFailure(new IOException(), 0).delayNanos()).isEqualTo(SECOND);
     assertThat(execution.onResult("retry", 0).delayNanos()).isEqualTo(4 * SECOND);
-    assertThat(execution.onResult("retry", 0, Pushback.NONE).delayNanos()).isEqualTo(SECOND); // driver's hint
+    assertThat(Engine.record(execution, "retry", null, Verdict.retryable(Pushback.NONE), 0).delayNanos()).isEqualTo(SECOND); // driver's hint
     assertThat(execution.onResult("retry-stop", 0).stopReason()).isEqualTo(StopReason.PUSHBACK);
   }
 
@@ -375,8 +378,8 @@ class ExecutionTest {
     aborted.onFailure(new IllegalArgumentException(), 0);
     Execution<String> interrupted = policy.newExecution(0);
     interrupted.onFailure(new IOException("c"), 0);
-    interrupted.abort(StopReason.INTERRUPTED, SECOND);
-    policy.recordFirstTrySuccess("first", 5, 12);
+    interrupted.stop(StopReason.INTERRUPTED, SECOND);
+    Engine.succeeded(policy, null, "first", 5, 12);
 
     assertThat(heard).containsExactly(
         "scheduled 1 PT1S transient boom PT1S",
@@ -393,10 +396,10 @@ class ExecutionTest {
   void abortAfterTheEndKeepsTheOriginalReason() {
     Execution<String> execution = builder().maxAttempts(1).build().newExecution(0);
     execution.onFailure(new IOException(), 0);
-    assertThat(execution.abort(StopReason.CANCELLED, 0).stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
+    assertThat(execution.stop(StopReason.CANCELLED, 0).stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
     Execution<String> succeeded = builder().build().newExecution(0);
     succeeded.onResult("ok", 0);
-    assertThat(succeeded.abort(StopReason.CANCELLED, 0).stopReason()).isEqualTo(StopReason.CANCELLED);
+    assertThat(succeeded.stop(StopReason.CANCELLED, 0).stopReason()).isEqualTo(StopReason.CANCELLED);
     assertThat(succeeded.stopReason()).isNull();
   }
 
@@ -404,7 +407,7 @@ class ExecutionTest {
   void aDriverCanStopAFailureForItsOwnReason() {
     Execution<String> execution = builder().build().newExecution(0);
     IOException failure = new IOException();
-    Decision decision = execution.onFailure(failure, StopReason.CANCELLED, SECOND);
+    Decision decision = Engine.record(execution, null, failure, Verdict.stop(StopReason.CANCELLED), SECOND);
     assertThat(decision.stopReason()).isEqualTo(StopReason.CANCELLED);
     assertThat(decision).hasToString("stop: cancelled");
     assertThat(RetryHistory.of(execution.finalFailure()).stopReason()).isEqualTo(StopReason.CANCELLED);
@@ -419,7 +422,7 @@ class ExecutionTest {
     assertThat(first.onResult("ok", 0).isSuccess()).isTrue();
     Execution<String> second = policy.newExecution(0);
     assertThat(second.onFailure(new IOException(), 0).stopReason()).isEqualTo(StopReason.BUDGET_EXHAUSTED);
-    policy.recordFirstTrySuccess("ok", 0, 0);
+    Engine.succeeded(policy, null, "ok", 0, 0);
     assertThat(budget.log).containsExactly("call", "failure timeout", "acquire timeout", "success 1 timeout",
         "call", "failure transient", "refuse transient", "call", "success 0 null");
     assertThat(policy.budget()).isSameAs(budget);

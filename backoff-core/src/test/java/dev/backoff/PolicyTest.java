@@ -3,6 +3,7 @@ package dev.backoff;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.backoff.driver.Engine;
 import java.io.IOException;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
@@ -23,8 +24,7 @@ class PolicyTest {
     assertThat(policy.maxPushback()).isEqualTo(Duration.ofSeconds(60));
     assertThat(policy.name()).isEqualTo("default");
     assertThat(policy.budget()).isNull();
-    assertThat(policy.needsStartTime()).isFalse();
-    assertThat(policy.inspectsResults()).isFalse();
+    assertThat(Engine.needsStartTime(policy)).isFalse();
     assertThat(policy.clock()).isSameAs(Clock.system());
     assertThat(policy.sleeper()).isSameAs(Sleeper.system());
     Backoff backoff = policy.backoff();
@@ -49,8 +49,7 @@ class PolicyTest {
     assertThat(copy.maxElapsed()).isEqualTo(Duration.ofSeconds(30));
     assertThat(copy.backoff(FailureClass.THROTTLED).maxDelayNanos()).isEqualTo(2_000_000_000L);
     assertThat(copy.maxPushback()).isEqualTo(Duration.ofSeconds(5));
-    assertThat(copy.needsStartTime()).isTrue();
-    assertThat(copy.inspectsResults()).isTrue();
+    assertThat(Engine.needsStartTime(copy)).isTrue();
     assertThat(copy.newExecution(0).onFailure(new IllegalStateException(), 0).stopReason())
         .isEqualTo(StopReason.ABORTED);
     assertThat(copy.newExecution(0).onFailure(new IllegalArgumentException(), 0).stopReason())

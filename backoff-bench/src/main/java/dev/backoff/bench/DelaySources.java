@@ -4,6 +4,7 @@ import dev.backoff.Backoff;
 import dev.backoff.Execution;
 import dev.backoff.Jitter;
 import dev.backoff.RetryPolicy;
+import dev.backoff.driver.Engine;
 import dev.failsafe.RetryPolicyBuilder;
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.core.IntervalFunction;
@@ -204,7 +205,7 @@ public final class DelaySources {
 
     @Override
     void startCall() {
-      execution = policy.newExecution(0, random);
+      execution = Engine.newExecution(policy, 0, random);
     }
 
     @Override

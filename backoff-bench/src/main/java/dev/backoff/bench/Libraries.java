@@ -5,6 +5,7 @@ import dev.backoff.Decision;
 import dev.backoff.Execution;
 import dev.backoff.RetryExecutor;
 import dev.backoff.RetryPolicy;
+import dev.backoff.driver.Engine;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
 import dev.failsafe.function.CheckedSupplier;
@@ -88,7 +89,7 @@ public final class Libraries {
       try {
         return task.call();
       } catch (Exception first) {
-        Execution<String> execution = policy.newExecution(0);
+        Execution<String> execution = Engine.newExecution(policy, 0, policy.random());
         Decision decision = execution.onFailure(first, 0);
         while (decision.isRetry()) {
           try {

@@ -1,7 +1,7 @@
 package dev.backoff.http;
 
-import dev.backoff.Clock;
 import dev.backoff.RetryPolicy;
+import dev.backoff.driver.AttemptContext;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
@@ -44,8 +44,7 @@ final class Attempt<T> implements BodyHandler<Object> {
   private final RetryPolicy<HttpResponse<?>> policy;
   private final boolean repeatable;
   private final int number;
-  private final long start;
-  private final Clock clock;
+  private final AttemptContext context;
   private final BodyHandler<T> handler;
   private final long timeoutNanos;
   private volatile AttemptBody body;
@@ -54,15 +53,14 @@ final class Attempt<T> implements BodyHandler<Object> {
   private volatile Future<?> timer;
 
   Attempt(RetryingHttpClient owner, RetryPolicy<HttpResponse<?>> policy, HttpRequest request, boolean repeatable,
-      int number, long start, BodyHandler<T> handler) {
+      AttemptContext context, BodyHandler<T> handler) {
     this.owner = owner;
     this.policy = policy;
     this.repeatable = repeatable;
-    this.number = number;
-    this.start = start;
-    this.clock = policy.clock();
+    this.number = context.attempt();
+    this.context = context; // its time left stays readable while this attempt is in flight
     this.handler = handler;
-    this.timeoutNanos = owner.attemptTimeoutNanos(request, policy, start, clock);
+    this.timeoutNanos = owner.attemptTimeoutNanos(request, context.nanosLeft());
   }
 
   /** The attempt's request: the caller's, its timeout shortened to this attempt's. */
@@ -152,13 +150,9 @@ final class Attempt<T> implements BodyHandler<Object> {
     if (hint == RetryAfter.INFINITE_NANOS || hint > policy.maxPushback().toNanos()) {
       return false;
     }
-    Duration maxElapsed = policy.maxElapsed();
-    if (maxElapsed != null) {
-      long elapsed = clock.nanoTime() - start;
-      long earliestRetry = elapsed + Math.max(hint, 0);
-      if (earliestRetry < 0 || earliestRetry > maxElapsed.toNanos()) { // < 0: overflowed, so beyond any deadline
-        return false;
-      }
+    long left = context.nanosLeft();
+    if (left != AttemptContext.NO_DEADLINE && Math.max(hint, 0) > left) {
+      return false; // the earliest retry would start past the deadline (the engine's own rule)
     }
     return true;
   }

@@ -1,18 +1,16 @@
 package dev.backoff.http;
 
 import dev.backoff.AsyncRetryExecutor;
-import dev.backoff.Clock;
-import dev.backoff.Decision;
-import dev.backoff.Execution;
 import dev.backoff.FailureClass;
 import dev.backoff.RetryBudget;
+import dev.backoff.RetryExecutor;
 import dev.backoff.RetryHistory;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
+import dev.backoff.driver.AttemptContext;
+import dev.backoff.driver.RetryLoops;
 import java.io.IOException;
-import java.net.ConnectException;
 import java.net.http.HttpClient;
-import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
@@ -114,7 +112,8 @@ public final class RetryingHttpClient {
   private final boolean retryNonIdempotent;
   private final Duration attemptTimeout;
   private final Function<String, RetryBudget> budgetPerHost;
-  private final ConcurrentMap<String, RetryPolicy<HttpResponse<?>>> policyPerHost;
+  private final ConcurrentMap<String, Drivers> driversPerHost;
+  private final Drivers drivers;
   private final java.time.Clock wallClock;
   private final ScheduledExecutorService scheduler;
   private final ScheduledExecutorService timeoutScheduler;
@@ -126,7 +125,7 @@ public final class RetryingHttpClient {
     this.retryNonIdempotent = builder.retryNonIdempotent;
     this.attemptTimeout = builder.attemptTimeout;
     this.budgetPerHost = builder.budgetPerHost;
-    this.policyPerHost = budgetPerHost == null ? null : new ConcurrentHashMap<>();
+    this.driversPerHost = budgetPerHost == null ? null : new ConcurrentHashMap<>();
     this.wallClock = builder.wallClock;
     this.scheduler = builder.scheduler;
     this.timeoutScheduler = builder.timeoutScheduler;
@@ -138,6 +137,7 @@ public final class RetryingHttpClient {
         .retryIf(HttpRetryRules::isRetryable)
         .abortIf(HttpRetryRules::isPermanent)
         .build();
+    this.drivers = new Drivers(policy, scheduler);
   }
 
   /**
@@ -189,77 +189,18 @@ public final class RetryingHttpClient {
       throws IOException, InterruptedException {
     Objects.requireNonNull(request, "request must not be null");
     Objects.requireNonNull(handler, "handler must not be null");
-    RetryPolicy<HttpResponse<?>> p = policyFor(request);
-    boolean repeatable = HttpRetryRules.isRepeatable(request, retryNonIdempotent);
-    Clock clock = p.clock();
-    long start = p.needsStartTime() ? clock.nanoTime() : 0;
-    Execution<HttpResponse<?>> execution = null;
-    int attempts = 0;
-    while (true) {
-      Attempt<T> attempt = new Attempt<>(this, p, request, repeatable, ++attempts, start, handler);
-      HttpResponse<Object> response = null;
-      Throwable failure = null;
-      attempt.startTimer();
-      try {
-        response = client.send(attempt.request(request), attempt);
-      } catch (IOException | RuntimeException e) {
-        attempt.close();
-        failure = attempt.failure(e);
-      } catch (InterruptedException e) {
-        attempt.close();
-        long now = clock.nanoTime();
-        if (execution == null) {
-          // Even a first attempt: the budget and listeners (metrics) hear of every call, as with the core's
-          // executor, and the exception carries its history.
-          execution = p.newExecution(p.needsStartTime() ? start : now);
-        }
-        execution.onFailure(e, StopReason.INTERRUPTED, now);
-        execution.finalFailure();
-        Thread.currentThread().interrupt();
-        throw e;
-      }
-      long now = clock.nanoTime();
-      if (execution == null) {
-        if (failure == null && !retryStatuses.contains(response.statusCode())) {
-          p.recordFirstTrySuccess(response, start, now);
-          return Attempt.join(attempt.finish(response));
-        }
-        execution = p.newExecution(p.needsStartTime() ? start : now);
-      }
-      Decision decision;
-      try {
-        decision = decide(execution, request, repeatable, response, failure, now, true, attempt.wallNow());
-      } catch (RuntimeException | Error e) {
-        attempt.discard(response); // a policy callback threw: nobody will read this response
-        throw e;
-      }
-      if (decision.isRetry()) {
-        attempt.discard(response);
-        try {
-          p.sleeper().sleep(decision.delayNanos());
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          execution.abort(StopReason.INTERRUPTED, clock.nanoTime());
-          Throwable last = execution.finalFailure();
-          if (last != null) {
-            interrupted.addSuppressed(last);
-          }
-          throw interrupted;
-        }
-        continue;
-      }
-      if (failure == null) {
-        return Attempt.join(attempt.finish(response));
-      }
-      Throwable last = execution.finalFailure();
-      if (last instanceof IOException) {
-        throw (IOException) last;
-      }
-      if (last instanceof RuntimeException) {
-        throw (RuntimeException) last;
-      }
-      throw new IOException(last);
+    Drivers drivers = driversFor(request);
+    Exchange<T> exchange = new Exchange<>(this, drivers.policy, request,
+        HttpRetryRules.isRepeatable(request, retryNonIdempotent), handler, true);
+    HttpResponse<Object> last;
+    try {
+      last = RetryLoops.sync(drivers.sync, exchange, exchange);
+    } catch (IOException | InterruptedException | RuntimeException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new IOException(e); // send throws nothing else; kept for the compiler
     }
+    return Attempt.join(exchange.finish(last));
   }
 
   /**
@@ -274,64 +215,40 @@ public final class RetryingHttpClient {
   public <T> CompletableFuture<HttpResponse<T>> sendAsync(HttpRequest request, BodyHandler<T> handler) {
     Objects.requireNonNull(request, "request must not be null");
     Objects.requireNonNull(handler, "handler must not be null");
-    RetryPolicy<HttpResponse<?>> p = policyFor(request);
-    boolean repeatable = HttpRetryRules.isRepeatable(request, retryNonIdempotent);
-    AsyncCall<T> call = new AsyncCall<>(this, p, request, repeatable, handler);
-    call.start();
-    return call.result();
-  }
-
-  /**
-   * The engine's decision on one attempt's outcome. {@code callerThread}: the outcome is handled on the
-   * caller's own thread (a synchronous send), whose interrupt flag then says the caller was interrupted; an
-   * asynchronous attempt completes on whatever thread, whose flag says nothing about this call.
-   */
-  Decision decide(Execution<HttpResponse<?>> execution, HttpRequest request, boolean repeatable,
-      HttpResponse<?> response, Throwable failure, long now, boolean callerThread, Instant wallNow) {
-    if (failure != null) {
-      if (callerThread && Thread.currentThread().isInterrupted()) {
-        return execution.onFailure(failure, StopReason.INTERRUPTED, now);
+    Drivers drivers = driversFor(request);
+    Exchange<T> exchange = new Exchange<>(this, drivers.policy, request,
+        HttpRetryRules.isRepeatable(request, retryNonIdempotent), handler, false);
+    CompletableFuture<HttpResponse<Object>> call = RetryLoops.async(drivers.async, exchange, exchange);
+    CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
+    call.whenComplete((response, failure) -> {
+      if (failure != null) {
+        result.completeExceptionally(Exchange.unwrap(failure));
+        return;
       }
-      if (!repeatable && !neverSent(failure)) {
-        return execution.onFailure(failure, StopReason.NOT_RETRYABLE, now);
-      }
-      return execution.onFailure(failure, now);
-    }
-    if (!repeatable) {
-      return execution.onResult(response, StopReason.NOT_RETRYABLE, now);
-    }
-    long hint = retryStatuses.contains(response.statusCode())
-        ? RetryAfter.hintNanos(response.headers(), wallNow != null ? wallNow : wallNow())
-        : dev.backoff.Pushback.NONE;
-    if (hint == RetryAfter.INFINITE_NANOS && execution.policy().maxPushback().toNanos() == Long.MAX_VALUE) {
-      // "Longer than a long of nanoseconds" is infinite: even a policy that honours any representable wait
-      // must stop rather than wait 292 years or retry at once. Other policies stop as the hint exceeds them.
-      return execution.onResult(response, StopReason.PUSHBACK_TOO_LONG, now);
-    }
-    return execution.onResult(response, now, hint);
-  }
-
-  /** Failures that happen before any byte of the request leaves: safe to retry for any method. */
-  private static boolean neverSent(Throwable failure) {
-    // Bounded like every walk over causes: they can form a cycle (a → b → a), which would loop forever.
-    int depth = 0;
-    for (Throwable t = failure; t != null && depth < HttpRetryRules.MAX_CAUSE_DEPTH; t = t.getCause(), depth++) {
-      if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException) {
-        return true;
-      }
-    }
-    return false;
+      exchange.finish(response).whenComplete((converted, conversionFailure) -> {
+        exchange.handedOver(); // completing the result below must not cancel the caller's body
+        if (conversionFailure != null) {
+          result.completeExceptionally(Exchange.unwrap(conversionFailure));
+        } else if (!result.complete(converted)) {
+          Attempt.release(converted); // the caller gave up meanwhile (cancel, orTimeout)
+        }
+      });
+    });
+    // Whoever completes the future (cancel, orTimeout, complete...) ends the call: the loop cancels the
+    // pending retry or the attempt in flight, and the listeners hear of it; a body still arriving for the
+    // last response is ended. After the call's own end there is nothing left to stop.
+    result.whenComplete((response, failure) -> {
+      call.cancel(true);
+      exchange.endUnlessHandedOver();
+    });
+    return result;
   }
 
   /**
    * The request for one attempt: the caller's, with its timeout (or the attempt timeout) shortened to
-   * the time left before the deadline. The body publisher is shared: each send subscribes to it afresh.
+   * {@code nanosLeft}, the time left before the deadline ({@link AttemptContext#NO_DEADLINE}: none). The body
+   * publisher is shared: each send subscribes to it afresh.
    */
-  HttpRequest attemptRequest(HttpRequest request, RetryPolicy<HttpResponse<?>> p, long start, Clock clock) {
-    return attemptRequest(request, attemptTimeoutNanos(request, p, start, clock));
-  }
-
-  /** The request with {@code timeoutNanos} as its timeout (unchanged if it has that one; -1: none). */
   HttpRequest attemptRequest(HttpRequest request, long timeoutNanos) {
     if (timeoutNanos < 0) {
       return request;
@@ -344,17 +261,16 @@ public final class RetryingHttpClient {
   }
 
   /**
-   * One attempt's timeout in nanoseconds: the request's own (or the attempt timeout), shortened to what is
-   * left before the deadline; -1 for none.
+   * One attempt's timeout in nanoseconds: the request's own (or the attempt timeout), shortened to
+   * {@code nanosLeft}, the time left before the deadline ({@link AttemptContext#NO_DEADLINE}: none); -1 for
+   * no timeout at all.
    */
-  long attemptTimeoutNanos(HttpRequest request, RetryPolicy<HttpResponse<?>> p, long start, Clock clock) {
+  long attemptTimeoutNanos(HttpRequest request, long nanosLeft) {
     Duration own = request.timeout().orElse(attemptTimeout);
     long timeout = own == null ? -1 : saturatedNanos(own);
-    Duration maxElapsed = p.maxElapsed();
-    if (maxElapsed != null) {
-      long left = maxElapsed.toNanos() - (clock.nanoTime() - start);
+    if (nanosLeft != AttemptContext.NO_DEADLINE) {
       // Never a zero or negative timeout: a last attempt started at the deadline gets a token millisecond.
-      long remaining = Math.max(left, Duration.ofMillis(1).toNanos());
+      long remaining = Math.max(nanosLeft, Duration.ofMillis(1).toNanos());
       if (timeout < 0 || remaining < timeout) {
         timeout = remaining;
       }
@@ -378,18 +294,31 @@ public final class RetryingHttpClient {
     return readAheadLimit;
   }
 
-  private RetryPolicy<HttpResponse<?>> policyFor(HttpRequest request) {
+  /** A policy with the loops' executors for it: one for all hosts, or one per host with its own budget. */
+  private static final class Drivers {
+    final RetryPolicy<HttpResponse<?>> policy;
+    final RetryExecutor<HttpResponse<?>> sync;
+    final AsyncRetryExecutor<HttpResponse<?>> async;
+
+    Drivers(RetryPolicy<HttpResponse<?>> policy, ScheduledExecutorService scheduler) {
+      this.policy = policy;
+      this.sync = RetryExecutor.of(policy);
+      this.async = AsyncRetryExecutor.of(policy, scheduler);
+    }
+  }
+
+  private Drivers driversFor(HttpRequest request) {
     if (budgetPerHost == null) {
-      return policy;
+      return drivers;
     }
     String host = request.uri().getHost();
     String key = host == null ? "" : host.toLowerCase(Locale.ROOT);
-    return policyPerHost.computeIfAbsent(key, h -> {
+    return driversPerHost.computeIfAbsent(key, h -> {
       RetryBudget budget = budgetPerHost.apply(h);
       if (budget == null) {
         throw new NullPointerException("the budget factory returned null for host " + h);
       }
-      return policy.toBuilder().budget(budget).build();
+      return new Drivers(policy.toBuilder().budget(budget).build(), scheduler);
     });
   }
 
@@ -400,19 +329,19 @@ public final class RetryingHttpClient {
    */
   public RetryBudget budgetFor(String host) {
     Objects.requireNonNull(host, "host must not be null");
-    if (policyPerHost == null) {
+    if (driversPerHost == null) {
       return null;
     }
-    RetryPolicy<HttpResponse<?>> hostPolicy = policyPerHost.get(host.toLowerCase(Locale.ROOT));
-    return hostPolicy == null ? null : hostPolicy.budget();
+    Drivers hostDrivers = driversPerHost.get(host.toLowerCase(Locale.ROOT));
+    return hostDrivers == null ? null : hostDrivers.policy.budget();
   }
 
   HttpClient httpClient() {
     return client;
   }
 
-  ScheduledExecutorService scheduler() {
-    return scheduler;
+  java.time.Clock wallClock() {
+    return wallClock;
   }
 
   boolean isRetryStatus(int status) {

@@ -2,6 +2,7 @@ package dev.backoff.http;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -31,6 +32,26 @@ final class RecordingScheduler extends ScheduledThreadPoolExecutor {
     synchronized (this) {
       delays.add(unit.toNanos(delay));
       commands.add(command);
+      futures.add(future);
+    }
+    firstScheduled.countDown();
+    return future;
+  }
+
+  /** The core's async loop schedules its retry as a Callable (the call is its own task): the same rules. */
+  @Override
+  public <V> ScheduledFuture<V> schedule(Callable<V> callable, long delay, TimeUnit unit) {
+    ScheduledFuture<V> future = super.schedule(callable, runAtOnce ? 0 : 1, runAtOnce ? TimeUnit.NANOSECONDS
+        : TimeUnit.HOURS);
+    synchronized (this) {
+      delays.add(unit.toNanos(delay));
+      commands.add(() -> {
+        try {
+          callable.call();
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
       futures.add(future);
     }
     firstScheduled.countDown();

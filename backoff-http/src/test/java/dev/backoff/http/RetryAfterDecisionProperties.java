@@ -7,6 +7,7 @@ import dev.backoff.Decision;
 import dev.backoff.Execution;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
+import dev.backoff.driver.Engine;
 import dev.backoff.testing.FakeClock;
 import java.math.BigInteger;
 import java.net.URI;
@@ -16,6 +17,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -54,6 +56,7 @@ class RetryAfterDecisionProperties {
     RetryingHttpClient client = RetryingHttpClient.builder(HTTP)
         .policy(RetryPolicy.<HttpResponse<?>>builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(100)))
             .maxPushback(maxPushback).clock(new FakeClock()).build())
+        .wallClock(java.time.Clock.fixed(Instant.EPOCH, ZoneOffset.UTC))
         .build();
     BigInteger smaller = a.min(b);
     BigInteger larger = a.max(b);
@@ -63,9 +66,12 @@ class RetryAfterDecisionProperties {
 
   /** The wait before the retry in nanoseconds; a stop on the pushback is "never" (Long.MAX_VALUE). */
   static long wait(RetryingHttpClient client, String retryAfter) {
-    Execution<HttpResponse<?>> execution = client.policy().newExecution(0);
-    Decision decision = client.decide(execution, GET, true, new Response(retryAfter), null, 0, false,
-        Instant.EPOCH);
+    // The client's judge, then the engine: what the loops do with an attempt's outcome.
+    Exchange<Object> exchange = new Exchange<>(client, client.policy(), GET, true,
+        HttpResponse.BodyHandlers.replacing(null), false);
+    Response response = new Response(retryAfter);
+    Execution<HttpResponse<?>> execution = Engine.newExecution(client.policy(), 0, client.policy().random());
+    Decision decision = Engine.record(execution, response, null, exchange.judge(client.policy(), response, null), 0);
     if (decision.isRetry()) {
       return decision.delayNanos();
     }

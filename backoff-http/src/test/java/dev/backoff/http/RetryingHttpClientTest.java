@@ -13,6 +13,7 @@ import dev.backoff.RetryBudget;
 import dev.backoff.RetryHistory;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
+import dev.backoff.driver.AttemptContext;
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.RecordingSleeper;
 import java.io.IOException;
@@ -561,15 +562,14 @@ class RetryingHttpClientTest {
     RetryingHttpClient http = client(policy().maxElapsed(Duration.ofSeconds(2))).build();
     HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:1/")).timeout(Duration.ofSeconds(10))
         .header("X-Kept", "yes").build();
-    long start = clock.nanoTime();
-    clock.advance(Duration.ofMillis(1500));
 
-    HttpRequest attempt = http.attemptRequest(request, http.policy(), start, clock);
+    // 1.5 s of the 2 s gone: 500 ms left.
+    HttpRequest attempt = http.attemptRequest(request, http.attemptTimeoutNanos(request, 500_000_000L));
 
     assertThat(attempt.timeout()).hasValue(Duration.ofMillis(500));
     assertThat(attempt.headers().firstValue("X-Kept")).hasValue("yes");
-    clock.advance(Duration.ofSeconds(5));
-    assertThat(http.attemptRequest(request, http.policy(), start, clock).timeout()).hasValue(Duration.ofMillis(1));
+    assertThat(http.attemptRequest(request, http.attemptTimeoutNanos(request, -5_000_000_000L)).timeout())
+        .hasValue(Duration.ofMillis(1));
   }
 
   @Test
@@ -578,8 +578,9 @@ class RetryingHttpClientTest {
     HttpRequest bare = HttpRequest.newBuilder(URI.create("http://127.0.0.1:1/")).build();
     HttpRequest own = HttpRequest.newBuilder(URI.create("http://127.0.0.1:1/")).timeout(Duration.ofSeconds(1)).build();
 
-    assertThat(http.attemptRequest(bare, http.policy(), 0, clock).timeout()).hasValue(Duration.ofSeconds(3));
-    assertThat(http.attemptRequest(own, http.policy(), 0, clock)).isSameAs(own);
+    assertThat(http.attemptRequest(bare, http.attemptTimeoutNanos(bare, AttemptContext.NO_DEADLINE)).timeout())
+        .hasValue(Duration.ofSeconds(3));
+    assertThat(http.attemptRequest(own, http.attemptTimeoutNanos(own, AttemptContext.NO_DEADLINE))).isSameAs(own);
   }
 
   static URI refusedUri() throws IOException {

@@ -42,7 +42,7 @@ import java.util.concurrent.atomic.LongAdder;
  * }</pre>
  *
  * <p>Adding a listener makes drivers read the clock on the success path and report first-try successes
- * ({@link RetryPolicy#recordFirstTrySuccess}), so every call is counted. Thread-safe; one instance serves any
+ * (every driver runs on the core's loops, which apply that rule), so every call is counted. Thread-safe; one instance serves any
  * number of policies and threads.
  */
 public final class BackoffMetrics implements RetryListener<Object> {

@@ -5,6 +5,7 @@ import dev.backoff.Decision;
 import dev.backoff.Execution;
 import dev.backoff.Jitter;
 import dev.backoff.RetryPolicy;
+import dev.backoff.driver.Engine;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -240,7 +241,7 @@ public final class Contention {
             break;
           }
           if (executions[client] == null) {
-            executions[client] = policy.newExecution(startNanos[client], random);
+            executions[client] = Engine.newExecution(policy, startNanos[client], random);
           }
           Decision decision = executions[client].onFailure(PolicySpec.ERROR, now);
           queue.schedule(now + decision.delayNanos() + delay(random, mean, deviation), READ, null, client);

@@ -3,6 +3,7 @@ package dev.backoff.sim;
 import dev.backoff.Decision;
 import dev.backoff.Execution;
 import dev.backoff.RetryPolicy;
+import dev.backoff.driver.Engine;
 
 /**
  * How much heap a run can need, estimated before it starts from what grows: the requests a storm leaves in
@@ -104,7 +105,7 @@ final class MemoryEstimate {
     long t = s.thinkMeanNanos;
     long attempts = 0;
     while (t < s.durationNanos) {
-      Execution<Object> execution = policy.newExecution(t, random);
+      Execution<Object> execution = Engine.newExecution(policy, t, random);
       while (t < s.durationNanos) {
         attempts++;
         if (attempts == MAX_REPLAYED) {
@@ -131,7 +132,7 @@ final class MemoryEstimate {
    */
   private static Call deadCall(Scenario s, RetryPolicy<Object> policy) {
     SplitMix64 random = SplitMix64.stream(s.seed, Integer.MAX_VALUE + 1L);
-    Execution<Object> execution = policy.newExecution(0, random);
+    Execution<Object> execution = Engine.newExecution(policy, 0, random);
     long t = 0;
     double retained = 0;
     long attempts = 0;

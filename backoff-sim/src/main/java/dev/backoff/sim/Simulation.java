@@ -1,13 +1,18 @@
 package dev.backoff.sim;
 
 import dev.backoff.Decision;
+import dev.backoff.Pushback;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
+import dev.backoff.driver.Engine;
+import dev.backoff.driver.Verdict;
 
 /**
- * One run: one scenario, one policy, in virtual time. Clients drive the real core decision engine
- * ({@code policy.newExecution(start, random)}, {@code onFailure(..., now[, hint])}, {@code onResult},
- * {@code Decision.delayNanos()}); nothing here computes a backoff. Single-threaded and deterministic:
+ * One run: one scenario, one policy, in virtual time. Clients drive the real core decision engine through
+ * the driver SPI's entry points ({@link Engine#succeeded}, {@link Engine#newExecution}, {@link Engine#record}
+ * with the server's pushback hint, {@code Decision.delayNanos()}), which also apply the first-attempt rule;
+ * nothing here computes a backoff. (The async loop would need a scheduler object per event and a future per
+ * call; the event queue already is the scheduler.) Single-threaded and deterministic:
  * events are ordered by time, then by the order they were scheduled; every random number comes from
  * seeded SplitMix64 streams, one per client, so policies compared in one scenario see the same think times
  * until their behaviour diverges.
@@ -39,6 +44,8 @@ final class Simulation {
   private long calls;
   private long succeededCalls;
   private long attemptsTotal;
+  private long lastHintNanos = Pushback.NONE;
+  private Verdict lastVerdict = Verdict.retryable(Pushback.NONE);
 
   Simulation(Scenario scenario, PolicySpec spec) {
     this.scenario = scenario;
@@ -216,11 +223,7 @@ final class Simulation {
     if (outcome == Server.OK) {
       metrics.success(now, now - caller.callStartNanos);
       succeededCalls++;
-      if (caller.execution == null) {
-        policy.recordFirstTrySuccess(null, caller.callStartNanos, now);
-      } else {
-        caller.execution.onResult(null, now);
-      }
+      Engine.succeeded(policy, caller.execution, null, caller.callStartNanos, now);
       endCall(caller, now);
     } else {
       metrics.errors[Metrics.second(now)]++;
@@ -233,9 +236,9 @@ final class Simulation {
       RetryPolicy<Object> callPolicy = spec.firstRetryQuirk && caller.closedLoop
           ? PolicySpec.withFirstRetryAfter(policy, caller.thinkNanos)
           : policy;
-      caller.execution = callPolicy.newExecution(caller.callStartNanos, caller.random);
+      caller.execution = Engine.newExecution(callPolicy, caller.callStartNanos, caller.random);
     }
-    Decision decision = caller.execution.onFailure(failure, now, hintNanos);
+    Decision decision = Engine.record(caller.execution, null, failure, verdict(hintNanos), now);
     if (decision.isRetry()) {
       metrics.retries[Metrics.second(now)]++;
       schedule(now + decision.delayNanos(), SEND, caller, 0);
@@ -243,6 +246,15 @@ final class Simulation {
       metrics.gaveUp[Metrics.second(now)]++;
       endCall(caller, now);
     }
+  }
+
+  /** The verdict for a failure with this hint; a scenario has one Retry-After, so one cached verdict. */
+  private Verdict verdict(long hintNanos) {
+    if (hintNanos != lastHintNanos) {
+      lastVerdict = Verdict.retryable(hintNanos);
+      lastHintNanos = hintNanos;
+    }
+    return lastVerdict;
   }
 
   private void endCall(Caller caller, long now) {

@@ -1,0 +1,52 @@
+package dev.backoff;
+
+import dev.backoff.driver.AsyncAttempt;
+import dev.backoff.driver.CoreAccess;
+import dev.backoff.driver.OutcomeJudge;
+import dev.backoff.driver.SyncAttempt;
+import dev.backoff.driver.Verdict;
+import java.util.concurrent.CompletableFuture;
+import java.util.random.RandomGenerator;
+
+/** The core's side of the driver SPI's bridge: package-private engine internals, reached from the SPI only. */
+final class DriverAccess implements CoreAccess {
+  @Override
+  public <R> boolean retriesResult(RetryPolicy<R> policy, R result) {
+    return policy.retryOnResult != null && policy.retryOnResult.test(result);
+  }
+
+  @Override
+  public boolean needsStartTime(RetryPolicy<?> policy) {
+    return policy.needsStartTime;
+  }
+
+  @Override
+  public <R> Execution<R> newExecution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
+    return new Execution<>(policy, startNanos, random);
+  }
+
+  @Override
+  public <R> Decision record(Execution<R> execution, R result, Throwable failure, Verdict verdict, long nowNanos) {
+    return execution.record(result, failure, verdict, nowNanos);
+  }
+
+  @Override
+  public <R> void firstTrySucceeded(RetryPolicy<R> policy, R result, long startNanos, long nowNanos) {
+    FirstAttempt.succeeded(policy, result, startNanos, nowNanos);
+  }
+
+  @Override
+  public <R, T extends R> T sync(RetryExecutor<R> executor, SyncAttempt<T> attempt, OutcomeJudge<R> judge)
+      throws Exception {
+    return SyncLoop.call(executor, attempt, SyncLoop.HOOK, judge == OutcomeJudge.<R>policyRules() ? null : judge);
+  }
+
+  @Override
+  public <R, T extends R> CompletableFuture<T> async(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt,
+      OutcomeJudge<R> judge) {
+    // The judge stays as given: in the async loop a null judge marks the executor's own Supplier.
+    AsyncCall<R, T> call = new AsyncCall<>(executor, attempt, judge);
+    call.start();
+    return call;
+  }
+}

@@ -1,0 +1,214 @@
+package dev.backoff;
+
+import dev.backoff.driver.AttemptContext;
+import dev.backoff.driver.OutcomeJudge;
+import dev.backoff.driver.SyncAttempt;
+import dev.backoff.driver.Verdict;
+import java.util.concurrent.Callable;
+
+/**
+ * The one synchronous retry loop: {@link RetryExecutor} and every synchronous driver (through
+ * {@code dev.backoff.driver.RetryLoops}) run on it. The first attempt runs inline and a first-try success
+ * leaves at once (no allocation, no clock read unless a deadline or listeners need one); only a failure or
+ * a retryable result creates the {@link Execution}.
+ *
+ * <p>The attempt is a target of one of three kinds, so that the executors pass their caller's
+ * {@code Callable} or {@code CheckedRunnable} as it is, without an adapter object. A null judge means the
+ * policy's own rules, tested inline.
+ */
+final class SyncLoop {
+  static final int CALLABLE = 0;
+  static final int RUNNABLE = 1;
+  static final int HOOK = 2;
+
+  private SyncLoop() {}
+
+  @SuppressWarnings("unchecked")
+  static <R, T extends R> T call(RetryExecutor<R> executor, Object target, int kind, OutcomeJudge<R> judge)
+      throws Exception {
+    RetryPolicy<R> policy = executor.policy;
+    Clock clock = executor.clock;
+    long start = FirstAttempt.start(policy, clock);
+    // Only a driver's hook reads the context: the executors' targets get none, and allocate none.
+    Context context = kind == HOOK ? new Context(policy, clock, start) : null;
+    T result = null;
+    Throwable failure = null;
+    try {
+      result = (T) invoke(target, kind, context);
+    } catch (Throwable t) {
+      failure = t;
+    }
+    Verdict verdict = judged(policy, judge, target, kind, result, failure);
+    if (verdict == Verdict.ACCEPT) {
+      if (failure != null) {
+        throw new IllegalArgumentException("the judge accepted a failure: " + failure, failure);
+      }
+      FirstAttempt.succeeded(policy, result, start, clock);
+      return result;
+    }
+    return retry(executor, target, kind, judge, context, start, result, failure, verdict);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <R, T extends R> T retry(RetryExecutor<R> executor, Object target, int kind,
+      OutcomeJudge<R> judge, Context context, long start, T firstResult, Throwable firstFailure,
+      Verdict firstVerdict) throws Exception {
+    RetryPolicy<R> policy = executor.policy;
+    Clock clock = executor.clock;
+    long now = clock.nanoTime();
+    Execution<R> execution = FirstAttempt.failed(policy, start, now, executor.random);
+    Decision decision = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now);
+    while (decision.isRetry()) {
+      try {
+        executor.sleeper.sleep(decision.delayNanos());
+      } catch (InterruptedException interrupted) {
+        throw stopInterrupted(execution, clock, interrupted);
+      }
+      // An interrupt that lands after the sleep returned (or a sleeper that returns without honouring it)
+      // must not start the next attempt on an interrupted thread. isInterrupted leaves the flag for the caller.
+      if (Thread.currentThread().isInterrupted()) {
+        throw stopInterrupted(execution, clock,
+            new InterruptedException("interrupted before retry " + execution.retries() + " could start"));
+      }
+      if (context != null) {
+        context.attempt++;
+      }
+      T result = null;
+      Throwable failure = null;
+      try {
+        result = (T) invoke(target, kind, context);
+      } catch (Throwable t) {
+        failure = t;
+      }
+      Verdict verdict = judged(policy, judge, target, kind, result, failure);
+      if (policy.needsStartTime) {
+        now = clock.nanoTime();
+      } // else no decision depends on the time: keep the first failure's reading, and read once at a stop
+      decision = record(execution, target, kind, result, failure, verdict, now);
+    }
+    if (execution.stopReason() == StopReason.INTERRUPTED) {
+      // The attempt may have caught the InterruptedException (clearing the flag) and thrown it wrapped, or a
+      // driver's judge saw it: the caller must still see the interrupt.
+      Thread.currentThread().interrupt();
+    }
+    if (decision.isSuccess() || execution.lastFailure() == null) {
+      return (T) execution.lastResult();
+    }
+    if (!policy.needsStartTime) {
+      execution.markEnd(clock.nanoTime()); // for the RetryHistory's elapsed time
+    }
+    throw Executors.<Exception>sneaky(execution.finalFailure());
+  }
+
+  /** Stops the call for an interrupt while waiting to retry: the flag set again, the last failure attached. */
+  private static InterruptedException stopInterrupted(Execution<?> execution, Clock clock,
+      InterruptedException interrupted) {
+    Thread.currentThread().interrupt();
+    execution.stop(StopReason.INTERRUPTED, clock.nanoTime());
+    Throwable last = execution.finalFailure();
+    if (last != null && last != interrupted) {
+      interrupted.addSuppressed(last);
+    }
+    return interrupted;
+  }
+
+  /** Records the outcome; a result retried after (or whose recording threw) goes back to a driver's hook. */
+  private static <R> Decision record(Execution<R> execution, Object target, int kind, R result, Throwable failure,
+      Verdict verdict, long now) {
+    Decision decision;
+    try {
+      decision = execution.record(result, failure, verdict, now);
+    } catch (RuntimeException | Error unexpected) {
+      discard(target, kind, result);
+      throw unexpected;
+    }
+    if (decision.isRetry()) {
+      discard(target, kind, result);
+    }
+    return decision;
+  }
+
+  /** Judges the outcome; a result whose judging throws goes back to a driver's hook. */
+  private static <R> Verdict judged(RetryPolicy<R> policy, OutcomeJudge<R> judge, Object target, int kind, R result,
+      Throwable failure) {
+    try {
+      return judge(policy, judge, result, failure);
+    } catch (RuntimeException | Error unexpected) {
+      discard(target, kind, result);
+      throw unexpected;
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static void discard(Object target, int kind, Object result) {
+    if (kind == HOOK && result != null) {
+      try {
+        ((SyncAttempt<Object>) target).discard(result);
+      } catch (RuntimeException ignored) {
+        // Releasing an unwanted result is best effort; the call's outcome stands.
+      }
+    }
+  }
+
+  private static Object invoke(Object target, int kind, Context context) throws Exception {
+    switch (kind) {
+      case CALLABLE:
+        return ((Callable<?>) target).call();
+      case RUNNABLE:
+        ((RetryExecutor.CheckedRunnable) target).run();
+        return null;
+      default:
+        return ((SyncAttempt<?>) target).run(context);
+    }
+  }
+
+  private static <R> Verdict judge(RetryPolicy<R> policy, OutcomeJudge<R> judge, R result, Throwable failure) {
+    if (failure != null && Thread.currentThread().isInterrupted()) {
+      // The attempt failed while the thread was interrupted (perhaps because of it): never retry.
+      return Verdict.stop(StopReason.INTERRUPTED);
+    }
+    if (judge == null) {
+      if (failure != null) {
+        return Verdict.RETRYABLE;
+      }
+      return policy.retryOnResult == null || !policy.retryOnResult.test(result) ? Verdict.ACCEPT : Verdict.RETRYABLE;
+    }
+    Verdict verdict = judge.judge(policy, result, failure);
+    if (verdict == null) {
+      throw new NullPointerException("the outcome judge " + judge + " returned null");
+    }
+    return verdict;
+  }
+
+  /** A driver's attempt context: the attempt's number, and the time left read lazily. */
+  static final class Context implements AttemptContext {
+    private final Clock clock;
+    private final long start;
+    private final long maxElapsedNanos;
+    int attempt = 1;
+
+    Context(RetryPolicy<?> policy, Clock clock, long start) {
+      this.clock = clock;
+      this.start = start;
+      this.maxElapsedNanos = policy.maxElapsedNanos;
+    }
+
+    @Override
+    public int attempt() {
+      return attempt;
+    }
+
+    @Override
+    public long nanosLeft() {
+      return timeLeft(maxElapsedNanos, start, clock);
+    }
+  }
+
+  /** Nanoseconds left before the deadline (a policy with one reads the clock at its start). */
+  static long timeLeft(long maxElapsedNanos, long start, Clock clock) {
+    if (maxElapsedNanos == Long.MAX_VALUE) {
+      return AttemptContext.NO_DEADLINE;
+    }
+    return maxElapsedNanos - (clock.nanoTime() - start);
+  }
+}

@@ -1,0 +1,75 @@
+package dev.backoff.driver;
+
+import dev.backoff.AsyncRetryExecutor;
+import dev.backoff.Decision;
+import dev.backoff.Execution;
+import dev.backoff.RetryExecutor;
+import dev.backoff.RetryPolicy;
+import java.util.concurrent.CompletableFuture;
+import java.util.random.RandomGenerator;
+
+/**
+ * The bridge through which this package reaches the engine's package-private internals (the JDK's
+ * SharedSecrets pattern), so that none of them has to be public on a user-facing type. Implemented by
+ * {@code dev.backoff} alone, which registers it when {@link RetryPolicy} is initialised; every entry
+ * point of this package takes a policy, an executor or an execution, so that has happened before use.
+ * Drivers never call it: use {@link RetryLoops} and {@link Engine}.
+ */
+public interface CoreAccess {
+  /**
+   * Registers the core's implementation; only {@code dev.backoff} calls it, once.
+   *
+   * @throws IllegalStateException if an implementation is registered already
+   * @throws NullPointerException if {@code access} is null
+   */
+  static void register(CoreAccess access) {
+    Bridge.register(access);
+  }
+
+  /** Whether the policy retries this result ({@code retryOnResult} matches; tested once). */
+  <R> boolean retriesResult(RetryPolicy<R> policy, R result);
+
+  /** Whether a deadline or listeners need the clock read before the first attempt. */
+  boolean needsStartTime(RetryPolicy<?> policy);
+
+  /** A new engine for one call. */
+  <R> Execution<R> newExecution(RetryPolicy<R> policy, long startNanos, RandomGenerator random);
+
+  /** Records an attempt's judged outcome and decides. */
+  <R> Decision record(Execution<R> execution, R result, Throwable failure, Verdict verdict, long nowNanos);
+
+  /** Records a call whose first attempt succeeded, without an execution. */
+  <R> void firstTrySucceeded(RetryPolicy<R> policy, R result, long startNanos, long nowNanos);
+
+  /** The synchronous loop. */
+  <R, T extends R> T sync(RetryExecutor<R> executor, SyncAttempt<T> attempt, OutcomeJudge<R> judge) throws Exception;
+
+  /** The asynchronous loop. */
+  <R, T extends R> CompletableFuture<T> async(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt,
+      OutcomeJudge<R> judge);
+}
+
+/** Holds the core's {@link CoreAccess}. */
+final class Bridge {
+  private static volatile CoreAccess access;
+
+  private Bridge() {}
+
+  static synchronized void register(CoreAccess implementation) {
+    if (implementation == null) {
+      throw new NullPointerException("access must not be null");
+    }
+    if (access != null) {
+      throw new IllegalStateException("the core's access is registered already");
+    }
+    access = implementation;
+  }
+
+  static CoreAccess core() {
+    CoreAccess a = access;
+    if (a == null) {
+      throw new IllegalStateException("dev.backoff is not initialised: use a RetryPolicy first");
+    }
+    return a;
+  }
+}

@@ -1,0 +1,202 @@
+package dev.backoff.http;
+
+import dev.backoff.RetryPolicy;
+import dev.backoff.StopReason;
+import dev.backoff.driver.AsyncAttempt;
+import dev.backoff.driver.AttemptContext;
+import dev.backoff.driver.OutcomeJudge;
+import dev.backoff.driver.SyncAttempt;
+import dev.backoff.driver.Verdict;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandler;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * One HTTP call as the core's retry loops see it: the attempt hook (one {@code send} or {@code sendAsync},
+ * through an {@link Attempt} that times the whole exchange and bounds its body) and the outcome judge
+ * (HTTP's rules: a retryable status, {@code Retry-After} as the pushback hint, a request that must not be
+ * repeated, an interrupted send). The loops do the rest: waiting, scheduling, cancellation, the first-attempt
+ * rule, the engine.
+ *
+ * <p>Per call. The loops run its attempts one after another; {@link #current} is volatile because an
+ * asynchronous attempt completes, and a caller cancels, on other threads.
+ */
+final class Exchange<T> implements SyncAttempt<HttpResponse<Object>>, AsyncAttempt<HttpResponse<Object>>,
+    OutcomeJudge<HttpResponse<?>> {
+  private final RetryingHttpClient owner;
+  private final RetryPolicy<HttpResponse<?>> policy;
+  private final HttpRequest request;
+  private final boolean repeatable;
+  private final BodyHandler<T> handler;
+  private final boolean callerThread;
+  private volatile Attempt<T> current;
+  private volatile boolean handedOver;
+
+  Exchange(RetryingHttpClient owner, RetryPolicy<HttpResponse<?>> policy, HttpRequest request, boolean repeatable,
+      BodyHandler<T> handler, boolean callerThread) {
+    this.owner = owner;
+    this.policy = policy;
+    this.request = request;
+    this.repeatable = repeatable;
+    this.handler = handler;
+    this.callerThread = callerThread;
+  }
+
+  private Attempt<T> newAttempt(AttemptContext context) {
+    Attempt<T> attempt = new Attempt<>(owner, policy, request, repeatable, context, handler);
+    current = attempt;
+    attempt.startTimer();
+    return attempt;
+  }
+
+  @Override
+  public HttpResponse<Object> run(AttemptContext context) throws IOException, InterruptedException {
+    Attempt<T> attempt = newAttempt(context);
+    try {
+      return owner.httpClient().send(attempt.request(request), attempt);
+    } catch (IOException | RuntimeException e) {
+      attempt.close();
+      Throwable failure = attempt.failure(e); // the attempt's timeout if it fired, else e
+      if (failure instanceof IOException) {
+        throw (IOException) failure;
+      }
+      throw (RuntimeException) failure;
+    } catch (InterruptedException e) {
+      attempt.close();
+      throw e;
+    }
+  }
+
+  @Override
+  public CompletionStage<HttpResponse<Object>> start(AttemptContext context) {
+    Attempt<T> attempt = newAttempt(context);
+    CompletableFuture<HttpResponse<Object>> inFlight;
+    try {
+      inFlight = owner.httpClient().sendAsync(attempt.request(request), attempt);
+    } catch (RuntimeException e) {
+      inFlight = CompletableFuture.failedFuture(e); // a rejected request: judged like any failure
+    }
+    AttemptStage<T> stage = new AttemptStage<>(attempt, inFlight);
+    inFlight.whenComplete(stage::settle);
+    return stage;
+  }
+
+  /** A response that is retried after, or that nobody will read: its timer stops, its body is released. */
+  @Override
+  public void discard(HttpResponse<Object> response) {
+    Attempt<T> attempt = current; // attempts are sequential: the one that produced this response
+    if (attempt != null) {
+      attempt.discard(response);
+    } else {
+      Attempt.release(response);
+    }
+  }
+
+  @Override
+  public Verdict judge(RetryPolicy<HttpResponse<?>> p, HttpResponse<?> response, Throwable failure) {
+    if (failure != null) {
+      if (callerThread && failure instanceof InterruptedException) {
+        return Verdict.stop(StopReason.INTERRUPTED); // send was interrupted: the caller's thread was
+      }
+      if (!repeatable && !neverSent(failure)) {
+        return Verdict.stop(StopReason.NOT_RETRYABLE);
+      }
+      return Verdict.RETRYABLE; // the policy's failure rules, HTTP's retryIf and abortIf among them
+    }
+    if (!owner.isRetryStatus(response.statusCode())) {
+      return Verdict.ACCEPT;
+    }
+    if (!repeatable) {
+      return Verdict.stop(StopReason.NOT_RETRYABLE);
+    }
+    Attempt<T> attempt = current;
+    Instant read = attempt == null ? null : attempt.wallNow();
+    long hint = RetryAfter.hintNanos(response.headers(), read != null ? read : owner.wallNow());
+    if (hint == RetryAfter.INFINITE_NANOS && p.maxPushback().toNanos() == Long.MAX_VALUE) {
+      // "Longer than a long of nanoseconds" is infinite: even a policy that honours any representable wait
+      // must stop rather than wait 292 years or retry at once. Other policies stop as the hint exceeds them.
+      return Verdict.stop(StopReason.PUSHBACK_TOO_LONG);
+    }
+    return Verdict.retryable(hint);
+  }
+
+  /** Failures that happen before any byte of the request leaves: safe to retry for any method. */
+  static boolean neverSent(Throwable failure) {
+    // Bounded like every walk over causes: they can form a cycle (a → b → a), which would loop forever.
+    int depth = 0;
+    for (Throwable t = failure; t != null && depth < HttpRetryRules.MAX_CAUSE_DEPTH; t = t.getCause(), depth++) {
+      if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** The last response as the caller's handler makes it (its body read ahead, then the rest). */
+  CompletableFuture<HttpResponse<T>> finish(HttpResponse<Object> response) {
+    return current.finish(response);
+  }
+
+  /** The caller has the response: its body is the caller's now. */
+  void handedOver() {
+    handedOver = true;
+  }
+
+  /** The caller gave up: a body still arriving for the last attempt is ended (its connection closed). */
+  void endUnlessHandedOver() {
+    Attempt<T> attempt = current;
+    if (!handedOver && attempt != null) {
+      attempt.cancel();
+    }
+  }
+
+  static Throwable unwrap(Throwable failure) {
+    Throwable t = failure;
+    // Bounded: causes can form a cycle.
+    for (int depth = 0; depth < HttpRetryRules.MAX_CAUSE_DEPTH
+        && (t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null; depth++) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  /**
+   * An asynchronous attempt's stage, as the loop sees it: the client's outcome with the attempt's timeout
+   * reported as its failure; cancelling it (the loop does when the caller cancels) ends the attempt's body
+   * and the client's exchange. A response that arrives after that is released, not leaked.
+   */
+  private static final class AttemptStage<T> extends CompletableFuture<HttpResponse<Object>> {
+    private final Attempt<T> attempt;
+    private final CompletableFuture<HttpResponse<Object>> inFlight;
+
+    AttemptStage(Attempt<T> attempt, CompletableFuture<HttpResponse<Object>> inFlight) {
+      this.attempt = attempt;
+      this.inFlight = inFlight;
+    }
+
+    void settle(HttpResponse<Object> response, Throwable failure) {
+      if (failure != null) {
+        attempt.close();
+        completeExceptionally(attempt.failure(unwrap(failure)));
+      } else if (!complete(response)) {
+        attempt.discard(response); // the call was cancelled meanwhile: nobody will read it
+      }
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      boolean cancelled = super.cancel(mayInterruptIfRunning);
+      attempt.cancel();
+      inFlight.cancel(true);
+      return cancelled;
+    }
+  }
+}
