@@ -1,5 +1,6 @@
 package dev.backoff.cli;
 
+import dev.backoff.testing.StreamingHttpServer;
 import static dev.backoff.cli.LoopbackServer.answer;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -61,7 +62,7 @@ class HttpCommandBodyTest {
   @Tag("slow")
   void theTimeoutAndDeadlineBoundATricklingBody() throws Exception {
     // 1 byte every 10 ms of a 1 MB body: reading it whole would take almost 3 hours.
-    try (StreamingServer server = new StreamingServer(503, 1 << 20, Duration.ofMillis(10))) {
+    try (StreamingHttpServer server = new StreamingHttpServer(503, 1 << 20, Duration.ofMillis(10))) {
       long started = System.nanoTime();
       CliRunner result = http("--deadline", "3s", "--timeout", "1s", "--max-attempts", "3",
           server.uri().toString());

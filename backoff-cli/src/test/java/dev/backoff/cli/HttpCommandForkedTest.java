@@ -1,5 +1,6 @@
 package dev.backoff.cli;
 
+import dev.backoff.testing.StreamingHttpServer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.File;
@@ -29,7 +30,7 @@ class HttpCommandForkedTest {
 
   @Test
   void aHugeErrorBodyIsCutAndTheCommandEndsWithinASmallHeap() throws Exception {
-    try (StreamingServer server = new StreamingServer(503, BODY, null)) {
+    try (StreamingHttpServer server = new StreamingHttpServer(503, BODY, null)) {
       Result result = fork(Main.class.getName(), "http", "--strategy", "fixed", "--initial", "1ms",
           "--max-attempts", "3", server.uri().toString());
 

@@ -1,5 +1,6 @@
 package dev.backoff.http;
 
+import dev.backoff.testing.StreamingHttpServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -40,7 +41,7 @@ class BodyBoundsTest {
   static byte[] pattern(int length) {
     byte[] bytes = new byte[length];
     for (int i = 0; i < length; i++) {
-      bytes[i] = StreamingServer.expected(i);
+      bytes[i] = StreamingHttpServer.expected(i);
     }
     return bytes;
   }
@@ -48,7 +49,7 @@ class BodyBoundsTest {
   @Test
   void aRetriedBodyIsReadOnlyToTheLimitThenItsConnectionClosed() throws Exception {
     long body = 64L << 20; // more than any socket buffers hold, so what the client read shows
-    try (StreamingServer server = new StreamingServer(503, body, null)) {
+    try (StreamingHttpServer server = new StreamingHttpServer(503, body, null)) {
       HttpResponse<InputStream> response = RetryingHttpClient.builder(HTTP).policy(policy(2).build())
           .readAheadLimit(1000).build()
           .send(HttpRequest.newBuilder(server.uri()).build(), BodyHandlers.ofInputStream());
@@ -90,7 +91,7 @@ class BodyBoundsTest {
 
   private <T> void check(BodyHandler<T> handler, Function<T, byte[]> bytes, byte[] expected) throws Exception {
     for (int limit : new int[] {0, 1, 1000, BODY - 1, BODY, BODY + 1}) {
-      try (StreamingServer server = new StreamingServer(503, BODY, null)) {
+      try (StreamingHttpServer server = new StreamingHttpServer(503, BODY, null)) {
         RetryingHttpClient http = RetryingHttpClient.builder(HTTP)
             .policy(policy(3).budget(ExchangeTimeoutTest.refusing()).build()).readAheadLimit(limit).build();
         HttpResponse<T> response = http.send(HttpRequest.newBuilder(server.uri()).build(), handler);

@@ -1,5 +1,6 @@
 package dev.backoff.http;
 
+import dev.backoff.testing.StreamingHttpServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -62,13 +63,13 @@ class ExchangeTimeoutTest {
         .timeoutScheduler(timers).scheduler(retries);
   }
 
-  static StreamingServer trickling() throws Exception {
-    return new StreamingServer(503, 1 << 20, Duration.ofMillis(10));
+  static StreamingHttpServer trickling() throws Exception {
+    return new StreamingHttpServer(503, 1 << 20, Duration.ofMillis(10));
   }
 
   /** Waits for the body of response {@code n} to begin, then fires the one attempt timer pending. */
-  void fireTimerOnceBodyBegins(StreamingServer server, int n) throws InterruptedException {
-    while (server.bodiesStarted.get() < n) {
+  void fireTimerOnceBodyBegins(StreamingHttpServer server, int n) throws InterruptedException {
+    while (server.bodiesStarted() < n) {
       Thread.sleep(1); // bounded by the test's timeout
     }
     assertThat(timers.pending()).isEqualTo(1); // the attempt's timer: earlier ones were cancelled
@@ -83,7 +84,7 @@ class ExchangeTimeoutTest {
 
   @Test
   void sendEndsEachTricklingAttemptWithATimeout() throws Exception {
-    try (StreamingServer server = trickling()) {
+    try (StreamingHttpServer server = trickling()) {
       RetryingHttpClient http = client(policy(3)).build();
       Future<HttpResponse<String>> call = caller.submit(
           () -> http.send(HttpRequest.newBuilder(server.uri()).build(), BodyHandlers.ofString()));
@@ -103,7 +104,7 @@ class ExchangeTimeoutTest {
 
   @Test
   void sendAsyncEndsEachTricklingAttemptWithATimeout() throws Exception {
-    try (StreamingServer server = trickling()) {
+    try (StreamingHttpServer server = trickling()) {
       CompletableFuture<HttpResponse<String>> call = client(policy(2)).build()
           .sendAsync(HttpRequest.newBuilder(server.uri()).build(), BodyHandlers.ofString());
       fireTimerOnceBodyBegins(server, 1);
@@ -120,7 +121,7 @@ class ExchangeTimeoutTest {
   void theTimerStillRunsWhileTheLastBodyIsHandedToTheCaller() throws Exception {
     // A retry looks possible, so 10 bytes are read ahead; the budget then refuses, and the rest of the body
     // is streamed to the caller's handler: the timer ends that too.
-    try (StreamingServer server = trickling()) {
+    try (StreamingHttpServer server = trickling()) {
       RetryingHttpClient http = client(policy(3).budget(refusing())).readAheadLimit(10).build();
       Future<HttpResponse<String>> call = caller.submit(
           () -> http.send(HttpRequest.newBuilder(server.uri()).build(), BodyHandlers.ofString()));
@@ -134,7 +135,7 @@ class ExchangeTimeoutTest {
   @Test
   @Tag("slow")
   void realTimersBoundEveryAttemptAndTheDeadline() throws Exception {
-    try (StreamingServer server = trickling()) {
+    try (StreamingHttpServer server = trickling()) {
       RetryingHttpClient http = RetryingHttpClient.builder(HTTP)
           .policy(RetryPolicy.<HttpResponse<?>>builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ZERO))
               .build())
@@ -147,7 +148,7 @@ class ExchangeTimeoutTest {
       assertThat(RetryHistory.of(failure).attempts()).isEqualTo(3);
       assertThat(server.requests()).isEqualTo(3);
     }
-    try (StreamingServer server = trickling()) {
+    try (StreamingHttpServer server = trickling()) {
       RetryingHttpClient http = RetryingHttpClient.builder(HTTP)
           .policy(RetryPolicy.<HttpResponse<?>>builder().maxAttempts(5).maxElapsed(Duration.ofSeconds(1))
               .build())

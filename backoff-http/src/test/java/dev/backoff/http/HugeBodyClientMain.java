@@ -1,5 +1,6 @@
 package dev.backoff.http;
 
+import dev.backoff.testing.StreamingHttpServer;
 import dev.backoff.Backoff;
 import dev.backoff.FailureClass;
 import dev.backoff.RetryBudget;
@@ -72,7 +73,7 @@ public final class HugeBodyClientMain {
         long offset = 0;
         for (int n; (n = in.read(buffer)) > 0; offset += n) {
           for (int i = 0; i < n; i++) {
-            if (buffer[i] != StreamingServer.expected(offset + i)) {
+            if (buffer[i] != StreamingHttpServer.expected(offset + i)) {
               throw new AssertionError("byte " + (offset + i) + " is " + buffer[i]);
             }
           }

@@ -1,5 +1,6 @@
 package dev.backoff.http;
 
+import dev.backoff.testing.StreamingHttpServer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.File;
@@ -30,7 +31,7 @@ class HugeBodyTest {
       "async, stream, 3, refusing-budget"})
   void aHugeRetryableBodyIsNeverBufferedWhole(String mode, String handler, int attempts, String budget)
       throws Exception {
-    try (StreamingServer server = new StreamingServer(503, BODY, null)) {
+    try (StreamingHttpServer server = new StreamingHttpServer(503, BODY, null)) {
       Result result = fork(mode, handler, Integer.toString(attempts), budget, server.uri().toString());
 
       assertThat(result.exitCode).as(result.output).isZero();
@@ -49,7 +50,7 @@ class HugeBodyTest {
     }
   }
 
-  static List<Long> awaitConnections(StreamingServer server, int count) throws InterruptedException {
+  static List<Long> awaitConnections(StreamingHttpServer server, int count) throws InterruptedException {
     for (int i = 0; i < 500 && server.written().size() < count; i++) {
       Thread.sleep(10); // the server thread records a connection just after the client closed it
     }

@@ -1,4 +1,4 @@
-package dev.backoff.http;
+package dev.backoff.testing;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,17 +11,28 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A raw HTTP/1.1 server on loopback that answers every request with one status and a body generated on
- * the fly (never held in memory): {@code bodyBytes} bytes of the pattern {@code i % 251}, written in 64 KB
- * chunks, or one byte every {@code trickle}. One request per connection ({@code Connection: close}).
- * Records how many body bytes each connection took before it ended or the client closed it. Tests only.
+ * A hostile HTTP/1.1 server on loopback, for testing how a client copes with huge or trickling bodies: it
+ * answers every request with one status and a body generated on the fly (never held in memory),
+ * {@code bodyBytes} bytes of the pattern {@code offset % 251} ({@link #expected}), written in 64 KB chunks, or
+ * one byte every {@code trickle}. One request per connection ({@code Connection: close}). It records how many
+ * body bytes each connection took before it ended or the client closed it, so a test can assert that a
+ * client read only a bounded prefix of a body it did not need.
+ *
+ * <pre>{@code
+ * try (StreamingHttpServer server = new StreamingHttpServer(503, 400_000_000, null, "Retry-After", "1")) {
+ *   client.send(HttpRequest.newBuilder(server.uri()).build(), BodyHandlers.discarding());
+ *   assertThat(server.written()).allMatch(bytes -> bytes < 1_000_000);
+ * }
+ * }</pre>
+ *
+ * <p>Thread-safe. Each connection is served on its own daemon thread; {@link #close} stops them.
  */
-final class StreamingServer implements AutoCloseable {
+public final class StreamingHttpServer implements AutoCloseable {
   /** 256 periods of the pattern: every chunk starts at a multiple of 251, so the pattern runs on. */
   private static final byte[] CHUNK = new byte[251 * 256];
 
@@ -43,12 +54,25 @@ final class StreamingServer implements AutoCloseable {
   private final String[] headers;
   private final List<Long> written = new ArrayList<>();
   private int requests;
-  /** Counted down when a response's body has begun (its headers and first body byte are out). */
-  final CountDownLatch bodyStarted = new CountDownLatch(1);
-  /** How many responses' bodies have begun. */
-  final java.util.concurrent.atomic.AtomicInteger bodiesStarted = new java.util.concurrent.atomic.AtomicInteger();
+  private final AtomicInteger bodiesStarted = new AtomicInteger();
 
-  StreamingServer(int status, long bodyBytes, Duration trickle, String... headers) throws IOException {
+  /**
+   * Starts a server on an ephemeral loopback port.
+   *
+   * @param status the status of every response
+   * @param bodyBytes the length of every body (its {@code Content-Length})
+   * @param trickle null to write the body as fast as the client reads it, or the pause after each byte
+   * @param headers extra response headers as name, value pairs
+   * @throws IOException if the port cannot be opened
+   * @throws IllegalArgumentException if {@code bodyBytes} is negative or the headers are not in pairs
+   */
+  public StreamingHttpServer(int status, long bodyBytes, Duration trickle, String... headers) throws IOException {
+    if (bodyBytes < 0) {
+      throw new IllegalArgumentException("bodyBytes must not be negative, was " + bodyBytes);
+    }
+    if (headers.length % 2 != 0) {
+      throw new IllegalArgumentException("headers must be name, value pairs, was " + headers.length + " strings");
+    }
     this.status = status;
     this.bodyBytes = bodyBytes;
     this.trickle = trickle;
@@ -58,20 +82,22 @@ final class StreamingServer implements AutoCloseable {
   }
 
   /** The expected byte at {@code offset} of every body. */
-  static byte expected(long offset) {
+  public static byte expected(long offset) {
     return (byte) (offset % 251);
   }
 
-  URI uri() {
+  /** The server's address, {@code http://127.0.0.1:PORT/}. */
+  public URI uri() {
     return URI.create("http://127.0.0.1:" + socket.getLocalPort() + "/");
   }
 
-  synchronized int requests() {
+  /** How many requests have been read (their headers complete). */
+  public synchronized int requests() {
     return requests;
   }
 
   /** Body bytes each finished connection took, in the order they finished. */
-  synchronized List<Long> written() {
+  public synchronized List<Long> written() {
     return List.copyOf(written);
   }
 
@@ -117,7 +143,6 @@ final class StreamingServer implements AutoCloseable {
         }
         if (sent == 0) {
           bodiesStarted.incrementAndGet();
-          bodyStarted.countDown();
         }
         sent += n;
         if (trickle != null) {
@@ -136,6 +161,12 @@ final class StreamingServer implements AutoCloseable {
     }
   }
 
+  /** How many responses' bodies have begun (their headers and first body byte are out). */
+  public int bodiesStarted() {
+    return bodiesStarted.get();
+  }
+
+  /** Stops accepting and ends every connection. */
   @Override
   public void close() throws IOException {
     socket.close();
