@@ -4,7 +4,10 @@ import java.math.BigDecimal;
 import java.math.MathContext;
 import java.math.RoundingMode;
 
-/** Number formatting shared by the planning commands: never NaN or infinity, no exponent notation. */
+/**
+ * Number formatting shared by the planning commands: never NaN or infinity; exponent notation only in human
+ * text, for magnitudes of 10^15 and more.
+ */
 final class Numbers {
   private Numbers() {}
 
@@ -25,6 +28,12 @@ final class Numbers {
 
   /** A number for human text: ten significant digits, at most three decimals for large values. */
   static String text(double value) {
+    if (Math.abs(value) >= 1e15) {
+      // A person reads 1e308 better than 309 digits; ten significant digits, trailing zeros dropped.
+      String[] parts = String.format(java.util.Locale.ROOT, "%.9e", finite(value).doubleValue()).split("e");
+      String mantissa = parts[0].contains(".") ? parts[0].replaceAll("0+$", "").replaceAll("\\.$", "") : parts[0];
+      return mantissa + "e" + Integer.parseInt(parts[1]);
+    }
     BigDecimal decimal = ratio(value);
     if (decimal.scale() > 3 && Math.abs(value) >= 1) {
       decimal = decimal.setScale(3, RoundingMode.HALF_EVEN).stripTrailingZeros();

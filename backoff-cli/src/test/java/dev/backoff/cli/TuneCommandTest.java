@@ -103,7 +103,7 @@ class TuneCommandTest {
     // (multiplier − 1)·T/a overflowed and "more than 2^62 retries" came out: the truth is 1.
     CliRunner run = CliRunner.run("tune", "--initial", "1s", "--multiplier", "1e308", "--at", "100s");
     assertThat(run.exitCode).isZero();
-    assertThat(run.out).startsWith("retry 1: sleep before 1 s, sleep after 1" + "0".repeat(308) + " s\n")
+    assertThat(run.out).startsWith("retry 1: sleep before 1 s, sleep after 1e308 s\n")
         .contains("at 100 s the last retry was number 1 (at 1 s)");
   }
 
