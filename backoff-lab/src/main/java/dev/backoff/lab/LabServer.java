@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.NanoClock;
 import dev.backoff.sim.KneeLatency;
 import dev.backoff.lab.NettyHttpServer.Exchange;
 import java.io.IOException;
@@ -43,7 +44,7 @@ public final class LabServer implements AutoCloseable {
   private final NettyHttpServer http;
   private final ServerCore<Exchange> core;
   private final ScheduledExecutorService ticker;
-  private final dev.backoff.Clock clock;
+  private final NanoClock clock;
   private final int maxConnections;
   private final int backlog;
 
@@ -431,7 +432,7 @@ public final class LabServer implements AutoCloseable {
     private int maxConnections = -1;
     private Duration checkInterval = Duration.ofMillis(50);
     private Consumer<String> report;
-    private dev.backoff.Clock clock = dev.backoff.Clock.system();
+    private NanoClock clock = NanoClock.system();
     private Duration headerTimeout = Duration.ofSeconds(10);
     /** Idle keep-alive connections are closed after this, as the JDK's own server does by default. */
     private Duration idleTimeout = Duration.ofSeconds(30);
@@ -508,7 +509,7 @@ public final class LabServer implements AutoCloseable {
     }
 
     /** The clock (default the system's monotonic clock). */
-    public Builder clock(dev.backoff.Clock clock) {
+    public Builder clock(NanoClock clock) {
       if (clock == null) {
         throw new NullPointerException("clock must not be null");
       }
