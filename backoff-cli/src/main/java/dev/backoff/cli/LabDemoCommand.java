@@ -1,7 +1,6 @@
 package dev.backoff.cli;
 
 import dev.backoff.lab.LabDemo;
-import dev.backoff.lab.LabReport;
 import dev.backoff.lab.LabSummary;
 import dev.backoff.sim.Json;
 import dev.backoff.sim.PolicyResult;
@@ -220,7 +219,7 @@ final class LabDemoCommand implements Callable<Integer> {
             .field("goodputAfterFault").decimal(s.goodputAfterFault(), 2)
             .endObject();
       }
-      json.field("series").raw(LabReport.seriesJson(result.samples())).endObject();
+      json.field("series").raw(result.seriesJson()).endObject();
     }
     return json.endArray().endObject().toString();
   }

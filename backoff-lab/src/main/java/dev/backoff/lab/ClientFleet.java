@@ -103,7 +103,7 @@ public final class ClientFleet implements AutoCloseable {
   }
 
   /** The totals since the start. */
-  public FleetTotals totals() {
+  FleetTotals totals() {
     return counters.snapshot();
   }
 

@@ -4,7 +4,7 @@ package dev.backoff.lab;
  * Running totals of a client fleet since it started. Immutable; {@link #minus} gives the counts of an
  * interval.
  */
-public final class FleetTotals {
+final class FleetTotals {
   private final long attempts;
   private final long ok;
   private final long errors;

@@ -178,8 +178,13 @@ public final class LabDemo {
     }
 
     /** One sample per second. */
-    public List<LabSample> samples() {
+    List<LabSample> samples() {
       return samples;
+    }
+
+    /** The samples, one per second, as a JSON array. */
+    public String seriesJson() {
+      return LabReport.seriesJson(samples);
     }
 
     /** The second the server was paused. */

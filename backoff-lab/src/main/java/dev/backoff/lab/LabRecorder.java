@@ -8,7 +8,7 @@ import java.util.List;
  * Turns a running fleet and its server into one {@link LabSample} per call of {@link #sample()} (the caller
  * calls it once a second). Not thread-safe: one sampling thread.
  */
-public final class LabRecorder {
+final class LabRecorder {
   private final ClientFleet fleet;
   private final ServerProbe probe;
   private final List<LabSample> samples = new ArrayList<>();

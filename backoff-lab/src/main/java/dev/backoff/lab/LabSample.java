@@ -8,7 +8,7 @@ import java.util.Locale;
  * what the server reported (its peak concurrency in the second and its latency), when it can be asked.
  * Immutable.
  */
-public final class LabSample {
+final class LabSample {
   /** What the server was doing during the second. */
   public enum ServerState {
     /** Answering. */
