@@ -16,10 +16,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code backoff lab client}: seed 003's fleet of closed-loop clients, retrying with backoff-http. */
+/** {@code backoff lab client}: the retry-storm experiment's fleet of closed-loop clients, retrying with backoff-http. */
 @Command(name = "client", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = ScenarioKeyFlags.Fleet.class,
-    description = {"Run seed 003's clients against a server on this machine.",
+    description = {"Run the retry-storm experiment's clients against a server on this machine.",
         "Each client waits an exponential think time, sends one request, waits for the answer or the timeout, "
             + "and retries under the policy (with backoff-http's client). Prints 'OK: x req/sec, errors: y "
             + "req/sec, timedout: z req/sec' every 5 s and, at the end (--duration, or Ctrl-C), a summary with "

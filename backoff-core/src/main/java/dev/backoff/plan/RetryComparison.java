@@ -3,7 +3,7 @@ package dev.backoff.plan;
 import java.util.OptionalDouble;
 
 /**
- * How many retries two multipliers make by the same elapsed time, exactly and by seed 002's estimate
+ * How many retries two multipliers make by the same elapsed time, exactly and by the large-T estimate
  * {@code n'/n ≈ log r / log r'}. Immutable and thread-safe.
  */
 public final class RetryComparison {
@@ -53,7 +53,7 @@ public final class RetryComparison {
   }
 
   /**
-   * Seed 002's estimate {@code log r / log r'}; empty when {@code r' = 1} (a fixed schedule, for which the
+   * The large-T estimate {@code log r / log r'}; empty when {@code r' = 1} (a fixed schedule, for which the
    * estimate has no finite value).
    */
   public OptionalDouble estimatedRatio() {

@@ -58,7 +58,7 @@ final class LabRecorder {
   }
 
   /**
-   * The seed client's five-second line for the samples {@code [from, to)}: {@code OK: x req/sec, errors: y
+   * The original experiment's five-second client line for the samples {@code [from, to)}: {@code OK: x req/sec, errors: y
    * req/sec, timedout: z req/sec}.
    */
   public static String rateLine(List<LabSample> samples, int from, int to) {
