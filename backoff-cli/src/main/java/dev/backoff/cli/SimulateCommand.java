@@ -85,16 +85,11 @@ final class SimulateCommand implements Callable<Integer> {
     try (Progress progress = Progress.start(spec, "simulate", (long) scenario.seconds() * scenario.policyNames().size())) {
       result = Simulator.run(scenario, progress::stepTo);
     }
-    switch (format) {
-      case CSV:
-        out.print(Output.csv(result));
-        break;
-      case JSON:
-        out.print(Output.json(result));
-        break;
-      default:
-        out.print(Output.table(result));
-    }
+    out.print(switch (format) {
+      case CSV -> Output.csv(result);
+      case JSON -> Output.json(result);
+      default -> Output.table(result);
+    });
     out.flush();
     if (reportDirectory != null) {
       Files.writeString(reportDirectory.resolve("simulation.html"), HtmlReport.simulation(result));

@@ -95,7 +95,7 @@ final class TuneCommand implements Callable<Integer> {
     String answer;
     String explanation;
     switch (question) {
-      case 0: {
+      case 0 -> {
         MultiplierSolution solution = Solver.multiplierForInterval(initial, elapsed, interval);
         double estimate = solution.estimate().getAsDouble();
         json.put("multiplier", Numbers.ratio(solution.multiplier()));
@@ -105,9 +105,8 @@ final class TuneCommand implements Callable<Integer> {
         explanation = "r = 1 + (interval - initial)/elapsed, from t(n+1) = a + (r - 1)·T(n): a retry at "
             + seconds(elapsed) + " is followed by a sleep of " + seconds(interval) + " (the rule of thumb "
             + "1 + interval/elapsed gives " + Numbers.text(estimate) + ")";
-        break;
       }
-      case 1: {
+      case 1 -> {
         if (retries < 1) {
           throw new Errors.UsageException("--retries must be at least 1, was " + retries);
         }
@@ -125,9 +124,8 @@ final class TuneCommand implements Callable<Integer> {
             + (reachedText.equals(seconds(deadline)) ? ""
                 : "; a policy's multiplier is a double, " + Double.toString(solution.multiplier())
                     + ", which reaches retry " + retries + " at " + reachedText);
-        break;
       }
-      case 2: {
+      case 2 -> {
         requireMultiplier("--multiplier", multiplier);
         GeometricSchedule schedule = cap == null ? GeometricSchedule.of(initial, multiplier)
             : GeometricSchedule.of(initial, multiplier, cap);
@@ -145,9 +143,8 @@ final class TuneCommand implements Callable<Integer> {
             : "at " + seconds(at) + " the last retry was number " + position.retry() + " (at "
                 + Numbers.text(position.retryElapsedSeconds()) + " s); the next comes at "
                 + Numbers.text(position.nextRetryElapsedSeconds()) + " s";
-        break;
       }
-      default: {
+      default -> {
         requireMultiplier("--multiplier", multiplier);
         requireMultiplier("--compare-multiplier", compareMultiplier);
         RetryComparison comparison = Solver.compareRetries(initial, multiplier, compareMultiplier, elapsed);
@@ -166,7 +163,6 @@ final class TuneCommand implements Callable<Integer> {
             + (comparison.estimatedRatio().isPresent() ? Numbers.text(comparison.estimatedRatio().getAsDouble())
                 : "undefined (r2 = 1)")
             + " is the limit for large T; at finite T the constant terms of n = log_r(1 + (r - 1)·T/a) count";
-        break;
       }
     }
     PrintWriter out = spec.commandLine().getOut();

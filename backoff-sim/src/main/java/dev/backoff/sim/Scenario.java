@@ -401,8 +401,8 @@ public final class Scenario {
 
   static List<String> asStrings(Object value) {
     List<String> out = new ArrayList<>();
-    if (value instanceof List) {
-      for (Object item : (List<?>) value) {
+    if (value instanceof List<?> list) {
+      for (Object item : list) {
         out.add(String.valueOf(item).trim());
       }
     } else {
