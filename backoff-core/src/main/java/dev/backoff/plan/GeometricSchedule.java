@@ -6,7 +6,7 @@ import java.time.Duration;
  * Closed forms of a geometric (exponential) backoff schedule: first sleep {@code a},
  * multiplier {@code r}, optional cap. Immutable and thread-safe; all times are in seconds, as doubles.
  *
- * <h2>Indexing (the usual derivation's, and the core's)</h2>
+ * <h2>Indexing (the textbook's, and the core's)</h2>
  * Retry {@code n} (1-based; the first retry is the second attempt) sleeps {@code t_n = min(cap, a·r^(n−1))}
  * before it, and happens at elapsed time {@code T_n = t_1 + … + t_n}, the sum of the sleeps up to and
  * including its own ({@code T_0 = 0}: the first attempt). Attempt durations are ignored: elapsed time is
