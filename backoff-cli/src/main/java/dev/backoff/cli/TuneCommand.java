@@ -29,11 +29,11 @@ import picocli.CommandLine.Spec;
 @Command(name = "tune", mixinStandardHelpOptions = true, versionProvider = BackoffCommand.Version.class,
     description = {"Answer a tuning question about an exponential schedule (first sleep a, multiplier r, "
         + "retry n at elapsed time T_n = a(r^n - 1)/(r - 1), attempt durations ignored). Ask one:",
-        "  1. --initial A --elapsed T --interval I          multiplier so the sleep after a retry at T is I",
-        "  2. --initial A --retries N --deadline D          multiplier so retry N happens at D",
-        "  3. --initial A --multiplier R --at T [--cap C]   the retry at T and the sleeps before and after",
-        "  4. --initial A --multiplier R --compare-multiplier R2 --elapsed T",
-        "                                                   retries by T with R and R2, and their ratio"})
+        "  interval: --initial A --elapsed T --interval I         multiplier so the sleep after a retry at T is I",
+        "  deadline: --initial A --retries N --deadline D         multiplier so retry N happens at D",
+        "  locate:   --initial A --multiplier R --at T [--cap C]  the retry at T and the sleeps before and after",
+        "  compare:  --initial A --multiplier R --compare-multiplier R2 --elapsed T",
+        "                                                         retries by T with R and R2, and their ratio"})
 final class TuneCommand implements Callable<Integer> {
   /** Output formats. */
   enum Format { text, json }
