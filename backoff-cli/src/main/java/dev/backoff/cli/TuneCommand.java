@@ -45,7 +45,7 @@ final class TuneCommand implements Callable<Integer> {
   Duration initial;
 
   @Option(names = "--elapsed", paramLabel = "T", converter = DurationConverter.class,
-      description = "Elapsed time T (questions 1 and 4).")
+      description = "Elapsed time T (the interval and compare questions).")
   Duration elapsed;
 
   @Option(names = "--interval", paramLabel = "I", converter = DurationConverter.class,
@@ -59,7 +59,7 @@ final class TuneCommand implements Callable<Integer> {
       description = "Deadline for retry N (the deadline question).")
   Duration deadline;
 
-  @Option(names = "--multiplier", paramLabel = "R", description = "Multiplier r (questions 3 and 4).")
+  @Option(names = "--multiplier", paramLabel = "R", description = "Multiplier r (the locate and compare questions).")
   Double multiplier;
 
   @Option(names = "--at", paramLabel = "T", converter = DurationConverter.class,
