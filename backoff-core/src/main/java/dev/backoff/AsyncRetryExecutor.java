@@ -53,10 +53,10 @@ import java.util.random.RandomGenerator;
 public final class AsyncRetryExecutor<R> {
   final RetryPolicy<R> policy;
   final ScheduledExecutorService scheduler;
-  final Clock clock;
+  final NanoClock clock;
   final RandomGenerator random;
 
-  private AsyncRetryExecutor(RetryPolicy<R> policy, ScheduledExecutorService scheduler, Clock clock,
+  private AsyncRetryExecutor(RetryPolicy<R> policy, ScheduledExecutorService scheduler, NanoClock clock,
       RandomGenerator random) {
     this.policy = policy;
     this.scheduler = scheduler;
@@ -110,7 +110,7 @@ public final class AsyncRetryExecutor<R> {
    *
    * @throws NullPointerException if {@code clock} is null
    */
-  public AsyncRetryExecutor<R> withClock(Clock clock) {
+  public AsyncRetryExecutor<R> withClock(NanoClock clock) {
     Nanos.requireNonNull("clock", clock);
     return new AsyncRetryExecutor<>(policy, scheduler, clock, random);
   }

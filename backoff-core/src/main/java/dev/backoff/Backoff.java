@@ -156,7 +156,7 @@ public interface Backoff {
   }
 
   /**
-   * Google Cloud's documented algorithm (seeds 000 and 001), exactly as written: before retry {@code n}
+   * Google Cloud's documented algorithm, exactly as written: before retry {@code n}
    * wait {@code min(2^(n−1) s + random_ms, maximumBackoff)}, {@code random_ms} a whole number of
    * milliseconds uniform in {@code [0, 1000]}, drawn afresh each retry; at the cap it keeps retrying every
    * {@code maximumBackoff}. The cap is applied after the random part, as documented, so delays at the cap

@@ -12,12 +12,12 @@ final class FirstAttempt {
   private FirstAttempt() {}
 
   /** The reading to keep as the call's start: the clock's, or 0 if nothing needs it. */
-  static long start(RetryPolicy<?> policy, Clock clock) {
+  static long start(RetryPolicy<?> policy, NanoClock clock) {
     return policy.needsStartTime ? clock.nanoTime() : 0;
   }
 
   /** The first attempt succeeded: tells the budget and listeners, reading the clock only if needed. */
-  static <R> void succeeded(RetryPolicy<R> policy, R result, long start, Clock clock) {
+  static <R> void succeeded(RetryPolicy<R> policy, R result, long start, NanoClock clock) {
     if (policy.budget != null || policy.listeners.length > 0) {
       succeeded(policy, result, start, policy.needsStartTime ? clock.nanoTime() : 0);
     }

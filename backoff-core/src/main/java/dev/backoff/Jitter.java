@@ -59,7 +59,7 @@ public interface Jitter {
   }
 
   /**
-   * Gaussian jitter with standard deviation {@code relativeDeviation · delay} (seed 003), truncated at
+   * Gaussian jitter with standard deviation {@code relativeDeviation · delay}, truncated at
    * {@code k = min(3, 1/relativeDeviation)} standard deviations so that it is bounded and never negative.
    * Under the cap rule the centre is {@code c = min(delay, cap / (1 + k·relativeDeviation))}. The normal
    * variate is derived from {@code u} by the truncated distribution's quantile function (tabulated at 4096

@@ -33,18 +33,15 @@ final class PeerBackoff implements Backoff {
 
   long delay(int retry, double u) {
     long capped = schedule.scheduledDelay(retry);
-    switch (placement) {
-      case JITTER_AFTER_CAP:
-        return Nanos.fromDouble(capped * (1 + factor * (2 * u - 1)));
-      case CLAMP_AFTER_RANDOM: {
+    return switch (placement) {
+      case JITTER_AFTER_CAP -> Nanos.fromDouble(capped * (1 + factor * (2 * u - 1)));
+      case CLAMP_AFTER_RANDOM -> {
         double uncapped = schedule.initialNanos * Math.pow(schedule.multiplier, Math.max(retry, 1) - 1.0);
-        return Math.min(schedule.capNanos, Nanos.fromDouble(uncapped * (1 + factor * (2 * u - 1))));
+        yield Math.min(schedule.capNanos, Nanos.fromDouble(uncapped * (1 + factor * (2 * u - 1))));
       }
-      case RANDOM_MULTIPLIER_THEN_CLAMP:
-        return Math.min(schedule.capNanos, Nanos.fromDouble(capped * (1 + u * (schedule.multiplier - 1))));
-      default:
-        throw new AssertionError(placement);
-    }
+      case RANDOM_MULTIPLIER_THEN_CLAMP ->
+          Math.min(schedule.capNanos, Nanos.fromDouble(capped * (1 + u * (schedule.multiplier - 1))));
+    };
   }
 
   @Override

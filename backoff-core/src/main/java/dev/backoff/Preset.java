@@ -11,7 +11,7 @@ import java.util.Locale;
  */
 public enum Preset {
   /**
-   * Google Cloud's algorithm (seeds 000/001): {@code min(2^(n−1) s + random_ms, 32 s)}, {@code random_ms} a
+   * Google Cloud's algorithm: {@code min(2^(n−1) s + random_ms, 32 s)}, {@code random_ms} a
    * whole number of milliseconds in {@code [0, 1000]}, retrying at the cap until the attempt limit. The
    * documentation leaves the limit to the user; we use 10 attempts. <b>Differs from our cap rule:</b> the cap
    * is applied after the random part, so every client at the cap waits exactly 32 s.

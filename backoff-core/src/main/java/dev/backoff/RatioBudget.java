@@ -65,7 +65,7 @@ final class RatioBudget implements RetryBudget {
   private final long milliRatio; // deposit per call
   private final long reserveMilli; // the floor, minRetriesPerSecond * window
   private final long slotNanos;
-  private final Clock clock;
+  private final NanoClock clock;
   private final String description;
   private volatile Window current; // replaced only through CURRENT.compareAndSet
 
@@ -94,7 +94,7 @@ final class RatioBudget implements RetryBudget {
     }
   }
 
-  RatioBudget(long milliRatio, long reserveMilli, long windowNanos, Clock clock, String description) {
+  RatioBudget(long milliRatio, long reserveMilli, long windowNanos, NanoClock clock, String description) {
     this.milliRatio = milliRatio;
     this.reserveMilli = reserveMilli;
     this.slotNanos = windowNanos / SLOTS;

@@ -13,7 +13,7 @@ import java.util.List;
  * <ul>
  *   <li>{@link #awsStandard()} / {@link #tokenBucket()}: the AWS SDK standard-mode retry quota.
  *   <li>{@link #grpcThrottling(int, double)}: gRPC's retry throttling.
- *   <li>{@link #ratio()} / {@link #ratio(double, int, Duration, Clock)}: the Finagle and Linkerd budget,
+ *   <li>{@link #ratio()} / {@link #ratio(double, int, Duration, NanoClock)}: the Finagle and Linkerd budget,
  *       retries as a share of calls over a sliding window.
  * </ul>
  *
@@ -93,7 +93,7 @@ public final class RetryBudgets {
    * second, over a 10 s window.
    */
   public static RetryBudget ratio() {
-    return ratio(RATIO_RETRY_RATIO, RATIO_MIN_RETRIES_PER_SECOND, RATIO_WINDOW, Clock.system());
+    return ratio(RATIO_RETRY_RATIO, RATIO_MIN_RETRIES_PER_SECOND, RATIO_WINDOW, NanoClock.system());
   }
 
   /**
@@ -113,7 +113,7 @@ public final class RetryBudgets {
    * @throws IllegalArgumentException if a parameter is outside its range
    * @throws NullPointerException if {@code window} or {@code clock} is null
    */
-  public static RetryBudget ratio(double retryRatio, int minRetriesPerSecond, Duration window, Clock clock) {
+  public static RetryBudget ratio(double retryRatio, int minRetriesPerSecond, Duration window, NanoClock clock) {
     Nanos.finite("retryRatio", retryRatio);
     if (retryRatio < 0 || retryRatio > 10) {
       throw new IllegalArgumentException("retryRatio must be in [0, 10], was " + retryRatio);

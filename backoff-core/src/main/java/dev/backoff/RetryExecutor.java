@@ -37,11 +37,11 @@ import java.util.random.RandomGenerator;
  */
 public final class RetryExecutor<R> {
   final RetryPolicy<R> policy;
-  final Clock clock;
+  final NanoClock clock;
   final Sleeper sleeper;
   final RandomGenerator random;
 
-  private RetryExecutor(RetryPolicy<R> policy, Clock clock, Sleeper sleeper, RandomGenerator random) {
+  private RetryExecutor(RetryPolicy<R> policy, NanoClock clock, Sleeper sleeper, RandomGenerator random) {
     this.policy = policy;
     this.clock = clock;
     this.sleeper = sleeper;
@@ -55,7 +55,7 @@ public final class RetryExecutor<R> {
   }
 
   /** A copy that reads this clock instead of the policy's. */
-  public RetryExecutor<R> withClock(Clock clock) {
+  public RetryExecutor<R> withClock(NanoClock clock) {
     Nanos.requireNonNull("clock", clock);
     return new RetryExecutor<>(policy, clock, sleeper, random);
   }

@@ -37,8 +37,8 @@ public final class RetryHistory extends RuntimeException {
     }
     Throwable[] suppressed = failure.getSuppressed();
     for (int i = suppressed.length - 1; i >= 0; i--) {
-      if (suppressed[i] instanceof RetryHistory) {
-        return (RetryHistory) suppressed[i];
+      if (suppressed[i] instanceof RetryHistory history) {
+        return history;
       }
     }
     return null;

@@ -28,7 +28,7 @@ public interface RetryListener<R> {
 
   /**
    * A listener that logs to a {@link System.Logger}: scheduled retries at DEBUG, exhausted calls at WARNING
-   * (seeds 000/001: report the error once retries run out), aborted calls at DEBUG.
+   * (as Google Cloud documents it: report the error once retries run out), aborted calls at DEBUG.
    *
    * @throws NullPointerException if {@code logger} is null
    */

@@ -55,7 +55,7 @@ public final class RetryPolicy<R> {
   final long maxPushbackNanos;
   final RetryBudget budget;
   final RetryListener<R>[] listeners;
-  final Clock clock;
+  final NanoClock clock;
   final Sleeper sleeper;
   final RandomGenerator random;
   final int maxSuppressed;
@@ -158,7 +158,7 @@ public final class RetryPolicy<R> {
   }
 
   /** The clock the synchronous and async executors read. */
-  public Clock clock() {
+  public NanoClock clock() {
     return clock;
   }
 
@@ -203,7 +203,7 @@ public final class RetryPolicy<R> {
     private long maxPushbackNanos = DEFAULT_MAX_PUSHBACK_NANOS;
     private RetryBudget budget;
     private final List<RetryListener<R>> listeners = new ArrayList<>();
-    private Clock clock = Clock.system();
+    private NanoClock clock = NanoClock.system();
     private Sleeper sleeper = Sleeper.system();
     private RandomGenerator random = ThreadLocalRandomSource.INSTANCE;
     private int maxSuppressed = 10;
@@ -396,8 +396,8 @@ public final class RetryPolicy<R> {
       return this;
     }
 
-    /** The clock (default {@link Clock#system()}). */
-    public Builder<R> clock(Clock clock) {
+    /** The clock (default {@link NanoClock#system()}). */
+    public Builder<R> clock(NanoClock clock) {
       Nanos.requireNonNull("clock", clock);
       this.clock = clock;
       return this;

@@ -27,7 +27,7 @@ final class SyncLoop {
   static <R, T extends R> T call(RetryExecutor<R> executor, Object target, int kind, OutcomeJudge<R> judge)
       throws Exception {
     RetryPolicy<R> policy = executor.policy;
-    Clock clock = executor.clock;
+    NanoClock clock = executor.clock;
     long start = FirstAttempt.start(policy, clock);
     // Only a driver's hook reads the context: the executors' targets get none, and allocate none.
     Context context = kind == HOOK ? new Context(policy, clock, start) : null;
@@ -54,7 +54,7 @@ final class SyncLoop {
       OutcomeJudge<R> judge, Context context, long start, T firstResult, Throwable firstFailure,
       Verdict firstVerdict) throws Exception {
     RetryPolicy<R> policy = executor.policy;
-    Clock clock = executor.clock;
+    NanoClock clock = executor.clock;
     long now = clock.nanoTime();
     Execution<R> execution = FirstAttempt.failed(policy, start, now, executor.random);
     Decision decision = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now);
@@ -97,11 +97,11 @@ final class SyncLoop {
     if (!policy.needsStartTime) {
       execution.markEnd(clock.nanoTime()); // for the RetryHistory's elapsed time
     }
-    throw Executors.<Exception>sneaky(execution.finalFailure());
+    throw SyncLoop.<Exception>rethrowUnchecked(execution.finalFailure());
   }
 
   /** Stops the call for an interrupt while waiting to retry: the flag set again, the last failure attached. */
-  private static InterruptedException stopInterrupted(Execution<?> execution, Clock clock,
+  private static InterruptedException stopInterrupted(Execution<?> execution, NanoClock clock,
       InterruptedException interrupted) {
     Thread.currentThread().interrupt();
     execution.stop(StopReason.INTERRUPTED, clock.nanoTime());
@@ -182,12 +182,12 @@ final class SyncLoop {
 
   /** A driver's attempt context: the attempt's number, and the time left read lazily. */
   static final class Context implements AttemptContext {
-    private final Clock clock;
+    private final NanoClock clock;
     private final long start;
     private final long maxElapsedNanos;
     int attempt = 1;
 
-    Context(RetryPolicy<?> policy, Clock clock, long start) {
+    Context(RetryPolicy<?> policy, NanoClock clock, long start) {
       this.clock = clock;
       this.start = start;
       this.maxElapsedNanos = policy.maxElapsedNanos;
@@ -205,10 +205,16 @@ final class SyncLoop {
   }
 
   /** Nanoseconds left before the deadline (a policy with one reads the clock at its start). */
-  static long timeLeft(long maxElapsedNanos, long start, Clock clock) {
+  static long timeLeft(long maxElapsedNanos, long start, NanoClock clock) {
     if (maxElapsedNanos == Long.MAX_VALUE) {
       return AttemptContext.NO_DEADLINE;
     }
     return maxElapsedNanos - (clock.nanoTime() - start);
+  }
+
+  /** Rethrows any throwable without wrapping it, so a checked failure reaches the caller unchanged. */
+  @SuppressWarnings("unchecked")
+  private static <E extends Throwable> E rethrowUnchecked(Throwable failure) throws E {
+    throw (E) failure;
   }
 }

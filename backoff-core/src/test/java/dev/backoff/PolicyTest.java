@@ -25,7 +25,7 @@ class PolicyTest {
     assertThat(policy.name()).isEqualTo("default");
     assertThat(policy.budget()).isNull();
     assertThat(Engine.needsStartTime(policy)).isFalse();
-    assertThat(policy.clock()).isSameAs(Clock.system());
+    assertThat(policy.clock()).isSameAs(NanoClock.system());
     assertThat(policy.sleeper()).isSameAs(Sleeper.system());
     Backoff backoff = policy.backoff();
     assertThat(backoff.isRandom()).isTrue();

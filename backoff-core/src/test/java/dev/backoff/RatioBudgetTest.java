@@ -80,7 +80,7 @@ class RatioBudgetTest {
 
   @Test
   void badParametersAreRejectedWithTheirNameAndValue() {
-    Clock clock = () -> 0;
+    NanoClock clock = () -> 0;
     Duration window = Duration.ofSeconds(10);
     assertThatThrownBy(() -> RetryBudgets.ratio(-0.1, 10, window, clock))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("retryRatio must be in [0, 10], was -0.1");

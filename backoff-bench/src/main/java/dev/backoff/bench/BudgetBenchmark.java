@@ -1,6 +1,7 @@
 package dev.backoff.bench;
 
 import dev.backoff.FailureClass;
+import dev.backoff.NanoClock;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryBudgets;
 import java.time.Duration;
@@ -62,7 +63,7 @@ public class BudgetBenchmark {
       case GRPC_THROTTLING:
         return RetryBudgets.grpcThrottling(100, 0.1);
       case RATIO:
-        return RetryBudgets.ratio(0.2, 10, Duration.ofSeconds(10), dev.backoff.Clock.system());
+        return RetryBudgets.ratio(0.2, 10, Duration.ofSeconds(10), NanoClock.system());
       default:
         throw new IllegalArgumentException("unknown budget: " + name);
     }

@@ -18,7 +18,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The retry-storm simulator's default scenario (seed 003's experiment: 4 policies × 1000 clients × 400 s of
+ * The retry-storm simulator's default scenario (the retry-storm experiment: 4 policies × 1000 clients × 400 s of
  * virtual time). The primary score is runs per second (its inverse is the wall time of one run); the
  * {@code events} counter is simulated events per second of wall time. There is no peer to compare with.
  */

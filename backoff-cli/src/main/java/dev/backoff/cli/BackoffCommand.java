@@ -14,7 +14,7 @@ import picocli.CommandLine.ScopeType;
         + "and HTTP calls.",
     subcommands = {StrategiesCommand.class, ScheduleCommand.class, TuneCommand.class, RunCommand.class,
         HttpCommand.class, SimulateCommand.class, ContentionCommand.class, LabCommand.class})
-public final class BackoffCommand implements Runnable {
+final class BackoffCommand implements Runnable {
   @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print stack traces on errors.")
   boolean verbose;
 

@@ -10,7 +10,7 @@ import picocli.CommandLine.TypeConversionException;
  * {@code 2m}, {@code 1d}, {@code PT1S}; a bare number is refused with the hint {@code write 10s}), the same
  * as scenario files and policy specs. Stateless.
  */
-public final class DurationConverter implements ITypeConverter<Duration> {
+final class DurationConverter implements ITypeConverter<Duration> {
   @Override
   public Duration convert(String value) {
     return parse(value);
@@ -21,7 +21,7 @@ public final class DurationConverter implements ITypeConverter<Duration> {
    *
    * @throws TypeConversionException naming the value and what is wrong with it
    */
-  public static Duration parse(String value) {
+  static Duration parse(String value) {
     try {
       return Durations.parse(value);
     } catch (IllegalArgumentException e) {

@@ -1,18 +1,13 @@
 package dev.backoff.cli;
 
 import dev.backoff.lab.ClientFleet;
-import dev.backoff.lab.LabRecorder;
-import dev.backoff.lab.LabReport;
-import dev.backoff.lab.LabSample;
-import dev.backoff.lab.LabSummary;
-import dev.backoff.lab.ServerProbe;
+import dev.backoff.lab.LabClientRun;
 import dev.backoff.sim.Scenario;
 import dev.backoff.spec.Durations;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -21,10 +16,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code backoff lab client}: seed 003's fleet of closed-loop clients, retrying with backoff-http. */
+/** {@code backoff lab client}: the retry-storm experiment's fleet of closed-loop clients, retrying with backoff-http. */
 @Command(name = "client", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = ScenarioKeyFlags.Fleet.class,
-    description = {"Run seed 003's clients against a server on this machine.",
+    description = {"Run the retry-storm experiment's clients against a server on this machine.",
         "Each client waits an exponential think time, sends one request, waits for the answer or the timeout, "
             + "and retries under the policy (with backoff-http's client). Prints 'OK: x req/sec, errors: y "
             + "req/sec, timedout: z req/sec' every 5 s and, at the end (--duration, or Ctrl-C), a summary with "
@@ -70,14 +65,6 @@ final class LabClientCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     PrintWriter lines = format == Format.json ? err : out;
-    URI stats = uri.resolve("/admin/stats");
-    ServerProbe probe = ServerProbe.remote(stats, Duration.ofMillis(500));
-    if (probe.read() == null) {
-      err.println("backoff lab client: " + stats + " did not answer: not a lab server (or paused); "
-          + "its concurrency will be unknown");
-      probe = ServerProbe.none();
-    }
-    err.flush();
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch finished = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
@@ -89,30 +76,9 @@ final class LabClientCommand implements Callable<Integer> {
       }
     }, "backoff-lab-client-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
-    try (ClientFleet fleet = builder.start()) {
-      LabRecorder recorder = new LabRecorder(fleet, probe);
-      long start = System.nanoTime();
-      long seconds = duration == null ? Long.MAX_VALUE : duration.toSeconds();
-      for (long second = 0; second < seconds; second++) {
-        long wait = start + TimeUnit.SECONDS.toNanos(second + 1) - System.nanoTime();
-        if (wait > 0 && stop.await(wait, TimeUnit.NANOSECONDS)) {
-          break;
-        }
-        LabSample sample = recorder.sample();
-        if ((second + 1) % 5 == 0) {
-          List<LabSample> samples = recorder.samples();
-          lines.println(LabRecorder.rateLine(samples, samples.size() - 5, samples.size())
-              + LabReport.serverSuffix(sample));
-          lines.flush();
-        }
-      }
-      List<LabSample> samples = recorder.samples();
-      LabSummary summary = LabSummary.detect(samples, fleet.totals());
-      if (format == Format.json) {
-        out.println(LabReport.clientJson(policy, clients, summary, samples));
-      } else {
-        out.println(LabReport.summaryTable(policy, summary, fleet.totals()));
-      }
+    try {
+      out.println(LabClientRun.run(builder, policy, uri.resolve("/admin/stats"), duration, format == Format.json,
+          stop, lines, err));
       out.flush();
     } finally {
       finished.countDown();

@@ -1,7 +1,6 @@
 package dev.backoff.cli;
 
 import dev.backoff.lab.LabDemo;
-import dev.backoff.lab.LabReport;
 import dev.backoff.lab.LabSummary;
 import dev.backoff.sim.Json;
 import dev.backoff.sim.PolicyResult;
@@ -23,10 +22,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code backoff lab demo}: seed 003's experiment in one command, live and simulated side by side. */
+/** {@code backoff lab demo}: the retry-storm experiment in one command, live and simulated side by side. */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = ScenarioKeyFlags.KneeAndFleet.class,
-    description = {"Seed 003's experiment, live on 127.0.0.1 and simulated, one policy after another.",
+    description = {"The retry-storm experiment, live on 127.0.0.1 and simulated, one policy after another.",
         "For each policy: start a server and a client fleet, run steady, pause the server (like SIGSTOP), "
             + "resume it, and report whether it recovered, next to what the simulator predicts for the same "
             + "parameters. A run stops early when the server holds --max-connections requests: that is a storm.",
@@ -220,7 +219,7 @@ final class LabDemoCommand implements Callable<Integer> {
             .field("goodputAfterFault").decimal(s.goodputAfterFault(), 2)
             .endObject();
       }
-      json.field("series").raw(LabReport.seriesJson(result.samples())).endObject();
+      json.field("series").raw(result.seriesJson()).endObject();
     }
     return json.endArray().endObject().toString();
   }

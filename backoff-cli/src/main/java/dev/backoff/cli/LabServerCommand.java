@@ -16,10 +16,10 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code backoff lab server}: seed 003's server on 127.0.0.1. */
+/** {@code backoff lab server}: the retry-storm experiment's server on 127.0.0.1. */
 @Command(name = "server", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = ScenarioKeyFlags.Knee.class,
-    description = {"Run seed 003's server on 127.0.0.1.",
+    description = {"Run the retry-storm experiment's server on 127.0.0.1.",
         "/api answers OK after base-latency · knee-factor^((c − knee-limit)/knee-k) for c above knee-limit (c = requests in service, "
             + "abandoned ones included), re-checked every 50 ms. Prints 'concurrency: N, last delay: D' every "
             + "second.",

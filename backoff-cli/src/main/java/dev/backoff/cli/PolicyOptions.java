@@ -13,9 +13,9 @@ import picocli.CommandLine.Option;
  * a preset also brings its own attempt limit and deadline, an experiment policy ({@code storm-*}) no limit,
  * unless {@code --max-attempts} or {@code --deadline} override them.
  */
-public final class PolicyOptions {
+final class PolicyOptions {
   @Mixin
-  public StrategyOptions strategy = new StrategyOptions();
+  StrategyOptions strategy = new StrategyOptions();
 
   @Option(names = "--max-attempts", paramLabel = "N",
       description = "Maximum attempts, the first included (>= 1). Default 3, or the preset's.")
@@ -30,7 +30,7 @@ public final class PolicyOptions {
    *
    * @throws IllegalArgumentException naming the bad flag value
    */
-  public <R> RetryPolicy.Builder<R> builder() {
+  <R> RetryPolicy.Builder<R> builder() {
     RetryPolicy.Builder<R> builder;
     String experiment = strategy.experiment();
     if (experiment != null) {

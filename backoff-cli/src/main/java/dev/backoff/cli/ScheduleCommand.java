@@ -87,14 +87,9 @@ final class ScheduleCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     boolean random = schedule.method() != Schedule.Method.EXACT;
     switch (format) {
-      case csv:
-        printCsv(out, schedule, random);
-        break;
-      case json:
-        printJson(out, schedule, random);
-        break;
-      default:
-        printTable(out, schedule, random);
+      case csv -> printCsv(out, schedule, random);
+      case json -> printJson(out, schedule, random);
+      default -> printTable(out, schedule, random);
     }
     out.flush();
     if (plot != null) {

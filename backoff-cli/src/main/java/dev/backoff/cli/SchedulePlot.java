@@ -26,7 +26,7 @@ import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
- * Draws a schedule as four charts in a 2 × 2 grid, like seed 003's figures: delay per retry and elapsed time
+ * Draws a schedule as four charts in a 2 × 2 grid, like the retry-storm experiment's figures: delay per retry and elapsed time
  * per retry, each on a linear and a logarithmic scale. Jittered schedules show the mean with the p5 and p95
  * bounds. PNG or SVG, chosen by the file's extension.
  */

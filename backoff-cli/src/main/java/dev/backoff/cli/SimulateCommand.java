@@ -22,14 +22,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code backoff simulate}: runs the retry-storm simulator. Without flags it runs seed 003's experiment.
+ * {@code backoff simulate}: runs the retry-storm simulator. Without flags it runs the retry-storm experiment.
  * Every scenario key is also a flag ({@code --clients 5000}); {@code --scenario FILE} reads the same keys
  * from YAML or JSON, and flags override the file.
  */
 @Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = SimulateCommand.ScenarioFlags.class,
     description = {"Simulate a fleet of retrying clients against a server in virtual time, and compare policies.",
-        "Default: seed 003's experiment (1000 clients, knee server, 30 s pause at 60 s, 400 s)."})
+        "Default: the retry-storm experiment (1000 clients, knee server, 30 s pause at 60 s, 400 s)."})
 final class SimulateCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -38,7 +38,7 @@ final class SimulateCommand implements Callable<Integer> {
   Path scenarioFile;
 
   @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
-      description = "Output on stdout: table (seed 003's 5-second lines and a summary), csv or json. Default: ${DEFAULT-VALUE}.")
+      description = "Output on stdout: table (the clients' 5-second lines and a summary), csv or json. Default: ${DEFAULT-VALUE}.")
   Format format;
 
   @Option(names = "--report", paramLabel = "DIR",
@@ -85,16 +85,11 @@ final class SimulateCommand implements Callable<Integer> {
     try (Progress progress = Progress.start(spec, "simulate", (long) scenario.seconds() * scenario.policyNames().size())) {
       result = Simulator.run(scenario, progress::stepTo);
     }
-    switch (format) {
-      case CSV:
-        out.print(Output.csv(result));
-        break;
-      case JSON:
-        out.print(Output.json(result));
-        break;
-      default:
-        out.print(Output.table(result));
-    }
+    out.print(switch (format) {
+      case CSV -> Output.csv(result);
+      case JSON -> Output.json(result);
+      default -> Output.table(result);
+    });
     out.flush();
     if (reportDirectory != null) {
       Files.writeString(reportDirectory.resolve("simulation.html"), HtmlReport.simulation(result));

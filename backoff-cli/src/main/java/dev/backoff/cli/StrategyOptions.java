@@ -12,7 +12,7 @@ import picocli.CommandLine.Option;
  * experiment policy such as {@code storm-exponential}); the other flags set the same parameters by name and
  * override the spec's. Not thread-safe (picocli fills it).
  */
-public final class StrategyOptions {
+final class StrategyOptions {
   @Option(names = "--strategy", paramLabel = "SPEC",
       description = "Strategy, preset or experiment policy, with optional parameters: full-jitter, "
           + "exponential:100ms:2:20s:full, aws-standard, storm-exponential (see 'backoff strategies'). Default: "
@@ -42,7 +42,7 @@ public final class StrategyOptions {
   Double jitter;
 
   /** True if any strategy flag was given (so the caller should not fall back to a default policy). */
-  public boolean isSet() {
+  boolean isSet() {
     return strategy != null || initial != null || multiplier != null || cap != null || increment != null
         || jitter != null;
   }
@@ -56,7 +56,7 @@ public final class StrategyOptions {
    *
    * @throws IllegalArgumentException if parameter flags were given with it, or it needs the simulator
    */
-  public String experiment() {
+  String experiment() {
     String experiment = ExperimentPolicies.canonical(name());
     if (experiment == null) {
       return null;
@@ -77,7 +77,7 @@ public final class StrategyOptions {
    *
    * @throws IllegalArgumentException naming the bad part of the spec or the bad flag value
    */
-  public BackoffSpec spec() {
+  BackoffSpec spec() {
     BackoffSpec spec = BackoffSpec.parse(name());
     if (initial != null) {
       spec = spec.initial(initial);
@@ -102,13 +102,13 @@ public final class StrategyOptions {
    *
    * @throws IllegalArgumentException naming the bad flag value or combination
    */
-  public Backoff backoff() {
+  Backoff backoff() {
     String experiment = experiment();
     return experiment != null ? ExperimentPolicies.backoff(experiment) : spec().toBackoff();
   }
 
   /** The strategy's name as given. */
-  public String name() {
+  String name() {
     return strategy != null ? strategy : DEFAULT_STRATEGY;
   }
 }

@@ -23,17 +23,17 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code backoff tune}: seed 002's four questions about a geometric schedule, chosen by which flags are
- * given.
+ * {@code backoff tune}: four tuning questions about a geometric schedule (interval, deadline, locate,
+ * compare), chosen by which flags are given.
  */
 @Command(name = "tune", mixinStandardHelpOptions = true, versionProvider = BackoffCommand.Version.class,
     description = {"Answer a tuning question about an exponential schedule (first sleep a, multiplier r, "
         + "retry n at elapsed time T_n = a(r^n - 1)/(r - 1), attempt durations ignored). Ask one:",
-        "  1. --initial A --elapsed T --interval I          multiplier so the sleep after a retry at T is I",
-        "  2. --initial A --retries N --deadline D          multiplier so retry N happens at D",
-        "  3. --initial A --multiplier R --at T [--cap C]   the retry at T and the sleeps before and after",
-        "  4. --initial A --multiplier R --compare-multiplier R2 --elapsed T",
-        "                                                   retries by T with R and R2, and their ratio"})
+        "  interval: --initial A --elapsed T --interval I         multiplier so the sleep after a retry at T is I",
+        "  deadline: --initial A --retries N --deadline D         multiplier so retry N happens at D",
+        "  locate:   --initial A --multiplier R --at T [--cap C]  the retry at T and the sleeps before and after",
+        "  compare:  --initial A --multiplier R --compare-multiplier R2 --elapsed T",
+        "                                                         retries by T with R and R2, and their ratio"})
 final class TuneCommand implements Callable<Integer> {
   /** Output formats. */
   enum Format { text, json }
@@ -45,32 +45,32 @@ final class TuneCommand implements Callable<Integer> {
   Duration initial;
 
   @Option(names = "--elapsed", paramLabel = "T", converter = DurationConverter.class,
-      description = "Elapsed time T (questions 1 and 4).")
+      description = "Elapsed time T (the interval and compare questions).")
   Duration elapsed;
 
   @Option(names = "--interval", paramLabel = "I", converter = DurationConverter.class,
-      description = "Wanted sleep after the retry at T (question 1).")
+      description = "Wanted sleep after the retry at T (the interval question).")
   Duration interval;
 
-  @Option(names = "--retries", paramLabel = "N", description = "Retries that must fit the deadline (question 2).")
+  @Option(names = "--retries", paramLabel = "N", description = "Retries that must fit the deadline (the deadline question).")
   Integer retries;
 
   @Option(names = "--deadline", paramLabel = "D", converter = DurationConverter.class,
-      description = "Deadline for retry N (question 2).")
+      description = "Deadline for retry N (the deadline question).")
   Duration deadline;
 
-  @Option(names = "--multiplier", paramLabel = "R", description = "Multiplier r (questions 3 and 4).")
+  @Option(names = "--multiplier", paramLabel = "R", description = "Multiplier r (the locate and compare questions).")
   Double multiplier;
 
   @Option(names = "--at", paramLabel = "T", converter = DurationConverter.class,
-      description = "Elapsed time to locate (question 3).")
+      description = "Elapsed time to locate (the locate question).")
   Duration at;
 
   @Option(names = "--cap", paramLabel = "C", converter = DurationConverter.class,
-      description = "Cap on the sleeps (question 3 only).")
+      description = "Cap on the sleeps (the locate question only).")
   Duration cap;
 
-  @Option(names = "--compare-multiplier", paramLabel = "R2", description = "The other multiplier (question 4).")
+  @Option(names = "--compare-multiplier", paramLabel = "R2", description = "The other multiplier (the compare question).")
   Double compareMultiplier;
 
   @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
@@ -95,7 +95,7 @@ final class TuneCommand implements Callable<Integer> {
     String answer;
     String explanation;
     switch (question) {
-      case 0: {
+      case 0 -> {
         MultiplierSolution solution = Solver.multiplierForInterval(initial, elapsed, interval);
         double estimate = solution.estimate().getAsDouble();
         json.put("multiplier", Numbers.ratio(solution.multiplier()));
@@ -103,11 +103,10 @@ final class TuneCommand implements Callable<Integer> {
         json.put("estimatedMultiplier", Numbers.ratio(estimate));
         answer = "multiplier " + multiplierText(solution);
         explanation = "r = 1 + (interval - initial)/elapsed, from t(n+1) = a + (r - 1)·T(n): a retry at "
-            + seconds(elapsed) + " is followed by a sleep of " + seconds(interval) + " (the seed's shortcut "
+            + seconds(elapsed) + " is followed by a sleep of " + seconds(interval) + " (the rule of thumb "
             + "1 + interval/elapsed gives " + Numbers.text(estimate) + ")";
-        break;
       }
-      case 1: {
+      case 1 -> {
         if (retries < 1) {
           throw new Errors.UsageException("--retries must be at least 1, was " + retries);
         }
@@ -125,9 +124,8 @@ final class TuneCommand implements Callable<Integer> {
             + (reachedText.equals(seconds(deadline)) ? ""
                 : "; a policy's multiplier is a double, " + Double.toString(solution.multiplier())
                     + ", which reaches retry " + retries + " at " + reachedText);
-        break;
       }
-      case 2: {
+      case 2 -> {
         requireMultiplier("--multiplier", multiplier);
         GeometricSchedule schedule = cap == null ? GeometricSchedule.of(initial, multiplier)
             : GeometricSchedule.of(initial, multiplier, cap);
@@ -145,9 +143,8 @@ final class TuneCommand implements Callable<Integer> {
             : "at " + seconds(at) + " the last retry was number " + position.retry() + " (at "
                 + Numbers.text(position.retryElapsedSeconds()) + " s); the next comes at "
                 + Numbers.text(position.nextRetryElapsedSeconds()) + " s";
-        break;
       }
-      default: {
+      default -> {
         requireMultiplier("--multiplier", multiplier);
         requireMultiplier("--compare-multiplier", compareMultiplier);
         RetryComparison comparison = Solver.compareRetries(initial, multiplier, compareMultiplier, elapsed);
@@ -162,11 +159,10 @@ final class TuneCommand implements Callable<Integer> {
             + Numbers.text(multiplier) + ", " + comparison.compareRetries() + " with " + Numbers.text(compareMultiplier)
             + "; ratio " + (comparison.ratio().isPresent() ? Numbers.text(comparison.ratio().getAsDouble())
                 : "undefined (no retry with " + Numbers.text(multiplier) + ")");
-        explanation = "exact counts from T_n <= T; the seed's estimate log r / log r2 = "
+        explanation = "exact counts from T_n <= T; the large-T estimate log r / log r2 = "
             + (comparison.estimatedRatio().isPresent() ? Numbers.text(comparison.estimatedRatio().getAsDouble())
                 : "undefined (r2 = 1)")
             + " is the limit for large T; at finite T the constant terms of n = log_r(1 + (r - 1)·T/a) count";
-        break;
       }
     }
     PrintWriter out = spec.commandLine().getOut();
@@ -248,8 +244,9 @@ final class TuneCommand implements Callable<Integer> {
         complete.add(q);
       }
     }
-    // A question asked with extra flags of another question is contradictory; question 4 contains 3's
-    // --multiplier and 1's --elapsed, so prefer the complete question that explains every flag.
+    // A question asked with extra flags of another question is contradictory; the compare question contains
+    // the locate question's --multiplier and the interval question's --elapsed, so prefer the complete
+    // question that explains every flag.
     for (int q : complete) {
       List<String> allowed = new ArrayList<>(List.of(QUESTIONS[q]));
       allowed.add(OPTIONAL[q]);

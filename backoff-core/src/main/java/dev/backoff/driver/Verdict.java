@@ -101,17 +101,13 @@ public final class Verdict {
 
   @Override
   public String toString() {
-    switch (kind) {
-      case ACCEPT:
-        return "accept";
-      case POLICY_HINT:
-        return "retryable";
-      case DRIVER_HINT:
-        return pushbackHintNanos == Pushback.NONE ? "retryable (no hint)"
-            : pushbackHintNanos == Pushback.STOP ? "retryable (server said stop)"
-            : "retryable (pushback " + pushbackHintNanos + " ns)";
-      default:
-        return "stop: " + stopReason.description();
-    }
+    return switch (kind) {
+      case ACCEPT -> "accept";
+      case POLICY_HINT -> "retryable";
+      case DRIVER_HINT -> pushbackHintNanos == Pushback.NONE ? "retryable (no hint)"
+          : pushbackHintNanos == Pushback.STOP ? "retryable (server said stop)"
+          : "retryable (pushback " + pushbackHintNanos + " ns)";
+      default -> "stop: " + stopReason.description();
+    };
   }
 }

@@ -3,14 +3,14 @@ package dev.backoff.plan;
 import java.time.Duration;
 
 /**
- * Closed forms of a geometric (exponential) backoff schedule, after seed 002: first sleep {@code a},
+ * Closed forms of a geometric (exponential) backoff schedule: first sleep {@code a},
  * multiplier {@code r}, optional cap. Immutable and thread-safe; all times are in seconds, as doubles.
  *
- * <h2>Indexing (the seed's, and the core's)</h2>
+ * <h2>Indexing (the textbook's, and the core's)</h2>
  * Retry {@code n} (1-based; the first retry is the second attempt) sleeps {@code t_n = min(cap, a·r^(n−1))}
  * before it, and happens at elapsed time {@code T_n = t_1 + … + t_n}, the sum of the sleeps up to and
  * including its own ({@code T_0 = 0}: the first attempt). Attempt durations are ignored: elapsed time is
- * time spent sleeping. With {@code a = 1 s, r = 1.1} this reproduces seed 002's table: retry 48 sleeps
+ * time spent sleeping. With {@code a = 1 s, r = 1.1} this reproduces the classic worked table: retry 48 sleeps
  * {@code 1.1^47 = 88.197 s} at {@code T_48 = (1.1^48 − 1)/0.1 = 960.172 s}.
  *
  * <h2>Closed forms</h2>
@@ -164,7 +164,7 @@ public final class GeometricSchedule {
   }
 
   /**
-   * Seed 002's {@code t(T) = a + (r − 1)·T}: the sleep after a retry made at elapsed time {@code T}, limited
+   * The closed form {@code t(T) = a + (r − 1)·T}: the sleep after a retry made at elapsed time {@code T}, limited
    * to the cap. Exact ({@code = t_(n+1)}) when {@code T} is some {@code T_n}; in between it interpolates.
    *
    * @throws IllegalArgumentException if {@code elapsedSeconds} is negative, NaN or infinite
@@ -177,7 +177,7 @@ public final class GeometricSchedule {
   }
 
   /**
-   * Seed 002's {@code n = log_r(1 + (r − 1)·T/a)} (T/a when r = 1): the retry number, as a real number, at
+   * The closed form {@code n = log_r(1 + (r − 1)·T/a)} (T/a when r = 1): the retry number, as a real number, at
    * which the elapsed time is {@code T}; after the cap, linear in T. An integer exactly at the retries.
    *
    * @throws IllegalArgumentException if {@code elapsedSeconds} is negative, NaN or infinite

@@ -3,7 +3,7 @@ package dev.backoff.plan;
 import java.util.OptionalDouble;
 
 /**
- * A multiplier found by the {@link Solver}, with the seed's quick estimate where it has one. Immutable and
+ * A multiplier found by the {@link Solver}, with the rule-of-thumb estimate where it has one. Immutable and
  * thread-safe.
  *
  * <p>The solver computes {@code r − 1} ({@link #excess()}) rather than {@code r}: for a multiplier barely
@@ -34,7 +34,7 @@ public final class MultiplierSolution {
     return excess;
   }
 
-  /** Seed 002's shortcut {@code r ≈ 1 + t/T}, for the interval question; empty for the deadline question. */
+  /** The rule of thumb {@code r ≈ 1 + t/T}, for the interval question; empty for the deadline question. */
   public OptionalDouble estimate() {
     return Double.isNaN(estimate) ? OptionalDouble.empty() : OptionalDouble.of(estimate);
   }

@@ -230,15 +230,12 @@ public final class Schedule {
 
   /** A one-line statement of how the numbers were obtained, for reports. */
   public String describeMethod() {
-    switch (method) {
-      case EXACT:
-        return "exact (deterministic strategy); elapsed = sum of sleeps, attempt durations ignored";
-      case EXACT_DELAYS:
-        return "delays exact; elapsed min/mean/max exact, elapsed percentiles by Monte Carlo (" + samples
-            + " samples, seed " + seed + "); attempt durations ignored";
-      default:
-        return "Monte Carlo (" + samples + " samples, seed " + seed + "); attempt durations ignored";
-    }
+    return switch (method) {
+      case EXACT -> "exact (deterministic strategy); elapsed = sum of sleeps, attempt durations ignored";
+      case EXACT_DELAYS -> "delays exact; elapsed min/mean/max exact, elapsed percentiles by Monte Carlo ("
+          + samples + " samples, seed " + seed + "); attempt durations ignored";
+      default -> "Monte Carlo (" + samples + " samples, seed " + seed + "); attempt durations ignored";
+    };
   }
 
   /** A random source that always yields one chosen {@code u}; strategies draw only nextDouble. */

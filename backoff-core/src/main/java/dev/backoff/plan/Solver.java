@@ -3,7 +3,7 @@ package dev.backoff.plan;
 import java.time.Duration;
 
 /**
- * Answers seed 002's tuning questions about a geometric schedule ({@link GeometricSchedule}: first sleep
+ * Answers four tuning questions about a geometric schedule ({@link GeometricSchedule}: first sleep
  * {@code a}, multiplier {@code r}, retry {@code n} at elapsed time {@code T_n = a(r^n − 1)/(r − 1)}).
  * Stateless and thread-safe. Questions without an answer raise {@link UnsolvableException} saying why; no
  * answer is ever NaN or infinite.
@@ -12,8 +12,8 @@ public final class Solver {
   private Solver() {}
 
   /**
-   * Question 1: the multiplier for which a retry made at elapsed time {@code T} is followed by a sleep of
-   * {@code t}: exactly {@code r = 1 + (t − a)/T} (from {@code t_(n+1) = a + (r − 1)·T_n}), with the seed's
+   * The interval question: the multiplier for which a retry made at elapsed time {@code T} is followed by a sleep of
+   * {@code t}: exactly {@code r = 1 + (t − a)/T} (from {@code t_(n+1) = a + (r − 1)·T_n}), with the rule-of-thumb
    * shortcut {@code r ≈ 1 + t/T} as the estimate.
    *
    * @throws IllegalArgumentException if a duration is not positive
@@ -34,7 +34,7 @@ public final class Solver {
   }
 
   /**
-   * Question 2: the multiplier {@code r} for which retry {@code N} happens exactly at the deadline {@code D}:
+   * The deadline question: the multiplier {@code r} for which retry {@code N} happens exactly at the deadline {@code D}:
    * the root of {@code a(r^N − 1)/(r − 1) = D}, found by bisection of that increasing function of
    * {@code r − 1} (to the precision of a double). The search is over {@code r − 1}, not {@code r}: a root such
    * as {@code r = 1 + 1.3e-8} for 2·10^9 retries keeps all its digits in {@link MultiplierSolution#excess()},
@@ -96,7 +96,7 @@ public final class Solver {
   }
 
   /**
-   * Question 3: at elapsed time {@code T}, the last retry made and the sleeps before and after it.
+   * The locate question: at elapsed time {@code T}, the last retry made and the sleeps before and after it.
    *
    * @throws IllegalArgumentException if {@code elapsed} is negative
    * @throws UnsolvableException if a result is beyond the range of a double
@@ -110,8 +110,8 @@ public final class Solver {
   }
 
   /**
-   * Question 4: retries made by elapsed time {@code T} with multipliers {@code r} and {@code r'} (same
-   * first sleep, uncapped), exactly and by the seed's estimate.
+   * The compare question: retries made by elapsed time {@code T} with multipliers {@code r} and {@code r'} (same
+   * first sleep, uncapped), exactly and by the large-T estimate.
    *
    * @throws IllegalArgumentException if a duration is not positive or a multiplier is below 1
    * @throws UnsolvableException if a count is 2^40 or more (too many to count exactly with doubles)

@@ -1,6 +1,6 @@
 package dev.backoff.spec;
 
-import dev.backoff.Clock;
+import dev.backoff.NanoClock;
 import dev.backoff.FailureClass;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryBudgets;
@@ -20,7 +20,7 @@ import java.util.Locale;
  *   <li>{@code ratio[:RATIO:MIN_PER_SECOND:WINDOW]}: the Finagle/Linkerd budget, 0.2, 10, 10s.
  * </ul>
  *
- * <p>Immutable and thread-safe; {@link #create(Clock)} makes a fresh budget each time.
+ * <p>Immutable and thread-safe; {@link #create(NanoClock)} makes a fresh budget each time.
  */
 public final class BudgetSpec {
   /** The budget {@code +budget} attaches unless told otherwise: AWS's token bucket. */
@@ -86,7 +86,7 @@ public final class BudgetSpec {
    *
    * @throws NullPointerException if {@code clock} is null
    */
-  public RetryBudget create(Clock clock) {
+  public RetryBudget create(NanoClock clock) {
     if (clock == null) {
       throw new NullPointerException("clock must not be null");
     }

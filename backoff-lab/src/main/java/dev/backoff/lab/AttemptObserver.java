@@ -1,7 +1,7 @@
 package dev.backoff.lab;
 
 /**
- * What a fleet learns about each attempt of its logical requests: the seed's client counts attempts that
+ * What a fleet learns about each attempt of its logical requests: the original experiment's client counts attempts that
  * were answered OK, failed with an error, or timed out. Implementations must be thread-safe: attempts end
  * on the HTTP client's threads.
  */

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Seed 003's client fleet: N independent clients in a closed loop, each waiting an exponentially
+ * The retry-storm experiment's client fleet: N independent clients in a closed loop, each waiting an exponentially
  * distributed think time, sending one request, waiting for the answer or the timeout, and retrying it
  * under the policy until it succeeds (or the policy stops); a client never has two requests in flight.
  *
@@ -62,7 +62,7 @@ public final class ClientFleet implements AutoCloseable {
     return thread;
   }
 
-  /** A builder with seed 003's defaults (1000 clients, think 10 s, timeout 2 s, policy "storm-exponential"). */
+  /** A builder with the retry-storm experiment's defaults (1000 clients, think 10 s, timeout 2 s, policy "storm-exponential"). */
   public static Builder builder() {
     return new Builder();
   }
@@ -103,7 +103,7 @@ public final class ClientFleet implements AutoCloseable {
   }
 
   /** The totals since the start. */
-  public FleetTotals totals() {
+  FleetTotals totals() {
     return counters.snapshot();
   }
 

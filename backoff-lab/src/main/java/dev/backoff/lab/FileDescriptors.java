@@ -14,7 +14,7 @@ import java.util.OptionalLong;
  * that would run out of sockets half-way through a storm with a clear message rather than fail obscurely.
  * Stateless and thread-safe.
  */
-public final class FileDescriptors {
+final class FileDescriptors {
   /** Descriptors kept aside for the JVM itself (jars, selectors, pipes, logs). */
   static final int RESERVED = 128;
 
@@ -23,8 +23,8 @@ public final class FileDescriptors {
   /** The soft limit on open files, if the platform tells. */
   public static OptionalLong limit() {
     OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-    if (os instanceof com.sun.management.UnixOperatingSystemMXBean) {
-      long max = ((com.sun.management.UnixOperatingSystemMXBean) os).getMaxFileDescriptorCount();
+    if (os instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
+      long max = unix.getMaxFileDescriptorCount();
       if (max > 0) {
         return OptionalLong.of(max);
       }
@@ -35,8 +35,8 @@ public final class FileDescriptors {
   /** The number of open files now, or -1 if unknown. */
   public static long open() {
     OperatingSystemMXBean os = ManagementFactory.getOperatingSystemMXBean();
-    if (os instanceof com.sun.management.UnixOperatingSystemMXBean) {
-      return ((com.sun.management.UnixOperatingSystemMXBean) os).getOpenFileDescriptorCount();
+    if (os instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
+      return unix.getOpenFileDescriptorCount();
     }
     return -1;
   }

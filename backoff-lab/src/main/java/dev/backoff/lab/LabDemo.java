@@ -10,7 +10,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Seed 003's experiment in one process over loopback sockets: for each policy, a fresh {@link LabServer} and
+ * The retry-storm experiment in one process over loopback sockets: for each policy, a fresh {@link LabServer} and
  * {@link ClientFleet} run steady, the server is paused (like SIGSTOP), resumed, and watched. A run stops early
  * once the server holds its maximum number of requests: that is a storm, and going on would only burn CPU.
  *
@@ -23,7 +23,7 @@ public final class LabDemo {
     this.settings = settings;
   }
 
-  /** A builder with seed 003's parameters (1000 clients, think 10 s, timeout 2 s, pause 30 s). */
+  /** A builder with the retry-storm experiment's parameters (1000 clients, think 10 s, timeout 2 s, pause 30 s). */
   public static Builder builder() {
     return new Builder();
   }
@@ -178,8 +178,13 @@ public final class LabDemo {
     }
 
     /** One sample per second. */
-    public List<LabSample> samples() {
+    List<LabSample> samples() {
       return samples;
+    }
+
+    /** The samples, one per second, as a JSON array. */
+    public String seriesJson() {
+      return LabReport.seriesJson(samples);
     }
 
     /** The second the server was paused. */
@@ -276,7 +281,7 @@ public final class LabDemo {
       return this;
     }
 
-    /** The latency model (default seed 003's). */
+    /** The latency model (default: the retry-storm experiment's knee). */
     public Builder latency(KneeLatency latency) {
       if (latency == null) {
         throw new NullPointerException("latency must not be null");

@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.NanoClock;
 import dev.backoff.RetryPolicy;
 import dev.backoff.sim.ExperimentPolicies;
 import dev.backoff.spec.BackoffSpec;
@@ -53,7 +54,7 @@ public final class LabPolicies {
           : RetryPolicy.<R>builder().backoff(strategy.toBackoff()).unlimitedAttempts();
     }
     if (spec.withBudget()) {
-      builder.budget(BudgetSpec.parse(BudgetSpec.DEFAULT).create(dev.backoff.Clock.system()));
+      builder.budget(BudgetSpec.parse(BudgetSpec.DEFAULT).create(NanoClock.system()));
     }
     return builder.name(spec.text());
   }

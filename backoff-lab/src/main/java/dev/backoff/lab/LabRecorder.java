@@ -8,7 +8,7 @@ import java.util.List;
  * Turns a running fleet and its server into one {@link LabSample} per call of {@link #sample()} (the caller
  * calls it once a second). Not thread-safe: one sampling thread.
  */
-public final class LabRecorder {
+final class LabRecorder {
   private final ClientFleet fleet;
   private final ServerProbe probe;
   private final List<LabSample> samples = new ArrayList<>();
@@ -58,7 +58,7 @@ public final class LabRecorder {
   }
 
   /**
-   * The seed client's five-second line for the samples {@code [from, to)}: {@code OK: x req/sec, errors: y
+   * The original experiment's five-second client line for the samples {@code [from, to)}: {@code OK: x req/sec, errors: y
    * req/sec, timedout: z req/sec}.
    */
   public static String rateLine(List<LabSample> samples, int from, int to) {

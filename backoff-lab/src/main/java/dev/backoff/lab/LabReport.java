@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Locale;
 
 /** Text and JSON renderings of lab results, for the command line. Stateless. */
-public final class LabReport {
+final class LabReport {
   private LabReport() {}
 
   /** {@code " | server concurrency: N, last delay: D"} when the sample knows the server, else "". */

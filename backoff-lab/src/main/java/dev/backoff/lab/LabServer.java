@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.NanoClock;
 import dev.backoff.sim.KneeLatency;
 import dev.backoff.lab.NettyHttpServer.Exchange;
 import java.io.IOException;
@@ -15,7 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
 /**
- * Seed 003's server over real sockets, bound to the loopback interface only: {@code /api} answers {@code OK}
+ * The retry-storm experiment's server over real sockets, bound to the loopback interface only: {@code /api} answers {@code OK}
  * after the {@linkplain KneeLatency knee model}'s delay, evaluated against the live concurrency (see
  * {@link ServerCore} for the exact rules, pause included). {@code POST /admin/pause} and
  * {@code POST /admin/resume} stop and restart it from outside (for platforms without SIGSTOP);
@@ -34,7 +35,7 @@ import java.util.function.Consumer;
 public final class LabServer implements AutoCloseable {
   private static final byte[] OK = "OK".getBytes(StandardCharsets.US_ASCII);
   private static final byte[] OVER_CAPACITY = "over capacity".getBytes(StandardCharsets.US_ASCII);
-  /** Slots per check interval: the ticker runs ten times per interval (every 5 ms for the seed's 50 ms). */
+  /** Slots per check interval: the ticker runs ten times per interval (every 5 ms for the original experiment's 50 ms). */
   private static final int SLOTS_PER_CHECK = 10;
   /** What a web page can send cross-origin without a CORS preflight (besides no Content-Type at all). */
   private static final java.util.Set<String> SIMPLE_CONTENT_TYPES =
@@ -43,7 +44,7 @@ public final class LabServer implements AutoCloseable {
   private final NettyHttpServer http;
   private final ServerCore<Exchange> core;
   private final ScheduledExecutorService ticker;
-  private final dev.backoff.Clock clock;
+  private final NanoClock clock;
   private final int maxConnections;
   private final int backlog;
 
@@ -78,7 +79,7 @@ public final class LabServer implements AutoCloseable {
     }
   }
 
-  /** A builder with seed 003's defaults on a free port. */
+  /** A builder with the retry-storm experiment's defaults on a free port. */
   public static Builder builder() {
     return new Builder();
   }
@@ -219,7 +220,7 @@ public final class LabServer implements AutoCloseable {
   /**
    * Forgets every held request, abandoned or not, closing the connections still open without an answer:
    * the concurrency drops to 0. The way out when the model would never finish them (past a few thousand
-   * concurrent requests the seed's latency is years); a paused server stays paused.
+   * concurrent requests the original experiment's latency is years); a paused server stays paused.
    */
   public void reset() {
     List<Exchange> forgotten = new ArrayList<>();
@@ -262,7 +263,7 @@ public final class LabServer implements AutoCloseable {
     }
   }
 
-  /** The once-a-second line of seed 003's server: {@code concurrency: N, last delay: D}. */
+  /** The once-a-second line of the retry-storm experiment's server: {@code concurrency: N, last delay: D}. */
   public String statusLine() {
     Stats stats = stats();
     return "concurrency: " + stats.concurrency() + ", last delay: " + formatDuration(stats.lastDelayNanos)
@@ -294,7 +295,7 @@ public final class LabServer implements AutoCloseable {
     }
   }
 
-  /** Formats a duration as Go prints one (the seed's server is written in Go): 100ms, 2.671s, 2m8.581s. */
+  /** Formats a duration as Go prints one (the original experiment's server is written in Go): 100ms, 2.671s, 2m8.581s. */
   static String formatDuration(long nanos) {
     if (nanos == 0) {
       return "0";
@@ -431,7 +432,7 @@ public final class LabServer implements AutoCloseable {
     private int maxConnections = -1;
     private Duration checkInterval = Duration.ofMillis(50);
     private Consumer<String> report;
-    private dev.backoff.Clock clock = dev.backoff.Clock.system();
+    private NanoClock clock = NanoClock.system();
     private Duration headerTimeout = Duration.ofSeconds(10);
     /** Idle keep-alive connections are closed after this, as the JDK's own server does by default. */
     private Duration idleTimeout = Duration.ofSeconds(30);
@@ -489,7 +490,7 @@ public final class LabServer implements AutoCloseable {
     }
 
     /**
-     * How often each request re-checks its latency (seed 003: 50 ms).
+     * How often each request re-checks its latency (as in the retry-storm experiment: 50 ms).
      *
      * @throws IllegalArgumentException if not positive
      */
@@ -508,7 +509,7 @@ public final class LabServer implements AutoCloseable {
     }
 
     /** The clock (default the system's monotonic clock). */
-    public Builder clock(dev.backoff.Clock clock) {
+    public Builder clock(NanoClock clock) {
       if (clock == null) {
         throw new NullPointerException("clock must not be null");
       }

@@ -47,7 +47,7 @@ public final class LabSummary {
    * @param totals the fleet's totals over the run (for amplification and success ratio)
    * @throws IllegalArgumentException if the fault window is not inside the samples
    */
-  public static LabSummary of(List<LabSample> samples, FleetTotals totals, int faultStart, int faultEnd) {
+  static LabSummary of(List<LabSample> samples, FleetTotals totals, int faultStart, int faultEnd) {
     if (faultStart < 0 || faultEnd < faultStart || faultEnd > samples.size()) {
       throw new IllegalArgumentException("fault window [" + faultStart + ", " + faultEnd + ") is not within the "
           + samples.size() + " samples");
@@ -79,7 +79,7 @@ public final class LabSummary {
    * Summarizes samples whose fault is found from the server's state: the seconds from the first one the
    * server was paused or unreachable to the last. Without such seconds, there is no verdict on recovery.
    */
-  public static LabSummary detect(List<LabSample> samples, FleetTotals totals) {
+  static LabSummary detect(List<LabSample> samples, FleetTotals totals) {
     int first = -1;
     int last = -1;
     for (int i = 0; i < samples.size(); i++) {

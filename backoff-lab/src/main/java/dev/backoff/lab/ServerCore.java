@@ -10,7 +10,7 @@ import java.util.Map;
 
 /**
  * The lab server's logic without sockets, driven by explicit clock readings so that tests run it on a fake
- * clock. Seed 003's server re-checks each request every 50 ms: a request that started at {@code s} looks at
+ * clock. The retry-storm experiment's server re-checks each request every 50 ms: a request that started at {@code s} looks at
  * {@code s + 50 ms, s + 100 ms, ...} and answers at the first look where its elapsed time has reached
  * {@code D(current concurrency)}. Here one ticker does the looking for every request: time is cut into
  * slots (5 ms), a request's checks fall in every 10th slot after the one it started in, and at each tick

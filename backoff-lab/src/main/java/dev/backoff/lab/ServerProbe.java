@@ -10,7 +10,7 @@ import java.time.Duration;
  * How a lab run learns the server's state each second: directly from an in-process {@link LabServer}, or
  * over HTTP from a lab server's {@code /admin/stats}. Implementations are thread-safe.
  */
-public interface ServerProbe {
+interface ServerProbe {
   /**
    * Reads the server's state now: its stats with the peak concurrency since the previous read, or null if
    * it did not answer (see {@link #unreachableState()}).

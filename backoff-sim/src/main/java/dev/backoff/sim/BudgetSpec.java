@@ -1,6 +1,6 @@
 package dev.backoff.sim;
 
-import dev.backoff.Clock;
+import dev.backoff.NanoClock;
 import dev.backoff.RetryBudget;
 
 /**
@@ -16,7 +16,7 @@ final class BudgetSpec {
     parse(spec);
   }
 
-  static RetryBudget create(String spec, Clock clock) {
+  static RetryBudget create(String spec, NanoClock clock) {
     return parse(spec).create(clock);
   }
 

@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Seed 003's server and its linear variant: every request in service takes {@code D(c)}, a function of the
+ * The retry-storm experiment's server and its linear variant: every request in service takes {@code D(c)}, a function of the
  * current concurrency {@code c}, and completes once its elapsed time reaches {@code D(c)} for the
  * concurrency of that moment (nothing caps admission: the knee is only where latency starts to grow).
  *

@@ -4,8 +4,8 @@ import java.time.Duration;
 import java.util.Locale;
 
 /**
- * Seed 003's server latency model: {@code D(c) = base} while the concurrency {@code c} is at most
- * {@code limit}, else {@code base · factor^((c − limit) / k)}. With the seed's defaults (100 ms, 30, 1.05,
+ * The retry-storm experiment's server latency model: {@code D(c) = base} while the concurrency {@code c} is at most
+ * {@code limit}, else {@code base · factor^((c − limit) / k)}. With the original experiment's defaults (100 ms, 30, 1.05,
  * 15) latency doubles every ~213 extra concurrent requests: D(951) ≈ 2 s, D(1040) ≈ 2.7 s, D(1599) ≈ 16.5 s.
  * The limit is only the knee of the curve, not an admission cap. The one knee model: the simulator's knee
  * server and the lab's live server both compute latency here ({@link StrictMath#pow}, so every JDK gives
@@ -26,7 +26,7 @@ public final class KneeLatency {
     this.k = k;
   }
 
-  /** The seed's model: base 100 ms, limit 30, factor 1.05, K 15. */
+  /** The original experiment's model: base 100 ms, limit 30, factor 1.05, K 15. */
   public static KneeLatency seed003() {
     return of(Duration.ofMillis(100), 30, 1.05, 15);
   }

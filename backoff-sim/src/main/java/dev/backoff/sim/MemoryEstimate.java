@@ -10,7 +10,7 @@ import dev.backoff.driver.Engine;
  * the server (every abandoned attempt stays until it completes, and in a storm nothing completes), the
  * open-loop callers still retrying, the clients, and the per-second series. The in-flight estimate is the
  * worst case of a server that stops answering: each caller's attempts are replayed through the real policy
- * (its own backoff, attempt limit and deadline, budgets left out), each ending in a timeout. On seed 003's
+ * (its own backoff, attempt limit and deadline, budgets left out), each ending in a timeout. On the retry-storm experiment's
  * storm this is about 1.3 times what the run really holds (190 against 148 abandoned requests per client).
  *
  * <p>The byte costs were measured on JDK 17 with compressed pointers (a retained attempt with its place in the

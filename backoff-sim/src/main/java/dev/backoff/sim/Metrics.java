@@ -5,7 +5,7 @@ import java.util.Arrays;
 /**
  * Per-second counters and samples of one run, and a latency histogram for percentiles. Counters are
  * indexed by the second an event happened in; samples (concurrency, server latency, budget level) are
- * taken at the end of each second, as the seed's server prints once per second. Mutable, single-threaded.
+ * taken at the end of each second, as the original experiment's server prints once per second. Mutable, single-threaded.
  */
 final class Metrics {
   final int seconds;

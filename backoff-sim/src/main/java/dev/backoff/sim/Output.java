@@ -3,14 +3,14 @@ package dev.backoff.sim;
 import java.util.List;
 
 /**
- * Writes results as text: seed 003's table, CSV, and JSON in the shape the command line documents. Numbers
+ * Writes results as text: the retry-storm experiment's table, CSV, and JSON in the shape the command line documents. Numbers
  * are formatted without {@code Double.toString}, so every JDK writes the same bytes. Stateless.
  */
 public final class Output {
   private Output() {}
 
   /**
-   * Seed 003's client lines every 5 seconds ({@code OK: x req/sec, errors: y req/sec, timedout: z req/sec})
+   * The retry-storm experiment's client lines every 5 seconds ({@code OK: x req/sec, errors: y req/sec, timedout: z req/sec})
    * with the server's concurrency and latency, per policy, then a summary table.
    */
   public static String table(SimulationResult result) {

@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * One simulator configuration: every parameter of the server, client and fault models and the policies to
  * compare, under the same keys as the command line's flags and the scenario files (YAML or JSON).
- * {@link #defaults()} is seed 003's experiment. Values are validated when the scenario is built; a problem
+ * {@link #defaults()} is the retry-storm experiment. Values are validated when the scenario is built; a problem
  * raises a {@link ScenarioException} naming the key and the value.
  *
  * <p>Immutable and thread-safe.
@@ -61,7 +61,7 @@ public final class Scenario {
     key("max-attempts", "unlimited", "attempt limit, the first attempt included; when set it applies to every "
         + "policy, presets and storm-* too (unset: strategies unlimited, presets their own)");
     key("budget", dev.backoff.spec.BudgetSpec.DEFAULT, "retry budget of '+budget' policies: token-bucket[:capacity:cost:timeout-cost] (AWS), grpc[:max-tokens:token-ratio] or ratio[:ratio:min-per-second:window] (Finagle)");
-    key("client", "closed", "client model: closed (seed 003: N clients with think time) or open (Poisson arrivals)");
+    key("client", "closed", "client model: closed (as in the retry-storm experiment: N clients with think time) or open (Poisson arrivals)");
     key("clients", 1000L, "closed loop: number of clients");
     key("think-mean", "10s", "closed loop: mean of the exponential think time before each new request");
     key("timeout", "2s", "client timeout of each attempt");
@@ -72,7 +72,7 @@ public final class Scenario {
     key("rate-peak", 200.0, "open loop: the rate after the step, during the spike, or at the end of the ramp");
     key("rate-at", "60s", "open loop: when the step, spike or ramp starts");
     key("rate-length", "30s", "open loop: how long the spike or ramp lasts");
-    key("server", "knee", "server model: knee (seed 003), linear, or pool (workers with a bounded queue)");
+    key("server", "knee", "server model: knee (the retry-storm experiment's server), linear, or pool (workers with a bounded queue)");
     key("base-latency", "100ms", "knee and linear: latency at low concurrency");
     key("knee-limit", 30L, "knee: concurrency up to which latency stays at base");
     key("knee-factor", 1.05, "knee: latency grows by this factor every knee-k requests above the limit");
@@ -274,7 +274,7 @@ public final class Scenario {
     throw new ScenarioException(key, "unknown value '" + get(key) + "'; use one of " + String.join(", ", allowed));
   }
 
-  /** Seed 003's experiment: knee server, 1000 closed-loop clients, a 30 s pause at 60 s, 400 s, four policies. */
+  /** The retry-storm experiment: knee server, 1000 closed-loop clients, a 30 s pause at 60 s, 400 s, four policies. */
   public static Scenario defaults() {
     return DEFAULTS;
   }
@@ -401,8 +401,8 @@ public final class Scenario {
 
   static List<String> asStrings(Object value) {
     List<String> out = new ArrayList<>();
-    if (value instanceof List) {
-      for (Object item : (List<?>) value) {
+    if (value instanceof List<?> list) {
+      for (Object item : list) {
         out.add(String.valueOf(item).trim());
       }
     } else {

@@ -2,7 +2,7 @@ package dev.backoff.sim;
 
 /**
  * What happened in one simulated second of one run. Counters count events within the second; concurrency,
- * latency and budget level are samples taken at its end (the seed's server prints once per second). Immutable and thread-safe.
+ * latency and budget level are samples taken at its end (the original experiment's server prints once per second). Immutable and thread-safe.
  *
  * @param t the second's start, in seconds from the start of the run
  * @param newRequests logical requests started

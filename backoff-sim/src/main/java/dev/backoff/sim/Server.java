@@ -46,10 +46,10 @@ abstract class Server {
   /** Starts serving a request that got through to the server process. */
   abstract void accept(Attempt attempt, long now);
 
-  /** Requests in the server (in service or queued), the concurrency the seed's server prints. */
+  /** Requests in the server (in service or queued), the concurrency the original experiment's server prints. */
   abstract int concurrency();
 
-  /** The latency a request arriving now would see (the seed's "last delay"), in nanoseconds. */
+  /** The latency a request arriving now would see (the original experiment's "last delay"), in nanoseconds. */
   abstract long latencyNanos();
 
   /** Handles one of the model's own events. */
@@ -70,7 +70,7 @@ abstract class Server {
 
   void resume(long now) {
     paused = false;
-    // The waiting connections are accepted at once (the seed's server: concurrency jumps to ~1000).
+    // The waiting connections are accepted at once (the original experiment's server: concurrency jumps to ~1000).
     while (!backlog.isEmpty()) {
       Attempt attempt = backlog.pollFirst();
       attempt.epoch = epoch;

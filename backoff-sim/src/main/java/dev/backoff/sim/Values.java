@@ -79,8 +79,8 @@ final class Values {
 
   static double doubleValue(String key, Object value) {
     double result;
-    if (value instanceof Number) {
-      result = ((Number) value).doubleValue();
+    if (value instanceof Number number) {
+      result = number.doubleValue();
     } else {
       try {
         result = Double.parseDouble(String.valueOf(value).trim());
@@ -95,8 +95,8 @@ final class Values {
   }
 
   static boolean booleanValue(String key, Object value) {
-    if (value instanceof Boolean) {
-      return (Boolean) value;
+    if (value instanceof Boolean flag) {
+      return flag;
     }
     String text = String.valueOf(value).trim().toLowerCase(Locale.ROOT);
     if (text.equals("true") || text.equals("yes") || text.equals("on")) {

@@ -1,15 +1,15 @@
 package dev.backoff.testing;
 
-import dev.backoff.Clock;
+import dev.backoff.NanoClock;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A clock that moves only when told to. Thread-safe. It may start anywhere, including just below
+ * A fake {@link NanoClock}: it moves only when told to. Thread-safe. It may start anywhere, including just below
  * {@link Long#MAX_VALUE}, to check that code under test only ever subtracts readings (as it must with
  * {@link System#nanoTime()}, which may wrap).
  */
-public final class FakeClock implements Clock {
+public final class FakeClock implements NanoClock {
   private final AtomicLong nanos;
 
   /** A clock reading zero. */

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.backoff.Backoff;
-import dev.backoff.Clock;
+import dev.backoff.NanoClock;
 import dev.backoff.RetryExecutor;
 import dev.backoff.RetryHistory;
 import dev.backoff.RetryListener;
@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 class RetryExecutorClockReadsTest {
   private final FakeClock fakeClock = new FakeClock(Long.MAX_VALUE - 1_000_000_000L);
   private final AtomicInteger reads = new AtomicInteger();
-  private final Clock countingClock = () -> {
+  private final NanoClock countingClock = () -> {
     reads.incrementAndGet();
     return fakeClock.nanoTime();
   };

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.backoff.Backoff;
-import dev.backoff.Clock;
+import dev.backoff.NanoClock;
 import dev.backoff.FailureClass;
 import dev.backoff.Jitter;
 import dev.backoff.Pushback;
@@ -454,7 +454,7 @@ class RetryExecutorTest {
   @Test
   void theSuccessPathReadsNoClockWithoutDeadlineOrListeners() throws Exception {
     AtomicInteger reads = new AtomicInteger();
-    Clock counting = () -> {
+    NanoClock counting = () -> {
       reads.incrementAndGet();
       return 0;
     };

@@ -8,17 +8,17 @@ package dev.backoff;
  * Implementations must be thread-safe when a policy is shared across threads.
  */
 @FunctionalInterface
-public interface Clock {
+public interface NanoClock {
   /** Returns the current reading in nanoseconds. */
   long nanoTime();
 
   /** The system's monotonic clock, {@link System#nanoTime()}. Thread-safe. */
-  static Clock system() {
-    return SystemClock.INSTANCE;
+  static NanoClock system() {
+    return SystemNanoClock.INSTANCE;
   }
 }
 
-enum SystemClock implements Clock {
+enum SystemNanoClock implements NanoClock {
   INSTANCE;
 
   @Override
