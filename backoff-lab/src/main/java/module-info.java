@@ -1,4 +1,6 @@
 /** The live lab: an HTTP server (Netty) with the simulator's knee model, and a fleet of retrying clients. */
+// Netty ships no descriptors: requiring its automatic modules is the only way to use it from a module.
+@SuppressWarnings("requires-automatic")
 module dev.backoff.lab {
   exports dev.backoff.lab;
 

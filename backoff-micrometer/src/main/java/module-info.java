@@ -1,6 +1,6 @@
 /** Retry metrics on a Micrometer registry. */
 // Its API takes Micrometer's types, so readers of this module must read Micrometer (an automatic module).
-@SuppressWarnings("requires-transitive-automatic")
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
 module dev.backoff.micrometer {
   exports dev.backoff.micrometer;
 

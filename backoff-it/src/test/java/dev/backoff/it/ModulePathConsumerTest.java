@@ -211,7 +211,12 @@ class ModulePathConsumerTest {
       throws IOException, InterruptedException {
     List<String> command = new ArrayList<>(List.of(
         Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-        "--module-path", classes + File.pathSeparator + modulePath(), "-m", mainModuleAndClass));
+        "--module-path", classes + File.pathSeparator + modulePath()));
+    if (Runtime.version().feature() >= 24) {
+      // As the lab commands do: keeps Netty off sun.misc.Unsafe, whose use the JVM warns about from JDK 24.
+      command.add("-Dio.netty.noUnsafe=true");
+    }
+    command.addAll(List.of("-m", mainModuleAndClass));
     command.addAll(Arrays.asList(args));
     // Standard error (logging, a stack trace) goes to a file, kept out of the asserted output.
     Path errors = dir.resolve("stderr.txt");
