@@ -1,0 +1,7 @@
+/** A retrying {@code java.net.http} client that honours {@code Retry-After}, on the core's loops. */
+module dev.backoff.http {
+  exports dev.backoff.http;
+
+  requires transitive dev.backoff.core;
+  requires transitive java.net.http;
+}

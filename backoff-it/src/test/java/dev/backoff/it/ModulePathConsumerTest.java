@@ -1,0 +1,260 @@
+package dev.backoff.it;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.sun.net.httpserver.HttpServer;
+import dev.backoff.RetryExecutor;
+import dev.backoff.http.RetryingHttpClient;
+import java.io.ByteArrayOutputStream;
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The library modules as a user on the module path sees them: a consumer with its own
+ * {@code module-info} is compiled ({@code --release 17}) against the just-built modules and run in a
+ * forked JVM on the module path, so a missing {@code requires} or {@code exports} in a descriptor fails here
+ * (this build's own tests run on the class path, which ignores descriptors).
+ */
+@Tag("slow")
+class ModulePathConsumerTest {
+  private static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
+
+  @TempDir Path dir;
+
+  @Test
+  void aConsumerOnTheModulePathRetriesThroughTheExecutorTheHttpClientAndEveryLibraryModule()
+      throws Exception {
+    Path classes = compile("consumer", """
+        module consumer {
+          requires dev.backoff.core;
+          requires dev.backoff.http;
+          requires dev.backoff.testing;
+          requires dev.backoff.micrometer;
+          requires dev.backoff.sim;
+          requires dev.backoff.lab;
+        }
+        """, CONSUMER).classes();
+
+    // Loopback server: the first request gets 503, the second 200, so the HTTP client retries once.
+    AtomicInteger requests = new AtomicInteger();
+    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/", exchange -> {
+      byte[] body = (requests.incrementAndGet() == 1 ? "busy" : "hello").getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(requests.get() == 1 ? 503 : 200, body.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    });
+    server.start();
+    try {
+      String url = "http://127.0.0.1:" + server.getAddress().getPort() + "/";
+      Run run = java(classes, "consumer/consumer.Main", url);
+
+      assertThat(run.exitCode()).as(run.output() + run.errors()).isZero();
+      assertThat(run.output().lines()).containsExactly(
+          "modules: consumer dev.backoff.core dev.backoff.http dev.backoff.lab dev.backoff.micrometer"
+              + " dev.backoff.sim dev.backoff.testing",
+          "executor: ok after 2 attempts",
+          "http: 200 hello",
+          "testing: 5",
+          "spec: 1500000000",
+          "micrometer: backoff.calls registered",
+          "sim: {clients=3}",
+          "lab: /admin/stats 200");
+      assertThat(run.errors()).as("the consumer's standard error").isEmpty();
+      assertThat(requests).hasValue(2);
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  @Test
+  void theDriverSpiIsNotReadableByAConsumer() throws Exception {
+    Compilation compilation = compile("spi", "module spi { requires dev.backoff.core; }\n", """
+        package consumer;
+
+        import dev.backoff.driver.RetryLoops;
+
+        public final class Main {
+          public static void main(String[] args) {
+            System.out.println(RetryLoops.class);
+          }
+        }
+        """);
+
+    assertThat(compilation.exitCode()).as(compilation.diagnostics()).isNotZero();
+    assertThat(compilation.diagnostics())
+        .contains("package dev.backoff.driver is declared in module dev.backoff.core, which does not export it");
+  }
+
+  @Test
+  void theExportedApiPackagesAreReadable() throws Exception {
+    Compilation compilation = compile("api", "module api { requires dev.backoff.core; }\n", """
+        package consumer;
+
+        public final class Main {
+          public static void main(String[] args) {
+            System.out.println(dev.backoff.RetryPolicy.class);
+            System.out.println(dev.backoff.plan.Schedule.class);
+            System.out.println(dev.backoff.spec.Durations.class);
+          }
+        }
+        """);
+
+    assertThat(compilation.exitCode()).as(compilation.diagnostics()).isZero();
+  }
+
+  private static final String CONSUMER = """
+      package consumer;
+
+      import dev.backoff.Backoff;
+      import dev.backoff.RetryExecutor;
+      import dev.backoff.RetryPolicy;
+      import dev.backoff.http.RetryingHttpClient;
+      import dev.backoff.lab.LabServer;
+      import dev.backoff.micrometer.BackoffMetrics;
+      import dev.backoff.sim.ScenarioFiles;
+      import dev.backoff.spec.Durations;
+      import dev.backoff.testing.FakeClock;
+      import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+      import java.io.IOException;
+      import java.net.URI;
+      import java.net.http.HttpClient;
+      import java.net.http.HttpRequest;
+      import java.net.http.HttpResponse;
+      import java.util.concurrent.atomic.AtomicInteger;
+      import java.util.stream.Collectors;
+
+      public final class Main {
+        public static void main(String[] args) throws Exception {
+          System.out.println("modules: " + ModuleLayer.boot().modules().stream().map(Module::getName)
+              .filter(name -> name.equals("consumer") || name.startsWith("dev.backoff."))
+              .sorted().collect(Collectors.joining(" ")));
+
+          AtomicInteger attempts = new AtomicInteger();
+          RetryPolicy<String> policy = RetryPolicy.<String>builder().maxAttempts(3).backoff(Backoff.none()).build();
+          String result = RetryExecutor.of(policy).call(() -> {
+            if (attempts.incrementAndGet() == 1) {
+              throw new IOException("the first attempt fails");
+            }
+            return "ok";
+          });
+          System.out.println("executor: " + result + " after " + attempts.get() + " attempts");
+
+          RetryingHttpClient client = RetryingHttpClient.builder(HttpClient.newHttpClient())
+              .policy(RetryPolicy.<HttpResponse<?>>builder().maxAttempts(3).backoff(Backoff.none()).build())
+              .build();
+          HttpResponse<String> response = client.send(
+              HttpRequest.newBuilder(URI.create(args[0])).build(), HttpResponse.BodyHandlers.ofString());
+          System.out.println("http: " + response.statusCode() + " " + response.body());
+
+          System.out.println("testing: " + new FakeClock(5).nanoTime());
+          System.out.println("spec: " + Durations.parseNanos("1.5s"));
+
+          SimpleMeterRegistry registry = new SimpleMeterRegistry();
+          RetryExecutor.of(BackoffMetrics.of(registry).instrument(policy)).call(() -> "ok");
+          System.out.println("micrometer: backoff.calls "
+              + (registry.find("backoff.calls").counter() == null ? "missing" : "registered"));
+
+          // YAML through Jackson, on the module path.
+          System.out.println("sim: " + ScenarioFiles.parseMap("clients: 3\\n", "inline"));
+
+          try (LabServer lab = LabServer.builder().start()) {
+            HttpResponse<String> stats = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + lab.port() + "/admin/stats")).build(),
+                HttpResponse.BodyHandlers.ofString());
+            System.out.println("lab: /admin/stats " + stats.statusCode());
+          }
+        }
+      }
+      """;
+
+  private record Compilation(int exitCode, String diagnostics, Path classes) {}
+
+  private record Run(int exitCode, String output, String errors) {}
+
+  private Compilation compile(String name, String moduleInfo, String main) throws IOException {
+    Path sources = dir.resolve(name + "-src");
+    Path classes = dir.resolve(name + "-classes");
+    Files.createDirectories(sources.resolve("consumer"));
+    Files.writeString(sources.resolve("module-info.java"), moduleInfo);
+    Files.writeString(sources.resolve("consumer/Main.java"), main);
+    ByteArrayOutputStream diagnostics = new ByteArrayOutputStream();
+    int exitCode = JAVAC.run(null, diagnostics, diagnostics,
+        // An empty class path: javac would otherwise default to this JVM's, where every package is readable.
+        "--release", "17", "--class-path", Files.createDirectories(dir.resolve("empty")).toString(),
+        "--module-path", modulePath(), "-d", classes.toString(),
+        sources.resolve("module-info.java").toString(), sources.resolve("consumer/Main.java").toString());
+    return new Compilation(exitCode, diagnostics.toString(StandardCharsets.UTF_8), classes);
+  }
+
+  private Run java(Path classes, String mainModuleAndClass, String... args)
+      throws IOException, InterruptedException {
+    List<String> command = new ArrayList<>(List.of(
+        Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+        "--module-path", classes + File.pathSeparator + modulePath()));
+    if (Runtime.version().feature() >= 24) {
+      // As the lab commands do: keeps Netty off sun.misc.Unsafe, whose use the JVM warns about from JDK 24.
+      command.add("-Dio.netty.noUnsafe=true");
+    }
+    command.addAll(List.of("-m", mainModuleAndClass));
+    command.addAll(Arrays.asList(args));
+    // Standard error (logging, a stack trace) goes to a file, kept out of the asserted output.
+    Path errors = dir.resolve("stderr.txt");
+    Process process = new ProcessBuilder(command).redirectError(errors.toFile()).start();
+    byte[] output = process.getInputStream().readAllBytes();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+      throw new AssertionError("the consumer did not finish in 30 s: " + new String(output, StandardCharsets.UTF_8));
+    }
+    return new Run(process.exitValue(), new String(output, StandardCharsets.UTF_8), Files.readString(errors));
+  }
+
+  /**
+   * The library modules as this build made them (jars in a reactor {@code verify}, class directories with
+   * their {@code module-info.class} in a {@code test} run), and their third-party dependencies: the test
+   * class path without the test frameworks and this module's own classes.
+   */
+  private static String modulePath() {
+    List<String> entries = new ArrayList<>();
+    entries.add(location(RetryExecutor.class));
+    entries.add(location(RetryingHttpClient.class));
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      String name = Paths.get(entry).getFileName().toString();
+      boolean testFramework = name.matches(
+          "(junit|opentest4j|apiguardian|jqwik|assertj|byte-buddy|surefire|common-java5|common-junit).*");
+      boolean library = name.endsWith(".jar") || entry.contains("backoff-");
+      if (library && !testFramework && !entry.contains("backoff-it") && !entries.contains(entry)) {
+        entries.add(entry);
+      }
+    }
+    return entries.stream().collect(Collectors.joining(File.pathSeparator));
+  }
+
+  private static String location(Class<?> type) {
+    try {
+      return Paths.get(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

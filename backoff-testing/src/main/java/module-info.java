@@ -1,0 +1,6 @@
+/** Test doubles for code that retries: fake time, a recording sleeper, scripted randomness, a fake scheduler. */
+module dev.backoff.testing {
+  exports dev.backoff.testing;
+
+  requires transitive dev.backoff.core;
+}
