@@ -485,8 +485,11 @@ class RetryingHttpClientTest {
 
       assertThat(thrown).isInstanceOf(IOException.class);
       assertThat(hasCause(thrown, SSLException.class)).isTrue();
-      assertThat(server.connections()).isEqualTo(1);
+      // One attempt of ours. The JDK's HttpClient may itself open the connection a second time when the
+      // handshake is reset (its own connect retry, jdk.httpclient.disableRetryConnect; seen on JDK 25 now and
+      // then): that is inside one attempt, never a retry of ours, and never more than once.
       assertThat(RetryHistory.of(thrown).attempts()).isEqualTo(1);
+      assertThat(server.connections()).isBetween(1, 2);
       assertThat(RetryHistory.of(thrown).stopReason()).isEqualTo(StopReason.ABORTED);
       assertThat(sleeper.sleeps()).isEmpty();
     }
