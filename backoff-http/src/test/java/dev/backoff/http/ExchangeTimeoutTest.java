@@ -1,5 +1,6 @@
 package dev.backoff.http;
 
+import dev.backoff.testing.ScriptedBudget;
 import dev.backoff.testing.StreamingHttpServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -164,25 +165,6 @@ class ExchangeTimeoutTest {
 
   /** A budget that never grants a retry, so a retry looks possible until the engine asks it. */
   static RetryBudget refusing() {
-    return new RetryBudget() {
-      @Override
-      public void onCall() {}
-
-      @Override
-      public void onFailure(FailureClass failureClass) {}
-
-      @Override
-      public boolean tryAcquire(FailureClass failureClass) {
-        return false;
-      }
-
-      @Override
-      public void onSuccess(int retries, FailureClass lastRetryClass) {}
-
-      @Override
-      public double level() {
-        return 0;
-      }
-    };
+    return ScriptedBudget.refusing();
   }
 }

@@ -1,9 +1,8 @@
 package dev.backoff.http;
 
+import dev.backoff.testing.ScriptedBudget;
 import dev.backoff.testing.StreamingHttpServer;
 import dev.backoff.Backoff;
-import dev.backoff.FailureClass;
-import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
@@ -34,26 +33,7 @@ public final class HugeBodyClientMain {
         .maxAttempts(attempts)
         .backoff(Backoff.fixed(Duration.ZERO));
     if (refuse) {
-      policy.budget(new RetryBudget() { // a retry looks possible until the budget is asked: the bridged path
-        @Override
-        public void onCall() {}
-
-        @Override
-        public void onFailure(FailureClass failureClass) {}
-
-        @Override
-        public boolean tryAcquire(FailureClass failureClass) {
-          return false;
-        }
-
-        @Override
-        public void onSuccess(int retries, FailureClass lastRetryClass) {}
-
-        @Override
-        public double level() {
-          return 0;
-        }
-      });
+      policy.budget(ScriptedBudget.refusing()); // a retry looks possible until the budget is asked: the bridged path
     }
     RetryingHttpClient http = RetryingHttpClient.builder(
             HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build())

@@ -9,7 +9,6 @@ import dev.backoff.NanoClock;
 import dev.backoff.FailureClass;
 import dev.backoff.Jitter;
 import dev.backoff.Pushback;
-import dev.backoff.RetryBudget;
 import dev.backoff.RetryEvent;
 import dev.backoff.RetryExecutor;
 import dev.backoff.RetryHistory;
@@ -374,31 +373,14 @@ class RetryExecutorTest {
 
   @Test
   void aBudgetCanRefuseRetries() {
-    RetryBudget none = new RetryBudget() {
-      @Override
-      public void onCall() {}
-
-      @Override
-      public void onFailure(FailureClass failureClass) {}
-
-      @Override
-      public boolean tryAcquire(FailureClass failureClass) {
-        return false;
-      }
-
-      @Override
-      public void onSuccess(int retries, FailureClass lastRetryClass) {}
-
-      @Override
-      public double level() {
-        return 0;
-      }
-    };
+    ScriptedBudget none = ScriptedBudget.refusing();
     AtomicInteger attempts = new AtomicInteger();
     RetryExecutor<String> executor = RetryExecutor.of(this.<String>policy().budget(none).build());
     Throwable thrown = catchThrowable(() -> executor.call(failing(5, attempts, Duration.ZERO)));
     assertThat(RetryHistory.of(thrown).stopReason()).isEqualTo(StopReason.BUDGET_EXHAUSTED);
     assertThat(attempts).hasValue(1);
+    assertThat(none.calls()).isEqualTo(1);
+    assertThat(none.acquires()).isEqualTo(1);
   }
 
   @Test
