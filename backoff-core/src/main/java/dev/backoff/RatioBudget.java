@@ -126,6 +126,11 @@ final class RatioBudget implements RetryBudget {
 
   @Override
   public void onCall() {
+    deposit(milliRatio);
+  }
+
+  /** Adds {@code milli} thousandths of a retry to the open slot; a full slot keeps its credit, no more. */
+  private void deposit(long milli) {
     for (;;) {
       Window window = current;
       long passed = slotsSince(window);
@@ -134,7 +139,7 @@ final class RatioBudget implements RetryBudget {
         advance(window, passed);
         continue;
       }
-      long next = Math.min(MAX_SLOT_VALUE, value(word) + milliRatio); // a full slot keeps its credit, no more
+      long next = Math.min(MAX_SLOT_VALUE, value(word) + milli);
       if (OPEN.compareAndSet(window, word, pack(false, next))) {
         return;
       }
@@ -175,19 +180,7 @@ final class RatioBudget implements RetryBudget {
    */
   @Override
   public void release(FailureClass failureClass) {
-    for (;;) {
-      Window window = current;
-      long passed = slotsSince(window);
-      long word = (long) OPEN.getVolatile(window);
-      if (passed > 0 || isSealed(word)) {
-        advance(window, passed);
-        continue;
-      }
-      long next = Math.min(MAX_SLOT_VALUE, value(word) + MILLI);
-      if (OPEN.compareAndSet(window, word, pack(false, next))) {
-        return;
-      }
-    }
+    deposit(MILLI);
   }
 
   /**
