@@ -211,7 +211,7 @@ public final class LabDemo {
     private Duration warmup = Duration.ofSeconds(10);
     private Duration pause = Duration.ofSeconds(30);
     private Duration after = Duration.ofSeconds(30);
-    private KneeLatency latency = KneeLatency.seed003();
+    private KneeLatency latency = KneeLatency.stormExperiment();
     private int backlog = 512;
     private int maxConnections = 4000;
     private List<String> policies = List.of("storm-fixed", "storm-exponential");

@@ -427,7 +427,7 @@ public final class LabServer implements AutoCloseable {
   /** Configures a {@link LabServer}. Not thread-safe. */
   public static final class Builder {
     private int port;
-    private KneeLatency latency = KneeLatency.seed003();
+    private KneeLatency latency = KneeLatency.stormExperiment();
     private int backlog = 512;
     private int maxConnections = -1;
     private Duration checkInterval = Duration.ofMillis(50);
@@ -452,7 +452,7 @@ public final class LabServer implements AutoCloseable {
       return this;
     }
 
-    /** The latency model (default {@link KneeLatency#seed003()}). */
+    /** The latency model (default {@link KneeLatency#stormExperiment()}). */
     public Builder latency(KneeLatency latency) {
       if (latency == null) {
         throw new NullPointerException("latency must not be null");

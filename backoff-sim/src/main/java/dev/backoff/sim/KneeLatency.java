@@ -26,8 +26,8 @@ public final class KneeLatency {
     this.k = k;
   }
 
-  /** The original experiment's model: base 100 ms, limit 30, factor 1.05, K 15. */
-  public static KneeLatency seed003() {
+  /** The retry-storm experiment's server model: base 100 ms, limit 30, factor 1.05, K 15. */
+  public static KneeLatency stormExperiment() {
     return of(Duration.ofMillis(100), 30, 1.05, 15);
   }
 

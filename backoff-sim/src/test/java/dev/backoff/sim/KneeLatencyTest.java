@@ -12,7 +12,7 @@ import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 
 class KneeLatencyTest {
-  private final KneeLatency seed = KneeLatency.seed003();
+  private final KneeLatency seed = KneeLatency.stormExperiment();
 
   @Test
   void baseUpToTheKneeInclusive() {
