@@ -10,7 +10,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import java.util.function.Supplier;
@@ -39,7 +38,8 @@ import java.util.function.Supplier;
  * {@link AsyncAttempt} with its {@link OutcomeJudge}; "supplier" above means either.
  * The call is its own {@link AttemptContext}, so a waiting call is no bigger for it.
  */
-final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Callable<Object>, AttemptContext {
+final class AsyncCall<R, T extends R> extends CompletableFuture<T>
+    implements Callable<Object>, Runnable, AttemptContext {
   private static final int RUNNING = 0;
   private static final int WAITING = 1;
   private static final int DONE = 2;
@@ -106,6 +106,12 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   @Override
   public long nanosLeft() {
     return SyncLoop.timeLeft(executor.policy.maxElapsedNanos, startNanos, executor.clock);
+  }
+
+  /** The scheduled retry, for a {@link RetryScheduler} that takes it as a {@link Runnable}. */
+  @Override
+  public void run() {
+    call();
   }
 
   /** The scheduled retry. */
@@ -267,7 +273,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     inFlight = SCHEDULING; // no attempt is in flight now (decide cleared it)
     state = WAITING; // before scheduling: the task may run at once on another thread
     try {
-      Future<?> task = executor.scheduler.schedule((Callable<Object>) this, delayNanos, TimeUnit.NANOSECONDS);
+      Future<?> task = executor.scheduler.schedule(this, delayNanos);
       if (PENDING.compareAndSet(this, before, task)) {
         // The task has not started, so the marker is still ours (a started task replaces it).
         IN_FLIGHT.compareAndSet(this, SCHEDULING, null);

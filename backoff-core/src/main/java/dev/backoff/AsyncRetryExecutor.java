@@ -8,7 +8,8 @@ import java.util.random.RandomGenerator;
 
 /**
  * Retries calls that return a {@link CompletionStage} under a {@link RetryPolicy}, without holding a thread
- * while it waits: each retry is a task scheduled on a {@link ScheduledExecutorService}. Immutable and
+ * while it waits: each retry is a task scheduled on a {@link RetryScheduler} (by default a
+ * {@link ScheduledExecutorService}). Immutable and
  * thread-safe; it holds no lock, so it is as much at home on virtual threads as on an event loop.
  *
  * <pre>{@code
@@ -52,11 +53,13 @@ import java.util.random.RandomGenerator;
  */
 public final class AsyncRetryExecutor<R> {
   final RetryPolicy<R> policy;
-  final ScheduledExecutorService scheduler;
+  private static final RetryScheduler DEFAULT_SCHEDULER = RetryScheduler.of(SharedScheduler.INSTANCE);
+
+  final RetryScheduler scheduler;
   final NanoClock clock;
   final RandomGenerator random;
 
-  private AsyncRetryExecutor(RetryPolicy<R> policy, ScheduledExecutorService scheduler, NanoClock clock,
+  private AsyncRetryExecutor(RetryPolicy<R> policy, RetryScheduler scheduler, NanoClock clock,
       RandomGenerator random) {
     this.policy = policy;
     this.scheduler = scheduler;
@@ -71,7 +74,8 @@ public final class AsyncRetryExecutor<R> {
    * @throws NullPointerException if {@code policy} is null
    */
   public static <R> AsyncRetryExecutor<R> of(RetryPolicy<R> policy) {
-    return of(policy, defaultScheduler());
+    Nanos.requireNonNull("policy", policy);
+    return new AsyncRetryExecutor<>(policy, DEFAULT_SCHEDULER, policy.clock, policy.random);
   }
 
   /**
@@ -80,6 +84,18 @@ public final class AsyncRetryExecutor<R> {
    * @throws NullPointerException if an argument is null
    */
   public static <R> AsyncRetryExecutor<R> of(RetryPolicy<R> policy, ScheduledExecutorService scheduler) {
+    Nanos.requireNonNull("policy", policy);
+    Nanos.requireNonNull("scheduler", scheduler);
+    return new AsyncRetryExecutor<>(policy, RetryScheduler.of(scheduler), policy.clock, policy.random);
+  }
+
+  /**
+   * An executor scheduling retries on {@code scheduler} (a driver's timer: an event loop, a reactive
+   * scheduler, a virtual-time test scheduler), with the policy's clock and random source.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public static <R> AsyncRetryExecutor<R> of(RetryPolicy<R> policy, RetryScheduler scheduler) {
     Nanos.requireNonNull("policy", policy);
     Nanos.requireNonNull("scheduler", scheduler);
     return new AsyncRetryExecutor<>(policy, scheduler, policy.clock, policy.random);
@@ -101,6 +117,16 @@ public final class AsyncRetryExecutor<R> {
    * @throws NullPointerException if {@code scheduler} is null
    */
   public AsyncRetryExecutor<R> withScheduler(ScheduledExecutorService scheduler) {
+    Nanos.requireNonNull("scheduler", scheduler);
+    return new AsyncRetryExecutor<>(policy, RetryScheduler.of(scheduler), clock, random);
+  }
+
+  /**
+   * A copy that schedules retries on {@code scheduler}.
+   *
+   * @throws NullPointerException if {@code scheduler} is null
+   */
+  public AsyncRetryExecutor<R> withScheduler(RetryScheduler scheduler) {
     Nanos.requireNonNull("scheduler", scheduler);
     return new AsyncRetryExecutor<>(policy, scheduler, clock, random);
   }
@@ -131,7 +157,7 @@ public final class AsyncRetryExecutor<R> {
   }
 
   /** The scheduler retries run on. */
-  public ScheduledExecutorService scheduler() {
+  public RetryScheduler scheduler() {
     return scheduler;
   }
 

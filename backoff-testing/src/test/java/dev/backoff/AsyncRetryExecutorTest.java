@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -316,12 +317,36 @@ class AsyncRetryExecutorTest {
   @Test
   void argumentsAreChecked() {
     RetryPolicy<String> policy = policy().build();
-    assertThatThrownBy(() -> AsyncRetryExecutor.of(policy, null))
+    assertThatThrownBy(() -> AsyncRetryExecutor.of(policy, (ScheduledExecutorService) null))
         .isInstanceOf(NullPointerException.class).hasMessage("scheduler must not be null");
+    assertThatThrownBy(() -> AsyncRetryExecutor.of(policy, (RetryScheduler) null))
+        .isInstanceOf(NullPointerException.class).hasMessage("scheduler must not be null");
+    assertThatThrownBy(() -> RetryScheduler.of(null))
+        .isInstanceOf(NullPointerException.class).hasMessage("executor must not be null");
     assertThatThrownBy(() -> AsyncRetryExecutor.of(policy, scheduler).call(null))
         .isInstanceOf(NullPointerException.class).hasMessage("supplier must not be null");
     assertThatThrownBy(() -> AsyncRetryExecutor.defaultScheduler().shutdown())
         .isInstanceOf(UnsupportedOperationException.class);
+  }
+
+  @Test
+  void aOneMethodSchedulerCarriesTheRetries() {
+    // A driver's own timer: it sees each retry's delay, and a handle it returns is what cancel() cancels.
+    List<Long> delays = new ArrayList<>();
+    RetryScheduler timer = (task, delayNanos) -> {
+      delays.add(delayNanos);
+      return scheduler.schedule(task, delayNanos, TimeUnit.NANOSECONDS);
+    };
+    Scripted supplier = new Scripted(new IOException("1"), new IOException("2"));
+    CompletableFuture<String> call = AsyncRetryExecutor.of(policy().build(), timer).call(supplier);
+    assertThat(delays).hasSize(1);
+    scheduler.runNext();
+    assertThat(delays).hasSize(2);
+    assertThat(delays).allSatisfy(delay -> assertThat(delay).isPositive());
+    call.cancel(false);
+    assertThat(scheduler.pending()).isZero();
+    assertThat(scheduler.runNext()).isFalse();
+    assertThat(supplier.attempts).hasValue(2);
   }
 
   @Test
