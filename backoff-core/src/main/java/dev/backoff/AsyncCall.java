@@ -10,9 +10,13 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 /**
  * The one asynchronous retry loop: {@link AsyncRetryExecutor} and every asynchronous driver (through
@@ -37,6 +41,10 @@ import java.util.function.Supplier;
  * <p>The attempt is the executor's {@link Supplier} (judged by the policy's rules, inline) or a driver's
  * {@link AsyncAttempt} with its {@link OutcomeJudge}; "supplier" above means either.
  * The call is its own {@link AttemptContext}, so a waiting call is no bigger for it.
+ *
+ * <p>When the policy has an attempt timeout or listeners of attempt events, each attempt's stage is watched
+ * by an {@link AttemptWatch} (allocated per attempt; the plain path allocates none): it tells those
+ * listeners, and times the attempt on the scheduler.
  */
 final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     implements Callable<Object>, Runnable, AttemptContext {
@@ -70,15 +78,19 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
   // The thread calling the supplier while STARTING, or handing the retry to the scheduler (inFlight is then
   // SCHEDULING): written before the volatile write that publishes it.
   private Thread starter;
+  private final Recovery<T> recovery; // null: none
 
-  AsyncCall(AsyncRetryExecutor<R> executor, Supplier<? extends CompletionStage<T>> supplier) {
+  AsyncCall(AsyncRetryExecutor<R> executor, Supplier<? extends CompletionStage<T>> supplier,
+      Recovery<T> recovery) {
     this.executor = executor;
     this.attempt = supplier;
+    this.recovery = recovery;
   }
 
   AsyncCall(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt, OutcomeJudge<R> judge) {
     this.executor = executor;
     this.attempt = new Hooks<>(attempt, judge);
+    this.recovery = null;
   }
 
   /** A driver's two hooks. */
@@ -137,6 +149,9 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
 
   @SuppressWarnings("unchecked")
   private void startAttempt() {
+    RetryPolicy<R> policy = executor.policy;
+    AttemptWatch<R, T> watch = policy.attemptListeners.length == 0 && policy.attemptTimeoutNanos == Long.MAX_VALUE
+        ? null : new AttemptWatch<>(this);
     CompletionStage<T> stage;
     try {
       stage = attempt instanceof Hooks ? ((Hooks<R, T>) attempt).attempt.start(this)
@@ -146,7 +161,11 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       }
     } catch (Throwable failure) {
       supplierReturned();
-      onOutcome(null, failure);
+      if (watch != null) {
+        watch.accept(null, failure);
+      } else {
+        onOutcome(null, failure);
+      }
       return;
     }
     inFlight = stage; // before supplierReturned: a canceller that waited then finds the stage to cancel
@@ -154,11 +173,119 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     if (isDone()) {
       cancelStage(stage); // cancelled while the attempt was starting
     }
+    if (watch != null) {
+      watch.watch(stage);
+      return;
+    }
     try {
       stage.whenComplete((result, failure) -> onOutcome(result, failure));
     } catch (Throwable failure) {
       onOutcome(null, failure); // a stage that cannot even take a callback: a failed attempt
     }
+  }
+
+  /**
+   * One attempt's watcher, on the watched path: tells the attempt listeners that it started and finished,
+   * and ends it with a {@link TimeoutException} (cancelling its stage) if the policy's attempt timeout,
+   * clipped to the deadline, passes first. Whichever comes first, the stage's outcome or the timer, moves
+   * {@link #settled} and hands the outcome to the call; a result arriving later is discarded.
+   */
+  private static final class AttemptWatch<R, T extends R> implements Runnable, BiConsumer<T, Throwable> {
+    @SuppressWarnings("rawtypes")
+    private static final AtomicIntegerFieldUpdater<AttemptWatch> SETTLED =
+        AtomicIntegerFieldUpdater.newUpdater(AttemptWatch.class, "settled");
+
+    private final AsyncCall<R, T> call;
+    private final int number;
+    private final long began;
+    private long timeoutNanos;
+    private CompletionStage<T> stage;
+    private volatile Future<?> timer;
+    private volatile int settled;
+
+    AttemptWatch(AsyncCall<R, T> call) {
+      this.call = call;
+      this.number = call.attempt();
+      RetryPolicy<R> policy = call.executor.policy;
+      if (policy.attemptListeners.length > 0) {
+        began = call.executor.clock.nanoTime();
+        Listeners.tell(policy.attemptListeners, Listeners.ATTEMPT_STARTED,
+            new RetryEvent<>(policy.name, number, began - call.startNanos(), null, null, null, 0, null));
+      } else {
+        began = 0;
+      }
+    }
+
+    /** Watches the attempt's stage: its outcome, and the timer if the policy has an attempt timeout. */
+    void watch(CompletionStage<T> attemptStage) {
+      this.stage = attemptStage;
+      RetryPolicy<R> policy = call.executor.policy;
+      boolean completed = attemptStage instanceof CompletableFuture<?> future && future.isDone();
+      if (policy.attemptTimeoutNanos != Long.MAX_VALUE && !completed) {
+        timeoutNanos = policy.attemptTimeoutNanos(call.nanosLeft());
+        try {
+          Future<?> scheduled = call.executor.scheduler.schedule(this, timeoutNanos);
+          timer = scheduled;
+          if (settled != 0) {
+            scheduled.cancel(false); // the outcome arrived while the timer was being scheduled
+          }
+        } catch (RuntimeException rejected) {
+          // Without its timer the attempt could run past its timeout unnoticed: it fails instead, and the
+          // policy decides whether to retry (a scheduler that was shut down will refuse the retry too).
+          if (SETTLED.compareAndSet(this, 0, 1)) {
+            cancelStage(attemptStage);
+            finish(null, rejected);
+          }
+          return;
+        }
+      }
+      try {
+        attemptStage.whenComplete(this);
+      } catch (Throwable failure) {
+        accept(null, failure); // a stage that cannot even take a callback: a failed attempt
+      }
+    }
+
+    /** The attempt's time is up. */
+    @Override
+    public void run() {
+      if (!SETTLED.compareAndSet(this, 0, 1)) {
+        return;
+      }
+      cancelStage(stage);
+      finish(null, new TimeoutException("attempt " + number + " took longer than its timeout, "
+          + Duration.ofNanos(timeoutNanos).truncatedTo(ChronoUnit.MILLIS)));
+    }
+
+    /** The attempt's outcome. */
+    @Override
+    public void accept(T result, Throwable failure) {
+      if (!SETTLED.compareAndSet(this, 0, 1)) {
+        call.discard(result); // timed out before: nobody will read it
+        return;
+      }
+      Future<?> scheduled = timer;
+      if (scheduled != null) {
+        scheduled.cancel(false);
+      }
+      finish(result, failure);
+    }
+
+    private void finish(T result, Throwable failure) {
+      RetryPolicy<R> policy = call.executor.policy;
+      if (policy.attemptListeners.length > 0) {
+        long ended = call.executor.clock.nanoTime();
+        Listeners.tell(policy.attemptListeners, Listeners.ATTEMPT_FINISHED, new RetryEvent<>(policy.name, number,
+            ended - call.startNanos(), result, failure == null ? null : unwrap(failure), null, 0, null,
+            ended - began));
+      }
+      call.onOutcome(result, failure);
+    }
+  }
+
+  /** The call's start: the clock's reading, or 0 if the policy needs none (then no attempt event is sent). */
+  private long startNanos() {
+    return startNanos;
   }
 
   /** Lets a canceller waiting for the supplier go on; the first attempt (never STARTING) writes nothing. */
@@ -254,7 +381,21 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       return;
     }
     state = DONE;
-    if (decision.isSuccess() || execution.lastFailure() == null) {
+    if (decision.isSuccess()) {
+      T last = (T) execution.lastResult();
+      if (!super.complete(last)) {
+        discard(last);
+      }
+    } else if (recovery != null && SyncLoop.recovers(execution.stopReason())) {
+      T recovered;
+      try {
+        recovered = SyncLoop.recover(recovery, execution);
+      } catch (Throwable thrown) {
+        super.completeExceptionally(thrown);
+        return;
+      }
+      super.complete(recovered);
+    } else if (execution.lastFailure() == null) {
       T last = (T) execution.lastResult();
       if (!super.complete(last)) {
         discard(last);

@@ -17,9 +17,16 @@ public final class RetryEvent<R> {
   private final FailureClass failureClass;
   private final long delayNanos;
   private final StopReason stopReason;
+  private final long attemptNanos;
 
   RetryEvent(String policyName, int attempts, long elapsedNanos, R result, Throwable failure,
       FailureClass failureClass, long delayNanos, StopReason stopReason) {
+    this(policyName, attempts, elapsedNanos, result, failure, failureClass, delayNanos, stopReason, 0);
+  }
+
+  RetryEvent(String policyName, int attempts, long elapsedNanos, R result, Throwable failure,
+      FailureClass failureClass, long delayNanos, StopReason stopReason, long attemptNanos) {
+    this.attemptNanos = attemptNanos;
     this.policyName = policyName;
     this.attempts = attempts;
     this.elapsedNanos = elapsedNanos;
@@ -78,6 +85,19 @@ public final class RetryEvent<R> {
   /** For exhausted and aborted events, why the call stopped; otherwise null. */
   public StopReason stopReason() {
     return stopReason;
+  }
+
+  /**
+   * For an attempt-finished event, how long the attempt took (from just before it started to when its
+   * outcome arrived); otherwise zero.
+   */
+  public Duration attemptDuration() {
+    return Duration.ofNanos(Math.max(0, attemptNanos));
+  }
+
+  /** {@link #attemptDuration()} in nanoseconds. */
+  public long attemptDurationNanos() {
+    return Math.max(0, attemptNanos);
   }
 
   @Override
