@@ -78,19 +78,28 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
   // The thread calling the supplier while STARTING, or handing the retry to the scheduler (inFlight is then
   // SCHEDULING): written before the volatile write that publishes it.
   private Thread starter;
-  private final Recovery<T> recovery; // null: none
 
   AsyncCall(AsyncRetryExecutor<R> executor, Supplier<? extends CompletionStage<T>> supplier,
       Recovery<T> recovery) {
     this.executor = executor;
-    this.attempt = supplier;
-    this.recovery = recovery;
+    // The recovery travels with the supplier, so that a call without one is no bigger for it.
+    this.attempt = recovery == null ? supplier : new Recovering<>(supplier, recovery);
+  }
+
+  /** The executor's supplier with the caller's recovery. */
+  private static final class Recovering<T> {
+    final Supplier<? extends CompletionStage<T>> supplier;
+    final Recovery<T> recovery;
+
+    Recovering(Supplier<? extends CompletionStage<T>> supplier, Recovery<T> recovery) {
+      this.supplier = supplier;
+      this.recovery = recovery;
+    }
   }
 
   AsyncCall(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt, OutcomeJudge<R> judge) {
     this.executor = executor;
     this.attempt = new Hooks<>(attempt, judge);
-    this.recovery = null;
   }
 
   /** A driver's two hooks. */
@@ -155,6 +164,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     CompletionStage<T> stage;
     try {
       stage = attempt instanceof Hooks ? ((Hooks<R, T>) attempt).attempt.start(this)
+          : attempt instanceof Recovering ? ((Recovering<T>) attempt).supplier.get()
           : ((Supplier<? extends CompletionStage<T>>) attempt).get();
       if (stage == null) {
         throw new NullPointerException("the attempt returned null instead of a CompletionStage");
@@ -386,10 +396,10 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       if (!super.complete(last)) {
         discard(last);
       }
-    } else if (recovery != null && SyncLoop.recovers(execution.stopReason())) {
+    } else if (attempt instanceof Recovering && SyncLoop.recovers(execution.stopReason())) {
       T recovered;
       try {
-        recovered = SyncLoop.recover(recovery, execution);
+        recovered = SyncLoop.recover(((Recovering<T>) attempt).recovery, execution);
       } catch (Throwable thrown) {
         super.completeExceptionally(thrown);
         return;
