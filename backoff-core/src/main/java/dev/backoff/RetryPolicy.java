@@ -159,11 +159,14 @@ public final class RetryPolicy<R> {
 
   /**
    * One attempt's timeout in nanoseconds: the attempt timeout clipped to {@code nanosLeft}, the time left
-   * before the deadline (never below zero); {@link Long#MAX_VALUE} when there is neither.
+   * before the deadline. Never below 1 ms (as the HTTP client's): an attempt started at the deadline gets a
+   * token millisecond rather than none.
    */
   long attemptTimeoutNanos(long nanosLeft) {
-    return Math.max(0, Math.min(attemptTimeoutNanos, nanosLeft));
+    return Math.max(MIN_ATTEMPT_TIMEOUT_NANOS, Math.min(attemptTimeoutNanos, nanosLeft));
   }
+
+  private static final long MIN_ATTEMPT_TIMEOUT_NANOS = 1_000_000;
 
   /** The default backoff (used for failure classes without their own). */
   public Backoff backoff() {
@@ -322,8 +325,9 @@ public final class RetryPolicy<R> {
      * classifier (so a budget charges it as a timeout), and is retried by the policy's rules like any
      * other failure. The asynchronous executor enforces it with a timer on its scheduler and cancels the
      * attempt's stage; the synchronous executor cannot stop a running attempt without interrupting it, so
-     * it enforces the timeout only if {@link #interruptOnAttemptTimeout(boolean)} opts in. Drivers read
-     * each attempt's timeout from their attempt context. Default: none.
+     * it enforces the timeout only if {@link #interruptOnAttemptTimeout(boolean)} opts in. An attempt
+     * started at the deadline gets 1 ms. The HTTP client uses it as its per-attempt timeout when neither
+     * the request nor the client sets one. Default: none.
      *
      * @throws IllegalArgumentException if {@code attemptTimeout} is not positive
      * @throws NullPointerException if {@code attemptTimeout} is null

@@ -194,7 +194,8 @@ class AttemptTimeoutTest {
 
   /**
    * Each attempt's timeout is the policy's, clipped to what is left of the deadline: the first attempt's
-   * watchdog waits min(timeout, deadline), the second's min(timeout, deadline - first attempt - backoff).
+   * watchdog waits min(timeout, deadline), the second's min(timeout, deadline - first attempt - backoff),
+   * and never less than 1 ms.
    */
   @Property(tries = 300)
   void theSyncWatchdogWaitsTheTimeoutClippedToTheDeadline(
@@ -225,7 +226,7 @@ class AttemptTimeoutTest {
     if (firstMs + backoffMs <= deadlineMs) {
       assertThat(attempts).hasValue(2);
       assertThat(waits).hasSize(2);
-      assertThat(waits.get(1)).isEqualTo(Duration.ofMillis(Math.min(timeoutMs, deadlineMs - firstMs - backoffMs)));
+      assertThat(waits.get(1)).isEqualTo(Duration.ofMillis(Math.max(1, Math.min(timeoutMs, deadlineMs - firstMs - backoffMs))));
     } else {
       assertThat(attempts).hasValue(1); // the retry would end past the deadline
       assertThat(waits).hasSize(1);
@@ -349,7 +350,7 @@ class AttemptTimeoutTest {
     if (firstMs + backoffMs <= deadlineMs) {
       assertThat(stages).hasSize(2);
       assertThat(waits).containsExactly(waits.get(0), Duration.ofMillis(backoffMs),
-          Duration.ofMillis(Math.min(timeoutMs, deadlineMs - firstMs - backoffMs)));
+          Duration.ofMillis(Math.max(1, Math.min(timeoutMs, deadlineMs - firstMs - backoffMs))));
     } else {
       assertThat(stages).hasSize(1);
     }
