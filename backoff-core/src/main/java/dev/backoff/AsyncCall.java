@@ -220,7 +220,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       if (policy.attemptListeners.length > 0) {
         began = call.executor.clock.nanoTime();
         Listeners.tell(policy.attemptListeners, Listeners.ATTEMPT_STARTED,
-            new RetryEvent<>(policy.name, number, began - call.startNanos(), null, null, null, 0, null));
+            new RetryEvent<>(policy.name, number, began - call.startNanos(), null, null, null, 0, null, 0, call));
       } else {
         began = 0;
       }
@@ -287,10 +287,15 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         long ended = call.executor.clock.nanoTime();
         Listeners.tell(policy.attemptListeners, Listeners.ATTEMPT_FINISHED, new RetryEvent<>(policy.name, number,
             ended - call.startNanos(), result, failure == null ? null : unwrap(failure), null, 0, null,
-            ended - began));
+            ended - began, call));
       }
       call.onOutcome(result, failure);
     }
+  }
+
+  /** The call's identity in listener events: itself, when the policy has listeners of attempt events. */
+  private Object identity() {
+    return executor.policy.attemptListeners.length == 0 ? null : this;
   }
 
   /** The call's start: the clock's reading, or 0 if the policy needs none (then no attempt event is sent). */
@@ -325,7 +330,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       // The caller cancelled (or completed) the future during the attempt.
       long now = executor.clock.nanoTime();
       if (execution == null) {
-        execution = FirstAttempt.failed(policy, startNanos, now, executor.random);
+        execution = FirstAttempt.failed(policy, startNanos, now, executor.random, identity());
       }
       state = DONE;
       execution.stop(StopReason.CANCELLED, now);
@@ -340,14 +345,14 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         }
         // First-try success: like the sync loop, read no clock unless a deadline or listener needs it.
         state = DONE;
-        FirstAttempt.succeeded(policy, result, startNanos, executor.clock);
+        FirstAttempt.succeeded(policy, result, startNanos, executor.clock, identity());
         if (!super.complete(result)) {
           discard(result);
         }
         return;
       }
       long now = executor.clock.nanoTime();
-      execution = FirstAttempt.failed(policy, startNanos, now, executor.random);
+      execution = FirstAttempt.failed(policy, startNanos, now, executor.random, identity());
       decideAfter(cause, result, verdict, now);
       return;
     }

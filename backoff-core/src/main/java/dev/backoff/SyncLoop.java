@@ -41,6 +41,8 @@ final class SyncLoop {
     long start = FirstAttempt.start(policy, clock);
     // Only a driver's hook reads the context: the executors' targets get none, and allocate none.
     Context context = kind == HOOK ? new Context(policy, clock, start) : null;
+    // The call's identity in listener events, only for listeners of attempt events (RetryEvent.call()).
+    Object call = policy.attemptListeners.length == 0 ? null : new Object();
     T result = null;
     Throwable failure = null;
     if (policy.attemptListeners.length == 0 && !policy.interruptOnAttemptTimeout) {
@@ -50,7 +52,7 @@ final class SyncLoop {
         failure = t;
       }
     } else {
-      Watchdog watched = watched(executor, target, kind, context, 1, start);
+      Watchdog watched = watched(executor, target, kind, context, 1, start, call);
       result = (T) watched.result;
       failure = watched.failure;
     }
@@ -59,20 +61,20 @@ final class SyncLoop {
       if (failure != null) {
         throw new IllegalArgumentException("the judge accepted a failure: " + failure, failure);
       }
-      FirstAttempt.succeeded(policy, result, start, clock);
+      FirstAttempt.succeeded(policy, result, start, clock, call);
       return result;
     }
-    return retry(executor, target, kind, judge, context, start, result, failure, verdict, recovery);
+    return retry(executor, target, kind, judge, context, start, result, failure, verdict, recovery, call);
   }
 
   @SuppressWarnings("unchecked")
   private static <R, T extends R> T retry(RetryExecutor<R> executor, Object target, int kind,
       OutcomeJudge<R> judge, Context context, long start, T firstResult, Throwable firstFailure,
-      Verdict firstVerdict, Recovery<T> recovery) throws Exception {
+      Verdict firstVerdict, Recovery<T> recovery, Object call) throws Exception {
     RetryPolicy<R> policy = executor.policy;
     NanoClock clock = executor.clock;
     long now = clock.nanoTime();
-    Execution<R> execution = FirstAttempt.failed(policy, start, now, executor.random);
+    Execution<R> execution = FirstAttempt.failed(policy, start, now, executor.random, call);
     Decision decision = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now);
     while (decision.isRetry()) {
       try {
@@ -99,7 +101,7 @@ final class SyncLoop {
         }
       } else {
         Watchdog watched = watched(executor, target, kind, context, execution.attempts() + 1,
-            execution.startNanos());
+            execution.startNanos(), call);
         result = (T) watched.result;
         failure = watched.failure;
       }
@@ -162,7 +164,7 @@ final class SyncLoop {
    */
   @SuppressWarnings("unchecked")
   private static <R> Watchdog watched(RetryExecutor<R> executor, Object target, int kind, Context context,
-      int attempt, long callStart) {
+      int attempt, long callStart, Object call) {
     RetryPolicy<R> policy = executor.policy;
     NanoClock clock = executor.clock;
     RetryListener<R>[] listeners = policy.attemptListeners;
@@ -170,7 +172,7 @@ final class SyncLoop {
     if (listeners.length > 0) {
       began = clock.nanoTime();
       Listeners.tell(listeners, Listeners.ATTEMPT_STARTED,
-          new RetryEvent<>(policy.name, attempt, began - callStart, null, null, null, 0, null));
+          new RetryEvent<>(policy.name, attempt, began - callStart, null, null, null, 0, null, 0, call));
     }
     Watchdog run = new Watchdog(Thread.currentThread());
     long timeoutNanos = -1;
@@ -206,7 +208,7 @@ final class SyncLoop {
     if (listeners.length > 0) {
       long ended = clock.nanoTime();
       Listeners.tell(listeners, Listeners.ATTEMPT_FINISHED, new RetryEvent<>(policy.name, attempt,
-          ended - callStart, (R) run.result, run.failure, null, 0, null, ended - began));
+          ended - callStart, (R) run.result, run.failure, null, 0, null, ended - began, call));
     }
     return run;
   }

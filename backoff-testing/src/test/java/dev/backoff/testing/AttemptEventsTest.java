@@ -102,6 +102,52 @@ class AttemptEventsTest {
   }
 
   @Test
+  void everyEventOfOneCallNamesTheSameCallAndEachCallADifferentOne() throws Exception {
+    List<RetryEvent<String>> events = new CopyOnWriteArrayList<>();
+    RetryListener<String> recording = new RetryListener<>() {
+      @Override
+      public void onAttemptStarted(RetryEvent<String> e) {
+        events.add(e);
+      }
+
+      @Override
+      public void onRetryScheduled(RetryEvent<String> e) {
+        events.add(e);
+      }
+
+      @Override
+      public void onSuccess(RetryEvent<String> e) {
+        events.add(e);
+      }
+    };
+    RetryExecutor<String> sync = RetryExecutor.of(policy().listener(recording).build());
+    sync.call(failingOnceTaking10ms());
+    sync.call(() -> "at once");
+    FakeScheduler scheduler = new FakeScheduler(clock);
+    CompletableFuture<String> async = AsyncRetryExecutor.of(policy().listener(recording).build(), scheduler)
+        .call(() -> CompletableFuture.completedFuture("async"));
+
+    assertThat(events).hasSize(4 + 2 + 2); // started, scheduled, started, success; started, success; twice
+    Object first = events.get(0).call();
+    assertThat(first).isNotNull();
+    assertThat(events.subList(0, 4)).allSatisfy(e -> assertThat(e.call()).isSameAs(first));
+    Object second = events.get(4).call();
+    assertThat(second).isNotNull().isNotSameAs(first);
+    assertThat(events.get(5).call()).isSameAs(second);
+    assertThat(events.get(6).call()).isSameAs(events.get(7).call()).isNotSameAs(first).isNotSameAs(second);
+    assertThat(async).isCompletedWithValue("async");
+
+    List<Object> withoutAttemptListeners = new CopyOnWriteArrayList<>();
+    RetryExecutor.of(policy().listener(new RetryListener<String>() {
+      @Override
+      public void onSuccess(RetryEvent<String> e) {
+        withoutAttemptListeners.add(e.call() == null ? "null" : e.call());
+      }
+    }).build()).call(() -> "ok");
+    assertThat(withoutAttemptListeners).containsExactly("null");
+  }
+
+  @Test
   void aListenerWithoutAttemptMethodsCostsNoClockReadPerAttempt() throws Exception {
     RetryListener<String> retriesOnly = new RetryListener<>() {
       @Override
