@@ -116,17 +116,15 @@ final class SyncLoop {
       // driver's judge saw it: the caller must still see the interrupt.
       Thread.currentThread().interrupt();
     }
-    if (decision.isSuccess()) {
+    boolean recovering = recovery != null && !decision.isSuccess() && recovers(execution.stopReason());
+    if (decision.isSuccess() || (execution.lastFailure() == null && !recovering)) {
       return (T) execution.lastResult();
     }
     if (!policy.needsStartTime) {
       execution.markEnd(clock.nanoTime()); // for the RetryHistory's elapsed time
     }
-    if (recovery != null && recovers(execution.stopReason())) {
+    if (recovering) {
       return recover(recovery, execution);
-    }
-    if (execution.lastFailure() == null) {
-      return (T) execution.lastResult();
     }
     throw SyncLoop.<Exception>rethrowUnchecked(execution.finalFailure());
   }
