@@ -38,7 +38,8 @@ final class DriverAccess implements CoreAccess {
   @Override
   public <R, T extends R> T sync(RetryExecutor<R> executor, SyncAttempt<T> attempt, OutcomeJudge<R> judge)
       throws Exception {
-    return SyncLoop.call(executor, attempt, SyncLoop.HOOK, judge == OutcomeJudge.<R>policyRules() ? null : judge);
+    return SyncLoop.call(executor, attempt, SyncLoop.HOOK, judge == OutcomeJudge.<R>policyRules() ? null : judge,
+        null);
   }
 
   @Override

@@ -65,11 +65,13 @@ final class HttpRetryRules {
   }
 
   /**
-   * Failures worth retrying: timeouts (connect or response), refused or unreachable connections, and
+   * Failures worth retrying: timeouts (connect or response, or the policy's attempt timeout), refused or unreachable connections, and
    * connections the peer reset or closed before the response arrived. Tested on each cause.
    */
   static boolean isRetryable(Throwable t) {
-    if (t instanceof HttpTimeoutException || t instanceof ConnectException || t instanceof NoRouteToHostException
+    // A java.util.concurrent.TimeoutException is the retry loop's own attempt timeout (the policy's).
+    if (t instanceof HttpTimeoutException || t instanceof java.util.concurrent.TimeoutException
+        || t instanceof ConnectException || t instanceof NoRouteToHostException
         || t instanceof ClosedChannelException || t instanceof EOFException) {
       return true;
     }

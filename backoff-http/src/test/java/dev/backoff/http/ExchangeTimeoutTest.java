@@ -104,6 +104,26 @@ class ExchangeTimeoutTest {
   }
 
   @Test
+  void withoutItsOwnTimeoutTheClientTimesEachAttemptWithThePolicys() throws Exception {
+    try (StreamingHttpServer server = trickling()) {
+      retries = new RecordingScheduler(true);
+      RetryingHttpClient http = RetryingHttpClient.builder(HTTP)
+          .policy(policy(2).attemptTimeout(Duration.ofMillis(700)).build())
+          .timeoutScheduler(timers).scheduler(retries).build();
+      Future<HttpResponse<String>> call = caller.submit(
+          () -> http.send(HttpRequest.newBuilder(server.uri()).build(), BodyHandlers.ofString()));
+      fireTimerOnceBodyBegins(server, 1);
+      fireTimerOnceBodyBegins(server, 2);
+
+      Throwable failure = cause(call);
+      assertThat(failure).isInstanceOf(HttpTimeoutException.class)
+          .hasMessage("no complete response within PT0.7S (the attempt's timeout)");
+      assertThat(RetryHistory.of(failure).attempts()).isEqualTo(2);
+      assertThat(timers.delays()).containsExactly(Duration.ofMillis(700), Duration.ofMillis(700));
+    }
+  }
+
+  @Test
   void sendAsyncEndsEachTricklingAttemptWithATimeout() throws Exception {
     try (StreamingHttpServer server = trickling()) {
       CompletableFuture<HttpResponse<String>> call = client(policy(2)).build()

@@ -97,6 +97,8 @@ class HttpRetryRulesTest {
   void classifiesWhatIsWorthRetrying() {
     assertThat(HttpRetryRules.isRetryable(new HttpTimeoutException("request timed out"))).isTrue();
     assertThat(HttpRetryRules.isRetryable(new HttpConnectTimeoutException("connect timed out"))).isTrue();
+    // The loop's own attempt timeout (the policy's), which times asynchronous exchanges too.
+    assertThat(HttpRetryRules.isRetryable(new java.util.concurrent.TimeoutException("attempt 1 timed out"))).isTrue();
     assertThat(HttpRetryRules.isRetryable(new ConnectException("Connection refused"))).isTrue();
     assertThat(HttpRetryRules.isRetryable(new SocketException("Connection reset"))).isTrue();
     assertThat(HttpRetryRules.isRetryable(new IOException("Connection reset by peer"))).isTrue();
