@@ -47,6 +47,7 @@ class ModulePathConsumerTest {
         module consumer {
           requires dev.backoff.core;
           requires dev.backoff.http;
+          requires dev.backoff.http.rules;
           requires dev.backoff.testing;
           requires dev.backoff.micrometer;
           requires dev.backoff.sim;
@@ -71,10 +72,11 @@ class ModulePathConsumerTest {
 
       assertThat(run.exitCode()).as(run.output() + run.errors()).isZero();
       assertThat(run.output().lines()).containsExactly(
-          "modules: consumer dev.backoff.core dev.backoff.http dev.backoff.lab dev.backoff.micrometer"
-              + " dev.backoff.sim dev.backoff.testing",
+          "modules: consumer dev.backoff.core dev.backoff.http dev.backoff.http.rules dev.backoff.lab"
+              + " dev.backoff.micrometer dev.backoff.sim dev.backoff.testing",
           "executor: ok after 2 attempts",
           "http: 200 hello",
+          "rules: [429, 500, 502, 503, 504] Optional[PT2M]",
           "testing: 5",
           "spec: 1500000000",
           "micrometer: backoff.calls registered",
@@ -130,6 +132,8 @@ class ModulePathConsumerTest {
       import dev.backoff.RetryExecutor;
       import dev.backoff.RetryPolicy;
       import dev.backoff.http.RetryingHttpClient;
+      import dev.backoff.http.rules.HttpRules;
+      import dev.backoff.http.rules.RetryAfter;
       import dev.backoff.lab.LabServer;
       import dev.backoff.micrometer.BackoffMetrics;
       import dev.backoff.sim.ScenarioFiles;
@@ -166,6 +170,8 @@ class ModulePathConsumerTest {
           HttpResponse<String> response = client.send(
               HttpRequest.newBuilder(URI.create(args[0])).build(), HttpResponse.BodyHandlers.ofString());
           System.out.println("http: " + response.statusCode() + " " + response.body());
+          System.out.println("rules: " + HttpRules.defaults().retryStatuses() + " "
+              + RetryAfter.parse("120", java.time.Instant.EPOCH));
 
           System.out.println("testing: " + new FakeClock(5).nanoTime());
           System.out.println("spec: " + Durations.parseNanos("1.5s"));

@@ -1,7 +1,6 @@
-package dev.backoff.http;
+package dev.backoff.http.rules;
 
 import dev.backoff.Pushback;
-import java.net.http.HttpHeaders;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,7 +26,7 @@ import java.util.Optional;
  * gives "no hint", so the caller falls back to its backoff; that covers garbage and negative or fractional
  * numbers. A well-formed value is never ignored for being large: a larger value must never give a sooner
  * retry. Delay-seconds too large for a {@link Duration} (more than 19 digits' worth) give {@link #FOREVER};
- * a far date gives its exact wait, and {@link RetryingHttpClient} treats every wait beyond about 292 years
+ * a far date gives its exact wait, and {@link HttpRules} treats every wait beyond about 292 years
  * (too long for a {@code long} of nanoseconds) as infinite, which ends the call. A date in the past means
  * "retry now" (a zero wait).
  *
@@ -46,8 +45,11 @@ public final class RetryAfter {
   /** The largest wait that fits a {@code long} of nanoseconds. */
   private static final Duration MAX_WAIT = Duration.ofNanos(Long.MAX_VALUE);
 
-  /** The pushback hint for a wait too long for a {@code long} of nanoseconds: "infinite". */
-  static final long INFINITE_NANOS = Long.MAX_VALUE;
+  /**
+   * The pushback hint, in nanoseconds, for a wait too long for a {@code long} of nanoseconds (about 292
+   * years or more): "infinite", which ends a call ({@link HttpRules#retryAfterNanos}).
+   */
+  public static final long INFINITE_NANOS = Long.MAX_VALUE;
   private static final List<String> DAYS = List.of("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun");
   private static final List<String> LONG_DAYS =
       List.of("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday");
@@ -88,14 +90,15 @@ public final class RetryAfter {
   }
 
   /**
-   * The pushback hint for the decision engine from a response's headers: the longest wait among its
-   * readable {@code Retry-After} values (the most conservative: a server that sent several meant at least
-   * the longest), in nanoseconds; {@link #INFINITE_NANOS} when that wait does not fit a {@code long} of
+   * The pushback hint for the decision engine from a response's {@code Retry-After} values: the longest
+   * wait among the readable ones (the most conservative: a server that sent several meant at least the
+   * longest), in nanoseconds; {@link #INFINITE_NANOS} when that wait does not fit a {@code long} of
    * nanoseconds; {@link Pushback#NONE} when no value is readable.
    */
-  static long hintNanos(HttpHeaders headers, Instant now) {
+  static long hintNanos(List<String> values, Instant now) {
     long hint = Pushback.NONE;
-    for (String value : headers.allValues(HEADER)) {
+    for (int i = 0; i < values.size(); i++) {
+      String value = values.get(i);
       Optional<Duration> wait = parse(value, now);
       if (wait.isPresent()) {
         hint = Math.max(hint, nanos(wait.get()));
