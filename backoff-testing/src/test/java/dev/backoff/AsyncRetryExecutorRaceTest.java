@@ -2,6 +2,7 @@ package dev.backoff;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.backoff.testing.RecordingListener;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,25 +60,20 @@ class AsyncRetryExecutorRaceTest {
     }
   }
 
-  /** Five attempts 100 ms apart; aborted calls are recorded in {@code events}. */
-  private static RetryPolicy<String> policyRecordingAborts(List<String> events) {
+  /** Five attempts 100 ms apart, heard by {@code listener}. */
+  private static RetryPolicy<String> policyHeardBy(RecordingListener<String> listener) {
     return RetryPolicy.<String>builder()
         .maxAttempts(5)
         .backoff(Backoff.fixed(Duration.ofMillis(100)))
-        .listener(new RetryListener<>() {
-          @Override
-          public void onAborted(RetryEvent<String> event) {
-            events.add("aborted: " + event.stopReason());
-          }
-        })
+        .listener(listener)
         .build();
   }
 
   @Test
   void cancellingCancelsTheNewestRetryEvenIfAnOlderOneFiredBeforeItsSchedulerReturned() {
     scheduler = new FirstTaskInlineScheduler();
-    List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
-    RetryPolicy<String> policy = policyRecordingAborts(events);
+    RecordingListener<String> listener = new RecordingListener<>();
+    RetryPolicy<String> policy = policyHeardBy(listener);
     AtomicInteger attempts = new AtomicInteger();
     CompletableFuture<String> future = AsyncRetryExecutor.of(policy, scheduler).call(() -> {
       attempts.incrementAndGet();
@@ -91,12 +87,12 @@ class AsyncRetryExecutorRaceTest {
     assertThat(scheduler.held.get(0).isCancelled()).as("the pending retry is cancelled").isTrue();
     assertThat(scheduler.getQueue()).as("no retry left queued").doesNotContain((Runnable) scheduler.held.get(0));
     assertThat(attempts).hasValue(2);
-    assertThat(events).containsExactly("aborted: CANCELLED");
+    assertThat(listener.stopReasons()).containsExactly(StopReason.CANCELLED);
   }
 
   @Test
   void aSchedulerThatThrowsSomethingOtherThanARejectionStillEndsTheCallAndTellsTheListeners() {
-    List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
+    RecordingListener<String> listener = new RecordingListener<>();
     ScheduledThreadPoolExecutor broken = new ScheduledThreadPoolExecutor(1) {
       @Override
       public <V> ScheduledFuture<V> schedule(Callable<V> task, long delay, TimeUnit unit) {
@@ -104,7 +100,7 @@ class AsyncRetryExecutorRaceTest {
       }
     };
     try {
-      RetryPolicy<String> policy = policyRecordingAborts(events);
+      RetryPolicy<String> policy = policyHeardBy(listener);
       IOException busy = new IOException("busy");
       CompletableFuture<String> future = AsyncRetryExecutor.of(policy, broken)
           .call(() -> CompletableFuture.failedFuture(busy));
@@ -113,7 +109,7 @@ class AsyncRetryExecutorRaceTest {
       Throwable cause = future.handle((value, failure) -> failure).join();
       assertThat(cause).isSameAs(busy);
       assertThat(busy.getSuppressed()).anySatisfy(s -> assertThat(s).hasMessage("scheduler broken"));
-      assertThat(events).containsExactly("aborted: CANCELLED");
+      assertThat(listener.stopReasons()).containsExactly(StopReason.CANCELLED);
     } finally {
       broken.shutdownNow();
     }

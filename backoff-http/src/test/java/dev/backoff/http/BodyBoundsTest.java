@@ -1,6 +1,7 @@
 package dev.backoff.http;
 
-import dev.backoff.testing.StreamingHttpServer;
+import static dev.backoff.testing.RecordingListener.Kind.EXHAUSTED;
+import static dev.backoff.testing.RecordingListener.Kind.RETRY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,13 +9,15 @@ import dev.backoff.Backoff;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.RecordingListener;
 import dev.backoff.testing.RecordingSleeper;
+import dev.backoff.testing.StreamingHttpServer;
 import java.io.InputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,7 +34,7 @@ class BodyBoundsTest {
 
   final FakeClock clock = new FakeClock();
   final RecordingSleeper sleeper = new RecordingSleeper(clock);
-  final RecordingListener listener = new RecordingListener();
+  final RecordingListener<HttpResponse<?>> listener = new RecordingListener<>();
 
   RetryPolicy.Builder<HttpResponse<?>> policy(int attempts) {
     return RetryPolicy.<HttpResponse<?>>builder().maxAttempts(attempts).backoff(Backoff.fixed(Duration.ZERO))
@@ -61,7 +64,7 @@ class BodyBoundsTest {
       assertThat(response.statusCode()).isEqualTo(503);
       assertThat(read).isEqualTo(body);
       assertThat(HugeBodyTest.awaitConnections(server, 2)).hasSize(2).filteredOn(sent -> sent < body).hasSize(1);
-      assertThat(listener.kinds()).containsExactly("retry", "exhausted");
+      assertThat(listener.kinds()).containsExactly(RETRY, EXHAUSTED);
     }
   }
 

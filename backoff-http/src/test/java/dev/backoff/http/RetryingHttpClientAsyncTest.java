@@ -2,6 +2,9 @@ package dev.backoff.http;
 
 import static dev.backoff.http.ScriptedServer.hang;
 import static dev.backoff.http.ScriptedServer.respond;
+import static dev.backoff.testing.RecordingListener.Kind.ABORTED;
+import static dev.backoff.testing.RecordingListener.Kind.RETRY;
+import static dev.backoff.testing.RecordingListener.Kind.SUCCESS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -10,13 +13,14 @@ import dev.backoff.RetryHistory;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.RecordingListener;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
-import java.net.http.HttpResponse;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -29,7 +33,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(20)
 class RetryingHttpClientAsyncTest {
   final FakeClock clock = new FakeClock();
-  final RecordingListener listener = new RecordingListener();
+  final RecordingListener<HttpResponse<?>> listener = new RecordingListener<>();
   final CountingHttpClient http = new CountingHttpClient(
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
   RecordingScheduler scheduler;
@@ -69,7 +73,7 @@ class RetryingHttpClientAsyncTest {
       assertThat(response.body()).isEqualTo("ok");
       assertThat(scheduler.delays()).containsExactly(100_000_000L, 2_000_000_000L);
       assertThat(http.sends).hasValue(3);
-      assertThat(listener.kinds()).containsExactly("retry", "retry", "success");
+      assertThat(listener.kinds()).containsExactly(RETRY, RETRY, SUCCESS);
     }
   }
 
@@ -81,7 +85,7 @@ class RetryingHttpClientAsyncTest {
 
       assertThat(response.body()).isEqualTo("ok");
       assertThat(scheduler.delays()).isEmpty();
-      assertThat(listener.kinds()).containsExactly("success");
+      assertThat(listener.kinds()).containsExactly(SUCCESS);
     }
   }
 
@@ -136,7 +140,7 @@ class RetryingHttpClientAsyncTest {
       scheduler.commands().get(0).run();
       assertThat(http.sends).hasValue(1);
       assertThat(server.requestCount()).isEqualTo(1);
-      assertThat(listener.kinds()).containsExactly("retry", "aborted");
+      assertThat(listener.kinds()).containsExactly(RETRY, ABORTED);
       assertThat(listener.last().stopReason()).isEqualTo(StopReason.CANCELLED);
     }
   }

@@ -1,6 +1,8 @@
 package dev.backoff.http;
 
 import static dev.backoff.http.ScriptedServer.respond;
+import static dev.backoff.testing.RecordingListener.Kind.ABORTED;
+import static dev.backoff.testing.RecordingListener.Kind.RETRY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -8,14 +10,15 @@ import dev.backoff.Backoff;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.RecordingListener;
 import dev.backoff.testing.RecordingSleeper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
-import java.net.http.HttpResponse;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -28,7 +31,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 20, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class RetryingHttpClientEdgeCaseTest {
   final FakeClock clock = new FakeClock();
-  final RecordingListener listener = new RecordingListener();
+  final RecordingListener<HttpResponse<?>> listener = new RecordingListener<>();
   RecordingScheduler scheduler;
 
   @AfterEach
@@ -88,7 +91,7 @@ class RetryingHttpClientEdgeCaseTest {
       assertThat(scheduler.getQueue()).isEmpty();
       scheduler.commands().get(0).run(); // the timer firing in a race with the completion starts nothing
       assertThat(http.sends).hasValue(1);
-      assertThat(listener.kinds()).containsExactly("retry", "aborted");
+      assertThat(listener.kinds()).containsExactly(RETRY, ABORTED);
       assertThat(listener.last().stopReason()).isEqualTo(StopReason.CANCELLED);
     }
   }
@@ -123,7 +126,7 @@ class RetryingHttpClientEdgeCaseTest {
     assertThat(Thread.interrupted()).as("the interrupt flag is set again").isTrue();
     assertThat(thrown).isSameAs(interruption);
     assertThat(dev.backoff.RetryHistory.of(thrown).stopReason()).isEqualTo(StopReason.INTERRUPTED);
-    assertThat(listener.kinds()).containsExactly("aborted");
+    assertThat(listener.kinds()).containsExactly(ABORTED);
     assertThat(listener.last().stopReason()).isEqualTo(StopReason.INTERRUPTED);
   }
 }

@@ -3,28 +3,33 @@ package dev.backoff.http;
 import static dev.backoff.http.ScriptedServer.closeWithoutResponse;
 import static dev.backoff.http.ScriptedServer.hang;
 import static dev.backoff.http.ScriptedServer.respond;
+import static dev.backoff.testing.RecordingListener.Kind.ABORTED;
+import static dev.backoff.testing.RecordingListener.Kind.EXHAUSTED;
+import static dev.backoff.testing.RecordingListener.Kind.RETRY;
+import static dev.backoff.testing.RecordingListener.Kind.SUCCESS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.backoff.Backoff;
 import dev.backoff.FailureClass;
-import dev.backoff.RetryBudget;
 import dev.backoff.RetryHistory;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.driver.AttemptContext;
 import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.RecordingListener;
 import dev.backoff.testing.RecordingSleeper;
+import dev.backoff.testing.ScriptedBudget;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpRequest.BodyPublishers;
-import java.net.http.HttpResponse;
+import java.net.http.HttpRequest;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,7 +52,7 @@ class RetryingHttpClientTest {
 
   final FakeClock clock = new FakeClock();
   final RecordingSleeper sleeper = new RecordingSleeper(clock);
-  final RecordingListener listener = new RecordingListener();
+  final RecordingListener<HttpResponse<?>> listener = new RecordingListener<>();
 
   RetryPolicy.Builder<HttpResponse<?>> policy() {
     return RetryPolicy.<HttpResponse<?>>builder()
@@ -76,7 +81,7 @@ class RetryingHttpClientTest {
       assertThat(response.body()).isEqualTo("ok");
       assertThat(server.requestCount()).isEqualTo(3);
       assertThat(sleeper.sleeps()).containsExactly(Duration.ofMillis(100), Duration.ofMillis(100));
-      assertThat(listener.kinds()).containsExactly("retry", "retry", "success");
+      assertThat(listener.kinds()).containsExactly(RETRY, RETRY, SUCCESS);
       assertThat(listener.events().get(0).failureClass()).isEqualTo(FailureClass.THROTTLED);
     }
   }
@@ -158,7 +163,7 @@ class RetryingHttpClientTest {
       assertThat(response.body()).isEqualTo("come back in an hour");
       assertThat(server.requestCount()).isEqualTo(1);
       assertThat(sleeper.sleeps()).isEmpty();
-      assertThat(listener.kinds()).containsExactly("exhausted");
+      assertThat(listener.kinds()).containsExactly(EXHAUSTED);
       assertThat(listener.last().stopReason()).isEqualTo(StopReason.PUSHBACK_TOO_LONG);
     }
   }
@@ -237,7 +242,7 @@ class RetryingHttpClientTest {
       assertThat(response.headers().firstValue("Retry-After")).hasValue("0");
       assertThat(response.uri()).isEqualTo(server.uri("/"));
       assertThat(server.requestCount()).isEqualTo(3);
-      assertThat(listener.kinds()).containsExactly("retry", "retry", "exhausted");
+      assertThat(listener.kinds()).containsExactly(RETRY, RETRY, EXHAUSTED);
       assertThat(listener.last().stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
     }
   }
@@ -280,7 +285,7 @@ class RetryingHttpClientTest {
       assertThat(response.statusCode()).isEqualTo(status);
       assertThat(response.body()).isEqualTo("no");
       assertThat(server.requestCount()).isEqualTo(1);
-      assertThat(listener.kinds()).containsExactly("success");
+      assertThat(listener.kinds()).containsExactly(SUCCESS);
     }
   }
 
@@ -327,7 +332,7 @@ class RetryingHttpClientTest {
       assertThat(response.statusCode()).isEqualTo(503);
       assertThat(response.body()).isEqualTo("busy");
       assertThat(server.requestCount()).isEqualTo(1);
-      assertThat(listener.kinds()).containsExactly("aborted");
+      assertThat(listener.kinds()).containsExactly(ABORTED);
       assertThat(listener.last().stopReason()).isEqualTo(StopReason.NOT_RETRYABLE);
     }
   }
@@ -428,7 +433,7 @@ class RetryingHttpClientTest {
       // The JDK client itself retries an idempotent request once after a lost connection, so the two
       // resets cost one or two of our attempts; ours are the ones the listener sees.
       assertThat(server.connections()).isEqualTo(3);
-      assertThat(listener.kinds()).contains("retry").last().isEqualTo("success");
+      assertThat(listener.kinds()).contains(RETRY).last().isEqualTo(SUCCESS);
       assertThat(listener.events().get(0).failure()).isInstanceOf(IOException.class);
     }
   }
@@ -518,7 +523,7 @@ class RetryingHttpClientTest {
     try (ScriptedServer server = new ScriptedServer(respond(503, "busy"))) {
       RetryingHttpClient http = client(policy()).budgetPerHost(host -> {
         hosts.add(host);
-        return new RefusingBudget();
+        return ScriptedBudget.refusing();
       }).build();
       URI byAddress = server.uri("/");
       URI byName = URI.create("http://LOCALHOST:" + server.port() + "/");
@@ -531,8 +536,8 @@ class RetryingHttpClientTest {
       assertThat(hosts).containsExactly("127.0.0.1", "localhost");
       assertThat(server.requestCount()).isEqualTo(3);
       assertThat(listener.last().stopReason()).isEqualTo(StopReason.BUDGET_EXHAUSTED);
-      assertThat(((RefusingBudget) http.budgetFor("127.0.0.1")).refusals).hasValue(2);
-      assertThat(((RefusingBudget) http.budgetFor("localhost")).refusals).hasValue(1);
+      assertThat(((ScriptedBudget) http.budgetFor("127.0.0.1")).acquires()).isEqualTo(2);
+      assertThat(((ScriptedBudget) http.budgetFor("localhost")).acquires()).isEqualTo(1);
       assertThat(http.budgetFor("example.org")).isNull();
     }
   }
@@ -601,30 +606,5 @@ class RetryingHttpClientTest {
       }
     }
     return false;
-  }
-
-  /** A budget that refuses every retry and counts the refusals. */
-  static final class RefusingBudget implements RetryBudget {
-    final AtomicInteger refusals = new AtomicInteger();
-
-    @Override
-    public void onCall() {}
-
-    @Override
-    public void onFailure(FailureClass failureClass) {}
-
-    @Override
-    public boolean tryAcquire(FailureClass failureClass) {
-      refusals.incrementAndGet();
-      return false;
-    }
-
-    @Override
-    public void onSuccess(int retries, FailureClass lastRetryClass) {}
-
-    @Override
-    public double level() {
-      return 0;
-    }
   }
 }
