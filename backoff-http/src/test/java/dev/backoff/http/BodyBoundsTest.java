@@ -11,7 +11,8 @@ import dev.backoff.StopReason;
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.RecordingListener;
 import dev.backoff.testing.RecordingSleeper;
-import dev.backoff.testing.StreamingHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.Response;
+import dev.backoff.testing.ScriptedHttpServer;
 import java.io.InputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -44,7 +45,7 @@ class BodyBoundsTest {
   static byte[] pattern(int length) {
     byte[] bytes = new byte[length];
     for (int i = 0; i < length; i++) {
-      bytes[i] = StreamingHttpServer.expected(i);
+      bytes[i] = ScriptedHttpServer.patternByte(i);
     }
     return bytes;
   }
@@ -52,7 +53,7 @@ class BodyBoundsTest {
   @Test
   void aRetriedBodyIsReadOnlyToTheLimitThenItsConnectionClosed() throws Exception {
     long body = 64L << 20; // more than any socket buffers hold, so what the client read shows
-    try (StreamingHttpServer server = new StreamingHttpServer(503, body, null)) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.ofLength(503, body))) {
       HttpResponse<InputStream> response = RetryingHttpClient.builder(HTTP).policy(policy(2).build())
           .readAheadLimit(1000).build()
           .send(HttpRequest.newBuilder(server.uri()).build(), BodyHandlers.ofInputStream());
@@ -94,7 +95,7 @@ class BodyBoundsTest {
 
   private <T> void check(BodyHandler<T> handler, Function<T, byte[]> bytes, byte[] expected) throws Exception {
     for (int limit : new int[] {0, 1, 1000, BODY - 1, BODY, BODY + 1}) {
-      try (StreamingHttpServer server = new StreamingHttpServer(503, BODY, null)) {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(Response.ofLength(503, BODY))) {
         RetryingHttpClient http = RetryingHttpClient.builder(HTTP)
             .policy(policy(3).budget(ExchangeTimeoutTest.refusing()).build()).readAheadLimit(limit).build();
         HttpResponse<T> response = http.send(HttpRequest.newBuilder(server.uri()).build(), handler);

@@ -1,7 +1,5 @@
 package dev.backoff.http;
 
-import static dev.backoff.http.ScriptedServer.hang;
-import static dev.backoff.http.ScriptedServer.respond;
 import static dev.backoff.testing.RecordingListener.Kind.ABORTED;
 import static dev.backoff.testing.RecordingListener.Kind.RETRY;
 import static dev.backoff.testing.RecordingListener.Kind.SUCCESS;
@@ -14,13 +12,15 @@ import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.RecordingListener;
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.Response;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -64,8 +64,8 @@ class RetryingHttpClientAsyncTest {
 
   @Test
   void retriesAreScheduledWithTheBackoffAndRetryAfter() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"), respond(429, "", "Retry-After", "2"),
-        respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"),
+        Response.of(429, "").header("Retry-After", "2"), Response.of(200, "ok"))) {
       HttpResponse<String> response = client(true, 4).sendAsync(get(server.uri("/")), BodyHandlers.ofString())
           .get(10, TimeUnit.SECONDS);
 
@@ -79,7 +79,7 @@ class RetryingHttpClientAsyncTest {
 
   @Test
   void firstTrySuccessSchedulesNothing() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(200, "ok"))) {
       HttpResponse<String> response = client(true, 4).sendAsync(get(server.uri("/")), BodyHandlers.ofString())
           .get(10, TimeUnit.SECONDS);
 
@@ -91,7 +91,7 @@ class RetryingHttpClientAsyncTest {
 
   @Test
   void exhaustedRetriesCompleteWithTheLastResponse() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy {n}"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy {n}"))) {
       HttpResponse<String> response = client(true, 2).sendAsync(get(server.uri("/")), BodyHandlers.ofString())
           .get(10, TimeUnit.SECONDS);
 
@@ -114,7 +114,7 @@ class RetryingHttpClientAsyncTest {
 
   @Test
   void postWithoutIdempotencyKeyIsNotRetried() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(200, "ok"))) {
       HttpRequest post = HttpRequest.newBuilder(server.uri("/")).POST(BodyPublishers.ofString("x")).build();
       HttpResponse<String> response = client(true, 4).sendAsync(post, BodyHandlers.ofString())
           .get(10, TimeUnit.SECONDS);
@@ -127,7 +127,7 @@ class RetryingHttpClientAsyncTest {
 
   @Test
   void cancellingDuringTheBackoffCancelsThePendingRetryAndStartsNoAttempt() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"))) {
       CompletableFuture<HttpResponse<String>> future = client(false, 5)
           .sendAsync(get(server.uri("/")), BodyHandlers.ofString());
       assertThat(scheduler.firstScheduled.await(10, TimeUnit.SECONDS)).isTrue();
@@ -147,7 +147,7 @@ class RetryingHttpClientAsyncTest {
 
   @Test
   void cancellingDuringAnAttemptStartsNoFurtherAttempt() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(hang())) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.hang())) {
       CompletableFuture<HttpResponse<String>> future = client(true, 5)
           .sendAsync(get(server.uri("/")), BodyHandlers.ofString());
       while (server.requestCount() == 0) {
@@ -164,7 +164,7 @@ class RetryingHttpClientAsyncTest {
 
   @Test
   void aShutDownSchedulerEndsTheCallWithTheRejection() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"))) {
       RetryingHttpClient client = client(true, 3);
       scheduler.shutdown();
       CompletableFuture<HttpResponse<String>> future = client.sendAsync(get(server.uri("/")), BodyHandlers.ofString());

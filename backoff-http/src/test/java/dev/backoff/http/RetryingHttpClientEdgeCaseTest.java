@@ -1,6 +1,5 @@
 package dev.backoff.http;
 
-import static dev.backoff.http.ScriptedServer.respond;
 import static dev.backoff.testing.RecordingListener.Kind.ABORTED;
 import static dev.backoff.testing.RecordingListener.Kind.RETRY;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -12,13 +11,15 @@ import dev.backoff.StopReason;
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.RecordingListener;
 import dev.backoff.testing.RecordingSleeper;
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.Response;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpRequest.BodyPublishers;
 import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -78,7 +79,7 @@ class RetryingHttpClientEdgeCaseTest {
 
   @Test
   void completingTheFutureFromOutsideStopsThePendingRetryAndTellsTheListeners() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"))) {
       CountingHttpClient http = new CountingHttpClient(http11());
       CompletableFuture<HttpResponse<String>> future = client(http, policy().build(), false)
           .sendAsync(HttpRequest.newBuilder(server.uri("/")).build(), BodyHandlers.ofString());

@@ -30,16 +30,7 @@ class ScriptedBudgetTest {
   @Test
   void countsWhatTheEngineTellsIt() {
     ScriptedBudget budget = ScriptedBudget.answering(true, false);
-    AtomicInteger attempts = new AtomicInteger();
-    RetryExecutor<String> executor = RetryExecutor.of(RetryPolicy.<String>builder().maxAttempts(5)
-        .backoff(Backoff.fixed(Duration.ofMillis(1))).sleeper(new RecordingSleeper(new FakeClock()))
-        .budget(budget).build());
-    Throwable thrown = catchThrowable(() -> executor.call(() -> {
-      attempts.incrementAndGet();
-      throw new IOException("down");
-    }));
-    assertThat(RetryHistory.of(thrown).stopReason()).isEqualTo(StopReason.BUDGET_EXHAUSTED);
-    assertThat(attempts).hasValue(2);
+    assertThat(attemptsUntilTheBudgetStopsTheCall(budget)).isEqualTo(2);
     assertThat(budget.calls()).isEqualTo(1);
     assertThat(budget.failures()).isEqualTo(2);
     assertThat(budget.acquires()).isEqualTo(2);
@@ -54,24 +45,12 @@ class ScriptedBudgetTest {
   void aCountingBudgetLetsItsDelegateAnswerAndCountsOnTheWay() {
     // 12 tokens, retries cost 5: two retries go ahead, the third is refused by the real bucket.
     ScriptedBudget budget = ScriptedBudget.counting(RetryBudgets.tokenBucket().capacity(12).build());
-    AtomicInteger attempts = new AtomicInteger();
-    RetryExecutor<String> executor = RetryExecutor.of(RetryPolicy.<String>builder().maxAttempts(10)
-        .backoff(Backoff.fixed(Duration.ofMillis(1))).sleeper(new RecordingSleeper(new FakeClock()))
-        .budget(budget).build());
-    Throwable thrown = catchThrowable(() -> executor.call(() -> {
-      attempts.incrementAndGet();
-      throw new IOException("down");
-    }));
-    assertThat(RetryHistory.of(thrown).stopReason()).isEqualTo(StopReason.BUDGET_EXHAUSTED);
-    assertThat(attempts).hasValue(3);
+    assertThat(attemptsUntilTheBudgetStopsTheCall(budget)).isEqualTo(3);
     assertThat(budget.acquires()).isEqualTo(3);
     assertThat(budget.granted()).isEqualTo(2);
     assertThat(budget.level()).isEqualTo(2.0);
 
-    Throwable second = catchThrowable(() -> executor.call(() -> {
-      throw new IOException("still down");
-    }));
-    assertThat(RetryHistory.of(second).stopReason()).isEqualTo(StopReason.BUDGET_EXHAUSTED);
+    assertThat(attemptsUntilTheBudgetStopsTheCall(budget)).isEqualTo(1);
     assertThat(budget.acquires()).isEqualTo(4);
     assertThat(budget.granted()).as("the bucket had 2 tokens left: refused").isEqualTo(2);
     assertThat(budget.level()).isEqualTo(2.0);
@@ -88,6 +67,20 @@ class ScriptedBudgetTest {
   void aCountingBudgetNeedsADelegate() {
     assertThatThrownBy(() -> ScriptedBudget.counting(null)).isInstanceOf(NullPointerException.class)
         .hasMessage("delegate must not be null");
+  }
+
+  /** Runs one call that always fails under this budget (up to 10 attempts) and returns its attempts. */
+  private static int attemptsUntilTheBudgetStopsTheCall(ScriptedBudget budget) {
+    AtomicInteger attempts = new AtomicInteger();
+    RetryExecutor<String> executor = RetryExecutor.of(RetryPolicy.<String>builder().maxAttempts(10)
+        .backoff(Backoff.fixed(Duration.ofMillis(1))).sleeper(new RecordingSleeper(new FakeClock()))
+        .budget(budget).build());
+    Throwable thrown = catchThrowable(() -> executor.call(() -> {
+      attempts.incrementAndGet();
+      throw new IOException("down");
+    }));
+    assertThat(RetryHistory.of(thrown).stopReason()).isEqualTo(StopReason.BUDGET_EXHAUSTED);
+    return attempts.get();
   }
 
   @Test
