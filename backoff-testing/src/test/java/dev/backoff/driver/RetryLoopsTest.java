@@ -73,8 +73,8 @@ class RetryLoopsTest {
     @Override
     public String run(AttemptContext context) throws Exception {
       Object outcome = next(context);
-      if (outcome instanceof Exception) {
-        throw (Exception) outcome;
+      if (outcome instanceof Exception failure) {
+        throw failure;
       }
       return (String) outcome;
     }
@@ -82,7 +82,7 @@ class RetryLoopsTest {
     @Override
     public CompletionStage<String> start(AttemptContext context) {
       Object outcome = next(context);
-      return outcome instanceof Throwable ? CompletableFuture.failedFuture((Throwable) outcome)
+      return outcome instanceof Throwable failure ? CompletableFuture.failedFuture(failure)
           : CompletableFuture.completedFuture((String) outcome);
     }
 
@@ -172,16 +172,12 @@ class RetryLoopsTest {
       if (failure != null) {
         return Verdict.RETRYABLE;
       }
-      switch (result) {
-        case "429 wait 3s":
-          return Verdict.retryable(Pushback.after(Duration.ofSeconds(3)));
-        case "429 no hint":
-          return Verdict.retryable(Pushback.NONE);
-        case "429 never":
-          return Verdict.retryable(Pushback.STOP);
-        default:
-          return Verdict.ACCEPT;
-      }
+      return switch (result) {
+        case "429 wait 3s" -> Verdict.retryable(Pushback.after(Duration.ofSeconds(3)));
+        case "429 no hint" -> Verdict.retryable(Pushback.NONE);
+        case "429 never" -> Verdict.retryable(Pushback.STOP);
+        default -> Verdict.ACCEPT;
+      };
     };
     Script script = new Script(clock, 0, "429 wait 3s", "429 no hint", "429 never", "ok");
 
