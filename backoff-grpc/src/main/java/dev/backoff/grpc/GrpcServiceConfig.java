@@ -1,7 +1,6 @@
 package dev.backoff.grpc;
 
 import dev.backoff.Backoff;
-import dev.backoff.FailureClass;
 import dev.backoff.Jitter;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
@@ -221,6 +220,9 @@ public final class GrpcServiceConfig {
       previous = delay;
       total = total > Long.MAX_VALUE - delay ? Long.MAX_VALUE : total + delay;
     }
+    if (backoff.maxDelayNanos() != Long.MAX_VALUE) {
+      largest = Math.max(largest, backoff.maxDelayNanos()); // the strategy's own bound, where it has one
+    }
     double multiplier = Math.max(1, second / (double) first);
     return new PolicyShapes.Exponential(first, multiplier, largest, Jitter.full());
   }
@@ -231,7 +233,12 @@ public final class GrpcServiceConfig {
     if (name.isBlank() || parts.length > 2 || parts[0].isEmpty() || (parts.length == 2 && parts[1].isEmpty())) {
       throw new IllegalArgumentException("name must be 'package.Service' or 'package.Service/Method', was '" + name + "'");
     }
-    return parts.length == 1 ? Map.of("service", parts[0]) : Map.of("service", parts[0], "method", parts[1]);
+    Map<String, Object> entry = new LinkedHashMap<>();
+    entry.put("service", parts[0]);
+    if (parts.length == 2) {
+      entry.put("method", parts[1]);
+    }
+    return Collections.unmodifiableMap(entry);
   }
 
   /** A protobuf JSON duration: seconds with up to nine decimals and an "s" suffix, such as "0.1s". */

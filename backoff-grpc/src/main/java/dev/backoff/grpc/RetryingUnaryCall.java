@@ -148,6 +148,9 @@ final class RetryingUnaryCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
       }
     }
     context.addListener(this, Runnable::run); // a no-op for a context that cannot be cancelled
+    if (cancelStatus != null) {
+      return; // the context was cancelled already: the listener ran at once and closed the call
+    }
     CompletableFuture<Object> call = RetryLoops.async(executor, this, this);
     loop = call;
     call.whenComplete(this::finish);

@@ -348,6 +348,49 @@ class GrpcRetryInterceptorTest {
     assertThat(events).isEmpty();
   }
 
+  @Test
+  void aRefusingBudgetStopsTheRetries() throws Exception {
+    // gRPC throttling with two tokens: the first failure leaves one, not above half the maximum.
+    connect(policy().budget(dev.backoff.RetryBudgets.grpcThrottling(2, 0.5)), b -> b);
+    server.answer(Answer.fail(Status.Code.UNAVAILABLE));
+    StatusRuntimeException failure = failureOf(say(CallOptions.DEFAULT));
+    assertThat(GrpcRetryInterceptor.historyOf(failure).stopReason()).isEqualTo(StopReason.BUDGET_EXHAUSTED);
+    assertThat(server.attempts()).isEqualTo(1);
+  }
+
+  @Test
+  void thePolicysAbortRulesWinOverTheStatusCodes() throws Exception {
+    connect(policy().abortIf(failure -> failure instanceof StatusRuntimeException e
+        && "do not retry me".equals(e.getStatus().getDescription())), b -> b);
+    server.answer(new Answer(null, Status.UNAVAILABLE.withDescription("do not retry me"), new Metadata(), false));
+    StatusRuntimeException failure = failureOf(say(CallOptions.DEFAULT));
+    assertThat(GrpcRetryInterceptor.historyOf(failure).stopReason()).isEqualTo(StopReason.ABORTED);
+    assertThat(server.attempts()).isEqualTo(1);
+  }
+
+  @Test
+  void theBuilderRefusesBadArgumentsByName() {
+    GrpcRetryInterceptor.Builder builder = GrpcRetryInterceptor.builder();
+    assertThatThrownBy(() -> builder.retryOn(Status.Code.OK))
+        .hasMessage("status code OK is a success and cannot be retried");
+    assertThatThrownBy(() -> builder.retryOnlyOn(Status.Code.UNAVAILABLE, null))
+        .hasMessage("status code must not be null");
+    assertThatThrownBy(() -> builder.attemptTimeout(Duration.ZERO)).hasMessage("attemptTimeout must be positive, was PT0S");
+    assertThatThrownBy(() -> builder.attemptTimeout(Duration.ofMillis(-5)))
+        .hasMessage("attemptTimeout must be positive, was PT-0.005S");
+    assertThatThrownBy(() -> builder.policy(null)).hasMessage("policy must not be null");
+    assertThatThrownBy(() -> builder.scheduler(null)).hasMessage("scheduler must not be null");
+    assertThat(builder.retryOnlyOn().build().retryableStatusCodes()).isEmpty();
+    assertThat(GrpcRetryInterceptor.builder().build().retryableStatusCodes())
+        .containsExactlyInAnyOrder(Status.Code.UNAVAILABLE, Status.Code.RESOURCE_EXHAUSTED);
+  }
+
+  @Test
+  void historyOfFindsNothingOnAFailureThatWasNotRetried() {
+    assertThat(GrpcRetryInterceptor.historyOf(new RuntimeException(new IllegalStateException()))).isNull();
+    assertThat(GrpcRetryInterceptor.historyOf(null)).isNull();
+  }
+
   /** A gRPC deadline ticker that reads the fake clock. */
   static final class FakeTicker extends Deadline.Ticker {
     private final FakeClock clock;
