@@ -39,8 +39,9 @@ import java.util.concurrent.ScheduledExecutorService;
  *       for attempts cut by the {@linkplain Builder#attemptTimeout attempt timeout} or a server's own
  *       deadline), {@link Builder#retryOnlyOn} replaces the set. A call whose own deadline has passed is
  *       never retried.
- *   <li>The policy's abort rules still apply to the status exceptions, and its other retry rules are
- *       combined with the status codes. Its failure classifier is replaced: {@code RESOURCE_EXHAUSTED} is
+ *   <li>A status outside the set is never retried. The policy's abort rules still apply to the status
+ *       exceptions (and win over the codes); its own retry rules decide only failures that carry no status
+ *       (an exception thrown while starting an attempt). Its failure classifier is replaced: {@code RESOURCE_EXHAUSTED} is
  *       {@link FailureClass#THROTTLED}, {@code DEADLINE_EXCEEDED} {@link FailureClass#TIMEOUT}, every other
  *       code {@link FailureClass#TRANSIENT}, so the policy can give each class its own backoff and a
  *       budget its own cost. A response message is accepted unless the policy's {@code retryOnResult}

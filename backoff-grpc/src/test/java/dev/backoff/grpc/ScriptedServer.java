@@ -149,6 +149,11 @@ final class ScriptedServer implements AutoCloseable {
     return configure.apply(InProcessChannelBuilder.forName(name).directExecutor()).build();
   }
 
+  /** The in-process server's name, for channels built by hand. */
+  String name() {
+    return name;
+  }
+
   /** How many attempts reached the server. */
   int attempts() {
     return attemptHeaders.size();
