@@ -192,6 +192,11 @@ final class RetryingUnaryCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   @Override
   public CompletionStage<Object> start(AttemptContext attemptContext) {
     int number = attemptContext.attempt();
+    Status cancelled = cancelStatus;
+    if (cancelled != null) {
+      // Cancelled while the loop was being started (the loop stops retries by itself once it exists).
+      return CompletableFuture.failedFuture(cancelled.asRuntimeException());
+    }
     if (deadline != null && deadline.isExpired()) {
       return CompletableFuture.failedFuture(Status.DEADLINE_EXCEEDED
           .withDescription("the call's deadline passed before attempt " + number).asRuntimeException());

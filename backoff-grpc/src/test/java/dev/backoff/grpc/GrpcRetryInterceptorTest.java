@@ -329,6 +329,55 @@ class GrpcRetryInterceptorTest {
   }
 
   @Test
+  void aCallCancelledBeforeItsRequestWasSentMakesNoAttempt() throws Exception {
+    connect(policy(), b -> b);
+    io.grpc.ClientCall<String, String> call = channel.newCall(SAY, CallOptions.DEFAULT);
+    List<Status> closed = new ArrayList<>();
+    call.start(new io.grpc.ClientCall.Listener<>() {
+      @Override
+      public void onClose(Status status, Metadata trailers) {
+        closed.add(status);
+      }
+    }, new Metadata());
+    call.request(1);
+    call.sendMessage("hello");
+    call.cancel("changed my mind", null);
+    call.halfClose();
+
+    assertThat(closed).singleElement().satisfies(status -> {
+      assertThat(status.getCode()).isEqualTo(Status.Code.CANCELLED);
+      assertThat(status.getDescription()).isEqualTo("changed my mind");
+    });
+    assertThat(server.attempts()).isZero();
+    assertThat(scheduler.pending()).isZero();
+  }
+
+  @Test
+  void theListenerGetsTheMessageOnlyOnceItAskedForOne() throws Exception {
+    connect(policy(), b -> b);
+    io.grpc.ClientCall<String, String> call = channel.newCall(SAY, CallOptions.DEFAULT);
+    List<String> heard = new ArrayList<>();
+    call.start(new io.grpc.ClientCall.Listener<>() {
+      @Override
+      public void onMessage(String message) {
+        heard.add("message " + message);
+      }
+
+      @Override
+      public void onClose(Status status, Metadata trailers) {
+        heard.add("close " + status.getCode());
+      }
+    }, new Metadata());
+    call.sendMessage("hello");
+    call.halfClose();
+    assertThat(server.attempts()).isEqualTo(1);
+    assertThat(heard).isEmpty(); // no request(n) yet: the reply waits
+
+    call.request(1);
+    assertThat(heard).containsExactly("message ok", "close OK");
+  }
+
+  @Test
   void streamingCallsPassThroughUntouched() throws Exception {
     connect(policy(), b -> b);
     server.answer(Answer.fail(Status.Code.UNAVAILABLE), Answer.ok("part"));
