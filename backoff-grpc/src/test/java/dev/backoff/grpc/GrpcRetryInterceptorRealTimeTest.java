@@ -41,19 +41,21 @@ class GrpcRetryInterceptorRealTimeTest {
     try (ScriptedServer server = new ScriptedServer()) {
       server.answer(Answer.hanging(), Answer.ok("second time lucky"));
       GrpcRetryInterceptor interceptor = GrpcRetryInterceptor.builder().policy(QUICK)
-          .attemptTimeout(Duration.ofMillis(50)).retryOn(Status.Code.DEADLINE_EXCEEDED).build();
+          .attemptTimeout(Duration.ofMillis(200)).retryOn(Status.Code.DEADLINE_EXCEEDED).build();
       ManagedChannel channel = server.channel(b -> b.disableRetry().intercept(interceptor));
       try {
         String answer = ClientCalls.futureUnaryCall(channel.newCall(SAY, CallOptions.DEFAULT), "hello")
             .get(30, TimeUnit.SECONDS);
         assertThat(answer).isEqualTo("second time lucky");
-        assertThat(server.attempts()).isEqualTo(2);
-        // The first attempt was cut at its deadline; the server hears of it on the deadline timer's thread,
-        // possibly after the retry succeeded, so wait (bounded) for that.
-        for (int i = 0; i < 1000 && server.cancelledAttempts() == 0; i++) {
+        // Normally two attempts; on a starved machine an answering attempt may also miss its 200 ms, and is
+        // then retried too. Either way every attempt but the last was cut at its deadline, and the server
+        // hears of each cut on the deadline timer's thread, possibly after the call ended: wait (bounded).
+        int attempts = server.attempts();
+        assertThat(attempts).isBetween(2, 4);
+        for (int i = 0; i < 1000 && server.cancelledAttempts() < attempts - 1; i++) {
           Thread.sleep(10);
         }
-        assertThat(server.cancelledAttempts()).isEqualTo(1);
+        assertThat(server.cancelledAttempts()).isEqualTo(attempts - 1);
       } finally {
         channel.shutdownNow();
       }
