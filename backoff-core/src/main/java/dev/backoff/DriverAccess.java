@@ -54,6 +54,11 @@ final class DriverAccess implements CoreAccess {
   }
 
   @Override
+  public <R> AsyncRetryExecutor<R> within(AsyncRetryExecutor<R> executor, long nanosLeft) {
+    return executor.withMaxElapsedNanos(nanosLeft);
+  }
+
+  @Override
   public PolicyShapes.Features features(RetryPolicy<?> policy) {
     return new PolicyShapes.Features(
         !policy.retryOn.isEmpty() || !policy.retryIf.isEmpty() || !policy.abortOn.isEmpty() || !policy.abortIf.isEmpty(),

@@ -53,6 +53,9 @@ public interface CoreAccess {
   /** The settings a policy uses (see {@link PolicyShapes#features}). */
   PolicyShapes.Features features(RetryPolicy<?> policy);
 
+  /** The executor with its policy's deadline shortened (see {@link RetryLoops#within}). */
+  <R> AsyncRetryExecutor<R> within(AsyncRetryExecutor<R> executor, long nanosLeft);
+
   /** The asynchronous loop. */
   <R, T extends R> CompletableFuture<T> async(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt,
       OutcomeJudge<R> judge);

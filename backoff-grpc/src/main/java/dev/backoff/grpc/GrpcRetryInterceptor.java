@@ -5,6 +5,7 @@ import dev.backoff.FailureClass;
 import dev.backoff.RetryHistory;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
+import dev.backoff.driver.RetryLoops;
 import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
@@ -86,7 +87,6 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
   private final RetryPolicy<Object> policy;
   private final Set<Status.Code> retryable;
   private final boolean[] retryableByCode;
-  private final ScheduledExecutorService scheduler;
   private final long attemptTimeoutNanos; // 0: none
   private final AsyncRetryExecutor<Object> executor;
 
@@ -107,9 +107,8 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
           return status == null ? FailureClass.TRANSIENT : GrpcStatusRules.classify(status.getCode());
         })
         .build();
-    this.scheduler = builder.scheduler;
     this.attemptTimeoutNanos = builder.attemptTimeoutNanos;
-    this.executor = AsyncRetryExecutor.of(policy, scheduler);
+    this.executor = AsyncRetryExecutor.of(policy, builder.scheduler);
   }
 
   /**
@@ -174,13 +173,9 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
     return executor;
   }
 
-  /** An executor whose policy's deadline is at most {@code nanosLeft}, the call's own. */
+  /** An executor whose policy's deadline is at most {@code nanosLeft} (positive), the call's own. */
   AsyncRetryExecutor<Object> executorWithin(long nanosLeft) {
-    Duration policyDeadline = policy.maxElapsed();
-    if (policyDeadline != null && policyDeadline.toNanos() <= nanosLeft) {
-      return executor;
-    }
-    return AsyncRetryExecutor.of(policy.toBuilder().maxElapsed(Duration.ofNanos(nanosLeft)).build(), scheduler);
+    return RetryLoops.within(executor, nanosLeft);
   }
 
   long attemptTimeoutNanos() {
