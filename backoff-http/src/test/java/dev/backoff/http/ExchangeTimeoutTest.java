@@ -106,7 +106,7 @@ class ExchangeTimeoutTest {
 
   @Test
   void withoutItsOwnTimeoutTheClientTimesEachAttemptWithThePolicys() throws Exception {
-    try (StreamingHttpServer server = trickling()) {
+    try (ScriptedHttpServer server = trickling()) {
       retries = new RecordingScheduler(true);
       RetryingHttpClient http = RetryingHttpClient.builder(HTTP)
           .policy(policy(2).attemptTimeout(Duration.ofMillis(700)).build())
