@@ -56,7 +56,7 @@ final class ContentionCommand implements Callable<Integer> {
       }
     }
     if (reportDirectory != null) {
-      ReportDirectory.prepare("--report", reportDirectory);
+      ReportDirectory.prepare("--report", reportDirectory, "contention.html", "contention.json");
     }
     List<Contention.Row> rows;
     // Large client counts take minutes (the work grows with their square): show how far it is on a terminal.

@@ -1,6 +1,7 @@
 package dev.backoff.cli;
 
 import java.io.PrintWriter;
+import java.nio.file.FileSystemException;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine;
@@ -59,7 +60,12 @@ final class Errors {
     return usage ? USAGE : FAILURE;
   }
 
-  private static String message(Throwable e) {
+  static String message(Throwable e) {
+    if (e instanceof FileSystemException file && file.getFile() != null) {
+      // The JDK's message is often the bare path ("AccessDeniedException: out/simulation.html"): say why.
+      return file.getFile() + (file.getOtherFile() == null ? "" : " -> " + file.getOtherFile()) + ": "
+          + InputFiles.reason(file);
+    }
     String message = e.getMessage();
     if (message == null || message.isBlank()) {
       message = e.getClass().getSimpleName();

@@ -59,7 +59,7 @@ final class SimulateCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     Scenario scenario = scenario(spec, scenarioFile);
     if (reportDirectory != null) {
-      ReportDirectory.prepare("--report", reportDirectory);
+      ReportDirectory.prepare("--report", reportDirectory, "simulation.html", "simulation.json", "simulation.csv");
     }
     PrintWriter out = spec.commandLine().getOut();
     if (tippingPoint) {

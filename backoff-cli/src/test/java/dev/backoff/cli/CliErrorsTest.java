@@ -168,6 +168,28 @@ class CliErrorsTest {
   }
 
   @Test
+  void aReportFileInTheWayIsNamedBeforeTheRun() throws Exception {
+    Path report = directory.resolve("report");
+    Files.createDirectories(report.resolve("contention.json"));
+    assertOneLineAndHint(CliRunner.run("contention", "--clients", "10", "--runs", "1", "--report", report.toString()),
+        "--report " + report + ": contention.json in it is a directory, so the report cannot be written there");
+    Files.createDirectories(report.resolve("simulation.csv"));
+    assertOneLineAndHint(CliRunner.run("simulate", "--clients", "20", "--duration", "20s", "--faults", "pause@5s+2s",
+        "--policies", "fixed", "--report", report.toString()), "simulation.csv in it is a directory");
+  }
+
+  @Test
+  void aFileSystemFailureSaysWhyNotJustThePath() {
+    // The JDK's message for these is the bare path.
+    assertThat(Errors.message(new java.nio.file.AccessDeniedException("out/simulation.html")))
+        .isEqualTo("out/simulation.html: permission denied");
+    assertThat(Errors.message(new java.nio.file.NoSuchFileException("out/x.png"))).isEqualTo("out/x.png: no such file");
+    assertThat(Errors.message(new java.nio.file.FileSystemException("a", "b", "Read-only file system")))
+        .isEqualTo("a -> b: Read-only file system");
+    assertThat(Errors.message(new IllegalStateException("first\nsecond"))).isEqualTo("first");
+  }
+
+  @Test
   void aReportDirectoryThatCannotBeWrittenIsAUsageError() throws Exception {
     assumeTrue(Files.isDirectory(Path.of("/proc/self")));
     assertOneLineAndHint(CliRunner.run("contention", "--report", "/proc"), "--report /proc: cannot write into the directory");
