@@ -30,7 +30,8 @@ final class ScenarioKeyFlags {
         command.addOption(OptionSpec.builder("--" + key.name())
             .paramLabel(placeholder(key.name(), key.defaultValue()))
             .type(String.class)
-            .description((key.description() + ". Default: " + key.defaultValue() + ".").replace("%", "%%"))
+            .description((capitalized(key.description()) + ". Default: " + key.defaultValue() + ".")
+                .replace("%", "%%"))
             .build());
       }
     }
@@ -73,6 +74,10 @@ final class ScenarioKeyFlags {
     } catch (IllegalArgumentException notADuration) {
       return "<value>";
     }
+  }
+
+  private static String capitalized(String text) {
+    return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
   }
 
   /** The values of the flags given for these keys ({@code null}: every key), in table order. */

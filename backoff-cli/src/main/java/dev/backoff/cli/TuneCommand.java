@@ -28,16 +28,16 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "tune", mixinStandardHelpOptions = true, versionProvider = BackoffCommand.Version.class,
     description = {"Answer one tuning question about an exponential schedule, chosen by the flags given.",
-        "The schedule: first sleep a (--initial), multiplier r, retry n at elapsed time T_n = a(r^n - 1)/(r - 1), "
-        + "attempt durations ignored. The questions:",
-        "  interval: --initial --elapsed --interval         the multiplier for which the sleep after the retry "
-        + "at --elapsed is --interval",
-        "  deadline: --initial --retries --deadline         the multiplier for which retry --retries happens at "
-        + "--deadline",
-        "  locate:   --initial --multiplier --at [--cap]    the retry at --at and the sleeps before and after it",
-        "  compare:  --initial --multiplier --compare-multiplier --elapsed",
-        "                                                   retries by --elapsed with each multiplier, and their "
-        + "ratio"})
+        "Schedule: first sleep a (--initial), multiplier r, retry n at elapsed time",
+        "T_n = a(r^n - 1)/(r - 1); attempt durations are ignored. The questions:",
+        "  interval  --initial --elapsed --interval: the multiplier for which the",
+        "            sleep after the retry at --elapsed is --interval",
+        "  deadline  --initial --retries --deadline: the multiplier for which retry",
+        "            --retries happens at --deadline",
+        "  locate    --initial --multiplier --at [--cap]: the retry at --at and the",
+        "            sleeps before and after it",
+        "  compare   --initial --multiplier --compare-multiplier --elapsed: the",
+        "            retries by --elapsed with each multiplier, and their ratio"})
 final class TuneCommand implements Callable<Integer> {
   /** Output formats. */
   enum Format { text, json }
@@ -49,18 +49,18 @@ final class TuneCommand implements Callable<Integer> {
   Duration initial;
 
   @Option(names = "--elapsed", paramLabel = "<duration>", converter = DurationConverter.class,
-      description = "Elapsed time T (the interval and compare questions).")
+      description = "Elapsed time (the interval and compare questions).")
   Duration elapsed;
 
   @Option(names = "--interval", paramLabel = "<duration>", converter = DurationConverter.class,
-      description = "Wanted sleep after the retry at T (the interval question).")
+      description = "Wanted sleep after the retry at --elapsed (the interval question).")
   Duration interval;
 
   @Option(names = "--retries", paramLabel = "<count>", description = "Retries that must fit the deadline (the deadline question).")
   Integer retries;
 
   @Option(names = "--deadline", paramLabel = "<duration>", converter = DurationConverter.class,
-      description = "Deadline for retry N (the deadline question).")
+      description = "When retry --retries must happen (the deadline question).")
   Duration deadline;
 
   @Option(names = "--multiplier", paramLabel = "<number>", description = "Multiplier r (the locate and compare questions).")
