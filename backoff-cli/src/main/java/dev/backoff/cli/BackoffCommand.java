@@ -9,6 +9,7 @@ import picocli.CommandLine.ScopeType;
 @Command(
     name = "backoff",
     mixinStandardHelpOptions = true,
+    synopsisSubcommandLabel = "<command>",
     versionProvider = BackoffCommand.Version.class,
     description = "Retry policies you can see: plan backoff schedules, simulate retry storms, retry commands "
         + "and HTTP calls.",

@@ -14,7 +14,8 @@ import picocli.CommandLine.ParameterException;
  * {@code backoff help lab demo} reaches a nested command. An unknown name is a usage error (exit 2) that
  * suggests the closest command. Not thread-safe (picocli fills it).
  */
-@Command(name = "help", helpCommand = true,
+@Command(name = "help", helpCommand = true, mixinStandardHelpOptions = true,
+    versionProvider = BackoffCommand.Version.class,
     description = "Show the help of a command, the same as its --help: backoff help schedule.")
 final class HelpCommand implements IHelpCommandInitializable2, Runnable {
   @Parameters(paramLabel = "<command>", arity = "0..*",

@@ -54,7 +54,10 @@ final class HelpTexts {
 
   private HelpTexts() {}
 
-  /** Adds the exit codes to every command's help and the environment to the top-level help. */
+  /**
+   * Adds the exit codes to every command's help and the environment to the top-level help, and gives every
+   * command the one {@code --version} text.
+   */
   static void apply(CommandLine commandLine) {
     UsageMessageSpec top = commandLine.getCommandSpec().usageMessage();
     top.sectionMap().put(ENVIRONMENT_SECTION,
@@ -67,6 +70,8 @@ final class HelpTexts {
 
   private static void applyExitCodes(CommandLine commandLine) {
     commandLine.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(EXIT_CODES);
+    // Every command's --version says the same thing (several commands do not name the provider).
+    commandLine.getCommandSpec().versionProvider(new BackoffCommand.Version());
     for (CommandLine sub : commandLine.getSubcommands().values()) {
       applyExitCodes(sub);
     }

@@ -82,6 +82,15 @@ class HelpTest {
   }
 
   @Test
+  void everyCommandAnswersVersion() {
+    for (List<String> path : commands()) {
+      CliRunner version = run(path, "--version");
+      assertThat(version.exitCode).as(path.toString()).isZero();
+      assertThat(version.out).as(path.toString()).startsWith("backoff ").contains("JVM: ");
+    }
+  }
+
+  @Test
   void theTopLevelHelpListsTheEnvironmentVariablesTheLauncherAndProgressBarRead() throws Exception {
     CliRunner help = CliRunner.run("--help");
     assertThat(help.out).contains("\nEnvironment:\n");
@@ -175,6 +184,7 @@ class HelpTest {
       assertThat(viaHelp.out).as(path.toString()).isEqualTo(run(path, "--help").out);
     }
     assertThat(CliRunner.run("help").out).isEqualTo(CliRunner.run("--help").out);
+    assertThat(CliRunner.run("help", "--help").out).startsWith("Usage: backoff help [-hV] [--verbose] [<command>...]");
   }
 
   @Test
