@@ -1,12 +1,13 @@
 package dev.backoff.cli;
 
 import java.util.Collection;
+import java.util.Locale;
 
 /**
  * The closest known name to a mistyped one ({@code schedul} → {@code schedule}, {@code --stratgy} →
  * {@code --strategy}), for "did you mean" hints. Close means a few typing mistakes apart (letters added,
  * dropped, changed or swapped: one per three letters typed, none for fewer than three), or a known name that starts with
- * what was typed. Stateless and thread-safe.
+ * what was typed; case does not count. Stateless and thread-safe.
  */
 final class Suggestions {
   private Suggestions() {}
@@ -19,9 +20,10 @@ final class Suggestions {
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
     int allowed = typed.length() < 3 ? 0 : Math.max(1, typed.length() / 3);
+    String lower = typed.toLowerCase(Locale.ROOT); // SCHEDULE is schedule mistyped, not a stranger
     for (String name : known) {
-      int distance = distance(typed, name);
-      boolean prefix = typed.length() >= 3 && name.startsWith(typed);
+      int distance = distance(lower, name.toLowerCase(Locale.ROOT));
+      boolean prefix = typed.length() >= 3 && name.toLowerCase(Locale.ROOT).startsWith(lower);
       if ((distance <= allowed || prefix) && distance < bestDistance) {
         best = name;
         bestDistance = distance;

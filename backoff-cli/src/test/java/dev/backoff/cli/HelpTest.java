@@ -219,6 +219,8 @@ class HelpTest {
     assertThat(Suggestions.closest("shcedule", names)).isEqualTo("schedule"); // a swap is one mistake
     assertThat(Suggestions.closest("strat", names)).isEqualTo("strategies"); // a prefix
     assertThat(Suggestions.closest("tunr", names)).isEqualTo("tune");
+    assertThat(Suggestions.closest("SCHEDULE", names)).isEqualTo("schedule");
+    assertThat(Suggestions.closest("--Strategy", List.of("--seed", "--strategy"))).isEqualTo("--strategy");
     assertThat(Suggestions.closest("xyz", names)).isNull();
     assertThat(Suggestions.closest("ru", names)).isNull(); // too short to guess
     assertThat(Suggestions.distance("kitten", "sitting")).isEqualTo(3);
