@@ -66,6 +66,10 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
   /** Starts the call: the first attempt now, on this thread; retries on the loop's scheduler. */
   void begin() {
     scope.cancellableDependency.setDependency(this); // cancels at once if the caller already has
+    if (cancelled) {
+      callback.failed(new java.util.concurrent.CancellationException("the call was cancelled before it started"));
+      return;
+    }
     CompletableFuture<HttpResponse> started = RetryLoops.async(owner.asyncExecutor(), this, this);
     call = started;
     if (cancelled) {
