@@ -206,6 +206,19 @@ class AsyncRetryTest {
   }
 
   @Test
+  void aBodyCutShortAfterItReachedTheCallerIsNotRepeated() throws Exception {
+    // A 200 is never retried, so its body goes straight to the caller's consumer: once part of it has been
+    // delivered, the call cannot start again.
+    try (ScriptedServer server = new ScriptedServer(Reply.of(200, "y".repeat(100_000)).cutMidBody(), Reply.of(200, "ok"))) {
+      start(policy().build(), rules().build());
+      Future<SimpleHttpResponse> call = execute(SimpleRequestBuilder.get(server.uri("/a")).build());
+      assertThatThrownBy(() -> runToEnd(call)).isInstanceOf(ExecutionException.class);
+      assertThat(server.requests()).isEqualTo(1);
+      assertThat(events).containsExactly("aborted " + StopReason.NOT_RETRYABLE);
+    }
+  }
+
+  @Test
   void aConnectionResetBeforeTheResponseIsRetried() throws Exception {
     try (ResettingServer server = new ResettingServer(2)) {
       start(policy().build(), rules().build());
