@@ -243,6 +243,26 @@ class AsyncRetryTest {
   }
 
   @Test
+  void withADeadlineEachAttemptsResponseTimeoutIsCutToTheTimeLeft() throws Exception {
+    // Real time here (the policy's clock and the library's scheduler): the server answers after 3 s, the
+    // deadline is 400 ms away and the request's own timeout is 30 s, so only the cut timeout ends it in time.
+    try (ScriptedServer server = new ScriptedServer(Reply.of(200, "late").after(Duration.ofSeconds(3)))) {
+      client = HttpClient5Retry.of(RetryPolicy.<HttpResponse>builder().maxAttempts(5)
+          .maxElapsed(Duration.ofMillis(400)).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
+          .asyncClientBuilder().build();
+      client.start();
+      SimpleHttpRequest request = SimpleRequestBuilder.get(server.uri("/a")).build();
+      request.setConfig(RequestConfig.custom().setResponseTimeout(Timeout.ofSeconds(30)).build());
+      long start = System.nanoTime();
+      Future<SimpleHttpResponse> call = execute(request);
+      assertThatThrownBy(() -> call.get(GUARD_SECONDS, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+          .cause().isInstanceOf(SocketTimeoutException.class);
+      // Not a timing assertion on the deadline's precision: only that the 30 s timeout did not apply.
+      assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(GUARD_SECONDS));
+    }
+  }
+
+  @Test
   void aPostIsNotRetriedUnlessAllowed() throws Exception {
     try (ScriptedServer server = new ScriptedServer(Reply.of(503, "busy"), Reply.of(200, "ok"))) {
       start(policy().build(), rules().build());

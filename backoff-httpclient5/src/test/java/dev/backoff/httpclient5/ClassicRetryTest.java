@@ -221,6 +221,21 @@ class ClassicRetryTest {
   }
 
   @Test
+  void aRefusedConnectionIsRetriedEvenForAPostSinceNothingWasSent() throws Exception {
+    int closedPort;
+    try (java.net.ServerSocket socket = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+      closedPort = socket.getLocalPort(); // closed again at once: connecting is refused
+    }
+    try (CloseableHttpClient client = client(policy().maxAttempts(2).build(), rules().build())) {
+      HttpPost post = new HttpPost("http://127.0.0.1:" + closedPort + "/orders");
+      post.setEntity(new InputStreamEntity(new ByteArrayInputStream("once".getBytes(StandardCharsets.UTF_8)),
+          ContentType.TEXT_PLAIN));
+      assertThatThrownBy(() -> status(client, post)).isInstanceOf(java.net.ConnectException.class);
+      assertThat(events).containsExactly("retry " + FailureClass.TRANSIENT, "exhausted " + StopReason.ATTEMPTS_EXHAUSTED);
+    }
+  }
+
+  @Test
   void aNonRepeatableEntityIsNeverSentTwiceEvenForAnIdempotentMethod() throws Exception {
     try (ScriptedServer server = new ScriptedServer(Reply.of(503, "busy"), Reply.of(200, "ok"));
         CloseableHttpClient client = client(policy().build(), rules().build())) {
