@@ -16,6 +16,7 @@ module dev.backoff.core {
       dev.backoff.http,
       dev.backoff.http.rules,
       dev.backoff.grpc,
+      dev.backoff.httpclient5,
       dev.backoff.sim;
 
   // Optional: java.net.http's timeout is classified as a timeout when that module is present

@@ -42,7 +42,7 @@ class RetryLoopsWithinTest {
     assertThat(shortened.backoff()).isSameAs(executor.policy().backoff());
     assertThat(shortened.budget()).isSameAs(executor.policy().budget());
     assertThat(shortened.clock()).isSameAs(clock);
-    assertThat(within.scheduler()).isSameAs(scheduler);
+    assertThat(within.scheduler()).isSameAs(executor.scheduler());
     assertThat(executor.policy().maxElapsed()).isNull(); // the original is untouched
   }
 
