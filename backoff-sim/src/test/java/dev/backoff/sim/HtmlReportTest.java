@@ -59,7 +59,7 @@ class HtmlReportTest {
     }
     assertThat(drawnLines).isGreaterThanOrEqualTo(10); // the p99 chart may have no points for fixed after the fault
     assertThat(count(dom, "class=\"fault\"")).isEqualTo(6);
-    assertThat(dom).contains("<td class=\"no\">no</td>").contains("<td class=\"yes\">yes</td>");
+    assertThat(dom).contains("<td class=\"verdict no\">NO</td>").contains("<td class=\"verdict yes\">yes</td>");
   }
 
   @Test
