@@ -138,8 +138,8 @@ final class SimulateCommand implements Callable<Integer> {
     return switch (point.verdict()) {
       case DOWN_BEFORE_FAULT -> "no tipping point: the server is already down before the fault (no request "
           + "succeeds before it), so no fault length can be survived";
-      case NO_BASELINE -> "no tipping point: the fault starts at 0 s, leaving no time before it to measure a "
-          + "baseline in";
+      case NO_BASELINE -> "no tipping point: there is no baseline to recover to (the fault starts at 0 s, or no "
+          + "request is sent before it)";
       case NOT_OBSERVED -> seconds == 1
           ? "no tipping point: the run ends too soon after the fault to tell whether the server comes back"
           : "does not recover from a fault of " + seconds + " s (resolution " + resolution + " s); longer "

@@ -26,12 +26,15 @@ public enum Recovery {
    */
   NOT_OBSERVED("not observed", "not-observed"),
   /**
-   * No request succeeded in the baseline window before the disturbance: the server was already down (or
-   * overloaded, or every attempt timed out), so there is nothing to recover to.
+   * Requests were sent in the baseline window before the disturbance but none succeeded: the server was
+   * already down (or overloaded, or every attempt timed out), so there is nothing to recover to.
    */
   DOWN_BEFORE_FAULT("down before the fault", "down-before-fault"),
-  /** The disturbance starts at 0 s: there is no time before it to measure a baseline in. */
-  NO_BASELINE("no time before the fault", "no-baseline"),
+  /**
+   * There is no baseline to judge against: the disturbance starts at 0 s, or no request at all was sent in
+   * the baseline window (no load to measure, as with an open-loop rate of 0).
+   */
+  NO_BASELINE("no baseline", "no-baseline"),
   /** The scenario has no fault and no load disturbance: there is nothing to recover from. */
   NO_FAULT("no fault", "no-fault");
 

@@ -412,8 +412,8 @@ public final class Scenario {
       windows.add(new Window(fault.atNanos, fault.endNanos(), fault.toString()));
     }
     if (!closedLoop && rateProfile.hasDisturbance()) {
-      String name = textOf("rate-profile").toLowerCase(Locale.ROOT) + "@" + Values.human(rateProfile.atNanos)
-          + (rateProfile.shape == RateProfile.Shape.STEP ? "" : "+" + Values.human(rateProfile.lengthNanos));
+      String name = textOf("rate-profile").toLowerCase(Locale.ROOT) + "@" + textOf("rate-at")
+          + (rateProfile.shape == RateProfile.Shape.STEP ? "" : "+" + textOf("rate-length"));
       windows.add(new Window(rateProfile.atNanos,
           Math.max(rateProfile.disturbanceEndNanos(), rateProfile.atNanos + 1_000_000_000L), name));
     }

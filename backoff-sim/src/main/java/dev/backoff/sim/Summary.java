@@ -73,7 +73,7 @@ public record Summary(Recovery verdict, double baselineGoodput, Integer recovery
     Recovery verdict;
     Integer recoverySeconds = null;
     int window = (int) (scenario.recoveryWindowNanos / 1_000_000_000L);
-    if (Double.isNaN(baseline)) {
+    if (Double.isNaN(baseline) || sum(m.attempts, faultStart / 2, faultStart) == 0) {
       verdict = Recovery.NO_BASELINE;
     } else if (!(baseline > 0)) {
       verdict = Recovery.DOWN_BEFORE_FAULT;
@@ -139,6 +139,14 @@ public record Summary(Recovery verdict, double baselineGoodput, Integer recovery
       return window;
     }
     return (int) Math.max(window, Math.ceil(1600 / baseline));
+  }
+
+  private static long sum(long[] values, int from, int to) {
+    long sum = 0;
+    for (int i = from; i < to; i++) {
+      sum += values[i];
+    }
+    return sum;
   }
 
   private static double mean(long[] values, int from, int to) {
