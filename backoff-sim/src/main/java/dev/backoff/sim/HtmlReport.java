@@ -163,7 +163,7 @@ public final class HtmlReport {
             s.xs.forEach(function (x) { xmin = Math.min(xmin, x); xmax = Math.max(xmax, x); });
             s.ys.forEach(function (y) { if (y !== null && (!options.log || y > 0)) { ymin = Math.min(ymin, y); ymax = Math.max(ymax, y); } });
           });
-          if (!isFinite(ymin)) { ymin = 0; ymax = 1; }
+          if (!isFinite(ymin)) { ymin = options.log ? 1 : 0; ymax = options.log ? 10 : 1; } // nothing to draw (a log scale needs a positive range)
           var ty = function (y) { return y; };
           if (options.log) {
             ymin = Math.pow(10, Math.floor(Math.log10(ymin)));
@@ -220,7 +220,7 @@ public final class HtmlReport {
           data.policies.forEach(function (p) {
             var s = p.summary, name = document.createElement('span');
             name.textContent = p.name;
-            table += '<tr><td>' + name.innerHTML + '</td><td>' + num(s.baselineGoodput, '') + '</td><td>' + num(s.goodputAfterFault, '') + '</td><td class="verdict ' + (s.recovered ? 'yes' : 'no') + '">' + s.verdict + '</td><td>' + num(s.recoverySeconds, ' s') + '</td><td>' + s.peakConcurrency + '</td><td>' + num(s.amplification, '') + '</td><td>' + (s.successRatio === null ? '-' : (100 * s.successRatio).toFixed(1) + '%') + '</td><td>' + num(s.p99SuccessLatencySeconds, ' s') + '</td></tr>';
+            table += '<tr><td>' + name.innerHTML + '</td><td>' + num(s.baselineGoodput, '') + '</td><td>' + num(s.goodputAfterFault, '') + '</td><td class="verdict ' + (s.recovered ? 'yes' : s.verdict === 'NO' ? 'no' : 'other') + '">' + s.verdict + '</td><td>' + num(s.recoverySeconds, ' s') + '</td><td>' + s.peakConcurrency + '</td><td>' + num(s.amplification, '') + '</td><td>' + (s.successRatio === null ? '-' : (100 * s.successRatio).toFixed(1) + '%') + '</td><td>' + num(s.p99SuccessLatencySeconds, ' s') + '</td></tr>';
           });
           document.getElementById('summary').innerHTML = table + '</table>';
           function lines(field) {

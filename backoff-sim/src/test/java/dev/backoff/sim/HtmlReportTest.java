@@ -36,6 +36,16 @@ class HtmlReportTest {
   }
 
   @Test
+  void theReportCarriesTheVerdictAndNullsForNumbersTheRunDoesNotHave() {
+    Scenario timesOut = Scenario.of(Map.of("clients", 50, "duration", "60s", "faults", "pause@30s+5s",
+        "timeout", "500us", "policies", "fixed"));
+    String html = HtmlReport.simulation(Simulator.run(timesOut));
+    assertThat(html).contains("\"recovered\":false,\"verdict\":\"down before the fault\",\"recoverySeconds\":null")
+        .contains("\"p99SuccessLatencySeconds\":null").contains("\"p99\":[null,null,");
+    assertThat(html).contains("p99 latency of successes");
+  }
+
+  @Test
   void policyNamesCannotBreakOutOfTheEmbeddedData() {
     assertThat(Output.jsonString("</script><b>")).doesNotContain("<").doesNotContain(">");
   }
