@@ -51,7 +51,7 @@ final class SimulateCommand implements Callable<Integer> {
   boolean timeline;
 
   @Option(names = "--report", paramLabel = "DIR",
-      description = "Also write DIR/simulation.html (self-contained, with charts), simulation.json and simulation.csv. DIR is created if missing (its parent must exist).")
+      description = "Also write DIR/simulation.html (self-contained, with charts), simulation.json, simulation.csv (per second) and simulation-summary.csv. DIR is created if missing (its parent must exist).")
   Path reportDirectory;
 
   @Option(names = "--tipping-point",
