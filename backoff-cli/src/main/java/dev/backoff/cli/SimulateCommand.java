@@ -36,10 +36,10 @@ final class SimulateCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--scenario", paramLabel = "FILE", description = "Scenario file (YAML or JSON, UTF-8, at most 1 MiB) with the same keys as the flags, each once.")
+  @Option(names = "--scenario", paramLabel = "<file>", description = "Scenario file (YAML or JSON, UTF-8, at most 1 MiB) with the same keys as the flags, each once.")
   Path scenarioFile;
 
-  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table", converter = FormatConverter.class,
+  @Option(names = "--format", paramLabel = "table|csv|summary-csv|json", defaultValue = "table", converter = FormatConverter.class,
       description = "Output on stdout: table (the summary table and a goodput sparkline per policy), csv (every "
           + "policy's per-second values), summary-csv (the summary table's values) or json (summary and "
           + "per-second values). Default: ${DEFAULT-VALUE}.")
@@ -50,7 +50,7 @@ final class SimulateCommand implements Callable<Integer> {
           + "every policy (OK, errors and timeouts per second, server concurrency and latency).")
   boolean timeline;
 
-  @Option(names = "--report", paramLabel = "DIR",
+  @Option(names = "--report", paramLabel = "<dir>",
       description = "Also write DIR/simulation.html (self-contained, with charts), simulation.json, simulation.csv (per second) and simulation-summary.csv. DIR is created if missing (its parent must exist).")
   Path reportDirectory;
 
@@ -58,7 +58,7 @@ final class SimulateCommand implements Callable<Integer> {
       description = "Instead of one run, search each policy's tipping point: the shortest length of the first fault it does not recover from.")
   boolean tippingPoint;
 
-  @Option(names = "--resolution", paramLabel = "SECONDS", defaultValue = "2",
+  @Option(names = "--resolution", paramLabel = "<seconds>", defaultValue = "2",
       description = "Tipping-point search resolution in seconds. Default: ${DEFAULT-VALUE}.")
   int resolution;
 
