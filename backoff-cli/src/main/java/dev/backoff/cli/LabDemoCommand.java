@@ -158,8 +158,7 @@ final class LabDemoCommand implements Callable<Integer> {
       Prediction prediction = predictions.get(result.policy());
       String simulated = prediction == null ? "not run"
           : prediction.summary == null ? "n/a"
-          : verdict(prediction.summary.recovered(), prediction.summary.recoverySeconds()) + ", "
-              + prediction.summary.peakConcurrency();
+          : simulated(prediction.summary) + ", " + prediction.summary.peakConcurrency();
       text.append(String.format(Locale.ROOT, row, result.policy(),
           verdict(live.recovered(), live.recoverySeconds()),
           live.peakConcurrency() < 0 ? "?" : Integer.toString(live.peakConcurrency()),
@@ -177,6 +176,16 @@ final class LabDemoCommand implements Callable<Integer> {
       text.append(note).append(System.lineSeparator());
     }
     return text.toString().stripTrailing();
+  }
+
+  /** The simulator's verdict in the live column's words: {@code yes, after 5 s}, {@code no}, or why neither. */
+  private static String simulated(Summary summary) {
+    return switch (summary.verdict()) {
+      case RECOVERED -> "yes, after " + summary.recoverySeconds() + " s";
+      case LATE -> "late, after " + summary.recoverySeconds() + " s";
+      case NOT_RECOVERED -> "no";
+      default -> summary.verdict().label();
+    };
   }
 
   private static String verdict(Boolean recovered, Integer seconds) {
@@ -212,6 +221,7 @@ final class LabDemoCommand implements Callable<Integer> {
         Summary s = prediction.summary;
         json.object().field("baselineGoodput").decimal(s.baselineGoodput(), 2)
             .field("recovered").bool(s.recovered())
+            .field("verdict").string(s.verdict().id())
             .field("recoverySeconds").number(s.recoverySeconds())
             .field("peakConcurrency").number(s.peakConcurrency())
             .field("amplification").decimal(s.amplification(), 3)

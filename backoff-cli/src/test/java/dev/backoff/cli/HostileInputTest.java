@@ -200,7 +200,7 @@ class HostileInputTest {
     assertThat(ok.exitCode).as(ok.err).isZero();
     try (java.util.stream.Stream<Path> files = Files.list(fresh)) {
       assertThat(files.map(p -> p.getFileName().toString()).sorted().toList())
-          .containsExactly("simulation.csv", "simulation.html", "simulation.json");
+          .containsExactly("simulation-summary.csv", "simulation.csv", "simulation.html", "simulation.json");
     }
   }
 }
