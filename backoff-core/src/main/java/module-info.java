@@ -11,7 +11,7 @@ module dev.backoff.core {
   exports dev.backoff;
   exports dev.backoff.plan;
   exports dev.backoff.spec;
-  exports dev.backoff.driver to dev.backoff.http, dev.backoff.sim;
+  exports dev.backoff.driver to dev.backoff.http, dev.backoff.sim, dev.backoff.reactor, dev.backoff.kotlin;
 
   // Optional: java.net.http's timeout is classified as a timeout when that module is present
   // (looked up by name, so the core never needs it).
