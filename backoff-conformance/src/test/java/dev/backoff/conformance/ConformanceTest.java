@@ -19,7 +19,7 @@ import org.junit.jupiter.api.TestFactory;
 class ConformanceTest {
   /** The drivers under test; a new driver adds its runner here. */
   static List<DriverRunner> runners() {
-    return List.of(new SyncRunner(), new AsyncRunner(), new ReactorRunner());
+    return List.of(new SyncRunner(), new AsyncRunner(), new ReactorRunner(), new KotlinRunner());
   }
 
   @TestFactory

@@ -6,7 +6,7 @@ import dev.backoff.StopReason;
  * Runs one {@link Trial} of the {@link ConformanceTable} through one driver. A runner is all a new driver
  * needs to join the table (see the table's documentation).
  */
-interface DriverRunner {
+public interface DriverRunner {
   /** The driver's name, shown in test names. */
   String name();
 
@@ -31,11 +31,13 @@ interface DriverRunner {
 
   /** What the caller saw. */
   record Outcome(String result, Throwable failure) {
-    static Outcome of(String result) {
+    /** A result. */
+    public static Outcome of(String result) {
       return new Outcome(result, null);
     }
 
-    static Outcome failed(Throwable failure) {
+    /** A failure. */
+    public static Outcome failed(Throwable failure) {
       return new Outcome(null, failure);
     }
   }

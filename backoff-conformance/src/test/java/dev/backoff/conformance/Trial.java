@@ -14,7 +14,7 @@ import java.util.List;
  * and budget, a recording listener) on the runner's clock, answers the attempts from the scenario's script,
  * and records what the engine and the driver did. Runners may call it from any thread, one attempt at a time.
  */
-final class Trial {
+public final class Trial {
   private final Scenario scenario;
   private final List<Long> attemptNanos = new ArrayList<>();
   private final List<Duration> scheduled = new ArrayList<>();
@@ -26,7 +26,7 @@ final class Trial {
   }
 
   /** The scenario's policy, reading {@code clock} (the driver's virtual time). Call once, first. */
-  synchronized RetryPolicy<String> policy(NanoClock clock) {
+  public synchronized RetryPolicy<String> policy(NanoClock clock) {
     this.clock = clock;
     RetryPolicy.Builder<String> builder = scenario.policy().toBuilder()
         .clock(clock)
@@ -65,7 +65,7 @@ final class Trial {
   }
 
   /** One attempt: records its time and answers from the script (the last entry repeats). */
-  String attempt() throws Exception {
+  public String attempt() throws Exception {
     int index;
     int number;
     synchronized (this) {
@@ -80,7 +80,7 @@ final class Trial {
   }
 
   /** When the caller stops the call, measured from its start; null if it never does. */
-  Duration cancelAfter() {
+  public Duration cancelAfter() {
     return scenario.cancelAfter();
   }
 
