@@ -34,7 +34,10 @@ import java.util.random.RandomGenerator;
  * driver's virtual clock, make each attempt call {@link Trial#attempt()}, advance virtual time until the
  * call ends (stopping it as its caller would at {@link Trial#cancelAfter()}), and return what the caller saw.
  * Then add the runner to {@link ConformanceTest#runners()}. {@code SyncRunner} (about 40 lines) is the model.
- * A driver whose caller cannot cancel but interrupts says so in {@link DriverRunner#callerStop()}.
+ * A driver whose caller cannot cancel but interrupts says so in {@link DriverRunner#callerStop()}; a driver of
+ * streams, which has no single result, says so in {@link DriverRunner#judgesResults()} and skips the rows that
+ * need the policy's result rules. The runners now: {@code SyncRunner}, {@code AsyncRunner},
+ * {@code ReactorRunner} (Mono), {@code FluxRunner}, {@code KotlinRunner} (suspend) and {@code FlowRunner}.
  *
  * <h2>Adding a row</h2>
  * Add a {@link Scenario} to {@link #scenarios()}, with the attempts, waits and outcome worked out by hand
@@ -101,30 +104,30 @@ final class ConformanceTable {
     RetryPolicy<String> base = basePolicy();
     return List.of(
         new Scenario("fail twice, then succeed", base, null, List.of(fail(), fail(), answer("ok")), null,
-            3, List.of(ofMillis(50), ofMillis(50)), List.of(ofMillis(50), ofMillis(50)), null, "ok", null),
+            3, List.of(ofMillis(50), ofMillis(50)), List.of(ofMillis(50), ofMillis(50)), null, "ok", null, false),
         new Scenario("retried results until attempts run out", base, null, List.of(answer("busy")), null,
             4, List.of(ofMillis(50), ofMillis(50), ofMillis(300)), List.of(ofMillis(50), ofMillis(50), ofMillis(300)),
-            StopReason.ATTEMPTS_EXHAUSTED, "busy", null),
+            StopReason.ATTEMPTS_EXHAUSTED, "busy", null, true),
         new Scenario("a retried result, then success", base, null, List.of(answer("busy"), answer("ok")), null,
-            2, List.of(ofMillis(50)), List.of(ofMillis(50)), null, "ok", null),
+            2, List.of(ofMillis(50)), List.of(ofMillis(50)), null, "ok", null, true),
         new Scenario("failures until attempts run out", base, null, List.of(fail()), null,
             4, List.of(ofMillis(50), ofMillis(50), ofMillis(300)), List.of(ofMillis(50), ofMillis(50), ofMillis(300)),
-            StopReason.ATTEMPTS_EXHAUSTED, null, "attempt 4"),
+            StopReason.ATTEMPTS_EXHAUSTED, null, "attempt 4", false),
         new Scenario("abort on a non-retryable failure", base, null, List.of(fail(), abort()), null,
-            2, List.of(ofMillis(50)), List.of(ofMillis(50)), StopReason.ABORTED, null, "attempt 2"),
+            2, List.of(ofMillis(50)), List.of(ofMillis(50)), StopReason.ABORTED, null, "attempt 2", false),
         new Scenario("budget refuses the second retry", base, () -> ScriptedBudget.answering(true, false),
             List.of(fail()), null,
-            2, List.of(ofMillis(50)), List.of(ofMillis(50)), StopReason.BUDGET_EXHAUSTED, null, "attempt 2"),
+            2, List.of(ofMillis(50)), List.of(ofMillis(50)), StopReason.BUDGET_EXHAUSTED, null, "attempt 2", false),
         new Scenario("pushback honoured, then too long", base, null,
             List.of(pushback(ofMillis(200)), pushback(Duration.ofSeconds(5)), answer("ok")), null,
-            2, List.of(ofMillis(200)), List.of(ofMillis(200)), StopReason.PUSHBACK_TOO_LONG, null, "attempt 2"),
+            2, List.of(ofMillis(200)), List.of(ofMillis(200)), StopReason.PUSHBACK_TOO_LONG, null, "attempt 2", false),
         // 50 + 50 ms waited; the next wait (300 ms) would end at 400 ms, past the 350 ms deadline.
         new Scenario("deadline", base.toBuilder().maxAttempts(10).maxElapsed(ofMillis(350)).build(), null,
             List.of(fail()), null,
             3, List.of(ofMillis(50), ofMillis(50)), List.of(ofMillis(50), ofMillis(50)), StopReason.DEADLINE_EXCEEDED,
-            null, "attempt 3"),
+            null, "attempt 3", false),
         // Attempt 2 fails at 50 ms and schedules a retry for 100 ms; the caller stops the call at 75 ms.
         new Scenario("caller stops the call mid-backoff", base, null, List.of(fail()), ofMillis(75),
-            2, List.of(ofMillis(50)), List.of(ofMillis(50), ofMillis(50)), Scenario.CALLER, null, null));
+            2, List.of(ofMillis(50)), List.of(ofMillis(50), ofMillis(50)), Scenario.CALLER, null, null, false));
   }
 }

@@ -20,6 +20,14 @@ public interface DriverRunner {
   }
 
   /**
+   * Whether the driver applies the policy's result rules: false for drivers of streams (a Flux, a Flow),
+   * which have no single result to judge; they skip the rows that need them.
+   */
+  default boolean judgesResults() {
+    return true;
+  }
+
+  /**
    * Runs the trial's call to its end: builds the policy with {@link Trial#policy} on the driver's (virtual)
    * clock, makes each attempt call {@link Trial#attempt()}, waits in the driver's virtual time, and, when
    * {@link Trial#cancelAfter()} is set, stops the call as its caller would at that time, then lets an hour

@@ -23,10 +23,12 @@ import java.util.function.Supplier;
  * @param stop why the call stops (null: it succeeds; {@link #CALLER} for the driver's caller-stop reason)
  * @param result the caller's result, or null
  * @param failure the message of the failure the caller sees (that of the last attempt), or null
+ * @param retriesResults whether the row needs the policy's result rules (drivers of streams, which have no
+ *     single result, skip it: {@link DriverRunner#judgesResults()})
  */
 record Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> budget, List<Step> script,
     Duration cancelAfter, int attempts, List<Duration> waits, List<Duration> scheduled, StopReason stop,
-    String result, String failure) {
+    String result, String failure, boolean retriesResults) {
 
   /** Stands for {@link DriverRunner#callerStop()} in {@link #stop}. */
   static final StopReason CALLER = StopReason.CANCELLED;
