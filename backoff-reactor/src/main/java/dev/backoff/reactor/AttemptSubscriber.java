@@ -1,7 +1,7 @@
 package dev.backoff.reactor;
 
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Operators;
@@ -13,7 +13,10 @@ import reactor.util.context.Context;
  * sees the same context on every attempt; cancelling the stage cancels the subscription.
  */
 final class AttemptSubscriber<T> extends CompletableFuture<T> implements CoreSubscriber<T> {
-  private final AtomicReference<Subscription> upstream = new AtomicReference<>();
+  @SuppressWarnings("rawtypes")
+  private static final AtomicReferenceFieldUpdater<AttemptSubscriber, Subscription> UPSTREAM =
+      AtomicReferenceFieldUpdater.newUpdater(AttemptSubscriber.class, Subscription.class, "upstream");
+  private volatile Subscription upstream;
   private final Context context;
 
   AttemptSubscriber(Context context) {
@@ -27,7 +30,7 @@ final class AttemptSubscriber<T> extends CompletableFuture<T> implements CoreSub
 
   @Override
   public void onSubscribe(Subscription s) {
-    if (upstream.compareAndSet(null, s)) {
+    if (UPSTREAM.compareAndSet(this, null, s)) {
       s.request(Long.MAX_VALUE);
       if (isDone()) { // cancelled before the source called back
         s.cancel();
@@ -60,7 +63,7 @@ final class AttemptSubscriber<T> extends CompletableFuture<T> implements CoreSub
   @Override
   public boolean cancel(boolean mayInterruptIfRunning) {
     boolean cancelled = super.cancel(mayInterruptIfRunning);
-    Subscription s = upstream.get();
+    Subscription s = upstream;
     if (cancelled && s != null) {
       s.cancel();
     }
