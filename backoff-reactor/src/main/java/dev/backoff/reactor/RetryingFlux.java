@@ -32,6 +32,9 @@ final class RetryingFlux<T> extends Flux<T> {
   public void subscribe(CoreSubscriber<? super T> actual) {
     Relay<T> relay = new Relay<>(source, actual);
     actual.onSubscribe(relay);
+    if (relay.cancelled) {
+      return; // cancelled from onSubscribe: no attempt at all
+    }
     CompletableFuture<Object> call = RetryLoops.async(driver.executor(), relay, FAILURES_ONLY);
     relay.call = call;
     if (relay.cancelled) {

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Subscription;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.test.StepVerifier;
 import reactor.test.publisher.TestPublisher;
@@ -113,6 +115,21 @@ class FluxRetryTest {
     time.advanceTimeBy(Duration.ofHours(1));
     assertThat(subscriptions).hasValue(2);
     assertThat(stops).containsExactly(StopReason.CANCELLED);
+  }
+
+  @Test
+  void aSubscriberThatCancelsAtOnceCausesNoSubscription() {
+    Flux<Integer> source = Flux.defer(() -> {
+      subscriptions.incrementAndGet();
+      return Flux.just(1);
+    });
+    source.transform(BackoffOperators.retryFlux(policy(3))).subscribe(new BaseSubscriber<Integer>() {
+      @Override
+      protected void hookOnSubscribe(Subscription subscription) {
+        cancel();
+      }
+    });
+    assertThat(subscriptions).hasValue(0);
   }
 
   @Test
