@@ -8,6 +8,8 @@ import dev.backoff.StopReason;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
 
 /**
  * One run of one scenario through one driver: hands the runner a fresh policy (fresh scripted random source
@@ -19,10 +21,17 @@ public final class Trial {
   private final List<Long> attemptNanos = new ArrayList<>();
   private final List<Duration> scheduled = new ArrayList<>();
   private final List<String> ends = new ArrayList<>();
+  private final Supplier<RandomGenerator> random;
   private NanoClock clock;
 
   Trial(Scenario scenario) {
+    this(scenario, ConformanceTable::random);
+  }
+
+  /** A trial drawing jitter from a fresh {@code random.get()}. */
+  Trial(Scenario scenario, Supplier<RandomGenerator> random) {
     this.scenario = scenario;
+    this.random = random;
   }
 
   /** The scenario's policy, reading {@code clock} (the driver's virtual time). Call once, first. */
@@ -30,7 +39,7 @@ public final class Trial {
     this.clock = clock;
     RetryPolicy.Builder<String> builder = scenario.policy().toBuilder()
         .clock(clock)
-        .random(ConformanceTable.random())
+        .random(random.get())
         .listener(new RetryListener<String>() {
           @Override
           public void onRetryScheduled(RetryEvent<String> event) {
