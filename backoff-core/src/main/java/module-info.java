@@ -11,7 +11,15 @@ module dev.backoff.core {
   exports dev.backoff;
   exports dev.backoff.plan;
   exports dev.backoff.spec;
-  exports dev.backoff.driver to dev.backoff.http, dev.backoff.sim, dev.backoff.reactor, dev.backoff.kotlin;
+  // One target a line, so that modules added in parallel merge cleanly.
+  exports dev.backoff.driver to
+      dev.backoff.http,
+      dev.backoff.http.rules,
+      dev.backoff.grpc,
+      dev.backoff.httpclient5,
+      dev.backoff.sim,
+      dev.backoff.reactor,
+      dev.backoff.kotlin;
 
   // Optional: java.net.http's timeout is classified as a timeout when that module is present
   // (looked up by name, so the core never needs it).

@@ -3,5 +3,6 @@ module dev.backoff.http {
   exports dev.backoff.http;
 
   requires transitive dev.backoff.core;
+  requires transitive dev.backoff.http.rules;
   requires transitive java.net.http;
 }

@@ -41,6 +41,12 @@ import java.util.random.RandomGenerator;
  * return, then cancels the stage it returned. That is the one attempt that can still run, and the reason
  * suppliers must not block. A retry that never started gives its charge back to the policy's budget.
  *
+ * <h2>Attempt timeout</h2>
+ * With an {@linkplain RetryPolicy.Builder#attemptTimeout attempt timeout}, each attempt is timed on the
+ * scheduler (clipped to what is left before the deadline): when the time is up first, the attempt's stage
+ * is cancelled and the attempt fails with a {@link java.util.concurrent.TimeoutException}, classified
+ * {@link FailureClass#TIMEOUT}; a result arriving later is dropped.
+ *
  * <h2>Listeners</h2>
  * A listener that throws (anything but a {@link VirtualMachineError}) changes no outcome and never escapes
  * from {@code cancel} or {@code complete}; see {@link RetryListener}.
@@ -53,7 +59,7 @@ import java.util.random.RandomGenerator;
  */
 public final class AsyncRetryExecutor<R> {
   final RetryPolicy<R> policy;
-  private static final RetryScheduler DEFAULT_SCHEDULER = RetryScheduler.of(SharedScheduler.INSTANCE);
+  static final RetryScheduler DEFAULT_SCHEDULER = RetryScheduler.of(SharedScheduler.INSTANCE);
 
   final RetryScheduler scheduler;
   final NanoClock clock;
@@ -151,6 +157,12 @@ public final class AsyncRetryExecutor<R> {
     return new AsyncRetryExecutor<>(policy, scheduler, clock, random);
   }
 
+  /** This executor with its policy's deadline shortened to {@code maxElapsedNanos} (itself if no longer). */
+  AsyncRetryExecutor<R> withMaxElapsedNanos(long maxElapsedNanos) {
+    RetryPolicy<R> shortened = policy.withMaxElapsedNanos(maxElapsedNanos);
+    return shortened == policy ? this : new AsyncRetryExecutor<>(shortened, scheduler, clock, random);
+  }
+
   /** The policy. */
   public RetryPolicy<R> policy() {
     return policy;
@@ -169,7 +181,24 @@ public final class AsyncRetryExecutor<R> {
    */
   public <T extends R> CompletableFuture<T> call(Supplier<? extends CompletionStage<T>> supplier) {
     Nanos.requireNonNull("supplier", supplier);
-    AsyncCall<R, T> call = new AsyncCall<>(this, supplier);
+    AsyncCall<R, T> call = new AsyncCall<>(this, supplier, null);
+    call.start();
+    return call;
+  }
+
+  /**
+   * Starts the call as {@link #call(Supplier)} does; if retrying ends without success for any reason but
+   * cancellation, the future completes with what {@code recovery} supplies (or exceptionally with what it
+   * throws) instead of the last failure or last retried result. See {@link Recovery}.
+   *
+   * @return a future of the call's outcome; cancelling it stops the retries, and the recovery does not run
+   * @throws NullPointerException if an argument is null
+   */
+  public <T extends R> CompletableFuture<T> call(Supplier<? extends CompletionStage<T>> supplier,
+      Recovery<T> recovery) {
+    Nanos.requireNonNull("supplier", supplier);
+    Nanos.requireNonNull("recovery", recovery);
+    AsyncCall<R, T> call = new AsyncCall<>(this, supplier, recovery);
     call.start();
     return call;
   }

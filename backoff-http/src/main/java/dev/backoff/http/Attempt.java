@@ -146,15 +146,8 @@ final class Attempt<T> implements BodyHandler<Object> {
     }
     Instant now = owner.wallNow();
     wallNow = now;
-    long hint = RetryAfter.hintNanos(info.headers(), now);
-    if (hint == RetryAfter.INFINITE_NANOS || hint > policy.maxPushback().toNanos()) {
-      return false;
-    }
-    long left = context.nanosLeft();
-    if (left != AttemptContext.NO_DEADLINE && Math.max(hint, 0) > left) {
-      return false; // the earliest retry would start past the deadline (the engine's own rule)
-    }
-    return true;
+    return owner.rules().mayRetry(policy, repeatable, JdkViews.response(info.statusCode(), info.headers()), number,
+        context.nanosLeft(), now);
   }
 
   /**

@@ -7,9 +7,8 @@ import dev.backoff.driver.AttemptContext;
 import dev.backoff.driver.OutcomeJudge;
 import dev.backoff.driver.SyncAttempt;
 import dev.backoff.driver.Verdict;
+import dev.backoff.http.rules.HttpRules;
 import java.io.IOException;
-import java.net.ConnectException;
-import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
@@ -106,38 +105,16 @@ final class Exchange<T> implements SyncAttempt<HttpResponse<Object>>, AsyncAttem
       if (callerThread && failure instanceof InterruptedException) {
         return Verdict.stop(StopReason.INTERRUPTED); // send was interrupted: the caller's thread was
       }
-      if (!repeatable && !neverSent(failure)) {
-        return Verdict.stop(StopReason.NOT_RETRYABLE);
-      }
-      return Verdict.RETRYABLE; // the policy's failure rules, HTTP's retryIf and abortIf among them
+      return owner.rules().judgeFailure(repeatable, failure); // HTTP's retryIf and abortIf are in the policy
     }
-    if (!owner.isRetryStatus(response.statusCode())) {
+    HttpRules rules = owner.rules();
+    if (!rules.isRetryStatus(response.statusCode())) {
       return Verdict.ACCEPT;
     }
-    if (!repeatable) {
-      return Verdict.stop(StopReason.NOT_RETRYABLE);
-    }
     Attempt<T> attempt = current;
-    Instant read = attempt == null ? null : attempt.wallNow();
-    long hint = RetryAfter.hintNanos(response.headers(), read != null ? read : owner.wallNow());
-    if (hint == RetryAfter.INFINITE_NANOS && p.maxPushback().toNanos() == Long.MAX_VALUE) {
-      // "Longer than a long of nanoseconds" is infinite: even a policy that honours any representable wait
-      // must stop rather than wait 292 years or retry at once. Other policies stop as the hint exceeds them.
-      return Verdict.stop(StopReason.PUSHBACK_TOO_LONG);
-    }
-    return Verdict.retryable(hint);
-  }
-
-  /** Failures that happen before any byte of the request leaves: safe to retry for any method. */
-  static boolean neverSent(Throwable failure) {
-    // Bounded like every walk over causes: they can form a cycle (a → b → a), which would loop forever.
-    int depth = 0;
-    for (Throwable t = failure; t != null && depth < HttpRetryRules.MAX_CAUSE_DEPTH; t = t.getCause(), depth++) {
-      if (t instanceof ConnectException || t instanceof HttpConnectTimeoutException) {
-        return true;
-      }
-    }
-    return false;
+    Instant read = attempt == null ? null : attempt.wallNow(); // the instant the handler judged it at
+    return rules.judgeResponse(p, repeatable, JdkViews.response(response.statusCode(), response.headers()),
+        read != null ? read : rules.wallNow());
   }
 
   /** The last response as the caller's handler makes it (its body read ahead, then the rest). */
@@ -158,10 +135,13 @@ final class Exchange<T> implements SyncAttempt<HttpResponse<Object>>, AsyncAttem
     }
   }
 
+  /** Causes deeper than this are not unwrapped (as in the core's rules); cause cycles end here too. */
+  private static final int MAX_CAUSE_DEPTH = 16;
+
   static Throwable unwrap(Throwable failure) {
     Throwable t = failure;
     // Bounded: causes can form a cycle.
-    for (int depth = 0; depth < HttpRetryRules.MAX_CAUSE_DEPTH
+    for (int depth = 0; depth < MAX_CAUSE_DEPTH
         && (t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null; depth++) {
       t = t.getCause();
     }

@@ -9,6 +9,8 @@ import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.driver.AttemptContext;
 import dev.backoff.driver.RetryLoops;
+import dev.backoff.http.rules.HttpRules;
+import dev.backoff.http.rules.RetryAfter;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,7 +21,6 @@ import java.time.Instant;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
@@ -39,6 +40,8 @@ import java.util.function.Function;
  * }</pre>
  *
  * <h2>What is retried</h2>
+ * The rules are {@link HttpRules}, the ones every Backoff HTTP adapter uses ({@link Builder#rules} sets
+ * them at once; the builder's other setters change them one by one). In short:
  * <ul>
  *   <li>Responses with status 429, 500, 502, 503 or 504 ({@link Builder#retryOnStatus} adds more, such as
  *       408; {@link Builder#retryOnlyOnStatus} replaces the set). No other status is retried.
@@ -92,7 +95,8 @@ import java.util.function.Function;
  * The policy's clock measures elapsed time and its sleeper waits (synchronous calls); asynchronous calls
  * wait on the {@linkplain Builder#scheduler scheduler} without holding a thread. HTTP-dates are compared with
  * the {@linkplain Builder#wallClock wall clock}. Each attempt's timeout is the request's own (or the
- * builder's {@linkplain Builder#attemptTimeout attempt timeout}), shortened to what is left before the
+ * builder's {@linkplain Builder#attemptTimeout attempt timeout}, or else the policy's
+ * {@linkplain RetryPolicy#attemptTimeout() attempt timeout}), shortened to what is left before the
  * policy's deadline. It bounds the whole exchange, body included (the request's own timeout only bounds
  * the wait for headers): a timer ends the body with an {@link java.net.http.HttpTimeoutException} and
  * closes the connection. It runs until the response is handed over, so it covers the whole body for
@@ -100,43 +104,31 @@ import java.util.function.Function;
  * ofLines) is read after that, at the caller's pace.
  */
 public final class RetryingHttpClient {
-  /** The default {@linkplain Builder#readAheadLimit read-ahead limit}: 64 KiB. */
-  public static final int DEFAULT_READ_AHEAD_LIMIT = 64 * 1024;
+  /** The default {@linkplain Builder#readAheadLimit read-ahead limit}: 64 KiB ({@link HttpRules#DEFAULT_READ_AHEAD_LIMIT}). */
+  public static final int DEFAULT_READ_AHEAD_LIMIT = HttpRules.DEFAULT_READ_AHEAD_LIMIT;
 
-  /** The largest {@linkplain Builder#readAheadLimit read-ahead limit}: 1 GiB. */
-  public static final int MAX_READ_AHEAD_LIMIT = 1 << 30;
+  /** The largest {@linkplain Builder#readAheadLimit read-ahead limit}: 1 GiB ({@link HttpRules#MAX_READ_AHEAD_LIMIT}). */
+  public static final int MAX_READ_AHEAD_LIMIT = HttpRules.MAX_READ_AHEAD_LIMIT;
 
   private final HttpClient client;
   private final RetryPolicy<HttpResponse<?>> policy;
-  private final Set<Integer> retryStatuses;
-  private final boolean retryNonIdempotent;
+  private final HttpRules rules;
   private final Duration attemptTimeout;
   private final Function<String, RetryBudget> budgetPerHost;
   private final ConcurrentMap<String, Drivers> driversPerHost;
   private final Drivers drivers;
-  private final java.time.Clock wallClock;
   private final ScheduledExecutorService scheduler;
   private final ScheduledExecutorService timeoutScheduler;
-  private final int readAheadLimit;
 
   private RetryingHttpClient(Builder builder) {
     this.client = builder.client;
-    this.retryStatuses = Set.copyOf(builder.retryStatuses);
-    this.retryNonIdempotent = builder.retryNonIdempotent;
+    this.rules = builder.rules.build();
     this.attemptTimeout = builder.attemptTimeout;
     this.budgetPerHost = builder.budgetPerHost;
     this.driversPerHost = budgetPerHost == null ? null : new ConcurrentHashMap<>();
-    this.wallClock = builder.wallClock;
     this.scheduler = builder.scheduler;
     this.timeoutScheduler = builder.timeoutScheduler;
-    this.readAheadLimit = builder.readAheadLimit;
-    Set<Integer> statuses = this.retryStatuses;
-    this.policy = builder.policy.toBuilder()
-        .retryOnResult(response -> statuses.contains(response.statusCode()))
-        .classifyResults(response -> HttpRetryRules.classifyStatus(response.statusCode()))
-        .retryIf(HttpRetryRules::isRetryable)
-        .abortIf(HttpRetryRules::isPermanent)
-        .build();
+    this.policy = rules.applyTo(builder.policy, HttpResponse::statusCode);
     this.drivers = new Drivers(policy, scheduler);
   }
 
@@ -171,7 +163,12 @@ public final class RetryingHttpClient {
 
   /** The statuses that are retried, in ascending order. */
   public Set<Integer> retryStatuses() {
-    return java.util.Collections.unmodifiableSet(new TreeSet<>(retryStatuses));
+    return rules.retryStatuses();
+  }
+
+  /** The HTTP rules in force: statuses, methods, {@code Retry-After} limit, read-ahead limit, wall clock. */
+  public HttpRules rules() {
+    return rules;
   }
 
   /**
@@ -191,7 +188,7 @@ public final class RetryingHttpClient {
     Objects.requireNonNull(handler, "handler must not be null");
     Drivers drivers = driversFor(request);
     Exchange<T> exchange = new Exchange<>(this, drivers.policy, request,
-        HttpRetryRules.isRepeatable(request, retryNonIdempotent), handler, true);
+        rules.isRepeatable(JdkViews.request(request)), handler, true);
     HttpResponse<Object> last;
     try {
       last = RetryLoops.sync(drivers.sync, exchange, exchange);
@@ -217,7 +214,7 @@ public final class RetryingHttpClient {
     Objects.requireNonNull(handler, "handler must not be null");
     Drivers drivers = driversFor(request);
     Exchange<T> exchange = new Exchange<>(this, drivers.policy, request,
-        HttpRetryRules.isRepeatable(request, retryNonIdempotent), handler, false);
+        rules.isRepeatable(JdkViews.request(request)), handler, false);
     CompletableFuture<HttpResponse<Object>> call = RetryLoops.async(drivers.async, exchange, exchange);
     CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     call.whenComplete((response, failure) -> {
@@ -266,7 +263,8 @@ public final class RetryingHttpClient {
    * no timeout at all.
    */
   long attemptTimeoutNanos(HttpRequest request, long nanosLeft) {
-    Duration own = request.timeout().orElse(attemptTimeout);
+    // The request's own timeout, else the builder's, else the policy's (which the async loop also enforces).
+    Duration own = request.timeout().orElse(attemptTimeout != null ? attemptTimeout : policy.attemptTimeout());
     long timeout = own == null ? -1 : saturatedNanos(own);
     if (nanosLeft != AttemptContext.NO_DEADLINE) {
       // Never a zero or negative timeout: a last attempt started at the deadline gets a token millisecond.
@@ -283,7 +281,7 @@ public final class RetryingHttpClient {
   }
 
   Instant wallNow() {
-    return Instant.now(wallClock);
+    return rules.wallNow();
   }
 
   ScheduledExecutorService timeoutScheduler() {
@@ -291,7 +289,7 @@ public final class RetryingHttpClient {
   }
 
   int readAheadLimit() {
-    return readAheadLimit;
+    return rules.readAheadLimit();
   }
 
   /** A policy with the loops' executors for it: one for all hosts, or one per host with its own budget. */
@@ -340,12 +338,8 @@ public final class RetryingHttpClient {
     return client;
   }
 
-  java.time.Clock wallClock() {
-    return wallClock;
-  }
-
   boolean isRetryStatus(int status) {
-    return retryStatuses.contains(status);
+    return rules.isRetryStatus(status);
   }
 
   /**
@@ -355,14 +349,11 @@ public final class RetryingHttpClient {
   public static final class Builder {
     private final HttpClient client;
     private RetryPolicy<HttpResponse<?>> policy = RetryPolicy.defaults();
-    private final Set<Integer> retryStatuses = new TreeSet<>(HttpRetryRules.DEFAULT_STATUSES);
-    private boolean retryNonIdempotent;
+    private HttpRules.Builder rules = HttpRules.builder();
     private Duration attemptTimeout;
     private Function<String, RetryBudget> budgetPerHost;
-    private java.time.Clock wallClock = java.time.Clock.systemUTC();
     private ScheduledExecutorService scheduler;
     private ScheduledExecutorService timeoutScheduler;
-    private int readAheadLimit = DEFAULT_READ_AHEAD_LIMIT;
 
     private Builder(HttpClient client) {
       this.client = Objects.requireNonNull(client, "client must not be null");
@@ -381,14 +372,23 @@ public final class RetryingHttpClient {
     }
 
     /**
+     * The HTTP rules, replacing every rule set so far (statuses, methods, read-ahead limit, wall clock);
+     * the setters below change them further. Default {@link HttpRules#defaults()}.
+     *
+     * @throws NullPointerException if {@code rules} is null
+     */
+    public Builder rules(HttpRules rules) {
+      this.rules = Objects.requireNonNull(rules, "rules must not be null").toBuilder();
+      return this;
+    }
+
+    /**
      * Retries these statuses too (for example 408 Request Timeout).
      *
      * @throws IllegalArgumentException if a status is not between 100 and 599
      */
     public Builder retryOnStatus(int... statuses) {
-      for (int status : statuses) {
-        retryStatuses.add(validStatus(status));
-      }
+      rules.retryOnStatus(statuses);
       return this;
     }
 
@@ -398,20 +398,8 @@ public final class RetryingHttpClient {
      * @throws IllegalArgumentException if a status is not between 100 and 599
      */
     public Builder retryOnlyOnStatus(int... statuses) {
-      Set<Integer> replacement = new TreeSet<>();
-      for (int status : statuses) {
-        replacement.add(validStatus(status));
-      }
-      retryStatuses.clear();
-      retryStatuses.addAll(replacement);
+      rules.retryOnlyOnStatus(statuses);
       return this;
-    }
-
-    private static int validStatus(int status) {
-      if (status < 100 || status > 599) {
-        throw new IllegalArgumentException("status must be between 100 and 599, was " + status);
-      }
-      return status;
     }
 
     /**
@@ -419,7 +407,7 @@ public final class RetryingHttpClient {
      * for servers where repeating them is known to be harmless.
      */
     public Builder retryNonIdempotent() {
-      this.retryNonIdempotent = true;
+      rules.retryNonIdempotent();
       return this;
     }
 
@@ -455,7 +443,7 @@ public final class RetryingHttpClient {
      * @throws NullPointerException if {@code wallClock} is null
      */
     public Builder wallClock(java.time.Clock wallClock) {
-      this.wallClock = Objects.requireNonNull(wallClock, "wallClock must not be null");
+      rules.wallClock(wallClock);
       return this;
     }
 
@@ -481,11 +469,7 @@ public final class RetryingHttpClient {
      * @throws IllegalArgumentException if {@code bytes} is negative or above {@value RetryingHttpClient#MAX_READ_AHEAD_LIMIT}
      */
     public Builder readAheadLimit(int bytes) {
-      if (bytes < 0 || bytes > MAX_READ_AHEAD_LIMIT) {
-        throw new IllegalArgumentException(
-            "readAheadLimit must be between 0 and " + MAX_READ_AHEAD_LIMIT + " bytes, was " + bytes);
-      }
-      this.readAheadLimit = bytes;
+      rules.readAheadLimit(bytes);
       return this;
     }
 
