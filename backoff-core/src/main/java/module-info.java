@@ -17,7 +17,9 @@ module dev.backoff.core {
       dev.backoff.http.rules,
       dev.backoff.grpc,
       dev.backoff.httpclient5,
-      dev.backoff.sim;
+      dev.backoff.sim,
+      dev.backoff.reactor,
+      dev.backoff.kotlin;
 
   // Optional: java.net.http's timeout is classified as a timeout when that module is present
   // (looked up by name, so the core never needs it).
