@@ -71,7 +71,7 @@ class RetryLoopsTest {
   }
 
   /** Attempts that return (or throw) the scripted outcomes in order; the last one repeats. */
-  private static final class Script implements SyncAttempt<String>, AsyncAttempt<String> {
+  private static class Script implements SyncAttempt<String>, AsyncAttempt<String> {
     final Object[] outcomes;
     final List<Integer> numbers = Collections.synchronizedList(new ArrayList<>());
     final List<Long> nanosLeft = Collections.synchronizedList(new ArrayList<>());
@@ -327,6 +327,51 @@ class RetryLoopsTest {
   }
 
   @Test
+  void aDriversWaitGoesThroughThePolicysSleeperByDefault() throws Exception {
+    Script script = new Script(clock, 0, new IOException("reset"), "ok");
+
+    assertThat(RetryLoops.sync(RetryExecutor.of(policy().build()), script, OutcomeJudge.policyRules()))
+        .isEqualTo("ok");
+    assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void aDriversWaitThatSaysCancelledStopsTheSyncLoopWithNoFurtherAttempt() {
+    IOException second = new IOException("reset again");
+    List<Long> waits = new ArrayList<>();
+    Script script = new Script(clock, 0, new IOException("reset"), second, "ok") {
+      @Override
+      public boolean waitToRetry(long nanos, dev.backoff.Sleeper policySleeper) throws InterruptedException {
+        waits.add(nanos);
+        policySleeper.sleep(nanos);
+        return waits.size() < 2; // cancelled during the second wait
+      }
+    };
+
+    List<String> released = new ArrayList<>();
+    RetryBudget releasing = new CountingBudget() {
+      @Override
+      public void release(FailureClass failureClass) {
+        released.add("release " + failureClass);
+      }
+    };
+    Throwable thrown = catchThrowable(() -> RetryLoops.sync(RetryExecutor.of(policy().budget(releasing).build()),
+        script, OutcomeJudge.policyRules()));
+
+    assertThat(thrown).isInstanceOf(CancellationException.class)
+        .hasMessage("the call was cancelled while waiting to retry (after 2 attempts)")
+        .hasCause(second);
+    assertThat(RetryHistory.of(second).stopReason()).isEqualTo(StopReason.CANCELLED);
+    assertThat(script.numbers).containsExactly(1, 2);
+    assertThat(waits).containsExactly(SECOND, SECOND);
+    assertThat(sleeper.sleeps()).hasSize(2);
+    assertThat(events).containsExactly("retry 1 in 1000 ms", "retry 2 in 1000 ms", "aborted CANCELLED");
+    // The permission for the retry that never started goes back to the budget.
+    assertThat(released).containsExactly("release transient");
+    assertThat(Thread.currentThread().isInterrupted()).isFalse();
+  }
+
+  @Test
   void aJudgeThatStopsAsInterruptedSetsTheFlagAgain() {
     // HTTP's rule: a send interrupted on the caller's thread throws InterruptedException, clearing the flag.
     InterruptedException interrupted = new InterruptedException("send interrupted");
@@ -394,7 +439,7 @@ class RetryLoopsTest {
   }
 
   /** A budget that records what it is told and never refuses. */
-  private static final class CountingBudget implements RetryBudget {
+  private static class CountingBudget implements RetryBudget {
     final List<String> log = Collections.synchronizedList(new ArrayList<>());
 
     @Override
