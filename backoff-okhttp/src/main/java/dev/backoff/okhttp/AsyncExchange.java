@@ -96,6 +96,9 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
     if (failure != null) {
       return rules.judgeFailure(repeatable, failure);
     }
+    if (!rules.isRetryStatus(response.code())) {
+      return Verdict.ACCEPT;
+    }
     Instant at = judgedAt;
     return at == null
         ? rules.judgeResponse(p, repeatable, OkHttpViews.response(response))

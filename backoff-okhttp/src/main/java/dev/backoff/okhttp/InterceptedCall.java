@@ -7,6 +7,7 @@ import dev.backoff.driver.AttemptContext;
 import dev.backoff.driver.OutcomeJudge;
 import dev.backoff.driver.SyncAttempt;
 import dev.backoff.driver.Verdict;
+import dev.backoff.http.rules.HttpRequestView;
 import dev.backoff.http.rules.HttpRules;
 import java.io.IOException;
 import java.time.Instant;
@@ -21,7 +22,7 @@ import okhttp3.Response;
  * cancellation. Per call, confined to the calling thread (only {@code Call.cancel()} comes from elsewhere,
  * and is read through {@code isCanceled()}).
  */
-final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Response> {
+final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Response>, HttpRequestView {
   private static final long CANCEL_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(BackoffOkHttp.CANCEL_CHECK_MILLIS);
 
   private final HttpRules rules;
@@ -36,7 +37,22 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
     this.policy = policy;
     this.chain = chain;
     this.call = chain.call();
-    this.repeatable = rules.isRepeatable(OkHttpViews.request(chain.request()));
+    this.repeatable = rules.isRepeatable(this); // the request's view is this object: nothing more to allocate
+  }
+
+  @Override
+  public String method() {
+    return chain.request().method();
+  }
+
+  @Override
+  public String header(String name) {
+    return chain.request().header(name);
+  }
+
+  @Override
+  public boolean bodyRepeatable() {
+    return OkHttpViews.bodyRepeatable(chain.request().body());
   }
 
   @Override
@@ -89,6 +105,9 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
     }
     if (failure != null) {
       return rules.judgeFailure(repeatable, failure);
+    }
+    if (!rules.isRetryStatus(response.code())) {
+      return Verdict.ACCEPT; // the success path: no view, no clock
     }
     Instant at = judgedAt;
     return at == null

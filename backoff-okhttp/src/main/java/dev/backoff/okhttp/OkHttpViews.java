@@ -31,9 +31,14 @@ final class OkHttpViews {
 
       @Override
       public boolean bodyRepeatable() {
-        return body == null || !(body.isOneShot() || body.isDuplex());
+        return OkHttpViews.bodyRepeatable(body);
       }
     };
+  }
+
+  /** No body, or one OkHttp can write again: not one-shot, not duplex. */
+  static boolean bodyRepeatable(RequestBody body) {
+    return body == null || !(body.isOneShot() || body.isDuplex());
   }
 
   /** The response's status and headers. */
