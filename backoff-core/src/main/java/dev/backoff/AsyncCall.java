@@ -10,10 +10,13 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 import java.util.concurrent.atomic.AtomicReferenceFieldUpdater;
+import java.util.function.BiConsumer;
 import java.util.function.Supplier;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 /**
  * The one asynchronous retry loop: {@link AsyncRetryExecutor} and every asynchronous driver (through
@@ -38,8 +41,13 @@ import java.util.function.Supplier;
  * <p>The attempt is the executor's {@link Supplier} (judged by the policy's rules, inline) or a driver's
  * {@link AsyncAttempt} with its {@link OutcomeJudge}; "supplier" above means either.
  * The call is its own {@link AttemptContext}, so a waiting call is no bigger for it.
+ *
+ * <p>When the policy has an attempt timeout or listeners of attempt events, each attempt's stage is watched
+ * by an {@link AttemptWatch} (allocated per attempt; the plain path allocates none): it tells those
+ * listeners, and times the attempt on the scheduler.
  */
-final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Callable<Object>, AttemptContext {
+final class AsyncCall<R, T extends R> extends CompletableFuture<T>
+    implements Callable<Object>, Runnable, AttemptContext {
   private static final int RUNNING = 0;
   private static final int WAITING = 1;
   private static final int DONE = 2;
@@ -71,9 +79,22 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
   // SCHEDULING): written before the volatile write that publishes it.
   private Thread starter;
 
-  AsyncCall(AsyncRetryExecutor<R> executor, Supplier<? extends CompletionStage<T>> supplier) {
+  AsyncCall(AsyncRetryExecutor<R> executor, Supplier<? extends CompletionStage<T>> supplier,
+      Recovery<T> recovery) {
     this.executor = executor;
-    this.attempt = supplier;
+    // The recovery travels with the supplier, so that a call without one is no bigger for it.
+    this.attempt = recovery == null ? supplier : new Recovering<>(supplier, recovery);
+  }
+
+  /** The executor's supplier with the caller's recovery. */
+  private static final class Recovering<T> {
+    final Supplier<? extends CompletionStage<T>> supplier;
+    final Recovery<T> recovery;
+
+    Recovering(Supplier<? extends CompletionStage<T>> supplier, Recovery<T> recovery) {
+      this.supplier = supplier;
+      this.recovery = recovery;
+    }
   }
 
   AsyncCall(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt, OutcomeJudge<R> judge) {
@@ -108,6 +129,12 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     return SyncLoop.timeLeft(executor.policy.maxElapsedNanos, startNanos, executor.clock);
   }
 
+  /** The scheduled retry, for a {@link RetryScheduler} that takes it as a {@link Runnable}. */
+  @Override
+  public void run() {
+    call();
+  }
+
   /** The scheduled retry. */
   @Override
   public Object call() {
@@ -131,16 +158,24 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
 
   @SuppressWarnings("unchecked")
   private void startAttempt() {
+    RetryPolicy<R> policy = executor.policy;
+    AttemptWatch<R, T> watch = policy.attemptListeners.length == 0 && policy.attemptTimeoutNanos == Long.MAX_VALUE
+        ? null : new AttemptWatch<>(this);
     CompletionStage<T> stage;
     try {
       stage = attempt instanceof Hooks ? ((Hooks<R, T>) attempt).attempt.start(this)
+          : attempt instanceof Recovering ? ((Recovering<T>) attempt).supplier.get()
           : ((Supplier<? extends CompletionStage<T>>) attempt).get();
       if (stage == null) {
         throw new NullPointerException("the attempt returned null instead of a CompletionStage");
       }
     } catch (Throwable failure) {
       supplierReturned();
-      onOutcome(null, failure);
+      if (watch != null) {
+        watch.accept(null, failure);
+      } else {
+        onOutcome(null, failure);
+      }
       return;
     }
     inFlight = stage; // before supplierReturned: a canceller that waited then finds the stage to cancel
@@ -148,11 +183,124 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     if (isDone()) {
       cancelStage(stage); // cancelled while the attempt was starting
     }
+    if (watch != null) {
+      watch.watch(stage);
+      return;
+    }
     try {
       stage.whenComplete((result, failure) -> onOutcome(result, failure));
     } catch (Throwable failure) {
       onOutcome(null, failure); // a stage that cannot even take a callback: a failed attempt
     }
+  }
+
+  /**
+   * One attempt's watcher, on the watched path: tells the attempt listeners that it started and finished,
+   * and ends it with a {@link TimeoutException} (cancelling its stage) if the policy's attempt timeout,
+   * clipped to the deadline, passes first. Whichever comes first, the stage's outcome or the timer, moves
+   * {@link #settled} and hands the outcome to the call; a result arriving later is discarded.
+   */
+  private static final class AttemptWatch<R, T extends R> implements Runnable, BiConsumer<T, Throwable> {
+    @SuppressWarnings("rawtypes")
+    private static final AtomicIntegerFieldUpdater<AttemptWatch> SETTLED =
+        AtomicIntegerFieldUpdater.newUpdater(AttemptWatch.class, "settled");
+
+    private final AsyncCall<R, T> call;
+    private final int number;
+    private final long began;
+    private long timeoutNanos;
+    private CompletionStage<T> stage;
+    private volatile Future<?> timer;
+    private volatile int settled;
+
+    AttemptWatch(AsyncCall<R, T> call) {
+      this.call = call;
+      this.number = call.attempt();
+      RetryPolicy<R> policy = call.executor.policy;
+      if (policy.attemptListeners.length > 0) {
+        began = call.executor.clock.nanoTime();
+        Listeners.tell(policy.attemptListeners, Listeners.ATTEMPT_STARTED,
+            new RetryEvent<>(policy.name, number, began - call.startNanos(), null, null, null, 0, null, 0, call));
+      } else {
+        began = 0;
+      }
+    }
+
+    /** Watches the attempt's stage: its outcome, and the timer if the policy has an attempt timeout. */
+    void watch(CompletionStage<T> attemptStage) {
+      this.stage = attemptStage;
+      RetryPolicy<R> policy = call.executor.policy;
+      boolean completed = attemptStage instanceof CompletableFuture<?> future && future.isDone();
+      if (policy.attemptTimeoutNanos != Long.MAX_VALUE && !completed) {
+        timeoutNanos = policy.attemptTimeoutNanos(call.nanosLeft());
+        try {
+          Future<?> scheduled = call.executor.scheduler.schedule(this, timeoutNanos);
+          timer = scheduled;
+          if (settled != 0) {
+            scheduled.cancel(false); // the outcome arrived while the timer was being scheduled
+          }
+        } catch (RuntimeException rejected) {
+          // Without its timer the attempt could run past its timeout unnoticed: it fails instead, and the
+          // policy decides whether to retry (a scheduler that was shut down will refuse the retry too).
+          if (SETTLED.compareAndSet(this, 0, 1)) {
+            cancelStage(attemptStage);
+            finish(null, rejected);
+          }
+          return;
+        }
+      }
+      try {
+        attemptStage.whenComplete(this);
+      } catch (Throwable failure) {
+        accept(null, failure); // a stage that cannot even take a callback: a failed attempt
+      }
+    }
+
+    /** The attempt's time is up. */
+    @Override
+    public void run() {
+      if (!SETTLED.compareAndSet(this, 0, 1)) {
+        return;
+      }
+      cancelStage(stage);
+      finish(null, new TimeoutException("attempt " + number + " took longer than its timeout, "
+          + Duration.ofNanos(timeoutNanos).truncatedTo(ChronoUnit.MILLIS)));
+    }
+
+    /** The attempt's outcome. */
+    @Override
+    public void accept(T result, Throwable failure) {
+      if (!SETTLED.compareAndSet(this, 0, 1)) {
+        call.discard(result); // timed out before: nobody will read it
+        return;
+      }
+      Future<?> scheduled = timer;
+      if (scheduled != null) {
+        scheduled.cancel(false);
+      }
+      finish(result, failure);
+    }
+
+    private void finish(T result, Throwable failure) {
+      RetryPolicy<R> policy = call.executor.policy;
+      if (policy.attemptListeners.length > 0) {
+        long ended = call.executor.clock.nanoTime();
+        Listeners.tell(policy.attemptListeners, Listeners.ATTEMPT_FINISHED, new RetryEvent<>(policy.name, number,
+            ended - call.startNanos(), result, failure == null ? null : unwrap(failure), null, 0, null,
+            ended - began, call));
+      }
+      call.onOutcome(result, failure);
+    }
+  }
+
+  /** The call's identity in listener events: itself, when the policy has listeners of attempt events. */
+  private Object identity() {
+    return executor.policy.attemptListeners.length == 0 ? null : this;
+  }
+
+  /** The call's start: the clock's reading, or 0 if the policy needs none (then no attempt event is sent). */
+  private long startNanos() {
+    return startNanos;
   }
 
   /** Lets a canceller waiting for the supplier go on; the first attempt (never STARTING) writes nothing. */
@@ -182,7 +330,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
       // The caller cancelled (or completed) the future during the attempt.
       long now = executor.clock.nanoTime();
       if (execution == null) {
-        execution = FirstAttempt.failed(policy, startNanos, now, executor.random);
+        execution = FirstAttempt.failed(policy, startNanos, now, executor.random, identity());
       }
       state = DONE;
       execution.stop(StopReason.CANCELLED, now);
@@ -197,14 +345,14 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
         }
         // First-try success: like the sync loop, read no clock unless a deadline or listener needs it.
         state = DONE;
-        FirstAttempt.succeeded(policy, result, startNanos, executor.clock);
+        FirstAttempt.succeeded(policy, result, startNanos, executor.clock, identity());
         if (!super.complete(result)) {
           discard(result);
         }
         return;
       }
       long now = executor.clock.nanoTime();
-      execution = FirstAttempt.failed(policy, startNanos, now, executor.random);
+      execution = FirstAttempt.failed(policy, startNanos, now, executor.random, identity());
       decideAfter(cause, result, verdict, now);
       return;
     }
@@ -248,7 +396,21 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
       return;
     }
     state = DONE;
-    if (decision.isSuccess() || execution.lastFailure() == null) {
+    if (decision.isSuccess()) {
+      T last = (T) execution.lastResult();
+      if (!super.complete(last)) {
+        discard(last);
+      }
+    } else if (attempt instanceof Recovering && SyncLoop.recovers(execution.stopReason())) {
+      T recovered;
+      try {
+        recovered = SyncLoop.recover(((Recovering<T>) attempt).recovery, execution);
+      } catch (Throwable thrown) {
+        super.completeExceptionally(thrown);
+        return;
+      }
+      super.complete(recovered);
+    } else if (execution.lastFailure() == null) {
       T last = (T) execution.lastResult();
       if (!super.complete(last)) {
         discard(last);
@@ -267,7 +429,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T> implements Ca
     inFlight = SCHEDULING; // no attempt is in flight now (decide cleared it)
     state = WAITING; // before scheduling: the task may run at once on another thread
     try {
-      Future<?> task = executor.scheduler.schedule((Callable<Object>) this, delayNanos, TimeUnit.NANOSECONDS);
+      Future<?> task = executor.scheduler.schedule(this, delayNanos);
       if (PENDING.compareAndSet(this, before, task)) {
         // The task has not started, so the marker is still ours (a started task replaces it).
         IN_FLIGHT.compareAndSet(this, SCHEDULING, null);

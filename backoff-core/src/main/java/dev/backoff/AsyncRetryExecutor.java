@@ -8,7 +8,8 @@ import java.util.random.RandomGenerator;
 
 /**
  * Retries calls that return a {@link CompletionStage} under a {@link RetryPolicy}, without holding a thread
- * while it waits: each retry is a task scheduled on a {@link ScheduledExecutorService}. Immutable and
+ * while it waits: each retry is a task scheduled on a {@link RetryScheduler} (by default a
+ * {@link ScheduledExecutorService}). Immutable and
  * thread-safe; it holds no lock, so it is as much at home on virtual threads as on an event loop.
  *
  * <pre>{@code
@@ -40,6 +41,12 @@ import java.util.random.RandomGenerator;
  * return, then cancels the stage it returned. That is the one attempt that can still run, and the reason
  * suppliers must not block. A retry that never started gives its charge back to the policy's budget.
  *
+ * <h2>Attempt timeout</h2>
+ * With an {@linkplain RetryPolicy.Builder#attemptTimeout attempt timeout}, each attempt is timed on the
+ * scheduler (clipped to what is left before the deadline): when the time is up first, the attempt's stage
+ * is cancelled and the attempt fails with a {@link java.util.concurrent.TimeoutException}, classified
+ * {@link FailureClass#TIMEOUT}; a result arriving later is dropped.
+ *
  * <h2>Listeners</h2>
  * A listener that throws (anything but a {@link VirtualMachineError}) changes no outcome and never escapes
  * from {@code cancel} or {@code complete}; see {@link RetryListener}.
@@ -52,11 +59,13 @@ import java.util.random.RandomGenerator;
  */
 public final class AsyncRetryExecutor<R> {
   final RetryPolicy<R> policy;
-  final ScheduledExecutorService scheduler;
+  static final RetryScheduler DEFAULT_SCHEDULER = RetryScheduler.of(SharedScheduler.INSTANCE);
+
+  final RetryScheduler scheduler;
   final NanoClock clock;
   final RandomGenerator random;
 
-  private AsyncRetryExecutor(RetryPolicy<R> policy, ScheduledExecutorService scheduler, NanoClock clock,
+  private AsyncRetryExecutor(RetryPolicy<R> policy, RetryScheduler scheduler, NanoClock clock,
       RandomGenerator random) {
     this.policy = policy;
     this.scheduler = scheduler;
@@ -71,7 +80,8 @@ public final class AsyncRetryExecutor<R> {
    * @throws NullPointerException if {@code policy} is null
    */
   public static <R> AsyncRetryExecutor<R> of(RetryPolicy<R> policy) {
-    return of(policy, defaultScheduler());
+    Nanos.requireNonNull("policy", policy);
+    return new AsyncRetryExecutor<>(policy, DEFAULT_SCHEDULER, policy.clock, policy.random);
   }
 
   /**
@@ -80,6 +90,18 @@ public final class AsyncRetryExecutor<R> {
    * @throws NullPointerException if an argument is null
    */
   public static <R> AsyncRetryExecutor<R> of(RetryPolicy<R> policy, ScheduledExecutorService scheduler) {
+    Nanos.requireNonNull("policy", policy);
+    Nanos.requireNonNull("scheduler", scheduler);
+    return new AsyncRetryExecutor<>(policy, RetryScheduler.of(scheduler), policy.clock, policy.random);
+  }
+
+  /**
+   * An executor scheduling retries on {@code scheduler} (a driver's timer: an event loop, a reactive
+   * scheduler, a virtual-time test scheduler), with the policy's clock and random source.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public static <R> AsyncRetryExecutor<R> of(RetryPolicy<R> policy, RetryScheduler scheduler) {
     Nanos.requireNonNull("policy", policy);
     Nanos.requireNonNull("scheduler", scheduler);
     return new AsyncRetryExecutor<>(policy, scheduler, policy.clock, policy.random);
@@ -101,6 +123,16 @@ public final class AsyncRetryExecutor<R> {
    * @throws NullPointerException if {@code scheduler} is null
    */
   public AsyncRetryExecutor<R> withScheduler(ScheduledExecutorService scheduler) {
+    Nanos.requireNonNull("scheduler", scheduler);
+    return new AsyncRetryExecutor<>(policy, RetryScheduler.of(scheduler), clock, random);
+  }
+
+  /**
+   * A copy that schedules retries on {@code scheduler}.
+   *
+   * @throws NullPointerException if {@code scheduler} is null
+   */
+  public AsyncRetryExecutor<R> withScheduler(RetryScheduler scheduler) {
     Nanos.requireNonNull("scheduler", scheduler);
     return new AsyncRetryExecutor<>(policy, scheduler, clock, random);
   }
@@ -125,13 +157,19 @@ public final class AsyncRetryExecutor<R> {
     return new AsyncRetryExecutor<>(policy, scheduler, clock, random);
   }
 
+  /** This executor with its policy's deadline shortened to {@code maxElapsedNanos} (itself if no longer). */
+  AsyncRetryExecutor<R> withMaxElapsedNanos(long maxElapsedNanos) {
+    RetryPolicy<R> shortened = policy.withMaxElapsedNanos(maxElapsedNanos);
+    return shortened == policy ? this : new AsyncRetryExecutor<>(shortened, scheduler, clock, random);
+  }
+
   /** The policy. */
   public RetryPolicy<R> policy() {
     return policy;
   }
 
   /** The scheduler retries run on. */
-  public ScheduledExecutorService scheduler() {
+  public RetryScheduler scheduler() {
     return scheduler;
   }
 
@@ -143,7 +181,24 @@ public final class AsyncRetryExecutor<R> {
    */
   public <T extends R> CompletableFuture<T> call(Supplier<? extends CompletionStage<T>> supplier) {
     Nanos.requireNonNull("supplier", supplier);
-    AsyncCall<R, T> call = new AsyncCall<>(this, supplier);
+    AsyncCall<R, T> call = new AsyncCall<>(this, supplier, null);
+    call.start();
+    return call;
+  }
+
+  /**
+   * Starts the call as {@link #call(Supplier)} does; if retrying ends without success for any reason but
+   * cancellation, the future completes with what {@code recovery} supplies (or exceptionally with what it
+   * throws) instead of the last failure or last retried result. See {@link Recovery}.
+   *
+   * @return a future of the call's outcome; cancelling it stops the retries, and the recovery does not run
+   * @throws NullPointerException if an argument is null
+   */
+  public <T extends R> CompletableFuture<T> call(Supplier<? extends CompletionStage<T>> supplier,
+      Recovery<T> recovery) {
+    Nanos.requireNonNull("supplier", supplier);
+    Nanos.requireNonNull("recovery", recovery);
+    AsyncCall<R, T> call = new AsyncCall<>(this, supplier, recovery);
     call.start();
     return call;
   }

@@ -49,6 +49,8 @@ public final class Execution<R> {
   // The class a budget granted the scheduled retry for, until that retry starts: a retry that never starts
   // (interrupted or cancelled while waiting, refused by the scheduler) gives its permission back on abort.
   private FailureClass grantedRetryClass;
+  // The call's identity for listeners of attempt events (RetryEvent.call()); null when there are none.
+  private Object call;
 
   Execution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
     this.policy = policy;
@@ -292,7 +294,12 @@ public final class Execution<R> {
 
   private RetryEvent<R> event(FailureClass failureClass, long delayNanos, StopReason reason) {
     return new RetryEvent<>(policy.name, attempts, lastNanos - startNanos, lastResult, lastFailure, failureClass,
-        delayNanos, reason);
+        delayNanos, reason, 0, call);
+  }
+
+  /** The loops: the call's identity in the events this execution sends (see {@link RetryEvent#call()}). */
+  void call(Object identity) {
+    this.call = identity;
   }
 
   /**

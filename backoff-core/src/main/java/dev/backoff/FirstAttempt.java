@@ -17,14 +17,19 @@ final class FirstAttempt {
   }
 
   /** The first attempt succeeded: tells the budget and listeners, reading the clock only if needed. */
-  static <R> void succeeded(RetryPolicy<R> policy, R result, long start, NanoClock clock) {
+  static <R> void succeeded(RetryPolicy<R> policy, R result, long start, NanoClock clock, Object call) {
     if (policy.budget != null || policy.listeners.length > 0) {
-      succeeded(policy, result, start, policy.needsStartTime ? clock.nanoTime() : 0);
+      succeeded(policy, result, start, policy.needsStartTime ? clock.nanoTime() : 0, call);
     }
   }
 
   /** The first attempt succeeded at {@code nowNanos} (a driver's own reading). */
   static <R> void succeeded(RetryPolicy<R> policy, R result, long startNanos, long nowNanos) {
+    succeeded(policy, result, startNanos, nowNanos, null);
+  }
+
+  /** The first attempt of {@code call} (its identity for attempt listeners, or null) succeeded at {@code nowNanos}. */
+  static <R> void succeeded(RetryPolicy<R> policy, R result, long startNanos, long nowNanos, Object call) {
     RetryBudget budget = policy.budget;
     if (budget != null) {
       budget.onCall();
@@ -32,12 +37,20 @@ final class FirstAttempt {
     }
     if (policy.listeners.length > 0) {
       Listeners.tell(policy.listeners, Listeners.SUCCESS,
-          new RetryEvent<>(policy.name, 1, nowNanos - startNanos, result, null, null, 0, null));
+          new RetryEvent<>(policy.name, 1, nowNanos - startNanos, result, null, null, 0, null, 0, call));
     }
   }
 
   /** The first attempt failed (or was judged retryable) at {@code nowNanos}: the call's execution. */
   static <R> Execution<R> failed(RetryPolicy<R> policy, long start, long nowNanos, RandomGenerator random) {
     return new Execution<>(policy, policy.needsStartTime ? start : nowNanos, random);
+  }
+
+  /** As {@link #failed(RetryPolicy, long, long, RandomGenerator)}, for {@code call} (its identity, or null). */
+  static <R> Execution<R> failed(RetryPolicy<R> policy, long start, long nowNanos, RandomGenerator random,
+      Object call) {
+    Execution<R> execution = failed(policy, start, nowNanos, random);
+    execution.call(call);
+    return execution;
   }
 }

@@ -15,6 +15,8 @@ final class Listeners {
   static final int SUCCESS = 1;
   static final int EXHAUSTED = 2;
   static final int ABORTED = 3;
+  static final int ATTEMPT_STARTED = 4;
+  static final int ATTEMPT_FINISHED = 5;
 
   private static final AtomicBoolean WARNED = new AtomicBoolean();
 
@@ -32,6 +34,8 @@ final class Listeners {
           case RETRY_SCHEDULED -> listener.onRetryScheduled(event);
           case SUCCESS -> listener.onSuccess(event);
           case EXHAUSTED -> listener.onExhausted(event);
+          case ATTEMPT_STARTED -> listener.onAttemptStarted(event);
+          case ATTEMPT_FINISHED -> listener.onAttemptFinished(event);
           default -> listener.onAborted(event);
         }
       } catch (VirtualMachineError fatal) {
@@ -39,6 +43,26 @@ final class Listeners {
       } catch (Throwable e) {
         report(listener, e);
       }
+    }
+  }
+
+  /** The listeners that override an attempt event's method: only they are sent attempt events. */
+  static <R> RetryListener<R>[] attemptListeners(RetryListener<R>[] listeners) {
+    int count = 0;
+    RetryListener<R>[] hearing = listeners.clone();
+    for (RetryListener<R> listener : listeners) {
+      if (overrides(listener, "onAttemptStarted") || overrides(listener, "onAttemptFinished")) {
+        hearing[count++] = listener;
+      }
+    }
+    return java.util.Arrays.copyOf(hearing, count);
+  }
+
+  private static boolean overrides(RetryListener<?> listener, String method) {
+    try {
+      return listener.getClass().getMethod(method, RetryEvent.class).getDeclaringClass() != RetryListener.class;
+    } catch (NoSuchMethodException impossible) {
+      return true; // every listener has the interface's method; if it cannot be found, send the events
     }
   }
 

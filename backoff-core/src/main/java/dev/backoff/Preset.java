@@ -20,12 +20,32 @@ public enum Preset {
   /** As {@link #GOOGLE_CLOUD} with the documented alternative maximum of 64 s (same pile-up at the cap). */
   GOOGLE_CLOUD_64S("google-cloud-64s", 10, null, Backoff.googleCloud(Duration.ofSeconds(64))),
   /**
-   * AWS SDK for Java v2, standard mode: 3 attempts, full jitter {@code U(0, min(20 s, 100 ms·2^(n−1)))},
+   * AWS SDK for Java v2, standard mode (retry behaviour 2.0, the SDK's default): 3 attempts, full jitter {@code U(0, min(20 s, 100 ms·2^(n−1)))},
    * and a 1 s base for throttling failures ({@link FailureClass#THROTTLED}). The SDK's retry quota (a token
    * bucket of 500, 5 per retry) is a budget: attach one separately. Follows our cap rule.
    */
   AWS_STANDARD("aws-standard", 3, null,
       Backoff.exponential(Duration.ofMillis(100), 2, Duration.ofSeconds(20), Jitter.full())),
+  /**
+   * AWS SDK for Java v2, standard mode with AWS's newer retry behaviour ("retries 2.1"), which the SDK uses
+   * only when {@code AWS_NEW_RETRIES_2026=true} (or the system property {@code aws.newRetries2026}) opts in:
+   * 3 attempts, full jitter {@code U(0, min(20 s, 50 ms·2^(n−1)))}, and a 1 s base for throttling failures
+   * ({@link FailureClass#THROTTLED}). The SDK's retry quota changes too (500 tokens, a retry costs 14, or 5
+   * after a throttling failure): that is {@link RetryBudgets#awsStandard2026()}, attached separately. Follows
+   * our cap rule.
+   *
+   * <p>Sources, in the AWS SDK for Java v2: {@code core/retries/src/main/java/software/amazon/awssdk/retries/
+   * DefaultRetryStrategy.java} (class {@code Standard}: {@code MAX_ATTEMPTS} 3, {@code BASE_DELAY_V21} 50 ms,
+   * {@code THROTTLED_BASE_DELAY} 1 s, {@code MAX_BACKOFF} 20 s, {@code TOKEN_BUCKET_SIZE} 500,
+   * {@code DEFAULT_EXCEPTION_TOKEN_COST_V21} 14, {@code THROTTLING_EXCEPTION_TOKEN_COST_V21} 5; the 2.0
+   * values beside them are {@link #AWS_STANDARD}'s); the delay formula is the same file's
+   * {@code BackoffStrategy.exponentialDelay}, full jitter; the opt-in is {@code SdkSystemSetting.AWS_NEW_RETRIES_2026}
+   * in {@code core/sdk-core}, which resolves to false unless set
+   * ({@code core/sdk-core/src/test/java/software/amazon/awssdk/core/retry/NewRetries2026ResolverTest.java}).
+   * No SDK release in those sources makes it the default.
+   */
+  AWS_STANDARD_2026("aws-standard-2026", 3, null,
+      Backoff.exponential(Duration.ofMillis(50), 2, Duration.ofSeconds(20), Jitter.full())),
   /**
    * gRPC's retry policy (gRFC A6) with its design document's example values (maxAttempts 4, initialBackoff
    * 0.1 s, maxBackoff 1 s, backoffMultiplier 2): {@code U(0, min(initial·mult^(n−1), max))}. gRPC has no
@@ -112,7 +132,7 @@ public enum Preset {
     if (maxElapsed != null) {
       builder.maxElapsed(maxElapsed);
     }
-    if (this == AWS_STANDARD) {
+    if (this == AWS_STANDARD || this == AWS_STANDARD_2026) {
       builder.backoff(FailureClass.THROTTLED,
           Backoff.exponential(Duration.ofSeconds(1), 2, Duration.ofSeconds(20), Jitter.full()));
     }

@@ -30,6 +30,10 @@ public final class RetryBudgets {
   public static final long AWS_CAPACITY = 500;
   /** AWS standard mode: what a retry costs. */
   public static final long AWS_RETRY_COST = 5;
+  /** AWS's newer retry behaviour (see {@link #awsStandard2026()}): what a retry costs. */
+  public static final long AWS_2026_RETRY_COST = 14;
+  /** AWS's newer retry behaviour: what a retry after a {@link FailureClass#THROTTLED} failure costs. */
+  public static final long AWS_2026_THROTTLED_RETRY_COST = 5;
   /** AWS standard mode: what a retry after a {@link FailureClass#TIMEOUT} costs. */
   public static final long AWS_TIMEOUT_RETRY_COST = 10;
   /** gRPC retry throttling, its retry guide's example: the maximum token count. */
@@ -50,6 +54,22 @@ public final class RetryBudgets {
    */
   public static RetryBudget awsStandard() {
     return tokenBucket().build();
+  }
+
+  /**
+   * The AWS SDK for Java v2 retry quota under AWS's newer retry behaviour ("retries 2.1", opted into with
+   * {@code AWS_NEW_RETRIES_2026=true}; see {@link Preset#AWS_STANDARD_2026}): a bucket of 500 tokens; a
+   * retry costs 14, or 5 after a {@link FailureClass#THROTTLED} failure (a timeout costs what any other
+   * failure does); a success refunds as {@link #awsStandard()} does. Sources: the SDK's
+   * {@code core/retries/src/main/java/software/amazon/awssdk/retries/DefaultRetryStrategy.java}
+   * ({@code TOKEN_BUCKET_SIZE}, {@code DEFAULT_EXCEPTION_TOKEN_COST_V21},
+   * {@code THROTTLING_EXCEPTION_TOKEN_COST_V21}).
+   */
+  public static RetryBudget awsStandard2026() {
+    return tokenBucket().retryCost(AWS_2026_RETRY_COST)
+        .retryCost(FailureClass.TIMEOUT, AWS_2026_RETRY_COST)
+        .retryCost(FailureClass.THROTTLED, AWS_2026_THROTTLED_RETRY_COST)
+        .build();
   }
 
   /** A builder for a token-bucket budget, starting from the AWS standard-mode values of {@link #awsStandard()}. */

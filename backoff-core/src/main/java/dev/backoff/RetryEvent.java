@@ -17,9 +17,18 @@ public final class RetryEvent<R> {
   private final FailureClass failureClass;
   private final long delayNanos;
   private final StopReason stopReason;
+  private final long attemptNanos;
+  private final Object call;
 
   RetryEvent(String policyName, int attempts, long elapsedNanos, R result, Throwable failure,
       FailureClass failureClass, long delayNanos, StopReason stopReason) {
+    this(policyName, attempts, elapsedNanos, result, failure, failureClass, delayNanos, stopReason, 0, null);
+  }
+
+  RetryEvent(String policyName, int attempts, long elapsedNanos, R result, Throwable failure,
+      FailureClass failureClass, long delayNanos, StopReason stopReason, long attemptNanos, Object call) {
+    this.attemptNanos = attemptNanos;
+    this.call = call;
     this.policyName = policyName;
     this.attempts = attempts;
     this.elapsedNanos = elapsedNanos;
@@ -78,6 +87,31 @@ public final class RetryEvent<R> {
   /** For exhausted and aborted events, why the call stopped; otherwise null. */
   public StopReason stopReason() {
     return stopReason;
+  }
+
+  /**
+   * For an attempt-finished event, how long the attempt took (from just before it started to when its
+   * outcome arrived); otherwise zero.
+   */
+  public Duration attemptDuration() {
+    return Duration.ofNanos(Math.max(0, attemptNanos));
+  }
+
+  /** {@link #attemptDuration()} in nanoseconds. */
+  public long attemptDurationNanos() {
+    return Math.max(0, attemptNanos);
+  }
+
+  /**
+   * The call this event is about, as an opaque object: the same instance in every event of one call and
+   * a different one for every call, so a listener can keep per-call state (a tracing span) keyed by it,
+   * compared by identity. Null unless the policy has a listener of attempt events (one overriding
+   * {@link RetryListener#onAttemptStarted} or {@link RetryListener#onAttemptFinished}): only such policies
+   * pay for it. Every call that starts an attempt ends with exactly one of {@code onSuccess},
+   * {@code onExhausted} or {@code onAborted}, after which the object is not seen again.
+   */
+  public Object call() {
+    return call;
   }
 
   @Override

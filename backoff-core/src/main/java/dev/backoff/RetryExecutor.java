@@ -31,6 +31,12 @@ import java.util.random.RandomGenerator;
  *       another exception.
  *   <li>A listener that throws never changes the outcome (see {@link RetryListener}).
  *   <li>A retry budget is charged only for retries that start: an interrupted wait gives the charge back.
+ *   <li>With {@link #call(Callable, Recovery)}, a call that stops without success (for any reason but an
+ *       interrupt) returns the recovery's value instead.
+ *   <li>With an {@linkplain RetryPolicy.Builder#attemptTimeout attempt timeout} and
+ *       {@linkplain RetryPolicy.Builder#interruptOnAttemptTimeout interruptOnAttemptTimeout}, an attempt
+ *       that outlives its timeout is interrupted and fails with a
+ *       {@link java.util.concurrent.TimeoutException}; the caller's own interrupt state is kept.
  * </ul>
  *
  * @param <R> the result type
@@ -40,36 +46,54 @@ public final class RetryExecutor<R> {
   final NanoClock clock;
   final Sleeper sleeper;
   final RandomGenerator random;
+  final RetryScheduler scheduler;
 
-  private RetryExecutor(RetryPolicy<R> policy, NanoClock clock, Sleeper sleeper, RandomGenerator random) {
+  private RetryExecutor(RetryPolicy<R> policy, NanoClock clock, Sleeper sleeper, RandomGenerator random,
+      RetryScheduler scheduler) {
     this.policy = policy;
     this.clock = clock;
     this.sleeper = sleeper;
     this.random = random;
+    this.scheduler = scheduler;
   }
 
-  /** An executor using the policy's clock, sleeper and random source. */
+  /**
+   * An executor using the policy's clock, sleeper and random source; attempt-timeout watchdogs (see
+   * {@link RetryPolicy.Builder#interruptOnAttemptTimeout}) run on the shared default scheduler.
+   */
   public static <R> RetryExecutor<R> of(RetryPolicy<R> policy) {
     Nanos.requireNonNull("policy", policy);
-    return new RetryExecutor<>(policy, policy.clock, policy.sleeper, policy.random);
+    return new RetryExecutor<>(policy, policy.clock, policy.sleeper, policy.random, AsyncRetryExecutor.DEFAULT_SCHEDULER);
+  }
+
+  /**
+   * A copy whose attempt-timeout watchdogs run on {@code scheduler} (a test's virtual-time scheduler, or
+   * one of yours) instead of the shared default one. Used only when the policy
+   * {@linkplain RetryPolicy.Builder#interruptOnAttemptTimeout interrupts attempts on timeout}.
+   *
+   * @throws NullPointerException if {@code scheduler} is null
+   */
+  public RetryExecutor<R> withScheduler(RetryScheduler scheduler) {
+    Nanos.requireNonNull("scheduler", scheduler);
+    return new RetryExecutor<>(policy, clock, sleeper, random, scheduler);
   }
 
   /** A copy that reads this clock instead of the policy's. */
   public RetryExecutor<R> withClock(NanoClock clock) {
     Nanos.requireNonNull("clock", clock);
-    return new RetryExecutor<>(policy, clock, sleeper, random);
+    return new RetryExecutor<>(policy, clock, sleeper, random, scheduler);
   }
 
   /** A copy that sleeps with this sleeper instead of the policy's. */
   public RetryExecutor<R> withSleeper(Sleeper sleeper) {
     Nanos.requireNonNull("sleeper", sleeper);
-    return new RetryExecutor<>(policy, clock, sleeper, random);
+    return new RetryExecutor<>(policy, clock, sleeper, random, scheduler);
   }
 
   /** A copy that draws jitter from this random source instead of the policy's. */
   public RetryExecutor<R> withRandom(RandomGenerator random) {
     Nanos.requireNonNull("random", random);
-    return new RetryExecutor<>(policy, clock, sleeper, random);
+    return new RetryExecutor<>(policy, clock, sleeper, random, scheduler);
   }
 
   /** The policy. */
@@ -89,7 +113,24 @@ public final class RetryExecutor<R> {
   public <T extends R> T call(Callable<T> callable) throws Exception {
     // Checked here: a null callable would otherwise fail inside the attempt and be retried.
     Nanos.requireNonNull("callable", callable);
-    return SyncLoop.call(this, callable, SyncLoop.CALLABLE, null);
+    return SyncLoop.call(this, callable, SyncLoop.CALLABLE, null, null);
+  }
+
+  /**
+   * Calls {@code callable}, retrying under the policy, and, if retrying ends without success for any
+   * reason but an interrupt, returns what {@code recovery} supplies instead of throwing the last failure
+   * (or returning the last retried result). See {@link Recovery}.
+   *
+   * @return the first accepted result, or the recovery's value
+   * @throws Exception what the recovery throws
+   * @throws InterruptedException if interrupted while waiting to retry, or before the retry starts (the
+   *     interrupt flag is then set); the recovery does not run
+   * @throws NullPointerException if an argument is null
+   */
+  public <T extends R> T call(Callable<T> callable, Recovery<T> recovery) throws Exception {
+    Nanos.requireNonNull("callable", callable);
+    Nanos.requireNonNull("recovery", recovery);
+    return SyncLoop.call(this, callable, SyncLoop.CALLABLE, null, recovery);
   }
 
   /**
@@ -102,7 +143,7 @@ public final class RetryExecutor<R> {
    */
   public void run(CheckedRunnable runnable) throws Exception {
     Nanos.requireNonNull("runnable", runnable);
-    SyncLoop.call(this, runnable, SyncLoop.RUNNABLE, null);
+    SyncLoop.call(this, runnable, SyncLoop.RUNNABLE, null, null);
   }
 
   /** Wraps {@code callable} so that each call of the wrapper retries under this executor. */

@@ -14,6 +14,26 @@ package dev.backoff;
  */
 public interface RetryListener<R> {
 
+  /**
+   * An attempt is about to start. {@link RetryEvent#attempts()} is its number (1 for the first) and
+   * {@link RetryEvent#elapsed()} the time since the call started; it carries no result, failure or delay.
+   * Runs on the thread that starts the attempt, just before it starts.
+   *
+   * <p>The loops build attempt events (and read the clock for them) only for listeners that override this
+   * method or {@link #onAttemptFinished}, so listeners that do not cost nothing per attempt.
+   */
+  default void onAttemptStarted(RetryEvent<R> event) {}
+
+  /**
+   * An attempt ended, before the policy judged it: {@link RetryEvent#result()} or {@link RetryEvent#failure()}
+   * is its outcome (a {@link java.util.concurrent.TimeoutException} if it outlived the policy's attempt
+   * timeout), {@link RetryEvent#attemptDuration()} how long it took, {@link RetryEvent#elapsed()} the time
+   * since the call started. {@link RetryEvent#failureClass()} and {@link RetryEvent#stopReason()} are null:
+   * the decision that follows is the next event ({@code onRetryScheduled}, {@code onSuccess},
+   * {@code onExhausted} or {@code onAborted}). Runs on the thread that completed the attempt.
+   */
+  default void onAttemptFinished(RetryEvent<R> event) {}
+
   /** A retry was scheduled after a failed attempt; {@link RetryEvent#delay()} is the wait before it. */
   default void onRetryScheduled(RetryEvent<R> event) {}
 

@@ -60,6 +60,11 @@ public final class RetryPolicy<R> {
   final RandomGenerator random;
   final int maxSuppressed;
   final boolean needsStartTime;
+  final long attemptTimeoutNanos; // Long.MAX_VALUE: none
+  final boolean interruptOnAttemptTimeout;
+  // The listeners that hear attempt events (those overriding onAttemptStarted or onAttemptFinished): the
+  // loops build attempt events only for them, so other listeners cost nothing per attempt.
+  final RetryListener<R>[] attemptListeners;
 
   private RetryPolicy(Builder<R> b) {
     this.name = b.name;
@@ -84,6 +89,50 @@ public final class RetryPolicy<R> {
     this.random = b.random;
     this.maxSuppressed = b.maxSuppressed;
     this.needsStartTime = maxElapsedNanos != Long.MAX_VALUE || listeners.length > 0;
+    this.attemptTimeoutNanos = b.attemptTimeoutNanos;
+    this.interruptOnAttemptTimeout = b.interruptOnAttemptTimeout;
+    if (interruptOnAttemptTimeout && attemptTimeoutNanos == Long.MAX_VALUE) {
+      throw new IllegalArgumentException(
+          "interruptOnAttemptTimeout(true) needs an attemptTimeout, but the policy has none");
+    }
+    this.attemptListeners = Listeners.attemptListeners(listeners);
+  }
+
+  /** A copy with another deadline, sharing every other (immutable) setting: see {@link #withMaxElapsedNanos}. */
+  private RetryPolicy(RetryPolicy<R> p, long maxElapsedNanos) {
+    this.name = p.name;
+    this.maxAttempts = p.maxAttempts;
+    this.maxElapsedNanos = maxElapsedNanos;
+    this.backoff = p.backoff;
+    this.classesWithBackoff = p.classesWithBackoff;
+    this.backoffByClass = p.backoffByClass;
+    this.retryOn = p.retryOn;
+    this.retryIf = p.retryIf;
+    this.abortOn = p.abortOn;
+    this.abortIf = p.abortIf;
+    this.retryOnResult = p.retryOnResult;
+    this.failureClassifier = p.failureClassifier;
+    this.resultClassifier = p.resultClassifier;
+    this.pushback = p.pushback;
+    this.maxPushbackNanos = p.maxPushbackNanos;
+    this.budget = p.budget;
+    this.listeners = p.listeners;
+    this.clock = p.clock;
+    this.sleeper = p.sleeper;
+    this.random = p.random;
+    this.maxSuppressed = p.maxSuppressed;
+    this.needsStartTime = maxElapsedNanos != Long.MAX_VALUE || listeners.length > 0;
+    this.attemptTimeoutNanos = p.attemptTimeoutNanos;
+    this.interruptOnAttemptTimeout = p.interruptOnAttemptTimeout;
+    this.attemptListeners = p.attemptListeners;
+  }
+
+  /**
+   * This policy with its deadline shortened to {@code maxElapsedNanos} (itself if its own is no longer), for
+   * a driver whose call carries its own deadline. One small object: the settings are shared, not copied.
+   */
+  RetryPolicy<R> withMaxElapsedNanos(long maxElapsedNanos) {
+    return maxElapsedNanos >= this.maxElapsedNanos ? this : new RetryPolicy<>(this, maxElapsedNanos);
   }
 
   @SuppressWarnings("unchecked")
@@ -131,6 +180,30 @@ public final class RetryPolicy<R> {
   public Duration maxElapsed() {
     return maxElapsedNanos == Long.MAX_VALUE ? null : Duration.ofNanos(maxElapsedNanos);
   }
+
+  /**
+   * The longest one attempt may take, or null if attempts have no timeout of their own (see
+   * {@link Builder#attemptTimeout}).
+   */
+  public Duration attemptTimeout() {
+    return attemptTimeoutNanos == Long.MAX_VALUE ? null : Duration.ofNanos(attemptTimeoutNanos);
+  }
+
+  /** Whether the synchronous executor interrupts an attempt that outlives its timeout. */
+  public boolean interruptsOnAttemptTimeout() {
+    return interruptOnAttemptTimeout;
+  }
+
+  /**
+   * One attempt's timeout in nanoseconds: the attempt timeout clipped to {@code nanosLeft}, the time left
+   * before the deadline. Never below 1 ms (as the HTTP client's): an attempt started at the deadline gets a
+   * token millisecond rather than none.
+   */
+  long attemptTimeoutNanos(long nanosLeft) {
+    return Math.max(MIN_ATTEMPT_TIMEOUT_NANOS, Math.min(attemptTimeoutNanos, nanosLeft));
+  }
+
+  private static final long MIN_ATTEMPT_TIMEOUT_NANOS = 1_000_000;
 
   /** The default backoff (used for failure classes without their own). */
   public Backoff backoff() {
@@ -207,6 +280,8 @@ public final class RetryPolicy<R> {
     private Sleeper sleeper = Sleeper.system();
     private RandomGenerator random = ThreadLocalRandomSource.INSTANCE;
     private int maxSuppressed = 10;
+    private long attemptTimeoutNanos = Long.MAX_VALUE;
+    private boolean interruptOnAttemptTimeout;
 
     Builder() {}
 
@@ -232,6 +307,8 @@ public final class RetryPolicy<R> {
       sleeper = p.sleeper;
       random = p.random;
       maxSuppressed = p.maxSuppressed;
+      attemptTimeoutNanos = p.attemptTimeoutNanos;
+      interruptOnAttemptTimeout = p.interruptOnAttemptTimeout;
     }
 
     /**
@@ -275,6 +352,47 @@ public final class RetryPolicy<R> {
      */
     public Builder<R> maxElapsed(Duration maxElapsed) {
       this.maxElapsedNanos = Nanos.positive("maxElapsed", maxElapsed);
+      return this;
+    }
+
+    /**
+     * A timeout for each attempt, clipped to what is left before the {@linkplain #maxElapsed deadline}
+     * when there is one. An attempt that outlives it fails with a
+     * {@link java.util.concurrent.TimeoutException}, classified {@link FailureClass#TIMEOUT} by the default
+     * classifier (so a budget charges it as a timeout), and is retried by the policy's rules like any
+     * other failure. The asynchronous executor enforces it with a timer on its scheduler and cancels the
+     * attempt's stage; the synchronous executor cannot stop a running attempt without interrupting it, so
+     * it enforces the timeout only if {@link #interruptOnAttemptTimeout(boolean)} opts in. An attempt
+     * started at the deadline gets 1 ms. The HTTP client uses it as its per-attempt timeout when neither
+     * the request nor the client sets one. Default: none.
+     *
+     * @throws IllegalArgumentException if {@code attemptTimeout} is not positive
+     * @throws NullPointerException if {@code attemptTimeout} is null
+     */
+    public Builder<R> attemptTimeout(Duration attemptTimeout) {
+      this.attemptTimeoutNanos = Nanos.positive("attemptTimeout", attemptTimeout);
+      return this;
+    }
+
+    /**
+     * Whether the synchronous executor enforces the {@linkplain #attemptTimeout attempt timeout} by
+     * interrupting the attempt's thread (default false: a synchronous attempt runs to its end). When on, a
+     * watchdog task on the executor's scheduler interrupts the thread when the attempt's time is up. The
+     * attempt then fails with a {@link java.util.concurrent.TimeoutException} (whatever it returned or
+     * threw, which is attached as suppressed), the loop clears the interrupt it caused, and the call goes
+     * on by the policy's rules. Only code that responds to interruption (blocking I/O on interruptible
+     * channels, {@code Thread.sleep}, {@code Object.wait}, locks, futures) stops early; other code runs to
+     * its end and still counts as timed out.
+     *
+     * <p>An interrupt from anyone else wins: if the thread is already interrupted when the watchdog fires,
+     * the watchdog does nothing and the call stops as {@link StopReason#INTERRUPTED}. An outside interrupt
+     * that arrives after the watchdog's, while the attempt is still running, cannot be told apart from it
+     * and is cleared with it.
+     *
+     * @throws IllegalArgumentException at {@link #build()} if this is on without an attempt timeout
+     */
+    public Builder<R> interruptOnAttemptTimeout(boolean interrupt) {
+      this.interruptOnAttemptTimeout = interrupt;
       return this;
     }
 
@@ -430,7 +548,11 @@ public final class RetryPolicy<R> {
       return this;
     }
 
-    /** Builds the immutable policy. */
+    /**
+     * Builds the immutable policy.
+     *
+     * @throws IllegalArgumentException if {@code interruptOnAttemptTimeout} is on without an attempt timeout
+     */
     public RetryPolicy<R> build() {
       return new RetryPolicy<>(this);
     }

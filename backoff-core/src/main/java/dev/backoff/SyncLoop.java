@@ -4,8 +4,13 @@ import dev.backoff.driver.AttemptContext;
 import dev.backoff.driver.OutcomeJudge;
 import dev.backoff.driver.SyncAttempt;
 import dev.backoff.driver.Verdict;
+import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
 
 /**
  * The one synchronous retry loop: {@link RetryExecutor} and every synchronous driver (through
@@ -16,6 +21,11 @@ import java.util.concurrent.CancellationException;
  * <p>The attempt is a target of one of three kinds, so that the executors pass their caller's
  * {@code Callable} or {@code CheckedRunnable} as it is, without an adapter object. A null judge means the
  * policy's own rules, tested inline.
+ *
+ * <p>An attempt runs on one of two paths. The plain path calls the target and nothing else. The watched
+ * path, taken only when the policy has listeners of attempt events or interrupts attempts that outlive
+ * their timeout, tells those listeners and arms a {@link Watchdog}: it allocates and reads the clock, the
+ * plain path does neither.
  */
 final class SyncLoop {
   static final int CALLABLE = 0;
@@ -25,39 +35,47 @@ final class SyncLoop {
   private SyncLoop() {}
 
   @SuppressWarnings("unchecked")
-  static <R, T extends R> T call(RetryExecutor<R> executor, Object target, int kind, OutcomeJudge<R> judge)
-      throws Exception {
+  static <R, T extends R> T call(RetryExecutor<R> executor, Object target, int kind, OutcomeJudge<R> judge,
+      Recovery<T> recovery) throws Exception {
     RetryPolicy<R> policy = executor.policy;
     NanoClock clock = executor.clock;
     long start = FirstAttempt.start(policy, clock);
     // Only a driver's hook reads the context: the executors' targets get none, and allocate none.
     Context context = kind == HOOK ? new Context(policy, clock, start) : null;
+    // The call's identity in listener events, only for listeners of attempt events (RetryEvent.call()).
+    Object call = policy.attemptListeners.length == 0 ? null : new Object();
     T result = null;
     Throwable failure = null;
-    try {
-      result = (T) invoke(target, kind, context);
-    } catch (Throwable t) {
-      failure = t;
+    if (policy.attemptListeners.length == 0 && !policy.interruptOnAttemptTimeout) {
+      try {
+        result = (T) invoke(target, kind, context);
+      } catch (Throwable t) {
+        failure = t;
+      }
+    } else {
+      Watchdog watched = watched(executor, target, kind, context, 1, start, call);
+      result = (T) watched.result;
+      failure = watched.failure;
     }
     Verdict verdict = judged(policy, judge, target, kind, result, failure);
     if (verdict == Verdict.ACCEPT) {
       if (failure != null) {
         throw new IllegalArgumentException("the judge accepted a failure: " + failure, failure);
       }
-      FirstAttempt.succeeded(policy, result, start, clock);
+      FirstAttempt.succeeded(policy, result, start, clock, call);
       return result;
     }
-    return retry(executor, target, kind, judge, context, start, result, failure, verdict);
+    return retry(executor, target, kind, judge, context, start, result, failure, verdict, recovery, call);
   }
 
   @SuppressWarnings("unchecked")
   private static <R, T extends R> T retry(RetryExecutor<R> executor, Object target, int kind,
       OutcomeJudge<R> judge, Context context, long start, T firstResult, Throwable firstFailure,
-      Verdict firstVerdict) throws Exception {
+      Verdict firstVerdict, Recovery<T> recovery, Object call) throws Exception {
     RetryPolicy<R> policy = executor.policy;
     NanoClock clock = executor.clock;
     long now = clock.nanoTime();
-    Execution<R> execution = FirstAttempt.failed(policy, start, now, executor.random);
+    Execution<R> execution = FirstAttempt.failed(policy, start, now, executor.random, call);
     Decision decision = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now);
     while (decision.isRetry()) {
       boolean goOn = true;
@@ -84,10 +102,17 @@ final class SyncLoop {
       }
       T result = null;
       Throwable failure = null;
-      try {
-        result = (T) invoke(target, kind, context);
-      } catch (Throwable t) {
-        failure = t;
+      if (policy.attemptListeners.length == 0 && !policy.interruptOnAttemptTimeout) {
+        try {
+          result = (T) invoke(target, kind, context);
+        } catch (Throwable t) {
+          failure = t;
+        }
+      } else {
+        Watchdog watched = watched(executor, target, kind, context, execution.attempts() + 1,
+            execution.startNanos(), call);
+        result = (T) watched.result;
+        failure = watched.failure;
       }
       Verdict verdict = judged(policy, judge, target, kind, result, failure);
       if (policy.needsStartTime) {
@@ -100,13 +125,165 @@ final class SyncLoop {
       // driver's judge saw it: the caller must still see the interrupt.
       Thread.currentThread().interrupt();
     }
-    if (decision.isSuccess() || execution.lastFailure() == null) {
+    boolean recovering = recovery != null && !decision.isSuccess() && recovers(execution.stopReason());
+    if (decision.isSuccess() || (execution.lastFailure() == null && !recovering)) {
       return (T) execution.lastResult();
     }
     if (!policy.needsStartTime) {
       execution.markEnd(clock.nanoTime()); // for the RetryHistory's elapsed time
     }
+    if (recovering) {
+      return recover(recovery, execution);
+    }
     throw SyncLoop.<Exception>rethrowUnchecked(execution.finalFailure());
+  }
+
+  /** Whether a call that stopped for this reason is recovered: not when the caller interrupted or cancelled it. */
+  static boolean recovers(StopReason reason) {
+    return reason != StopReason.INTERRUPTED && reason != StopReason.CANCELLED;
+  }
+
+  /**
+   * Runs the recovery of a call that stopped: its value is the call's, what it throws the call's failure
+   * (with the last failure attached).
+   */
+  @SuppressWarnings("unchecked")
+  static <T> T recover(Recovery<T> recovery, Execution<?> execution) throws Exception {
+    Throwable last = execution.finalFailure();
+    RetryHistory history = last != null ? RetryHistory.of(last) : null;
+    if (history == null) {
+      history = new RetryHistory(execution.policy().name, execution.attempts(), execution.elapsedNanos(),
+          execution.stopReason());
+    }
+    try {
+      return recovery.recover(last == null ? (T) execution.lastResult() : null, last, history);
+    } catch (Exception | Error thrown) {
+      if (last != null && thrown != last) {
+        thrown.addSuppressed(last);
+      }
+      throw thrown;
+    }
+  }
+
+  /**
+   * Runs one attempt on the watched path: tells the attempt listeners, and times the attempt with a
+   * watchdog when the policy interrupts attempts that outlive their timeout.
+   */
+  @SuppressWarnings("unchecked")
+  private static <R> Watchdog watched(RetryExecutor<R> executor, Object target, int kind, Context context,
+      int attempt, long callStart, Object call) {
+    RetryPolicy<R> policy = executor.policy;
+    NanoClock clock = executor.clock;
+    RetryListener<R>[] listeners = policy.attemptListeners;
+    long began = 0;
+    if (listeners.length > 0) {
+      began = clock.nanoTime();
+      Listeners.tell(listeners, Listeners.ATTEMPT_STARTED,
+          new RetryEvent<>(policy.name, attempt, began - callStart, null, null, null, 0, null, 0, call));
+    }
+    Watchdog run = new Watchdog(Thread.currentThread());
+    long timeoutNanos = -1;
+    boolean armed = false;
+    if (policy.interruptOnAttemptTimeout) {
+      timeoutNanos = policy.attemptTimeoutNanos(timeLeft(policy.maxElapsedNanos, callStart, clock));
+      try {
+        run.task = executor.scheduler.schedule(run, timeoutNanos);
+        armed = true;
+      } catch (RuntimeException rejected) {
+        // Without its watchdog the attempt could run past its timeout unnoticed: it fails instead, and the
+        // policy decides whether to retry (a scheduler that was shut down will refuse the retry's too).
+        run.failure = rejected;
+      }
+    }
+    if (armed || timeoutNanos < 0) {
+      try {
+        run.result = invoke(target, kind, context);
+      } catch (Throwable t) {
+        run.failure = t;
+      }
+    }
+    if (armed && run.disarm()) {
+      TimeoutException timeout = new TimeoutException("attempt " + attempt + " took longer than its timeout, "
+          + Duration.ofNanos(timeoutNanos).truncatedTo(ChronoUnit.MILLIS) + ", and was interrupted");
+      if (run.failure != null) {
+        timeout.addSuppressed(run.failure);
+      }
+      discard(target, kind, run.result);
+      run.result = null;
+      run.failure = timeout;
+    }
+    if (listeners.length > 0) {
+      long ended = clock.nanoTime();
+      Listeners.tell(listeners, Listeners.ATTEMPT_FINISHED, new RetryEvent<>(policy.name, attempt,
+          ended - callStart, (R) run.result, run.failure, null, 0, null, ended - began, call));
+    }
+    return run;
+  }
+
+  /**
+   * One watched attempt's outcome, and the watchdog that interrupts its thread when its time is up. The
+   * watchdog and the loop agree through {@link #state} on who acts: the watchdog interrupts only if it
+   * moves the state out of {@link #ARMED} first, and the loop, finding it moved, waits until the interrupt
+   * has landed before clearing it, so that it never clears an interrupt that arrives after the attempt.
+   */
+  static final class Watchdog implements Runnable {
+    private static final int ARMED = 0;
+    private static final int DISARMED = 1;
+    private static final int FIRING = 2;
+    private static final int FIRED = 3;
+    private static final int STOOD_DOWN = 4; // the thread was interrupted already: that interrupt wins
+    private static final AtomicIntegerFieldUpdater<Watchdog> STATE =
+        AtomicIntegerFieldUpdater.newUpdater(Watchdog.class, "state");
+
+    private final Thread thread;
+    private volatile int state = ARMED;
+    volatile Future<?> task;
+    Object result;
+    Throwable failure;
+
+    Watchdog(Thread thread) {
+      this.thread = thread;
+    }
+
+    /** The attempt's time is up. */
+    @Override
+    public void run() {
+      if (!STATE.compareAndSet(this, ARMED, FIRING)) {
+        return; // the attempt has ended
+      }
+      if (thread.isInterrupted()) {
+        state = STOOD_DOWN; // someone else interrupted the caller: leave that interrupt to stop the call
+        return;
+      }
+      thread.interrupt();
+      state = FIRED;
+    }
+
+    /**
+     * The attempt has ended (on its own thread): stops the watchdog. Returns true if it fired, after
+     * clearing the interrupt it caused.
+     */
+    boolean disarm() {
+      if (STATE.compareAndSet(this, ARMED, DISARMED)) {
+        Future<?> pending = task;
+        if (pending != null) {
+          pending.cancel(false);
+        }
+        return false;
+      }
+      for (int spins = 0; state == FIRING; spins++) {
+        if (spins < 64) {
+          Thread.onSpinWait();
+        } else {
+          Thread.yield();
+        }
+      }
+      if (state == FIRED) {
+        Thread.interrupted(); // ours: clear it (an outside interrupt after ours is indistinguishable)
+        return true;
+      }
+      return false;
+    }
   }
 
   /** Stops the call for an interrupt while waiting to retry: the flag set again, the last failure attached. */

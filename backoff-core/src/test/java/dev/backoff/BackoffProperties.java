@@ -275,6 +275,30 @@ class BackoffProperties {
     }
   }
 
+  @Property(tries = 5000)
+  void decorrelatedV2sPowerOfTwoIsWithinAFewUlpsOfTheLibraryOne(@ForAll("exponents") double y) {
+    double expected = StrictMath.pow(2, y);
+    double actual = Strategies.DecorrelatedV2.exp2(y);
+    if (expected == 0 || Double.isInfinite(expected)) {
+      assertThat(actual).isEqualTo(expected);
+    } else {
+      assertThat(actual).isCloseTo(expected, org.assertj.core.api.Assertions.within(Math.abs(expected) * 1e-15));
+    }
+  }
+
+  @Property(tries = 200)
+  void decorrelatedV2sPowerOfTwoIsExactAtWholeNumbers(@ForAll @IntRange(min = -1100, max = 1100) int n) {
+    assertThat(Strategies.DecorrelatedV2.exp2(n)).isEqualTo(StrictMath.pow(2, n));
+  }
+
+  @Provide
+  Arbitrary<Double> exponents() {
+    return Arbitraries.oneOf(Arbitraries.doubles().between(-1100, 1100),
+        Arbitraries.doubles().between(-1, 1),
+        Arbitraries.of(-1000.0, Math.nextUp(-1000.0), Math.nextDown(1000.0), 1000.0, 1023.5, 1024.0, -1074.0,
+            1.0 / 128, -1.0 / 128, Math.nextDown(1.0 / 128), 0.0, -0.0));
+  }
+
   @Property(tries = 2000)
   void theInverseNormalDistributionInvertsTheDistribution(@ForAll @DoubleRange(min = -3, max = 3) double z) {
     assertThat(Jitters.inverseNormalCdf(Jitters.normalCdf(z))).isCloseTo(z, org.assertj.core.api.Assertions.within(1e-6));

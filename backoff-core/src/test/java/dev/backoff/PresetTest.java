@@ -37,6 +37,46 @@ class PresetTest {
   }
 
   @Test
+  void awsStandard2026IsFullJitterFrom50MillisecondsTo20SecondsWithA1SecondThrottlingBase() {
+    assertThat(delay(Preset.AWS_STANDARD_2026, 1, 0.5)).isEqualTo(25 * MS);
+    assertThat(delay(Preset.AWS_STANDARD_2026, 1, 1.0)).isEqualTo(50 * MS);
+    assertThat(delay(Preset.AWS_STANDARD_2026, 2, 0.25)).isEqualTo(25 * MS); // U(0, 100 ms)
+    assertThat(delay(Preset.AWS_STANDARD_2026, 3, 0.75)).isEqualTo(150 * MS); // U(0, 200 ms)
+    assertThat(delay(Preset.AWS_STANDARD_2026, 10, 0.5)).isEqualTo(10 * SECOND); // 25.6 s capped to 20 s
+    assertThat(delay(Preset.AWS_STANDARD_2026, 1, 0.0)).isZero();
+    assertThat(Preset.AWS_STANDARD_2026.maxAttempts()).isEqualTo(3);
+    assertThat(Preset.byName("aws-standard-2026")).isSameAs(Preset.AWS_STANDARD_2026);
+    RetryPolicy<Object> policy = Preset.AWS_STANDARD_2026.policy().build();
+    assertThat(policy.name()).isEqualTo("aws-standard-2026");
+    Backoff throttled = policy.backoff(FailureClass.THROTTLED);
+    assertThat(throttled.delayNanos(1, 0, 0, new Uniforms(0.5))).isEqualTo(500 * MS);
+    assertThat(throttled.delayNanos(2, 0, 0, new Uniforms(0.5))).isEqualTo(1 * SECOND);
+    assertThat(throttled.maxDelayNanos()).isEqualTo(20 * SECOND);
+    assertThat(policy.backoff(FailureClass.TIMEOUT)).isSameAs(policy.backoff());
+  }
+
+  @Test
+  void awsStandard2026BudgetCharges14PerRetryAnd5AfterThrottling() {
+    RetryBudget budget = RetryBudgets.awsStandard2026();
+    assertThat(budget.level()).isEqualTo(500.0);
+    budget.onCall();
+    budget.onFailure(FailureClass.TRANSIENT);
+    assertThat(budget.tryAcquire(FailureClass.TRANSIENT)).isTrue();
+    assertThat(budget.level()).isEqualTo(486.0);
+    assertThat(budget.tryAcquire(FailureClass.THROTTLED)).isTrue();
+    assertThat(budget.level()).isEqualTo(481.0);
+    assertThat(budget.tryAcquire(FailureClass.TIMEOUT)).isTrue();
+    assertThat(budget.level()).isEqualTo(467.0);
+    // 467 tokens: 33 more retries at 14 leave 5, enough for one after throttling and nothing more.
+    for (int i = 0; i < 33; i++) {
+      assertThat(budget.tryAcquire(FailureClass.TRANSIENT)).isTrue();
+    }
+    assertThat(budget.tryAcquire(FailureClass.TRANSIENT)).isFalse();
+    assertThat(budget.tryAcquire(FailureClass.THROTTLED)).isTrue();
+    assertThat(budget.tryAcquire(FailureClass.THROTTLED)).isFalse();
+  }
+
+  @Test
   void grpcIsFullJitterUpToMaxBackoff() {
     assertThat(delay(Preset.GRPC, 1, 0.5)).isEqualTo(50 * MS);
     assertThat(delay(Preset.GRPC, 5, 0.5)).isEqualTo(500 * MS); // 1.6 s capped to 1 s

@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
 /** {@code backoff lab demo}: the retry-storm experiment in one command, live and simulated side by side. */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = ScenarioKeyFlags.KneeAndFleet.class,
-    description = {"The retry-storm experiment, live on 127.0.0.1 and simulated, one policy after another.",
+    description = {"Run the retry-storm experiment live on 127.0.0.1 and in the simulator, one policy after another.",
         "For each policy: start a server and a client fleet, run steady, pause the server (like SIGSTOP), "
             + "resume it, and report whether it recovered, next to what the simulator predicts for the same "
             + "parameters. A run stops early when the server holds --max-connections requests: that is a storm.",
@@ -44,31 +44,31 @@ final class LabDemoCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--policies", paramLabel = "NAME", split = ",",
+  @Option(names = "--policies", paramLabel = "<spec>", split = ",",
       description = "Policies to compare, in order (see 'backoff strategies'). Default storm-fixed,storm-exponential "
           + "(the experiment's two clients).")
   List<String> policies = new ArrayList<>(List.of("storm-fixed", "storm-exponential"));
 
-  @Option(names = "--pause", paramLabel = "D", converter = DurationConverter.class,
+  @Option(names = "--pause", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "How long the server stays paused. Default 30s.")
   Duration pause = Duration.ofSeconds(30);
 
-  @Option(names = "--warmup", paramLabel = "D", converter = DurationConverter.class,
+  @Option(names = "--warmup", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Steady time before the pause. Default 10s.")
   Duration warmup = Duration.ofSeconds(10);
 
-  @Option(names = "--after", paramLabel = "D", converter = DurationConverter.class,
+  @Option(names = "--after", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Time watched after the resume. Default 30s.")
   Duration after = Duration.ofSeconds(30);
 
-  @Option(names = "--max-connections", paramLabel = "N",
+  @Option(names = "--max-connections", paramLabel = "<count>",
       description = "Requests a server may hold; reaching it ends that run as a storm. Default 4000.")
   int maxConnections = 4000;
 
   @Option(names = "--no-simulation", description = "Skip the simulator's prediction.")
   boolean noSimulation;
 
-  @Option(names = "--format", paramLabel = "FORMAT",
+  @Option(names = "--format", paramLabel = "table|json",
       description = "Result format: ${COMPLETION-CANDIDATES}. Progress always goes to stderr. Default table.")
   Format format = Format.table;
 

@@ -34,14 +34,14 @@ final class SimulateCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--scenario", paramLabel = "FILE", description = "Scenario file (YAML or JSON, UTF-8, at most 1 MiB) with the same keys as the flags, each once.")
+  @Option(names = "--scenario", paramLabel = "<file>", description = "Scenario file (YAML or JSON, UTF-8, at most 1 MiB) with the same keys as the flags, each once.")
   Path scenarioFile;
 
-  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+  @Option(names = "--format", paramLabel = "table|csv|json", defaultValue = "table",
       description = "Output on stdout: table (the clients' 5-second lines and a summary), csv or json. Default: ${DEFAULT-VALUE}.")
   Format format;
 
-  @Option(names = "--report", paramLabel = "DIR",
+  @Option(names = "--report", paramLabel = "<dir>",
       description = "Also write DIR/simulation.html (self-contained, with charts), simulation.json and simulation.csv. DIR is created if missing (its parent must exist).")
   Path reportDirectory;
 
@@ -49,7 +49,7 @@ final class SimulateCommand implements Callable<Integer> {
       description = "Instead of one run, search each policy's tipping point: the shortest length of the first fault it does not recover from.")
   boolean tippingPoint;
 
-  @Option(names = "--resolution", paramLabel = "SECONDS", defaultValue = "2",
+  @Option(names = "--resolution", paramLabel = "<seconds>", defaultValue = "2",
       description = "Tipping-point search resolution in seconds. Default: ${DEFAULT-VALUE}.")
   int resolution;
 
@@ -59,7 +59,7 @@ final class SimulateCommand implements Callable<Integer> {
   public Integer call() throws IOException {
     Scenario scenario = scenario(spec, scenarioFile);
     if (reportDirectory != null) {
-      ReportDirectory.prepare("--report", reportDirectory);
+      ReportDirectory.prepare("--report", reportDirectory, "simulation.html", "simulation.json", "simulation.csv");
     }
     PrintWriter out = spec.commandLine().getOut();
     if (tippingPoint) {

@@ -14,7 +14,9 @@ import java.util.concurrent.CompletableFuture;
  * <p>Both loops apply the first-attempt rule in one place: the clock is read before the first attempt only
  * when the policy has a deadline or listeners, and a call that succeeds at once tells the budget and
  * listeners without creating an {@link dev.backoff.Execution}, so a first-try success allocates nothing.
- * Thread-safe (stateless).
+ * Both also give every driver the policy's attempt timeout (the asynchronous loop always; the synchronous
+ * one when the policy interrupts on timeout) and attempt events for its listeners, so a driver adds
+ * neither. Thread-safe (stateless).
  */
 public final class RetryLoops {
   private RetryLoops() {}
@@ -56,6 +58,24 @@ public final class RetryLoops {
     requireNonNull("attempt", attempt);
     requireNonNull("judge", judge);
     return Bridge.core().async(executor, attempt, judge);
+  }
+
+  /**
+   * An executor like {@code executor} whose policy's deadline is at most {@code nanosLeft}, for a call that
+   * carries its own deadline (a gRPC call's): the engine then starts no wait that would end past it. Returns
+   * {@code executor} itself when its policy's deadline is no longer; otherwise a copy sharing the policy's
+   * settings (two small objects, nothing copied), with the same scheduler, clock and random source.
+   *
+   * @param nanosLeft the call's time left, in nanoseconds of the executor's clock
+   * @throws IllegalArgumentException if {@code nanosLeft} is not positive
+   * @throws NullPointerException if {@code executor} is null
+   */
+  public static <R> AsyncRetryExecutor<R> within(AsyncRetryExecutor<R> executor, long nanosLeft) {
+    requireNonNull("executor", executor);
+    if (nanosLeft <= 0) {
+      throw new IllegalArgumentException("nanosLeft must be positive, was " + nanosLeft);
+    }
+    return Bridge.core().within(executor, nanosLeft);
   }
 
   static void requireNonNull(String name, Object value) {

@@ -95,7 +95,8 @@ import java.util.function.Function;
  * The policy's clock measures elapsed time and its sleeper waits (synchronous calls); asynchronous calls
  * wait on the {@linkplain Builder#scheduler scheduler} without holding a thread. HTTP-dates are compared with
  * the {@linkplain Builder#wallClock wall clock}. Each attempt's timeout is the request's own (or the
- * builder's {@linkplain Builder#attemptTimeout attempt timeout}), shortened to what is left before the
+ * builder's {@linkplain Builder#attemptTimeout attempt timeout}, or else the policy's
+ * {@linkplain RetryPolicy#attemptTimeout() attempt timeout}), shortened to what is left before the
  * policy's deadline. It bounds the whole exchange, body included (the request's own timeout only bounds
  * the wait for headers): a timer ends the body with an {@link java.net.http.HttpTimeoutException} and
  * closes the connection. It runs until the response is handed over, so it covers the whole body for
@@ -262,7 +263,8 @@ public final class RetryingHttpClient {
    * no timeout at all.
    */
   long attemptTimeoutNanos(HttpRequest request, long nanosLeft) {
-    Duration own = request.timeout().orElse(attemptTimeout);
+    // The request's own timeout, else the builder's, else the policy's (which the async loop also enforces).
+    Duration own = request.timeout().orElse(attemptTimeout != null ? attemptTimeout : policy.attemptTimeout());
     long timeout = own == null ? -1 : saturatedNanos(own);
     if (nanosLeft != AttemptContext.NO_DEADLINE) {
       // Never a zero or negative timeout: a last attempt started at the deadline gets a token millisecond.
