@@ -15,6 +15,7 @@ module dev.backoff.core {
   exports dev.backoff.driver to
       dev.backoff.http,
       dev.backoff.http.rules,
+      dev.backoff.spring.web,
       dev.backoff.sim;
 
   // Optional: java.net.http's timeout is classified as a timeout when that module is present
