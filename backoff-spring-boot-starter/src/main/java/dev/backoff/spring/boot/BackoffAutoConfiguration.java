@@ -4,6 +4,7 @@ import dev.backoff.NanoClock;
 import dev.backoff.RetryScheduler;
 import dev.backoff.Sleeper;
 import java.util.List;
+import java.util.random.RandomGenerator;
 import java.util.stream.Collectors;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
@@ -19,8 +20,9 @@ import org.springframework.context.annotation.Role;
  * {@code RetryExecutor} beans, and the {@link BackoffRetry} post-processor. Each bean backs off when the
  * application defines its own of the same type.
  *
- * <p>Determinism: a {@link NanoClock}, {@link Sleeper} or {@link RetryScheduler} bean in the context is
- * used by every policy (tests supply fakes); otherwise the system's.
+ * <p>Determinism: a {@link NanoClock}, {@link Sleeper}, {@link RetryScheduler} or {@link RandomGenerator}
+ * bean in the context (exactly one of its type) is used by every policy (tests supply fakes); otherwise
+ * the system's.
  */
 @AutoConfiguration
 @EnableConfigurationProperties(BackoffProperties.class)
@@ -36,7 +38,7 @@ public class BackoffAutoConfiguration {
   @Bean
   @ConditionalOnMissingBean
   public BackoffRegistry backoffRegistry(BackoffProperties properties, ObjectProvider<NanoClock> clock,
-      ObjectProvider<Sleeper> sleeper, ObjectProvider<RetryScheduler> scheduler,
+      ObjectProvider<Sleeper> sleeper, ObjectProvider<RetryScheduler> scheduler, ObjectProvider<RandomGenerator> random,
       ObjectProvider<BackoffRegistry.PolicyCustomizer> customizers) {
     List<BackoffRegistry.PolicyCustomizer> all = customizers.orderedStream().collect(Collectors.toList());
     BackoffRegistry.PolicyCustomizer combined = (name, policy) -> {
@@ -46,7 +48,7 @@ public class BackoffAutoConfiguration {
       return policy;
     };
     return new BackoffRegistry(properties, clock.getIfUnique(), sleeper.getIfUnique(), scheduler.getIfUnique(),
-        combined);
+        random.getIfUnique(), combined);
   }
 
   /** Registers a {@code <name>RetryPolicy} and {@code <name>RetryExecutor} bean per named policy. */

@@ -22,6 +22,7 @@ import java.util.Set;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.UnaryOperator;
+import java.util.random.RandomGenerator;
 
 /**
  * The named retry policies and budgets of {@code backoff.*}, built and checked once: a policy, a
@@ -46,12 +47,13 @@ public final class BackoffRegistry {
    * @param clock the clock policies and ratio budgets read, or null for the system's
    * @param sleeper the sleeper synchronous retries wait with, or null for the system's
    * @param scheduler the scheduler asynchronous retries wait on, or null for the core's shared one
+   * @param random the random source of jitter, or null for the policy's default
    * @param customizer applied to each built policy, with its name (metrics instrument it here); not null
    * @throws BackoffConfigurationException naming the property and its value, if one is invalid
    * @throws NullPointerException if {@code properties} or {@code customizer} is null
    */
   public BackoffRegistry(BackoffProperties properties, NanoClock clock, Sleeper sleeper, RetryScheduler scheduler,
-      PolicyCustomizer customizer) {
+      RandomGenerator random, PolicyCustomizer customizer) {
     Objects.requireNonNull(properties, "properties must not be null");
     Objects.requireNonNull(customizer, "customizer must not be null");
     this.scheduler = scheduler;
@@ -70,6 +72,9 @@ public final class BackoffRegistry {
     properties.getPolicies().forEach((name, settings) -> {
       Stats stats = new Stats();
       RetryPolicy.Builder<Object> builder = builder(name, settings, budgets, clock, sleeper);
+      if (random != null) {
+        builder.random(random);
+      }
       RetryPolicy<Object> policy = customizer.customize(name, builder.listener(stats).build());
       Objects.requireNonNull(policy, "the policy customizer returned null for policy " + name);
       built.put(name, new Entry(settings, policy, stats, scheduler));

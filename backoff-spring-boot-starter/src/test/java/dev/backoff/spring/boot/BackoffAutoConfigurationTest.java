@@ -332,7 +332,7 @@ class BackoffAutoConfigurationTest {
     properties.getPolicies().get("orders").setMaxAttempts(7);
     runner.withPropertyValues(ORDERS)
         .withBean("myRegistry", BackoffRegistry.class,
-            () -> new BackoffRegistry(properties, null, null, null, (name, policy) -> policy))
+            () -> new BackoffRegistry(properties, null, null, null, null, (name, policy) -> policy))
         .run(context -> {
           assertThat(context).hasSingleBean(BackoffRegistry.class);
           assertThat(context.getBean(BackoffRegistry.class).policy("orders").maxAttempts()).isEqualTo(7);
