@@ -8,7 +8,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.beans.factory.annotation.Qualifier;
-import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
@@ -17,7 +18,8 @@ import org.springframework.context.annotation.Import;
 @SpringBootTest(classes = BackoffSpringBootTest.App.class, properties = "spring.config.name=backoff-test",
     webEnvironment = SpringBootTest.WebEnvironment.NONE)
 class BackoffSpringBootTest {
-  @SpringBootApplication
+  @SpringBootConfiguration
+  @EnableAutoConfiguration // no component scan: the test package holds other configurations
   @Import(BackoffAutoConfigurationTest.FakeTime.class)
   static class App {
     @Bean
