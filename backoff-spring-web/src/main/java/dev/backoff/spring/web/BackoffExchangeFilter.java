@@ -14,6 +14,8 @@ import dev.backoff.http.rules.HttpResponseView;
 import dev.backoff.http.rules.HttpRules;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
@@ -48,8 +50,10 @@ import reactor.core.publisher.Mono;
  * arrives has its body released.
  *
  * <h2>Bodies</h2>
- * Only the status and headers are judged; no body is buffered. A retried response's body is released
- * (its buffers are freed as they arrive, nothing is held), so its connection can be reused.
+ * Only the status and headers are judged; no body is buffered. A retried response's body is read and
+ * freed buffer by buffer up to the rules' {@linkplain HttpRules#readAheadLimit() read-ahead limit} (64 KiB
+ * by default), so that a short body leaves its connection reusable; a longer one is cancelled there (its
+ * connection closed), never drained to its end.
  *
  * <p>Time: the policy's clock; waits on the scheduler (default the core's shared one,
  * {@link AsyncRetryExecutor#defaultScheduler()}); HTTP-dates are compared with the rules'
@@ -141,7 +145,13 @@ public final class BackoffExchangeFilter implements ExchangeFilterFunction {
 
     @Override
     public void discard(ClientResponse response) {
-      response.releaseBody().subscribe(ignored -> { }, failure -> { }); // nothing to tell anyone
+      // Read at most the read-ahead limit, releasing each buffer at once; a longer body is cancelled
+      // there (its connection closed) instead of being drained to its end.
+      int limit = owner.rules.readAheadLimit();
+      long[] read = {0};
+      response.bodyToFlux(DataBuffer.class)
+          .takeUntil(buffer -> (read[0] += buffer.readableByteCount()) > limit)
+          .subscribe(DataBufferUtils::release, failure -> { }); // nothing to tell anyone
     }
 
     @Override

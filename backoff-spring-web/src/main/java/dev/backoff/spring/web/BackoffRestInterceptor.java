@@ -56,7 +56,8 @@ import org.springframework.http.client.ClientHttpResponse;
  * (64 KiB by default), before the decision: a connection reset in that part fails the attempt (and is
  * retried like any reset). A retried response is closed. A response returned to the caller gives the bytes
  * read ahead, then the rest of its body from the connection: nothing beyond the limit is ever held in
- * memory. Responses that cannot be retried are returned untouched.
+ * memory. A retried body longer than the limit is not read on: its stream is closed (so its connection is
+ * closed rather than drained to its end). Responses that cannot be retried are returned untouched.
  *
  * <h2>Interceptor order</h2>
  * Spring's interceptor chain (Spring Framework 6) runs the interceptors registered <em>after</em> this one
@@ -182,7 +183,11 @@ public final class BackoffRestInterceptor implements ClientHttpRequestIntercepto
 
     @Override
     public void discard(ClientHttpResponse response) {
-      response.close();
+      if (response instanceof ReadAheadResponse readAhead) {
+        readAhead.abandon();
+      } else {
+        response.close();
+      }
     }
 
     @Override

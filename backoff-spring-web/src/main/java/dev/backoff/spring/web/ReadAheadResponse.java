@@ -97,6 +97,22 @@ final class ReadAheadResponse implements ClientHttpResponse {
     response.close();
   }
 
+  /**
+   * Releases a response that will not be used: when the body went past the read-ahead, its stream is
+   * closed first, so that the client does not drain the rest (Spring's JDK and URL-connection responses
+   * read a body to its end on close to reuse the connection); then the response is closed.
+   */
+  void abandon() {
+    if (!complete) {
+      try {
+        response.getBody().close();
+      } catch (IOException | RuntimeException e) {
+        // closing is all that is asked; the response's own close below still runs
+      }
+    }
+    response.close();
+  }
+
   @Override
   public String toString() {
     return "ReadAheadResponse[" + head.length + " B read ahead" + (complete ? ", whole body" : "") + "]";
