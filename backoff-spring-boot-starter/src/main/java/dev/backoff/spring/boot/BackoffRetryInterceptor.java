@@ -49,8 +49,13 @@ public final class BackoffRetryInterceptor implements MethodInterceptor {
     Class<?> targetClass = invocation.getThis() == null ? invocation.getMethod().getDeclaringClass()
         : AopUtils.getTargetClass(invocation.getThis());
     Target target = resolve(invocation.getMethod(), targetClass);
-    if (target == null || !(invocation instanceof ProxyMethodInvocation proxied)) {
+    if (target == null) {
       return invocation.proceed();
+    }
+    if (!(invocation instanceof ProxyMethodInvocation proxied)) {
+      // Spring's proxies always pass one; without it an attempt could not be repeated.
+      throw new IllegalStateException("@BackoffRetry needs a Spring AOP proxy invocation to repeat "
+          + invocation.getMethod() + ", got a " + invocation.getClass().getName());
     }
     switch (target.kind) {
       case STAGE:
@@ -199,11 +204,6 @@ public final class BackoffRetryInterceptor implements MethodInterceptor {
       this.kind = kind;
       this.sync = sync;
       this.async = async;
-    }
-
-    /** The policy the method runs under. */
-    RetryPolicy<Object> policy() {
-      return sync.policy();
     }
   }
 

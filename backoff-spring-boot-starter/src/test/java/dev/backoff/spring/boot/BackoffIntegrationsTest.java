@@ -14,7 +14,12 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import dev.backoff.testing.FakeScheduler;
+import org.springframework.http.client.reactive.JdkClientHttpConnector;
+import org.springframework.web.reactive.function.client.WebClient;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -129,6 +134,26 @@ class BackoffIntegrationsTest {
     runner.withPropertyValues(ORDERS).withPropertyValues("backoff.http.web-client-policy=ordres")
         .run(context -> assertThat(context).getFailure().rootCause()
             .hasMessageContaining("backoff.http.web-client-policy").hasMessageContaining("'ordres'"));
+  }
+
+  @Test
+  void theWebClientCustomizerAppliesTheNamedPolicyOnTheScheduler() throws Exception {
+    AtomicInteger requests = serve(503, 200);
+    runner.withPropertyValues(ORDERS).withPropertyValues("backoff.http.web-client-policy=orders").run(context -> {
+      WebClient.Builder builder = WebClient.builder().clientConnector(new JdkClientHttpConnector());
+      context.getBean(WebClientCustomizer.class).customize(builder);
+      CompletableFuture<String> body = builder.build().get().uri(url()).retrieve().bodyToMono(String.class).toFuture();
+
+      FakeScheduler scheduler = context.getBean(FakeScheduler.class);
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while (scheduler.pending() == 0 && System.nanoTime() - end < 0) {
+        Thread.sleep(5); // the first attempt completes on the client's thread
+      }
+      assertThat(scheduler.delays()).containsExactly(Duration.ofMillis(100));
+      scheduler.advance(Duration.ofMillis(100));
+      assertThat(body.get(20, TimeUnit.SECONDS)).isEqualTo("status 200");
+      assertThat(requests).hasValue(2);
+    });
   }
 
   @Test
