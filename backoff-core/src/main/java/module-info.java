@@ -15,6 +15,8 @@ module dev.backoff.core {
   exports dev.backoff.driver to
       dev.backoff.http,
       dev.backoff.http.rules,
+      dev.backoff.grpc,
+      dev.backoff.httpclient5,
       dev.backoff.spring.web,
       dev.backoff.sim;
 

@@ -157,6 +157,12 @@ public final class AsyncRetryExecutor<R> {
     return new AsyncRetryExecutor<>(policy, scheduler, clock, random);
   }
 
+  /** This executor with its policy's deadline shortened to {@code maxElapsedNanos} (itself if no longer). */
+  AsyncRetryExecutor<R> withMaxElapsedNanos(long maxElapsedNanos) {
+    RetryPolicy<R> shortened = policy.withMaxElapsedNanos(maxElapsedNanos);
+    return shortened == policy ? this : new AsyncRetryExecutor<>(shortened, scheduler, clock, random);
+  }
+
   /** The policy. */
   public RetryPolicy<R> policy() {
     return policy;

@@ -3,6 +3,7 @@ package dev.backoff;
 import dev.backoff.driver.AsyncAttempt;
 import dev.backoff.driver.CoreAccess;
 import dev.backoff.driver.OutcomeJudge;
+import dev.backoff.driver.PolicyShapes;
 import dev.backoff.driver.SyncAttempt;
 import dev.backoff.driver.Verdict;
 import java.util.concurrent.CompletableFuture;
@@ -40,6 +41,39 @@ final class DriverAccess implements CoreAccess {
       throws Exception {
     return SyncLoop.call(executor, attempt, SyncLoop.HOOK, judge == OutcomeJudge.<R>policyRules() ? null : judge,
         null);
+  }
+
+  @Override
+  public PolicyShapes.Exponential exponentialShape(Backoff backoff) {
+    if (backoff instanceof Strategies.Exponential e) {
+      return new PolicyShapes.Exponential(e.initialNanos, e.multiplier, e.capNanos, e.jitter);
+    }
+    if (backoff instanceof Strategies.Fixed f) {
+      return new PolicyShapes.Exponential(f.delayNanos, 1, f.delayNanos, f.jitter);
+    }
+    return null;
+  }
+
+  @Override
+  public <R> AsyncRetryExecutor<R> within(AsyncRetryExecutor<R> executor, long nanosLeft) {
+    return executor.withMaxElapsedNanos(nanosLeft);
+  }
+
+  @Override
+  public PolicyShapes.Features features(RetryPolicy<?> policy) {
+    return new PolicyShapes.Features(
+        !policy.retryOn.isEmpty() || !policy.retryIf.isEmpty() || !policy.abortOn.isEmpty() || !policy.abortIf.isEmpty(),
+        policy.retryOnResult != null, policy.classesWithBackoff.length > 0, policy.listeners.length > 0,
+        policy.pushback != null);
+  }
+
+  @Override
+  public PolicyShapes.GrpcThrottling grpcThrottlingShape(RetryBudget budget) {
+    if (budget instanceof GrpcThrottlingBudget g) {
+      return new PolicyShapes.GrpcThrottling((int) (g.maxMilliTokens() / GrpcThrottlingBudget.MILLI),
+          g.milliTokenRatio() / (double) GrpcThrottlingBudget.MILLI);
+    }
+    return null;
   }
 
   @Override

@@ -57,6 +57,14 @@ final class GrpcThrottlingBudget implements RetryBudget {
     return milliTokens.get() / (double) MILLI;
   }
 
+  long maxMilliTokens() {
+    return maxMilliTokens;
+  }
+
+  long milliTokenRatio() {
+    return milliTokenRatio;
+  }
+
   long milliTokens() {
     return milliTokens.get();
   }

@@ -98,6 +98,43 @@ public final class RetryPolicy<R> {
     this.attemptListeners = Listeners.attemptListeners(listeners);
   }
 
+  /** A copy with another deadline, sharing every other (immutable) setting: see {@link #withMaxElapsedNanos}. */
+  private RetryPolicy(RetryPolicy<R> p, long maxElapsedNanos) {
+    this.name = p.name;
+    this.maxAttempts = p.maxAttempts;
+    this.maxElapsedNanos = maxElapsedNanos;
+    this.backoff = p.backoff;
+    this.classesWithBackoff = p.classesWithBackoff;
+    this.backoffByClass = p.backoffByClass;
+    this.retryOn = p.retryOn;
+    this.retryIf = p.retryIf;
+    this.abortOn = p.abortOn;
+    this.abortIf = p.abortIf;
+    this.retryOnResult = p.retryOnResult;
+    this.failureClassifier = p.failureClassifier;
+    this.resultClassifier = p.resultClassifier;
+    this.pushback = p.pushback;
+    this.maxPushbackNanos = p.maxPushbackNanos;
+    this.budget = p.budget;
+    this.listeners = p.listeners;
+    this.clock = p.clock;
+    this.sleeper = p.sleeper;
+    this.random = p.random;
+    this.maxSuppressed = p.maxSuppressed;
+    this.needsStartTime = maxElapsedNanos != Long.MAX_VALUE || listeners.length > 0;
+    this.attemptTimeoutNanos = p.attemptTimeoutNanos;
+    this.interruptOnAttemptTimeout = p.interruptOnAttemptTimeout;
+    this.attemptListeners = p.attemptListeners;
+  }
+
+  /**
+   * This policy with its deadline shortened to {@code maxElapsedNanos} (itself if its own is no longer), for
+   * a driver whose call carries its own deadline. One small object: the settings are shared, not copied.
+   */
+  RetryPolicy<R> withMaxElapsedNanos(long maxElapsedNanos) {
+    return maxElapsedNanos >= this.maxElapsedNanos ? this : new RetryPolicy<>(this, maxElapsedNanos);
+  }
+
   @SuppressWarnings("unchecked")
   private static <R> RetryListener<R>[] newListenerArray(int size) {
     return (RetryListener<R>[]) new RetryListener<?>[size];

@@ -48,12 +48,12 @@ class RatioBudgetProperties {
 
     for (Step step : steps) {
       switch (step.kind()) {
-        case CALL:
+        case CALL -> {
           model.moveHead();
           budget.onCall();
           model.add(milliRatio);
-          break;
-        case RETRY:
+        }
+        case RETRY -> {
           model.moveHead();
           boolean expected = model.balance(model.head) >= RatioBudget.MILLI;
           assertThat(budget.tryAcquire(FailureClass.TRANSIENT)).as("retry granted at slot %s", model.head)
@@ -61,15 +61,16 @@ class RatioBudgetProperties {
           if (expected) {
             model.add(-RatioBudget.MILLI);
           }
-          break;
-        case LEVEL:
-          break;
-        default:
+        }
+        case LEVEL -> {
+          // the level is checked below, after every step
+        }
+        default -> {
           long nanos = step.kind() == Kind.GAP_SLOTS ? multiplyCapped(step.amount(), slotNanos) : step.amount();
           long advance = model.cappedAdvance(nanos);
           clock.addAndGet(advance); // wraps past Long.MAX_VALUE, as System.nanoTime() may
           model.elapsed = model.elapsed.add(BigInteger.valueOf(advance));
-          break;
+        }
       }
       // After every step, moved or not, the level is the model's at the current time.
       assertThat(budget.balanceMilli()).as("balance after %s", step)

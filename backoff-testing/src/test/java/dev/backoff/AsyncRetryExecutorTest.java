@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.FakeScheduler;
+import dev.backoff.testing.RecordingListener;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,34 +24,14 @@ import org.junit.jupiter.api.Test;
 class AsyncRetryExecutorTest {
   private final FakeClock clock = new FakeClock(Long.MAX_VALUE - 1_000_000_000L); // wraps during the tests
   private final FakeScheduler scheduler = new FakeScheduler(clock);
-  private final List<String> events = java.util.Collections.synchronizedList(new ArrayList<>());
+  private final RecordingListener<String> listener = new RecordingListener<>();
 
   private RetryPolicy.Builder<String> policy() {
     return RetryPolicy.<String>builder()
         .name("test")
         .backoff(Backoff.fixed(Duration.ofMillis(100)))
         .clock(clock)
-        .listener(new RetryListener<>() {
-          @Override
-          public void onRetryScheduled(RetryEvent<String> event) {
-            events.add("retry " + event.attempts() + " in " + event.delay().toMillis() + " ms");
-          }
-
-          @Override
-          public void onSuccess(RetryEvent<String> event) {
-            events.add("success after " + event.attempts());
-          }
-
-          @Override
-          public void onExhausted(RetryEvent<String> event) {
-            events.add("exhausted: " + event.stopReason());
-          }
-
-          @Override
-          public void onAborted(RetryEvent<String> event) {
-            events.add("aborted: " + event.stopReason());
-          }
-        });
+        .listener(listener);
   }
 
   /** A supplier whose attempts fail with the scripted failures, then succeed with "ok". */
@@ -89,7 +70,7 @@ class AsyncRetryExecutorTest {
     assertThat(supplier.attempts).hasValue(3);
     assertThat(scheduler.delays()).containsExactly(Duration.ofMillis(100), Duration.ofMillis(100));
     assertThat(scheduler.pending()).isZero();
-    assertThat(events).containsExactly("retry 1 in 100 ms", "retry 2 in 100 ms", "success after 3");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT0.1S", "retry 2 in PT0.1S", "success 3 ok");
   }
 
   @Test
@@ -110,7 +91,7 @@ class AsyncRetryExecutorTest {
     assertThat(history.attempts()).isEqualTo(3);
     assertThat(history.stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
     assertThat(history.elapsed()).isEqualTo(Duration.ofMillis(200));
-    assertThat(events).endsWith("exhausted: ATTEMPTS_EXHAUSTED");
+    assertThat(listener.summary()).endsWith("exhausted ATTEMPTS_EXHAUSTED");
   }
 
   @Test
@@ -127,7 +108,7 @@ class AsyncRetryExecutorTest {
     assertThat(supplier.attempts).hasValue(2);
     assertThatThrownBy(future::join).cause().isSameAs(fatal);
     assertThat(RetryHistory.of(fatal).stopReason()).isEqualTo(StopReason.ABORTED);
-    assertThat(events).containsExactly("retry 1 in 100 ms", "aborted: ABORTED");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT0.1S", "aborted ABORTED");
   }
 
   @Test
@@ -148,7 +129,7 @@ class AsyncRetryExecutorTest {
       // run the retries
     }
     assertThat(future.join()).isEqualTo("third time");
-    assertThat(events).containsExactly("retry 1 in 100 ms", "retry 2 in 100 ms", "success after 3");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT0.1S", "retry 2 in PT0.1S", "success 3 third time");
   }
 
   @Test
@@ -161,7 +142,7 @@ class AsyncRetryExecutorTest {
       // run the retries
     }
     assertThat(future.join()).isEqualTo("busy 3");
-    assertThat(events).endsWith("exhausted: ATTEMPTS_EXHAUSTED");
+    assertThat(listener.summary()).endsWith("exhausted ATTEMPTS_EXHAUSTED");
   }
 
   @Test
@@ -177,7 +158,7 @@ class AsyncRetryExecutorTest {
     assertThat(scheduler.advance(Duration.ofHours(1))).isZero();
     assertThat(supplier.attempts).hasValue(1); // zero extra attempts
     assertThat(future).isCancelled();
-    assertThat(events).containsExactly("retry 1 in 100 ms", "aborted: CANCELLED");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT0.1S", "aborted CANCELLED");
   }
 
   @Test
@@ -199,7 +180,7 @@ class AsyncRetryExecutorTest {
     assertThat(scheduler.pending()).isZero();
     assertThat(scheduler.advance(Duration.ofHours(1))).isZero();
     assertThat(stages).hasSize(2);
-    assertThat(events).containsExactly("retry 1 in 100 ms", "aborted: CANCELLED");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT0.1S", "aborted CANCELLED");
   }
 
   @Test
@@ -222,7 +203,7 @@ class AsyncRetryExecutorTest {
     assertThat(scheduler.pending()).isZero();
     assertThat(supplier.attempts).hasValue(1);
     assertThat(future.join()).isEqualTo("fallback");
-    assertThat(events).containsExactly("retry 1 in 100 ms", "aborted: CANCELLED");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT0.1S", "aborted CANCELLED");
   }
 
   @Test
@@ -236,13 +217,13 @@ class AsyncRetryExecutorTest {
         .hasCauseInstanceOf(java.util.concurrent.TimeoutException.class);
     // The timeout thread completes the future first, then cancels the retry: wait for it (bounded).
     long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-    while ((scheduler.pending() > 0 || events.size() < 2) && System.nanoTime() - giveUp < 0) {
+    while ((scheduler.pending() > 0 || listener.heard().size() < 2) && System.nanoTime() - giveUp < 0) {
       Thread.sleep(1);
     }
     assertThat(scheduler.pending()).isZero();
     assertThat(scheduler.advance(Duration.ofHours(2))).isZero();
     assertThat(supplier.attempts).hasValue(1);
-    assertThat(events).containsExactly("retry 1 in 3600000 ms", "aborted: CANCELLED");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT1H", "aborted CANCELLED");
   }
 
   @Test
@@ -261,7 +242,7 @@ class AsyncRetryExecutorTest {
     assertThat(RetryHistory.of(future.handle((r, f) -> f).join()).stopReason())
         .isEqualTo(StopReason.BUDGET_EXHAUSTED);
     assertThat(budget.level()).isZero();
-    assertThat(events).endsWith("exhausted: BUDGET_EXHAUSTED");
+    assertThat(listener.summary()).endsWith("exhausted BUDGET_EXHAUSTED");
   }
 
   @Test
@@ -272,7 +253,7 @@ class AsyncRetryExecutorTest {
         .call(() -> CompletableFuture.completedFuture("first"));
     assertThat(future.join()).isEqualTo("first");
     assertThat(budget.level()).isEqualTo(6.0); // 10 - 5 + the first-try refund of 1
-    assertThat(events).containsExactly("success after 1");
+    assertThat(listener.summary()).containsExactly("success 1 first");
   }
 
   @Test
@@ -284,7 +265,7 @@ class AsyncRetryExecutorTest {
       // run the retries
     }
     assertThat(supplier.attempts).hasValue(3); // at 0 and 100 ms; a third retry would start at 300 ms
-    assertThat(events).endsWith("exhausted: DEADLINE_EXCEEDED");
+    assertThat(listener.summary()).endsWith("exhausted DEADLINE_EXCEEDED");
     assertThatThrownBy(future::join).cause().hasMessage("3");
   }
 
@@ -400,7 +381,7 @@ class AsyncRetryExecutorTest {
     assertThat(scheduler.pending()).isZero(); // dropped at once, not left queued until due
     assertThat(scheduler.advance(Duration.ofHours(1))).isZero();
     assertThat(attempts).hasValue(1);
-    assertThat(events).containsExactly("retry 1 in 100 ms", "aborted: CANCELLED");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT0.1S", "aborted CANCELLED");
   }
 
   @Test

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.FakeScheduler;
+import dev.backoff.testing.RecordingListener;
 import dev.backoff.testing.RecordingSleeper;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class FailureClassAndPushbackTest {
   private final FakeClock clock = new FakeClock();
   private final RecordingSleeper sleeper = new RecordingSleeper(clock);
-  private final List<String> stops = new ArrayList<>();
+  private final RecordingListener<String> listener = new RecordingListener<>();
 
   /** A failure that says how long the server asked us to wait (a 429 with Retry-After, say). */
   static final class ServerBusy extends IOException {
@@ -44,20 +44,10 @@ class FailureClassAndPushbackTest {
     return RetryPolicy.<String>builder()
         .maxAttempts(10)
         .backoff(Backoff.fixed(Duration.ofMillis(100)))
-        .pushback((result, failure) -> failure instanceof ServerBusy ? ((ServerBusy) failure).hintNanos : Pushback.NONE)
+        .pushback((result, failure) -> failure instanceof ServerBusy busy ? busy.hintNanos : Pushback.NONE)
         .clock(clock)
         .sleeper(sleeper)
-        .listener(new RetryListener<>() {
-          @Override
-          public void onExhausted(RetryEvent<String> event) {
-            stops.add("exhausted: " + event.stopReason());
-          }
-
-          @Override
-          public void onAborted(RetryEvent<String> event) {
-            stops.add("aborted: " + event.stopReason());
-          }
-        });
+        .listener(listener);
   }
 
   /** Fails with each given failure in turn, then returns "ok". */
@@ -133,7 +123,7 @@ class FailureClassAndPushbackTest {
     assertThatThrownBy(() -> executor.call(failingWith(new IOException("first"), tooLong))).isSameAs(tooLong);
     assertThat(RetryHistory.of(tooLong).stopReason()).isEqualTo(StopReason.PUSHBACK_TOO_LONG);
     assertThat(sleeper.sleeps()).containsExactly(Duration.ofMillis(100)); // never slept the 31 s
-    assertThat(stops).containsExactly("exhausted: PUSHBACK_TOO_LONG");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT0.1S", "exhausted PUSHBACK_TOO_LONG");
   }
 
   @Test
@@ -151,7 +141,7 @@ class FailureClassAndPushbackTest {
     ServerBusy stop = new ServerBusy(Pushback.STOP);
     assertThatThrownBy(() -> executor.call(failingWith(stop))).isSameAs(stop);
     assertThat(RetryHistory.of(stop).stopReason()).isEqualTo(StopReason.PUSHBACK);
-    assertThat(stops).containsExactly("aborted: PUSHBACK");
+    assertThat(listener.summary()).containsExactly("aborted PUSHBACK");
     assertThat(sleeper.sleeps()).isEmpty();
   }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.RecordingListener;
 import dev.backoff.testing.RecordingSleeper;
 import java.io.IOException;
 import java.time.Duration;
@@ -64,22 +65,17 @@ class SyncExecutorEdgesTest {
   @Test
   void aListenerThrowingAnErrorNeitherReplacesTheFailureNorStopsTheRetries() {
     AssertingListener throwing = new AssertingListener();
-    List<String> second = new ArrayList<>();
+    RecordingListener<String> second = new RecordingListener<>();
     RetryBudget budget = RetryBudgets.tokenBucket().capacity(100).build(); // retries cost 5
     RetryExecutor<String> executor = RetryExecutor.of(policy().budget(budget).listener(throwing)
-        .listener(new RetryListener<>() {
-          @Override
-          public void onRetryScheduled(RetryEvent<String> event) {
-            second.add("retry " + event.attempts());
-          }
-        }).build());
+        .listener(second).build());
     AtomicInteger attempts = new AtomicInteger();
     assertThatThrownBy(() -> executor.call(() -> {
       throw new IOException("attempt " + attempts.incrementAndGet());
     })).isInstanceOf(IOException.class).hasMessage("attempt 3")
         .satisfies(f -> assertThat(RetryHistory.of(f).stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED));
     assertThat(throwing.heard).containsExactly("retry", "retry", "exhausted");
-    assertThat(second).containsExactly("retry 1", "retry 2");
+    assertThat(second.summary()).containsExactly("retry 1 in PT1S", "retry 2 in PT1S", "exhausted ATTEMPTS_EXHAUSTED");
     assertThat(sleeper.sleeps()).hasSize(2);
     assertThat(budget.level()).isEqualTo(90.0); // two retries went ahead, two charged
   }
@@ -148,14 +144,9 @@ class SyncExecutorEdgesTest {
     // The sleep returns normally, then the interrupt arrives: the race this sleeper makes deterministic.
     Sleeper interruptedOnReturn = nanos -> Thread.currentThread().interrupt();
     RetryBudget budget = RetryBudgets.tokenBucket().capacity(100).build();
-    List<String> events = new ArrayList<>();
+    RecordingListener<String> listener = new RecordingListener<>();
     RetryExecutor<String> executor = RetryExecutor.of(policy().maxAttempts(5).sleeper(interruptedOnReturn)
-        .budget(budget).listener(new RetryListener<>() {
-          @Override
-          public void onAborted(RetryEvent<String> event) {
-            events.add("aborted " + event.stopReason());
-          }
-        }).build());
+        .budget(budget).listener(listener).build());
     AtomicInteger attempts = new AtomicInteger();
     IOException busy = new IOException("busy");
     assertThatThrownBy(() -> executor.call(() -> {
@@ -164,7 +155,7 @@ class SyncExecutorEdgesTest {
     })).isInstanceOf(InterruptedException.class).hasSuppressedException(busy);
     assertThat(attempts).as("no attempt on an interrupted thread").hasValue(1);
     assertThat(Thread.currentThread().isInterrupted()).isTrue();
-    assertThat(events).containsExactly("aborted INTERRUPTED");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT1S", "aborted INTERRUPTED");
     assertThat(budget.level()).as("the retry that never started is not charged").isEqualTo(100.0);
   }
 

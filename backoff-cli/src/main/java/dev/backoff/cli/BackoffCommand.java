@@ -9,11 +9,12 @@ import picocli.CommandLine.ScopeType;
 @Command(
     name = "backoff",
     mixinStandardHelpOptions = true,
+    synopsisSubcommandLabel = "<command>",
     versionProvider = BackoffCommand.Version.class,
     description = "Retry policies you can see: plan backoff schedules, simulate retry storms, retry commands "
         + "and HTTP calls.",
     subcommands = {StrategiesCommand.class, ScheduleCommand.class, TuneCommand.class, RunCommand.class,
-        HttpCommand.class, SimulateCommand.class, ContentionCommand.class, LabCommand.class})
+        HttpCommand.class, SimulateCommand.class, ContentionCommand.class, LabCommand.class, HelpCommand.class})
 final class BackoffCommand implements Runnable {
   @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print stack traces on errors.")
   boolean verbose;

@@ -23,20 +23,23 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "contention", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = ContentionCommand.KeyFlags.class,
-    description = {"N clients each make one optimistic-concurrency write to a single row, backing off on conflict",
-        "(AWS \"Exponential Backoff and Jitter\"): mean write calls and completion time per strategy."})
+    description = {"Compare jitter strategies in AWS's contention experiment: mean write calls and completion "
+        + "time against the number of clients.",
+        "N clients each make one optimistic-concurrency write to a single row and back off on conflict, as in AWS's "
+        + "\"Exponential Backoff and Jitter\"."})
 final class ContentionCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--scenario", paramLabel = "FILE", description = "Scenario file (YAML or JSON, UTF-8, at most 1 MiB) with the same keys as the flags, each once.")
+  @Option(names = "--scenario", paramLabel = "<file>", description = "Scenario file (YAML or JSON, UTF-8, at most 1 MiB) with the same keys as the flags, each once.")
   Path scenarioFile;
 
-  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+  @Option(names = "--format", paramLabel = "table|csv|json", defaultValue = "table",
       description = "Output on stdout: table, csv or json. Default: ${DEFAULT-VALUE}.")
   SimulateCommand.Format format;
 
-  @Option(names = "--report", paramLabel = "DIR", description = "Also write DIR/contention.html and contention.json.")
+  @Option(names = "--report", paramLabel = "<dir>", description = "Also write contention.html and contention.json into this directory; it is created if missing "
+          + "(its parent must exist).")
   Path reportDirectory;
 
   @Override
@@ -53,7 +56,7 @@ final class ContentionCommand implements Callable<Integer> {
       }
     }
     if (reportDirectory != null) {
-      ReportDirectory.prepare("--report", reportDirectory);
+      ReportDirectory.prepare("--report", reportDirectory, "contention.html", "contention.json");
     }
     List<Contention.Row> rows;
     // Large client counts take minutes (the work grows with their square): show how far it is on a terminal.
@@ -81,15 +84,32 @@ final class ContentionCommand implements Callable<Integer> {
     return 0;
   }
 
+  /** What each contention key means, for its flag's help (a key missing here fails a help test). */
+  static final Map<String, String> DESCRIPTIONS = Map.of(
+      "clients", "Client counts N, comma-separated: one row per count.",
+      "runs", "Runs averaged for each strategy and client count.",
+      "base", "First backoff delay of every strategy.",
+      "cap", "Longest backoff delay.",
+      "network-mean", "Mean delay of each message (read or conditional write); delays are |normal(mean, deviation)|.",
+      "network-deviation", "Standard deviation of each message's delay.",
+      "strategies", "Strategies to compare, comma-separated: none, exponential (no jitter), full, equal, "
+          + "decorrelated, decorrelatedV2.",
+      "seed", "Random seed: the same seed and keys give the same output.");
+
   /** One {@code --KEY VALUE} option per contention key. */
   static final class KeyFlags implements CommandLine.IModelTransformer {
     @Override
     public CommandSpec transform(CommandSpec command) {
       for (Map.Entry<String, Object> key : Contention.defaults().entrySet()) {
-        command.addOption(OptionSpec.builder("--" + key.getKey())
-            .paramLabel(key.getKey().toUpperCase(java.util.Locale.ROOT).replace('-', '_'))
+        String name = key.getKey();
+        command.addOption(OptionSpec.builder("--" + name)
+            .paramLabel(switch (name) {
+              case "clients" -> "<count>[,<count>...]";
+              case "strategies" -> "<strategy>[,<strategy>...]";
+              default -> ScenarioKeyFlags.placeholder(name, String.valueOf(key.getValue()));
+            })
             .type(String.class)
-            .description("Default: " + key.getValue() + ".")
+            .description((DESCRIPTIONS.getOrDefault(name, "") + " Default: " + key.getValue() + ".").strip())
             .build());
       }
       return command;

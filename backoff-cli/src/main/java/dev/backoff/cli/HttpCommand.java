@@ -48,17 +48,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "http", mixinStandardHelpOptions = true, sortOptions = false,
     description = {
-        "Send an HTTP request, retrying 429, 500, 502, 503, 504, timeouts and lost connections with backoff,",
-        "honouring Retry-After. Only GET, HEAD, OPTIONS, PUT, DELETE and TRACE are retried, and other methods",
-        "when they carry an Idempotency-Key header (or with --retry-non-idempotent).",
-        "The body of the last response goes to stdout; one line per attempt goes to stderr."},
-    exitCodeListHeading = "%nExit codes:%n",
-    exitCodeList = {
-        "0:the last response has a 2xx status",
-        "1:the request failed and was not retried (TLS error, unknown host, ...)",
-        "2:usage error (bad URL, header, flag)",
-        "3:gave up after retrying (attempts, deadline, budget, or a Retry-After beyond --max-retry-after)",
-        "4:the server answered with a status that is not retried (4xx, 3xx, a 5xx to a non-repeatable request)"})
+        "Send an HTTP request, retrying 429, 500, 502, 503, 504, timeouts and lost connections with backoff and "
+            + "honouring Retry-After.",
+        "Only GET, HEAD, OPTIONS, PUT, DELETE and TRACE are retried, and other methods when they carry an "
+            + "Idempotency-Key header (or with --retry-non-idempotent).",
+        "The body of the last response goes to stdout; one line per attempt goes to stderr."})
 final class HttpCommand implements Callable<Integer> {
   static final int GAVE_UP = 3;
   static final int NOT_SUCCESSFUL = 4;
@@ -68,30 +62,31 @@ final class HttpCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = {"-X", "--method"}, paramLabel = "M",
+  @Option(names = {"-X", "--method"}, paramLabel = "<method>",
       description = "Request method. Default GET, or POST with --data.")
   String method;
 
-  @Option(names = {"-H", "--header"}, paramLabel = "'K: V'", description = "A request header; repeatable.")
+  @Option(names = {"-H", "--header"}, paramLabel = "<header>",
+      description = "A request header, 'Name: value'; repeatable.")
   List<String> headers = new ArrayList<>();
 
-  @Option(names = {"-d", "--data"}, paramLabel = "TEXT|@FILE",
+  @Option(names = {"-d", "--data"}, paramLabel = "<text>|@<file>",
       description = "Request body: the text itself, or @FILE for a file's bytes (a regular file, at most 16 MiB). Sent whole on every attempt.")
   String data;
 
   @Mixin
   PolicyOptions policy = new PolicyOptions();
 
-  @Option(names = "--max-retry-after", paramLabel = "D", converter = DurationConverter.class,
+  @Option(names = "--max-retry-after", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Longest Retry-After honoured; a longer one ends the call at once. Default 60s.")
   Duration maxRetryAfter;
 
-  @Option(names = "--timeout", paramLabel = "D", converter = DurationConverter.class,
+  @Option(names = "--timeout", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Timeout of each attempt, body included (shortened to what is left before --deadline)."
           + " Default: none.")
   Duration timeout;
 
-  @Option(names = "--retry-status", paramLabel = "CODE", split = ",",
+  @Option(names = "--retry-status", paramLabel = "<status>", split = ",",
       description = "Also retry these statuses, e.g. 408.")
   List<Integer> retryStatuses = new ArrayList<>();
 
@@ -105,7 +100,7 @@ final class HttpCommand implements Callable<Integer> {
   /** Error bodies (any status but 2xx) are printed up to this many bytes; 2xx bodies whole. */
   static final int ERROR_BODY_LIMIT = 64 * 1024;
 
-  @Parameters(paramLabel = "URL", description = "An http:// or https:// URL.")
+  @Parameters(paramLabel = "<url>", description = "An http:// or https:// URL.")
   String url;
 
   @Override
@@ -117,7 +112,7 @@ final class HttpCommand implements Callable<Integer> {
     }
     PrintWriter err = spec.commandLine().getErr();
     AtomicReference<StopReason> stopped = new AtomicReference<>();
-    builder.listener(new AttemptPrinter(err, stopped));
+    builder.listener(new AttemptPrinter(err, stopped, request.uri().getHost()));
     // A 2xx body that broke off after part of it was printed is not retried: the retry would print it again.
     builder.abortIf(PartialOutputException.class::isInstance);
     RetryingHttpClient.Builder client = RetryingHttpClient.builder(HttpClient.newBuilder()
@@ -147,7 +142,7 @@ final class HttpCommand implements Callable<Integer> {
           isSuccess(info.statusCode()) ? Long.MAX_VALUE : ERROR_BODY_LIMIT));
     } catch (IOException e) {
       RetryHistory history = RetryHistory.of(e);
-      err.println("backoff: " + describe(e)
+      err.println("backoff: " + describe(e, request.uri().getHost())
           + (history == null ? "" : " (" + plural(history.attempts(), "attempt") + ", "
               + history.stopReason().description() + ")"));
       err.flush();
@@ -268,6 +263,20 @@ final class HttpCommand implements Callable<Integer> {
     return StandardCharsets.UTF_8;
   }
 
+  /**
+   * A failure in a few words; a host name that does not resolve reads "unknown host NAME" (the JDK's client
+   * says only "ConnectException", with the reason two causes down).
+   */
+  static String describe(Throwable failure, String host) {
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof java.nio.channels.UnresolvedAddressException
+          || cause instanceof java.net.UnknownHostException) {
+        return "unknown host " + host;
+      }
+    }
+    return describe(failure);
+  }
+
   static String describe(Throwable failure) {
     String message = failure.getMessage();
     String type = failure.getClass().getSimpleName();
@@ -292,10 +301,12 @@ final class HttpCommand implements Callable<Integer> {
   private static final class AttemptPrinter implements RetryListener<HttpResponse<?>> {
     private final PrintWriter err;
     private final AtomicReference<StopReason> stopped;
+    private final String host;
 
-    AttemptPrinter(PrintWriter err, AtomicReference<StopReason> stopped) {
+    AttemptPrinter(PrintWriter err, AtomicReference<StopReason> stopped, String host) {
       this.err = err;
       this.stopped = stopped;
+      this.host = host;
     }
 
     @Override
@@ -324,7 +335,7 @@ final class HttpCommand implements Callable<Integer> {
       StringBuilder line = new StringBuilder("attempt ").append(event.attempts()).append(": ");
       HttpResponse<?> response = event.result();
       if (event.failure() != null) {
-        line.append(describe(event.failure()));
+        line.append(describe(event.failure(), host));
       } else if (response != null) {
         line.append(response.statusCode());
         response.headers().firstValue(RetryAfter.HEADER)

@@ -31,20 +31,20 @@ final class LabClientCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--url", paramLabel = "URL", description = "Where to send (loopback only). Default http://127.0.0.1:8070/api.")
+  @Option(names = "--url", paramLabel = "<url>", description = "Where to send (loopback only). Default http://127.0.0.1:8070/api.")
   String url = "http://127.0.0.1:8070/api";
 
-  @Option(names = "--policy", paramLabel = "NAME",
+  @Option(names = "--policy", paramLabel = "<spec>",
       description = "Retry policy: an experiment client (storm-fixed, storm-exponential), a strategy with optional "
           + "parameters or a preset, +budget for a fleet-wide budget (see 'backoff strategies'). "
           + "Default storm-exponential.")
   String policy = "storm-exponential";
 
-  @Option(names = "--duration", paramLabel = "D", converter = DurationConverter.class,
+  @Option(names = "--duration", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Stop after this long. Default: run until interrupted.")
   Duration duration;
 
-  @Option(names = "--format", paramLabel = "FORMAT",
+  @Option(names = "--format", paramLabel = "table|json",
       description = "Summary format: ${COMPLETION-CANDIDATES}. With json the 5 s lines go to stderr. Default table.")
   Format format = Format.table;
 

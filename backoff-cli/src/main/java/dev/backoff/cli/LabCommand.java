@@ -6,8 +6,8 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code backoff lab}: the retry-storm experiment over real loopback sockets. */
-@Command(name = "lab", mixinStandardHelpOptions = true,
-    description = {"The retry-storm experiment over real sockets on this machine (127.0.0.1 only).",
+@Command(name = "lab", mixinStandardHelpOptions = true, synopsisSubcommandLabel = "<command>",
+    description = {"Run the retry-storm experiment over real sockets on this machine (127.0.0.1 only).",
         "A server with the retry-storm experiment's latency knee, a fleet of clients retrying with backoff-http, and a demo that "
             + "pauses the server and reports whether it recovers, next to the simulator's prediction."},
     subcommands = {LabServerCommand.class, LabClientCommand.class, LabDemoCommand.class})

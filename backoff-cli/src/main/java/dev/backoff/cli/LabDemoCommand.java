@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
 /** {@code backoff lab demo}: the retry-storm experiment in one command, live and simulated side by side. */
 @Command(name = "demo", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = ScenarioKeyFlags.KneeAndFleet.class,
-    description = {"The retry-storm experiment, live on 127.0.0.1 and simulated, one policy after another.",
+    description = {"Run the retry-storm experiment live on 127.0.0.1 and in the simulator, one policy after another.",
         "For each policy: start a server and a client fleet, run steady, pause the server (like SIGSTOP), "
             + "resume it, and report whether it recovered, next to what the simulator predicts for the same "
             + "parameters. A run stops early when the server holds --max-connections requests: that is a storm.",
@@ -44,31 +44,31 @@ final class LabDemoCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--policies", paramLabel = "NAME", split = ",",
+  @Option(names = "--policies", paramLabel = "<spec>", split = ",",
       description = "Policies to compare, in order (see 'backoff strategies'). Default storm-fixed,storm-exponential "
           + "(the experiment's two clients).")
   List<String> policies = new ArrayList<>(List.of("storm-fixed", "storm-exponential"));
 
-  @Option(names = "--pause", paramLabel = "D", converter = DurationConverter.class,
+  @Option(names = "--pause", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "How long the server stays paused. Default 30s.")
   Duration pause = Duration.ofSeconds(30);
 
-  @Option(names = "--warmup", paramLabel = "D", converter = DurationConverter.class,
+  @Option(names = "--warmup", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Steady time before the pause. Default 10s.")
   Duration warmup = Duration.ofSeconds(10);
 
-  @Option(names = "--after", paramLabel = "D", converter = DurationConverter.class,
+  @Option(names = "--after", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Time watched after the resume. Default 30s.")
   Duration after = Duration.ofSeconds(30);
 
-  @Option(names = "--max-connections", paramLabel = "N",
+  @Option(names = "--max-connections", paramLabel = "<count>",
       description = "Requests a server may hold; reaching it ends that run as a storm. Default 4000.")
   int maxConnections = 4000;
 
   @Option(names = "--no-simulation", description = "Skip the simulator's prediction.")
   boolean noSimulation;
 
-  @Option(names = "--format", paramLabel = "FORMAT",
+  @Option(names = "--format", paramLabel = "table|json",
       description = "Result format: ${COMPLETION-CANDIDATES}. Progress always goes to stderr. Default table.")
   Format format = Format.table;
 
@@ -158,8 +158,7 @@ final class LabDemoCommand implements Callable<Integer> {
       Prediction prediction = predictions.get(result.policy());
       String simulated = prediction == null ? "not run"
           : prediction.summary == null ? "n/a"
-          : verdict(prediction.summary.recovered(), prediction.summary.recoverySeconds()) + ", "
-              + prediction.summary.peakConcurrency();
+          : simulated(prediction.summary) + ", " + prediction.summary.peakConcurrency();
       text.append(String.format(Locale.ROOT, row, result.policy(),
           verdict(live.recovered(), live.recoverySeconds()),
           live.peakConcurrency() < 0 ? "?" : Integer.toString(live.peakConcurrency()),
@@ -177,6 +176,16 @@ final class LabDemoCommand implements Callable<Integer> {
       text.append(note).append(System.lineSeparator());
     }
     return text.toString().stripTrailing();
+  }
+
+  /** The simulator's verdict in the live column's words: {@code yes, after 5 s}, {@code no}, or why neither. */
+  private static String simulated(Summary summary) {
+    return switch (summary.verdict()) {
+      case RECOVERED -> "yes, after " + summary.recoverySeconds() + " s";
+      case LATE -> "late, after " + summary.recoverySeconds() + " s";
+      case NOT_RECOVERED -> "no";
+      default -> summary.verdict().label();
+    };
   }
 
   private static String verdict(Boolean recovered, Integer seconds) {
@@ -212,6 +221,7 @@ final class LabDemoCommand implements Callable<Integer> {
         Summary s = prediction.summary;
         json.object().field("baselineGoodput").decimal(s.baselineGoodput(), 2)
             .field("recovered").bool(s.recovered())
+            .field("verdict").string(s.verdict().id())
             .field("recoverySeconds").number(s.recoverySeconds())
             .field("peakConcurrency").number(s.peakConcurrency())
             .field("amplification").decimal(s.amplification(), 3)

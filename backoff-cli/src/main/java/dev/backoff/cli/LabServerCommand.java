@@ -33,15 +33,15 @@ final class LabServerCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--port", paramLabel = "P", description = "Port on 127.0.0.1 (0: any free one). Default 8070.")
+  @Option(names = "--port", paramLabel = "<port>", description = "Port on 127.0.0.1 (0: any free one). Default 8070.")
   int port = 8070;
 
-  @Option(names = "--max-connections", paramLabel = "N",
+  @Option(names = "--max-connections", paramLabel = "<count>",
       description = "Most requests held at once; more get 503 (file descriptors stay bounded). "
           + "Default 10000, or what ulimit -n allows if lower.")
   Integer maxConnections;
 
-  @Option(names = "--duration", paramLabel = "D", converter = DurationConverter.class,
+  @Option(names = "--duration", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Stop after this long. Default: run until interrupted.")
   Duration duration;
 

@@ -7,7 +7,7 @@ import picocli.CommandLine;
 public final class Main {
   private Main() {}
 
-  /** Runs the command and exits with its status: 0 success, 1 failure, 2 usage error. */
+  /** Runs the command and exits with its status (see {@link HelpTexts#EXIT_CODES}). */
   public static void main(String[] args) {
     System.exit(newCommandLine(new PrintWriter(System.out, true), new PrintWriter(System.err, true))
         .execute(args));
@@ -26,6 +26,10 @@ public final class Main {
     commandLine.setExpandAtFiles(false);
     commandLine.setParameterExceptionHandler(Errors::onUsageError);
     commandLine.setExecutionExceptionHandler(Errors::onFailure);
+    // "backoff run ls -la" runs "ls -la", as nice, timeout and env do: the command's options are its own
+    // from its name on (a "--" before the command still works).
+    commandLine.getSubcommands().get("run").setStopAtPositional(true);
+    HelpTexts.apply(commandLine);
     return commandLine;
   }
 }

@@ -17,11 +17,11 @@ final class PolicyOptions {
   @Mixin
   StrategyOptions strategy = new StrategyOptions();
 
-  @Option(names = "--max-attempts", paramLabel = "N",
+  @Option(names = "--max-attempts", paramLabel = "<count>",
       description = "Maximum attempts, the first included (>= 1). Default 3, or the preset's.")
   Integer maxAttempts;
 
-  @Option(names = "--deadline", paramLabel = "D", converter = DurationConverter.class,
+  @Option(names = "--deadline", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Give up rather than start a wait that would end past this time since the start.")
   Duration deadline;
 

@@ -17,11 +17,12 @@ final class ReportDirectory {
   private ReportDirectory() {}
 
   /**
-   * Makes sure {@code directory} exists and is writable.
+   * Makes sure {@code directory} exists and is writable, and that none of the {@code files} to be written
+   * into it is a directory or a file that cannot be overwritten.
    *
    * @throws Errors.UsageException naming the flag, the path and what is wrong with it
    */
-  static void prepare(String flag, Path directory) {
+  static void prepare(String flag, Path directory, String... files) {
     Path absolute = directory.toAbsolutePath().normalize();
     if (Files.exists(absolute)) {
       if (!Files.isDirectory(absolute)) {
@@ -46,6 +47,15 @@ final class ReportDirectory {
       Files.delete(Files.createTempFile(absolute, ".backoff-", ".probe"));
     } catch (IOException e) {
       throw refused(flag, directory, "cannot write into the directory: " + reason(e));
+    }
+    for (String name : files) {
+      Path file = absolute.resolve(name);
+      if (Files.isDirectory(file)) {
+        throw refused(flag, directory, name + " in it is a directory, so the report cannot be written there");
+      }
+      if (Files.exists(file) && !Files.isWritable(file)) {
+        throw refused(flag, directory, name + " in it cannot be overwritten (permission denied)");
+      }
     }
   }
 

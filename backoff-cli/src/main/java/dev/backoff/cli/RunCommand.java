@@ -26,8 +26,11 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = BackoffCommand.Version.class,
     description = {"Run a command, retrying it under the policy while it fails (a non-zero exit status, or "
-        + "only the codes of --retry-on-exit). Its input and output pass through; one line per attempt goes "
-        + "to stderr. Exits with the last attempt's status (130 when interrupted).",
+        + "only the statuses of --retry-on-exit).",
+        "Its input and output pass through; one line per attempt goes to stderr. Exits with the last attempt's "
+        + "status (130 when interrupted; an attempt that exits 130, as one stopped by Ctrl-C does, stops the run "
+        + "as interrupted unless --retry-on-exit lists 130). Options after the command's name are the "
+        + "command's.",
         "Example: backoff run --strategy full-jitter --initial 200ms --max-attempts 5 --deadline 30s -- "
         + "curl -fsS https://example.com/"})
 final class RunCommand implements Callable<Integer> {
@@ -40,22 +43,26 @@ final class RunCommand implements Callable<Integer> {
   @Mixin
   PolicyOptions policy = new PolicyOptions();
 
-  @Option(names = "--retry-on-exit", paramLabel = "CODES", split = ",",
-      description = "Retry only on these exit statuses (comma-separated, 1-255). Default: any non-zero.")
+  @Option(names = "--retry-on-exit", paramLabel = "<status>", split = ",",
+      description = "Retry only on these exit statuses (1-255, comma-separated). Default: any non-zero.")
   List<Integer> retryOnExit;
 
-  @Parameters(arity = "1..*", paramLabel = "CMD", description = "The command and its arguments, after --.")
+  @Parameters(arity = "1..*", paramLabel = "<command>",
+      description = "The command and its arguments; its options are its own (a -- before it is optional).")
   List<String> command;
 
   private final Object lock = new Object();
   private Process current; // guarded by lock
   private boolean stopped; // guarded by lock
+  private int attempts; // the attempts started; only the running thread uses it
+  private boolean retry130; // --retry-on-exit lists 130
   private volatile Thread runner;
   private final CountDownLatch finished = new CountDownLatch(1);
 
   @Override
   public Integer call() throws Exception {
     Set<Integer> codes = retryCodes();
+    retry130 = codes != null && codes.contains(INTERRUPTED);
     PrintWriter err = spec.commandLine().getErr();
     RetryPolicy.Builder<Integer> builder = policy.builder();
     builder.retryOnResult(status -> status != 0 && (codes == null || codes.contains(status)));
@@ -124,7 +131,13 @@ final class RunCommand implements Callable<Integer> {
     return codes;
   }
 
-  /** One attempt: runs the command to completion and returns its exit status. */
+  /**
+   * One attempt: runs the command to completion and returns its exit status. An attempt that ended because
+   * the run was stopped, or that exited 130 (what a command stopped by Ctrl-C reports: the terminal sends
+   * SIGINT to the command and to us, and the command may end before our own handler runs), is an interrupt,
+   * thrown before the policy can schedule a retry, so no "retrying in" line precedes the stop. The exception:
+   * {@code --retry-on-exit} lists 130, and the user asked for exactly that status to be retried.
+   */
   private Integer attempt() throws InterruptedException {
     Process process;
     synchronized (lock) {
@@ -137,9 +150,11 @@ final class RunCommand implements Callable<Integer> {
         throw new CannotStart("cannot run '" + command.get(0) + "': " + e.getMessage());
       }
       current = process;
+      attempts++;
     }
+    int status;
     try {
-      return process.waitFor();
+      status = process.waitFor();
     } catch (InterruptedException interrupted) {
       kill(process);
       throw interrupted;
@@ -148,6 +163,16 @@ final class RunCommand implements Callable<Integer> {
         current = null;
       }
     }
+    boolean wasStopped;
+    synchronized (lock) {
+      wasStopped = stopped; // stop() sets it before it kills the command
+    }
+    if (wasStopped || (status == INTERRUPTED && !retry130)) {
+      report(spec.commandLine().getErr(), "attempt " + attempts + " exited " + status + "; not retried ("
+          + dev.backoff.StopReason.INTERRUPTED + ")");
+      throw new InterruptedException("attempt " + attempts + " exited " + status + " while the run was stopped");
+    }
+    return status;
   }
 
   /** Stops the run at once: kills the running command and interrupts the waiting thread. */

@@ -28,13 +28,56 @@ final class ScenarioKeyFlags {
     for (Scenario.Key key : Scenario.keys()) {
       if (keys == null || keys.contains(key.name())) {
         command.addOption(OptionSpec.builder("--" + key.name())
-            .paramLabel(key.name().toUpperCase(Locale.ROOT).replace('-', '_'))
+            .paramLabel(placeholder(key.name(), key.defaultValue()))
             .type(String.class)
-            .description((key.description() + ". Default: " + key.defaultValue() + ".").replace("%", "%%"))
+            .description((capitalized(key.description()) + ". Default: " + key.defaultValue() + ".")
+                .replace("%", "%%"))
             .build());
       }
     }
     return command;
+  }
+
+  /**
+   * The placeholder a key's flag shows in help: the type of its value ({@code <duration>}, {@code <count>},
+   * {@code <number>}), or its choices ({@code closed|open}), never the key's own name. Keys whose default does
+   * not show the type are listed by name; the rest are typed by their default (a duration such as
+   * {@code 400s}, or a whole number). A key neither listed nor typed by its default shows {@code <value>},
+   * which a test refuses, so a new key cannot slip into the help untyped.
+   */
+  static String placeholder(String name, String defaultValue) {
+    return switch (name) {
+      case "policies" -> "<spec>[,<spec>...]";
+      case "faults" -> "<fault>[,<fault>...]";
+      case "budget" -> "<budget>";
+      case "client" -> "closed|open";
+      case "rate-profile" -> "constant|step|spike|ramp";
+      case "server" -> "knee|linear|pool";
+      case "queue-order" -> "fifo|lifo";
+      case "service-distribution" -> "fixed|exponential";
+      case "reject-status" -> "503|429";
+      case "retry-after" -> "none|<duration>";
+      case "seed" -> "<integer>";
+      case "max-attempts" -> "<count>";
+      case "rate", "rate-peak", "knee-factor", "knee-k" -> "<number>";
+      default -> typeOf(defaultValue);
+    };
+  }
+
+  private static String typeOf(String defaultValue) {
+    if (defaultValue.matches("[0-9]+")) {
+      return "<count>";
+    }
+    try {
+      dev.backoff.spec.Durations.parse(defaultValue);
+      return "<duration>";
+    } catch (IllegalArgumentException notADuration) {
+      return "<value>";
+    }
+  }
+
+  private static String capitalized(String text) {
+    return text.isEmpty() ? text : Character.toUpperCase(text.charAt(0)) + text.substring(1);
   }
 
   /** The values of the flags given for these keys ({@code null}: every key), in table order. */

@@ -37,27 +37,24 @@ final class ScheduleCommand implements Callable<Integer> {
   @Mixin
   StrategyOptions strategy = new StrategyOptions();
 
-  @Option(names = "--retries", paramLabel = "N", defaultValue = "10", description = "Retries to show (>= 1). Default ${DEFAULT-VALUE}.")
+  @Option(names = "--retries", paramLabel = "<count>", defaultValue = "10", description = "Retries to show (>= 1). Default ${DEFAULT-VALUE}.")
   int retries;
 
-  @Option(names = "--samples", paramLabel = "N", description = "Monte-Carlo samples for jittered strategies. Default " + Schedule.DEFAULT_SAMPLES + ".")
+  @Option(names = "--samples", paramLabel = "<count>", description = "Monte-Carlo samples for jittered strategies. Default " + Schedule.DEFAULT_SAMPLES + ".")
   Integer samples;
 
-  @Option(names = "--seed", paramLabel = "S", description = "Monte-Carlo seed. Default 0.")
+  @Option(names = "--seed", paramLabel = "<integer>", description = "Monte-Carlo seed. Default 0.")
   Long seed;
 
-  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
+  @Option(names = "--format", paramLabel = "table|csv|json", defaultValue = "table",
       description = "table, csv or json. Default ${DEFAULT-VALUE}.")
   Format format;
 
-  @Option(names = "--plot", paramLabel = "FILE", description = "Also draw delay and elapsed per retry, linear and log scales, to FILE.png or FILE.svg.")
+  @Option(names = "--plot", paramLabel = "<file>", description = "Also draw delay and elapsed per retry, linear and log scales, to this .png or .svg file. Its directory must exist.")
   Path plot;
 
   @Override
   public Integer call() throws Exception {
-    if (strategy.strategy == null) {
-      throw new Errors.UsageException("--strategy is required (see 'backoff strategies')");
-    }
     if (retries < 1) {
       throw new Errors.UsageException("--retries must be at least 1, was " + retries);
     }
@@ -65,7 +62,7 @@ final class ScheduleCommand implements Callable<Integer> {
       throw new Errors.UsageException("--samples must be at least 1, was " + samples);
     }
     if (plot != null) {
-      SchedulePlot.checkExtension(plot);
+      SchedulePlot.check(plot);
     }
     Backoff backoff = strategy.backoff();
     Schedule schedule;

@@ -36,11 +36,40 @@ final class SchedulePlot {
 
   private SchedulePlot() {}
 
-  static void checkExtension(Path file) {
-    String name = file.getFileName().toString().toLowerCase(Locale.ROOT);
+  /**
+   * Checks the {@code --plot} file before any work: a .png or .svg name, in a directory that exists and
+   * takes new files, and not itself a directory. Missing directories are not created: the user named a file,
+   * and a typo in its directory should be an error, not a new directory tree (the shell's {@code >} and
+   * {@code curl -o} behave the same).
+   *
+   * @throws Errors.UsageException naming the flag, the path and what is wrong with it
+   */
+  static void check(Path file) {
+    String name = file.getFileName() == null ? "" : file.getFileName().toString().toLowerCase(Locale.ROOT);
     if (!name.endsWith(".png") && !name.endsWith(".svg")) {
       throw new Errors.UsageException("--plot must name a .png or .svg file, was '" + file + "'");
     }
+    Path parent = file.toAbsolutePath().normalize().getParent();
+    if (Files.isDirectory(file)) {
+      throw refused(file, "is a directory, not a file");
+    }
+    if (!Files.exists(parent)) {
+      throw refused(file, "its directory " + parent + " does not exist (it is not created; create it first)");
+    }
+    if (!Files.isDirectory(parent)) {
+      throw refused(file, "its parent " + parent + " is not a directory");
+    }
+    try {
+      // Only writing tells for sure (root passes permission checks; /proc and read-only mounts do not).
+      Files.delete(Files.createTempFile(parent, ".backoff-", ".probe"));
+    } catch (IOException e) {
+      throw refused(file, "cannot write into " + parent + ": " + (e instanceof java.nio.file.NoSuchFileException
+          ? "refused by the file system" : InputFiles.reason(e)));
+    }
+  }
+
+  private static Errors.UsageException refused(Path file, String reason) {
+    return new Errors.UsageException("--plot " + file + ": " + reason);
   }
 
   static void write(Schedule schedule, String title, Path file) throws IOException {
@@ -51,10 +80,6 @@ final class SchedulePlot {
     charts.add(chart(schedule, "Elapsed time at retry (linear)", "elapsed (s)", ScheduleRow::elapsed, false, title));
     charts.add(chart(schedule, "Elapsed time at retry (log)", "elapsed (s)", ScheduleRow::elapsed, true, title));
     boolean svg = file.getFileName().toString().toLowerCase(Locale.ROOT).endsWith(".svg");
-    Path parent = file.toAbsolutePath().getParent();
-    if (parent != null) {
-      Files.createDirectories(parent);
-    }
     try (OutputStream out = Files.newOutputStream(file)) {
       if (svg) {
         VectorGraphics2D graphics = new VectorGraphics2D();

@@ -22,7 +22,9 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code backoff simulate}: runs the retry-storm simulator. Without flags it runs the retry-storm experiment.
+ * {@code backoff simulate}: runs the retry-storm simulator and prints the summary table and a goodput
+ * sparkline per policy ({@code --timeline} adds the experiment's 5-second lines). Without flags it runs the
+ * retry-storm experiment.
  * Every scenario key is also a flag ({@code --clients 5000}); {@code --scenario FILE} reads the same keys
  * from YAML or JSON, and flags override the file.
  */
@@ -34,32 +36,58 @@ final class SimulateCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--scenario", paramLabel = "FILE", description = "Scenario file (YAML or JSON, UTF-8, at most 1 MiB) with the same keys as the flags, each once.")
+  @Option(names = "--scenario", paramLabel = "<file>", description = "Scenario file (YAML or JSON, UTF-8, at most 1 MiB) with the same keys as the flags, each once.")
   Path scenarioFile;
 
-  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
-      description = "Output on stdout: table (the clients' 5-second lines and a summary), csv or json. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--format", paramLabel = "table|csv|summary-csv|json", defaultValue = "table", converter = FormatConverter.class,
+      description = "Output on stdout: table (the summary table and a goodput sparkline per policy), csv (every "
+          + "policy's per-second values), summary-csv (the summary table's values) or json (summary and "
+          + "per-second values). Default: ${DEFAULT-VALUE}.")
   Format format;
 
-  @Option(names = "--report", paramLabel = "DIR",
-      description = "Also write DIR/simulation.html (self-contained, with charts), simulation.json and simulation.csv. DIR is created if missing (its parent must exist).")
+  @Option(names = "--timeline",
+      description = "With the table format, print first the retry-storm experiment's client lines for every 5 s of "
+          + "every policy (OK, errors and timeouts per second, server concurrency and latency).")
+  boolean timeline;
+
+  @Option(names = "--report", paramLabel = "<dir>",
+      description = "Also write DIR/simulation.html (self-contained, with charts), simulation.json, simulation.csv (per second) and simulation-summary.csv. DIR is created if missing (its parent must exist).")
   Path reportDirectory;
 
   @Option(names = "--tipping-point",
       description = "Instead of one run, search each policy's tipping point: the shortest length of the first fault it does not recover from.")
   boolean tippingPoint;
 
-  @Option(names = "--resolution", paramLabel = "SECONDS", defaultValue = "2",
+  @Option(names = "--resolution", paramLabel = "<seconds>", defaultValue = "2",
       description = "Tipping-point search resolution in seconds. Default: ${DEFAULT-VALUE}.")
   int resolution;
 
-  enum Format { TABLE, CSV, JSON }
+  enum Format { TABLE, CSV, SUMMARY_CSV, JSON }
+
+  /** {@code summary-csv} (any case, with a hyphen or an underscore) and the other formats by name. */
+  static final class FormatConverter implements CommandLine.ITypeConverter<Format> {
+    @Override
+    public Format convert(String value) {
+      try {
+        return Format.valueOf(value.trim().replace('-', '_').toUpperCase(java.util.Locale.ROOT));
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException("unknown format '" + value
+            + "'; use table, csv, summary-csv or json");
+      }
+    }
+  }
 
   @Override
   public Integer call() throws IOException {
+    if (timeline && (format != Format.TABLE || tippingPoint)) {
+      throw new Errors.UsageException("--timeline: the 5-second lines belong to the table of one run; drop "
+          + (tippingPoint ? "--tipping-point" : "--format " + format.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'))
+          + " or --timeline");
+    }
     Scenario scenario = scenario(spec, scenarioFile);
     if (reportDirectory != null) {
-      ReportDirectory.prepare("--report", reportDirectory);
+      ReportDirectory.prepare("--report", reportDirectory, "simulation.html", "simulation.json", "simulation.csv",
+          "simulation-summary.csv");
     }
     PrintWriter out = spec.commandLine().getOut();
     if (tippingPoint) {
@@ -68,14 +96,13 @@ final class SimulateCommand implements Callable<Integer> {
         Json json = Json.compact().object().field("tippingPoints").array();
         for (Simulator.TippingPoint p : points) {
           json.object().field("policy").string(p.policy()).field("faultSeconds").number(p.faultSeconds())
-              .field("searchedUpToSeconds").number(p.searchedUpToSeconds()).endObject();
+              .field("searchedUpToSeconds").number(p.searchedUpToSeconds())
+              .field("verdict").string(p.verdict().id()).endObject();
         }
         out.println(json.endArray().endObject());
       } else {
         for (Simulator.TippingPoint p : points) {
-          out.println(p.policy() + ": " + (p.faultSeconds() == null
-              ? "recovers from every fault length up to " + p.searchedUpToSeconds() + " s"
-              : "does not recover from a fault of " + p.faultSeconds() + " s (resolution " + resolution + " s)"));
+          out.println(p.policy() + ": " + describe(p, resolution));
         }
       }
       out.flush();
@@ -87,18 +114,41 @@ final class SimulateCommand implements Callable<Integer> {
     }
     out.print(switch (format) {
       case CSV -> Output.csv(result);
+      case SUMMARY_CSV -> Output.summaryCsv(result);
       case JSON -> Output.json(result);
-      default -> Output.table(result);
+      case TABLE -> timeline ? Output.timeline(result) + Output.table(result) : Output.table(result);
     });
     out.flush();
     if (reportDirectory != null) {
       Files.writeString(reportDirectory.resolve("simulation.html"), HtmlReport.simulation(result));
       Files.writeString(reportDirectory.resolve("simulation.json"), Output.json(result));
       Files.writeString(reportDirectory.resolve("simulation.csv"), Output.csv(result));
+      Files.writeString(reportDirectory.resolve("simulation-summary.csv"), Output.summaryCsv(result));
       spec.commandLine().getErr().println("backoff: report written to " + reportDirectory.resolve("simulation.html"));
       spec.commandLine().getErr().flush();
     }
     return 0;
+  }
+
+  /** One policy's tipping point as a sentence that says why when there is none to find. */
+  static String describe(Simulator.TippingPoint point, int resolution) {
+    Integer seconds = point.faultSeconds();
+    if (seconds == null) {
+      return "recovers from every fault length up to " + point.searchedUpToSeconds() + " s";
+    }
+    return switch (point.verdict()) {
+      case DOWN_BEFORE_FAULT -> "no tipping point: the server is already down before the fault (no request "
+          + "succeeds before it), so no fault length can be survived";
+      case NO_BASELINE -> "no tipping point: there is no baseline to recover to (the fault starts at 0 s, or no "
+          + "request is sent before it)";
+      case NOT_OBSERVED -> seconds == 1
+          ? "no tipping point: the run ends too soon after the fault to tell whether the server comes back"
+          : "does not recover from a fault of " + seconds + " s (resolution " + resolution + " s); longer "
+              + "faults leave too little run time to tell";
+      default -> seconds == 1
+          ? "does not recover even from the shortest fault, 1 s"
+          : "does not recover from a fault of " + seconds + " s (resolution " + resolution + " s)";
+    };
   }
 
   /** The scenario: defaults, then the file's keys, then the flags given. */

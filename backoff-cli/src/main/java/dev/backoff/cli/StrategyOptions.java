@@ -13,7 +13,7 @@ import picocli.CommandLine.Option;
  * override the spec's. Not thread-safe (picocli fills it).
  */
 final class StrategyOptions {
-  @Option(names = "--strategy", paramLabel = "SPEC",
+  @Option(names = "--strategy", paramLabel = "<spec>",
       description = "Strategy, preset or experiment policy, with optional parameters: full-jitter, "
           + "exponential:100ms:2:20s:full, aws-standard, storm-exponential (see 'backoff strategies'). Default: "
           + StrategyOptions.DEFAULT_STRATEGY + ".")
@@ -21,23 +21,23 @@ final class StrategyOptions {
 
   static final String DEFAULT_STRATEGY = "full-jitter";
 
-  @Option(names = "--initial", paramLabel = "D", converter = DurationConverter.class,
+  @Option(names = "--initial", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "First delay (base of decorrelated, median first delay of decorrelated-v2). Default 100ms.")
   Duration initial;
 
-  @Option(names = "--multiplier", paramLabel = "R", description = "Growth factor of exponential strategies (>= 1). Default 2.")
+  @Option(names = "--multiplier", paramLabel = "<number>", description = "Growth factor of exponential strategies (>= 1). Default 2.")
   Double multiplier;
 
-  @Option(names = "--cap", paramLabel = "D", converter = DurationConverter.class,
+  @Option(names = "--cap", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Maximum delay. Default: 20s for jittered strategies (full-jitter, equal-jitter, proportional, "
           + "gaussian, decorrelated, decorrelated-v2), none for exponential and linear.")
   Duration cap;
 
-  @Option(names = "--increment", paramLabel = "D", converter = DurationConverter.class,
+  @Option(names = "--increment", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Step of the linear strategy. Default: the initial delay.")
   Duration increment;
 
-  @Option(names = "--jitter", paramLabel = "F",
+  @Option(names = "--jitter", paramLabel = "<number>",
       description = "Jitter factor: half-width of proportional (default 0.5), relative deviation of gaussian (default 0.1).")
   Double jitter;
 

@@ -27,13 +27,17 @@ import picocli.CommandLine.Spec;
  * compare), chosen by which flags are given.
  */
 @Command(name = "tune", mixinStandardHelpOptions = true, versionProvider = BackoffCommand.Version.class,
-    description = {"Answer a tuning question about an exponential schedule (first sleep a, multiplier r, "
-        + "retry n at elapsed time T_n = a(r^n - 1)/(r - 1), attempt durations ignored). Ask one:",
-        "  interval: --initial A --elapsed T --interval I         multiplier so the sleep after a retry at T is I",
-        "  deadline: --initial A --retries N --deadline D         multiplier so retry N happens at D",
-        "  locate:   --initial A --multiplier R --at T [--cap C]  the retry at T and the sleeps before and after",
-        "  compare:  --initial A --multiplier R --compare-multiplier R2 --elapsed T",
-        "                                                         retries by T with R and R2, and their ratio"})
+    description = {"Answer one tuning question about an exponential schedule, chosen by the flags given.",
+        "Schedule: first sleep a (--initial), multiplier r, retry n at elapsed time",
+        "T_n = a(r^n - 1)/(r - 1); attempt durations are ignored. The questions:",
+        "  interval  --initial --elapsed --interval: the multiplier for which the",
+        "            sleep after the retry at --elapsed is --interval",
+        "  deadline  --initial --retries --deadline: the multiplier for which retry",
+        "            --retries happens at --deadline",
+        "  locate    --initial --multiplier --at [--cap]: the retry at --at and the",
+        "            sleeps before and after it",
+        "  compare   --initial --multiplier --compare-multiplier --elapsed: the",
+        "            retries by --elapsed with each multiplier, and their ratio"})
 final class TuneCommand implements Callable<Integer> {
   /** Output formats. */
   enum Format { text, json }
@@ -41,39 +45,39 @@ final class TuneCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--initial", paramLabel = "A", converter = DurationConverter.class, description = "First sleep a.")
+  @Option(names = "--initial", paramLabel = "<duration>", converter = DurationConverter.class, description = "First sleep, a (every question).")
   Duration initial;
 
-  @Option(names = "--elapsed", paramLabel = "T", converter = DurationConverter.class,
-      description = "Elapsed time T (the interval and compare questions).")
+  @Option(names = "--elapsed", paramLabel = "<duration>", converter = DurationConverter.class,
+      description = "Elapsed time (the interval and compare questions).")
   Duration elapsed;
 
-  @Option(names = "--interval", paramLabel = "I", converter = DurationConverter.class,
-      description = "Wanted sleep after the retry at T (the interval question).")
+  @Option(names = "--interval", paramLabel = "<duration>", converter = DurationConverter.class,
+      description = "Wanted sleep after the retry at --elapsed (the interval question).")
   Duration interval;
 
-  @Option(names = "--retries", paramLabel = "N", description = "Retries that must fit the deadline (the deadline question).")
+  @Option(names = "--retries", paramLabel = "<count>", description = "Retries that must fit the deadline (the deadline question).")
   Integer retries;
 
-  @Option(names = "--deadline", paramLabel = "D", converter = DurationConverter.class,
-      description = "Deadline for retry N (the deadline question).")
+  @Option(names = "--deadline", paramLabel = "<duration>", converter = DurationConverter.class,
+      description = "When retry --retries must happen (the deadline question).")
   Duration deadline;
 
-  @Option(names = "--multiplier", paramLabel = "R", description = "Multiplier r (the locate and compare questions).")
+  @Option(names = "--multiplier", paramLabel = "<number>", description = "Multiplier r (the locate and compare questions).")
   Double multiplier;
 
-  @Option(names = "--at", paramLabel = "T", converter = DurationConverter.class,
+  @Option(names = "--at", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Elapsed time to locate (the locate question).")
   Duration at;
 
-  @Option(names = "--cap", paramLabel = "C", converter = DurationConverter.class,
+  @Option(names = "--cap", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Cap on the sleeps (the locate question only).")
   Duration cap;
 
-  @Option(names = "--compare-multiplier", paramLabel = "R2", description = "The other multiplier (the compare question).")
+  @Option(names = "--compare-multiplier", paramLabel = "<number>", description = "The other multiplier (the compare question).")
   Double compareMultiplier;
 
-  @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "text",
+  @Option(names = "--format", paramLabel = "text|json", defaultValue = "text",
       description = "text or json. Default ${DEFAULT-VALUE}.")
   Format format;
 
@@ -135,14 +139,14 @@ final class TuneCommand implements Callable<Integer> {
         json.put("nextDelaySeconds", Numbers.seconds(position.nextDelaySeconds()));
         json.put("retryElapsedSeconds", Numbers.seconds(position.retryElapsedSeconds()));
         json.put("nextRetryElapsedSeconds", Numbers.seconds(position.nextRetryElapsedSeconds()));
-        answer = "retry " + position.retry() + ": sleep before " + Numbers.text(position.previousDelaySeconds())
-            + " s, sleep after " + Numbers.text(position.nextDelaySeconds()) + " s";
+        // Two different times or sleeps never print as the same text (10 significant digits could).
+        String[] sleeps = Numbers.distinct(position.previousDelaySeconds(), position.nextDelaySeconds());
+        String[] retryTimes = Numbers.distinct(position.retryElapsedSeconds(), position.nextRetryElapsedSeconds());
+        answer = "retry " + position.retry() + ": sleep before " + sleeps[0] + " s, sleep after " + sleeps[1] + " s";
         explanation = position.retry() == 0
-            ? "at " + seconds(at) + " no retry has happened yet; the first comes at "
-                + Numbers.text(position.nextRetryElapsedSeconds()) + " s"
-            : "at " + seconds(at) + " the last retry was number " + position.retry() + " (at "
-                + Numbers.text(position.retryElapsedSeconds()) + " s); the next comes at "
-                + Numbers.text(position.nextRetryElapsedSeconds()) + " s";
+            ? "at " + seconds(at) + " no retry has happened yet; the first comes at " + retryTimes[1] + " s"
+            : "at " + seconds(at) + " the last retry was number " + position.retry() + " (at " + retryTimes[0]
+                + " s); the next comes at " + retryTimes[1] + " s";
       }
       default -> {
         requireMultiplier("--multiplier", multiplier);

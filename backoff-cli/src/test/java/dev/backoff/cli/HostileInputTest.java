@@ -1,9 +1,10 @@
 package dev.backoff.cli;
 
-import static dev.backoff.cli.LoopbackServer.answer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.Response;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -160,19 +161,20 @@ class HostileInputTest {
     try (RandomAccessFile file = new RandomAccessFile(big.toFile(), "rw")) {
       file.setLength(InputFiles.BODY_LIMIT + 1L); // sparse: no 16 MiB written
     }
-    try (LoopbackServer server = new LoopbackServer(answer(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(200, "ok"))) {
       if (Files.exists(Path.of("/dev/zero"))) {
-        assertUsage(CliRunner.run("http", "--data", "@/dev/zero", server.url()),
+        assertUsage(CliRunner.run("http", "--data", "@/dev/zero", server.uri("/api").toString()),
             "--data /dev/zero: is not a regular file (a FIFO, device or socket)");
       }
-      assertUsage(CliRunner.run("http", "--data", "@" + directory, server.url()), "is a directory, not a file");
-      assertUsage(CliRunner.run("http", "--data", "@" + big, server.url()),
+      assertUsage(CliRunner.run("http", "--data", "@" + directory, server.uri("/api").toString()),
+          "is a directory, not a file");
+      assertUsage(CliRunner.run("http", "--data", "@" + big, server.uri("/api").toString()),
           "big.bin: is 16777217 bytes, more than the limit of 16 MiB");
       assertThat(server.requests()).isEmpty();
       // Binary bodies are fine: only scenario files must be text.
       Path binary = directory.resolve("body.bin");
       Files.write(binary, new byte[] {(byte) 0xC3, 0x28});
-      assertThat(CliRunner.run("http", "--data", "@" + binary, server.url()).exitCode).isZero();
+      assertThat(CliRunner.run("http", "--data", "@" + binary, server.uri("/api").toString()).exitCode).isZero();
       assertThat(server.requests()).hasSize(1);
     }
   }
@@ -198,7 +200,7 @@ class HostileInputTest {
     assertThat(ok.exitCode).as(ok.err).isZero();
     try (java.util.stream.Stream<Path> files = Files.list(fresh)) {
       assertThat(files.map(p -> p.getFileName().toString()).sorted().toList())
-          .containsExactly("simulation.csv", "simulation.html", "simulation.json");
+          .containsExactly("simulation-summary.csv", "simulation.csv", "simulation.html", "simulation.json");
     }
   }
 }

@@ -1,9 +1,9 @@
 package dev.backoff.cli;
 
-import dev.backoff.testing.StreamingHttpServer;
-import static dev.backoff.cli.LoopbackServer.answer;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.Response;
 import java.time.Duration;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -22,8 +22,8 @@ class HttpCommandBodyTest {
   @Test
   void anErrorBodyIsPrintedUpToTheLimitAndTheCutIsReported() throws Exception {
     String body = "x".repeat(200_000);
-    try (LoopbackServer server = new LoopbackServer(answer(404, body))) {
-      CliRunner result = http(server.url());
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(404, body))) {
+      CliRunner result = http(server.uri("/api").toString());
 
       assertThat(result.exitCode).isEqualTo(HttpCommand.NOT_SUCCESSFUL);
       assertThat(result.out).isEqualTo(body.substring(0, HttpCommand.ERROR_BODY_LIMIT));
@@ -36,8 +36,8 @@ class HttpCommandBodyTest {
   @Test
   void anErrorBodyWithinTheLimitIsPrintedWholeWithoutANote() throws Exception {
     String body = "e".repeat(HttpCommand.ERROR_BODY_LIMIT);
-    try (LoopbackServer server = new LoopbackServer(answer(503, body))) {
-      CliRunner result = http("--max-attempts", "2", server.url());
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, body))) {
+      CliRunner result = http("--max-attempts", "2", server.uri("/api").toString());
 
       assertThat(result.exitCode).isEqualTo(HttpCommand.GAVE_UP);
       assertThat(result.out).isEqualTo(body);
@@ -49,9 +49,9 @@ class HttpCommandBodyTest {
   void aSuccessfulBodyIsPrintedWholeAndDecodedAcrossReads() throws Exception {
     // Multi-byte characters at every offset: the decoder must carry a split character over to the next read.
     String body = "é€😀a".repeat(100_000);
-    try (LoopbackServer server = new LoopbackServer(answer(503, "busy"),
-        answer(200, body, "Content-Type", "text/plain; charset=UTF-8"))) {
-      CliRunner result = http(server.url());
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"),
+        Response.of(200, body).header("Content-Type", "text/plain; charset=UTF-8"))) {
+      CliRunner result = http(server.uri("/api").toString());
 
       assertThat(result.exitCode).isZero();
       assertThat(result.out).isEqualTo(body);
@@ -62,7 +62,8 @@ class HttpCommandBodyTest {
   @Tag("slow")
   void theTimeoutAndDeadlineBoundATricklingBody() throws Exception {
     // 1 byte every 10 ms of a 1 MB body: reading it whole would take almost 3 hours.
-    try (StreamingHttpServer server = new StreamingHttpServer(503, 1 << 20, Duration.ofMillis(10))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.ofLength(503,
+        1 << 20).trickle(Duration.ofMillis(10)))) {
       long started = System.nanoTime();
       CliRunner result = http("--deadline", "3s", "--timeout", "1s", "--max-attempts", "3",
           server.uri().toString());
@@ -71,7 +72,7 @@ class HttpCommandBodyTest {
       assertThat(result.err.lines()).hasSize(4).allSatisfy(line -> assertThat(line).contains("HttpTimeoutException"));
       assertThat(result.err.lines()).element(0).asString().startsWith("attempt 1: HttpTimeoutException");
       assertThat(result.err.lines()).element(2).asString().startsWith("attempt 3: HttpTimeoutException");
-      assertThat(server.requests()).isEqualTo(3);
+      assertThat(server.requestCount()).isEqualTo(3);
       // A hang guard, not the assertion: the old client ran past 40 s here.
       assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(15));
     }

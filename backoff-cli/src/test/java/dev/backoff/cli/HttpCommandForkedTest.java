@@ -1,8 +1,9 @@
 package dev.backoff.cli;
 
-import dev.backoff.testing.StreamingHttpServer;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.backoff.testing.ScriptedHttpServer.Response;
+import dev.backoff.testing.ScriptedHttpServer;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,7 +31,7 @@ class HttpCommandForkedTest {
 
   @Test
   void aHugeErrorBodyIsCutAndTheCommandEndsWithinASmallHeap() throws Exception {
-    try (StreamingHttpServer server = new StreamingHttpServer(503, BODY, null)) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.ofLength(503, BODY))) {
       Result result = fork(Main.class.getName(), "http", "--strategy", "fixed", "--initial", "1ms",
           "--max-attempts", "3", server.uri().toString());
 
@@ -41,7 +42,7 @@ class HttpCommandForkedTest {
       assertThat(result.err).contains("attempt 3: 503, gave up: ")
           .contains("backoff: body cut after 65536 bytes of " + BODY);
       assertThat(result.out.length).isBetween(HttpCommand.ERROR_BODY_LIMIT, 3 * HttpCommand.ERROR_BODY_LIMIT);
-      assertThat(server.requests()).isEqualTo(3);
+      assertThat(server.requestCount()).isEqualTo(3);
       System.out.println("HttpCommandForkedTest: stdout " + result.out.length + " bytes, stderr: " + result.err);
     }
   }

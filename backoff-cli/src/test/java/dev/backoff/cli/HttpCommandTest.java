@@ -1,8 +1,10 @@
 package dev.backoff.cli;
 
-import static dev.backoff.cli.LoopbackServer.answer;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.RecordedRequest;
+import dev.backoff.testing.ScriptedHttpServer.Response;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,8 +29,8 @@ class HttpCommandTest {
 
   @Test
   void unavailableThenOkPrintsTheBodyAndOneLinePerAttempt() throws Exception {
-    try (LoopbackServer server = new LoopbackServer(answer(503, "busy"), answer(200, "hello\n"))) {
-      CliRunner result = http(server.url());
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(200, "hello\n"))) {
+      CliRunner result = http(server.uri("/api").toString());
 
       assertThat(result.exitCode).isZero();
       assertThat(result.out).isEqualTo("hello\n");
@@ -40,9 +42,9 @@ class HttpCommandTest {
 
   @Test
   void seedsCaseOf429WithRetryAfterAnd500() throws Exception {
-    try (LoopbackServer server = new LoopbackServer(answer(429, "slow down", "Retry-After", "0"),
-        answer(500, "oops"), answer(200, "{\"ok\":true}"))) {
-      CliRunner result = http("--max-attempts", "5", server.url());
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(429, "slow down").header("Retry-After", "0"),
+        Response.of(500, "oops"), Response.of(200, "{\"ok\":true}"))) {
+      CliRunner result = http("--max-attempts", "5", server.uri("/api").toString());
 
       assertThat(result.exitCode).isZero();
       assertThat(result.out).isEqualTo("{\"ok\":true}");
@@ -55,8 +57,8 @@ class HttpCommandTest {
 
   @Test
   void exhaustedRetriesExitThreeWithTheLastBody() throws Exception {
-    try (LoopbackServer server = new LoopbackServer(answer(503, "still busy"))) {
-      CliRunner result = http("--max-attempts", "2", server.url());
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "still busy"))) {
+      CliRunner result = http("--max-attempts", "2", server.uri("/api").toString());
 
       assertThat(result.exitCode).isEqualTo(HttpCommand.GAVE_UP).isEqualTo(3);
       assertThat(result.out).isEqualTo("still busy");
@@ -69,8 +71,8 @@ class HttpCommandTest {
 
   @Test
   void retryAfterBeyondTheMaximumGivesUpAtOnce() throws Exception {
-    try (LoopbackServer server = new LoopbackServer(answer(429, "later", "Retry-After", "3600"))) {
-      CliRunner result = http("--max-retry-after", "30s", server.url());
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(429, "later").header("Retry-After", "3600"))) {
+      CliRunner result = http("--max-retry-after", "30s", server.uri("/api").toString());
 
       assertThat(result.exitCode).isEqualTo(3);
       assertThat(result.err.lines()).containsExactly(
@@ -81,8 +83,8 @@ class HttpCommandTest {
 
   @Test
   void deadlineShorterThanRetryAfterGivesUpAtOnce() throws Exception {
-    try (LoopbackServer server = new LoopbackServer(answer(503, "later", "Retry-After", "20"))) {
-      CliRunner result = http("--deadline", "5s", server.url());
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "later").header("Retry-After", "20"))) {
+      CliRunner result = http("--deadline", "5s", server.uri("/api").toString());
 
       assertThat(result.exitCode).isEqualTo(3);
       assertThat(result.err).contains("gave up: deadline exceeded");
@@ -92,8 +94,8 @@ class HttpCommandTest {
 
   @Test
   void statusThatIsNotRetriedExitsFour() throws Exception {
-    try (LoopbackServer server = new LoopbackServer(answer(404, "no such thing"))) {
-      CliRunner result = http(server.url());
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(404, "no such thing"))) {
+      CliRunner result = http(server.uri("/api").toString());
 
       assertThat(result.exitCode).isEqualTo(HttpCommand.NOT_SUCCESSFUL).isEqualTo(4);
       assertThat(result.out).isEqualTo("no such thing");
@@ -103,18 +105,18 @@ class HttpCommandTest {
 
   @Test
   void postWithoutKeyIsNotRetriedAndWithKeyIsRetriedWithTheSameBody() throws Exception {
-    try (LoopbackServer server = new LoopbackServer(answer(503, "busy"), answer(503, "busy"),
-        answer(201, "created"))) {
-      CliRunner once = http("--data", "order=1", server.url());
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(503, "busy"),
+        Response.of(201, "created"))) {
+      CliRunner once = http("--data", "order=1", server.uri("/api").toString());
 
       assertThat(once.exitCode).isEqualTo(4);
       assertThat(once.err.lines()).containsExactly("attempt 1: 503, not retried: not retryable");
 
-      CliRunner retried = http("--data", "order=1", "-H", "Idempotency-Key: abc-123", server.url());
+      CliRunner retried = http("--data", "order=1", "-H", "Idempotency-Key: abc-123", server.uri("/api").toString());
 
       assertThat(retried.exitCode).isZero();
       assertThat(retried.out).isEqualTo("created");
-      assertThat(server.requests()).containsExactly(
+      assertThat(server.requests()).extracting(HttpCommandTest::keyAndBody).containsExactly(
           "POST key=null body=order=1", "POST key=abc-123 body=order=1", "POST key=abc-123 body=order=1");
     }
   }
@@ -123,18 +125,19 @@ class HttpCommandTest {
   void dataFromAFileIsSentWithTheGivenMethod(@TempDir Path dir) throws Exception {
     Path file = dir.resolve("doc.json");
     Files.writeString(file, "{\"a\":1}", StandardCharsets.UTF_8);
-    try (LoopbackServer server = new LoopbackServer(answer(500, ""), answer(200, "ok"))) {
-      CliRunner result = http("-X", "PUT", "--data", "@" + file, server.url());
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(500, ""), Response.of(200, "ok"))) {
+      CliRunner result = http("-X", "PUT", "--data", "@" + file, server.uri("/api").toString());
 
       assertThat(result.exitCode).isZero();
-      assertThat(server.requests()).containsExactly("PUT key=null body={\"a\":1}", "PUT key=null body={\"a\":1}");
+      assertThat(server.requests()).extracting(HttpCommandTest::keyAndBody)
+          .containsExactly("PUT key=null body={\"a\":1}", "PUT key=null body={\"a\":1}");
     }
   }
 
   @Test
   void addedRetryStatusIsRetried() throws Exception {
-    try (LoopbackServer server = new LoopbackServer(answer(408, "slow"), answer(200, "ok"))) {
-      CliRunner result = http("--retry-status", "408", server.url());
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(408, "slow"), Response.of(200, "ok"))) {
+      CliRunner result = http("--retry-status", "408", server.uri("/api").toString());
 
       assertThat(result.exitCode).isZero();
       assertThat(server.requests()).hasSize(2);
@@ -189,5 +192,10 @@ class HttpCommandTest {
     assertThat(HttpCommand.format(Duration.ofMinutes(2))).isEqualTo("2m");
     assertThat(HttpCommand.format(Duration.ofNanos(1_786_400_000L))).isEqualTo("1.786s");
     assertThat(HttpCommand.format(Duration.ZERO)).isEqualTo("0s");
+  }
+
+  /** "METHOD key=<Idempotency-Key> body=<body>" of a request the server read. */
+  static String keyAndBody(RecordedRequest request) {
+    return request.method() + " key=" + request.header("Idempotency-Key") + " body=" + request.body();
   }
 }

@@ -1,12 +1,13 @@
 package dev.backoff.cli;
 
-import static dev.backoff.cli.LoopbackServer.answer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.backoff.lab.LabServer;
 import dev.backoff.sim.ExperimentPolicies;
 import dev.backoff.spec.BackoffSpec;
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.Response;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -38,8 +39,8 @@ class OneSpecLanguageTest {
     assertThat(run.exitCode).as(run.err).isEqualTo(3);
     assertThat(run.err).contains("attempt 3 exited 3; giving up");
 
-    try (LoopbackServer server = new LoopbackServer(answer(503, "busy"), answer(200, "hello\n"))) {
-      CliRunner http = CliRunner.run("http", "--strategy", SPEC, server.url());
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(200, "hello\n"))) {
+      CliRunner http = CliRunner.run("http", "--strategy", SPEC, server.uri("/api").toString());
       assertThat(http.exitCode).as(http.err).isZero();
       assertThat(http.err).contains("attempt 1: 503, retrying in");
     }

@@ -73,7 +73,7 @@ class RunCommandTest {
         "true")), "--retry-on-exit");
     ScheduleCommandTest.assertUsage(CliRunner.run("run", "--max-attempts", "0", "--", "true"), "--max-attempts");
     ScheduleCommandTest.assertUsage(CliRunner.run("run", "--deadline", "0s", "--", "true"), "--deadline");
-    ScheduleCommandTest.assertUsage(CliRunner.run("run"), "CMD");
+    ScheduleCommandTest.assertUsage(CliRunner.run("run"), "<command>");
     CliRunner missing = CliRunner.run(ScheduleCommandTest.with(FAST, "--", "/nonexistent/backoff-test-command"));
     assertThat(missing.exitCode).isEqualTo(2);
     assertThat(missing.err).contains("cannot run '/nonexistent/backoff-test-command'");
@@ -101,8 +101,8 @@ class RunCommandTest {
   @Test
   void stopKillsTheRunningCommand() throws Exception {
     Path marker = directory.resolve("started");
-    CommandLine commandLine = Main.newCommandLine(new PrintWriter(new StringWriter()),
-        new PrintWriter(new StringWriter(), true));
+    StringWriter err = new StringWriter();
+    CommandLine commandLine = Main.newCommandLine(new PrintWriter(new StringWriter()), new PrintWriter(err, true));
     RunCommand run = commandLine.getSubcommands().get("run").getCommand();
     AtomicInteger code = new AtomicInteger(-1);
     Thread thread = new Thread(() -> code.set(commandLine.execute("run", "--", "sh", "-c",
@@ -118,6 +118,8 @@ class RunCommandTest {
     thread.join(60_000);
     assertThat(thread.isAlive()).isFalse();
     assertThat(code.get()).isEqualTo(RunCommand.INTERRUPTED);
+    // The default policy would retry the killed command: no retry is announced for a stopped run.
+    assertThat(err.toString()).doesNotContain("retrying in").endsWith("backoff: interrupted; stopped\n");
     for (ProcessHandle child : children) {
       // Killing is asynchronous; a child that was not killed would sleep for ten minutes and fail this.
       child.onExit().get(60, TimeUnit.SECONDS);

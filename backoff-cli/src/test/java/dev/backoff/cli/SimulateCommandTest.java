@@ -53,11 +53,30 @@ class SimulateCommandTest {
   }
 
   @Test
-  void tableShowsTheSeedsLinesAndASummary() {
+  void tableShowsTheSummaryAndASparklinePerPolicyAndTheSeedsLinesOnlyWithTimeline() {
     CliRunner result = CliRunner.run(args());
     assertThat(result.exitCode).isZero();
-    assertThat(result.out).containsPattern("  5s  OK: \\d+\\.\\d\\d req/sec, errors: \\d+\\.\\d\\d req/sec, timedout: \\d+\\.\\d\\d req/sec \\| concurrency: \\d+, latency: ");
-    assertThat(result.out).contains("== fixed ==").contains("== exponential ==").contains("amplification");
+    List<String> lines = result.out.lines().toList();
+    assertThat(lines.get(0)).startsWith("policy").contains("recovered", "amplification", "p99 (successes)");
+    assertThat(lines).hasSize(2 + 2 + 1 + 1 + 2 + 1); // header, rule, 2 rows, blank, legend, 2 sparklines, marks
+    assertThat(lines.get(5)).startsWith("goodput over time, one character per 1 second: ").endsWith("^ = pause@20s+10s");
+    assertThat(lines.get(6)).matches("fixed        [·▁-█]{60}");
+    assertThat(lines.get(7)).matches("exponential  [·▁-█]{60}");
+    assertThat(lines.get(8)).isEqualTo(" ".repeat(13 + 20) + "^".repeat(10));
+    assertThat(result.out).doesNotContain("OK:").doesNotContain("== fixed ==");
+
+    CliRunner timeline = CliRunner.run(args("--timeline"));
+    assertThat(timeline.exitCode).isZero();
+    assertThat(timeline.out).containsPattern("  5s  OK: \\d+\\.\\d\\d req/sec, errors: \\d+\\.\\d\\d req/sec, timedout: \\d+\\.\\d\\d req/sec \\| concurrency: \\d+, latency: ");
+    assertThat(timeline.out).startsWith("== fixed ==\n").contains("== exponential ==").endsWith(result.out);
+    assertThat(timeline.out.lines().filter(line -> line.contains("OK: ")).count()).isEqualTo(2 * 12);
+  }
+
+  @Test
+  void timelineBelongsToTheTableOfOneRun() {
+    assertUsage(CliRunner.run(args("--timeline", "--format", "json")), "--timeline");
+    assertUsage(CliRunner.run(args("--timeline", "--tipping-point")), "--tipping-point");
+    assertThat(CliRunner.run("simulate", "--help").out).contains("--timeline");
   }
 
   @Test
@@ -115,6 +134,8 @@ class SimulateCommandTest {
     assertThat(Files.readString(directory.resolve("simulation.html"))).contains("data-charts-drawn").doesNotContain("https://");
     assertThat(Files.readString(directory.resolve("simulation.json"))).isEqualTo(result.out);
     assertThat(directory.resolve("simulation.csv")).exists();
+    assertThat(Files.readString(directory.resolve("simulation-summary.csv")))
+        .isEqualTo(CliRunner.run(args("--format", "summary-csv")).out);
   }
 
   @Test

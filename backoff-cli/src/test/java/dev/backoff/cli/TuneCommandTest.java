@@ -114,7 +114,7 @@ class TuneCommandTest {
     assertThat(run.out.lines().toList()).containsExactly("multiplier 1 + 1.274e-8",
         "solves a(r^N - 1)/(r - 1) = D: with initial 0.000000001 s, retry 2000000000 happens at 9158400000 s "
             + "(sleeps only); a policy's multiplier is a double, 1.0000000127413968, which reaches retry "
-            + "2000000000 at 9158398879 s");
+            + "2000000000 at 9158398879.134 s");
     JsonNode answer = json("--initial", "1ns", "--retries", "2000000000", "--deadline", "106000d");
     assertThat(answer.get("multiplierMinusOne").decimalValue()).isEqualByComparingTo("1.274139689E-8");
     // Within a double's spacing of 1: the digits of r − 1 are still given.

@@ -44,6 +44,18 @@ public interface CoreAccess {
   /** The synchronous loop. */
   <R, T extends R> T sync(RetryExecutor<R> executor, SyncAttempt<T> attempt, OutcomeJudge<R> judge) throws Exception;
 
+  /** The exponential shape of a built-in strategy, or null (see {@link PolicyShapes#exponential}). */
+  PolicyShapes.Exponential exponentialShape(dev.backoff.Backoff backoff);
+
+  /** The parameters of a gRPC throttling budget, or null (see {@link PolicyShapes#grpcThrottling}). */
+  PolicyShapes.GrpcThrottling grpcThrottlingShape(dev.backoff.RetryBudget budget);
+
+  /** The settings a policy uses (see {@link PolicyShapes#features}). */
+  PolicyShapes.Features features(RetryPolicy<?> policy);
+
+  /** The executor with its policy's deadline shortened (see {@link RetryLoops#within}). */
+  <R> AsyncRetryExecutor<R> within(AsyncRetryExecutor<R> executor, long nanosLeft);
+
   /** The asynchronous loop. */
   <R, T extends R> CompletableFuture<T> async(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt,
       OutcomeJudge<R> judge);

@@ -60,6 +60,24 @@ public final class RetryLoops {
     return Bridge.core().async(executor, attempt, judge);
   }
 
+  /**
+   * An executor like {@code executor} whose policy's deadline is at most {@code nanosLeft}, for a call that
+   * carries its own deadline (a gRPC call's): the engine then starts no wait that would end past it. Returns
+   * {@code executor} itself when its policy's deadline is no longer; otherwise a copy sharing the policy's
+   * settings (two small objects, nothing copied), with the same scheduler, clock and random source.
+   *
+   * @param nanosLeft the call's time left, in nanoseconds of the executor's clock
+   * @throws IllegalArgumentException if {@code nanosLeft} is not positive
+   * @throws NullPointerException if {@code executor} is null
+   */
+  public static <R> AsyncRetryExecutor<R> within(AsyncRetryExecutor<R> executor, long nanosLeft) {
+    requireNonNull("executor", executor);
+    if (nanosLeft <= 0) {
+      throw new IllegalArgumentException("nanosLeft must be positive, was " + nanosLeft);
+    }
+    return Bridge.core().within(executor, nanosLeft);
+  }
+
   static void requireNonNull(String name, Object value) {
     if (value == null) {
       throw new NullPointerException(name + " must not be null");

@@ -1,6 +1,7 @@
 package dev.backoff.http;
 
-import dev.backoff.testing.StreamingHttpServer;
+import static dev.backoff.testing.RecordingListener.Kind.EXHAUSTED;
+import static dev.backoff.testing.RecordingListener.Kind.RETRY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -8,13 +9,16 @@ import dev.backoff.Backoff;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.RecordingListener;
 import dev.backoff.testing.RecordingSleeper;
+import dev.backoff.testing.ScriptedHttpServer.Response;
+import dev.backoff.testing.ScriptedHttpServer;
 import java.io.InputStream;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -31,7 +35,7 @@ class BodyBoundsTest {
 
   final FakeClock clock = new FakeClock();
   final RecordingSleeper sleeper = new RecordingSleeper(clock);
-  final RecordingListener listener = new RecordingListener();
+  final RecordingListener<HttpResponse<?>> listener = new RecordingListener<>();
 
   RetryPolicy.Builder<HttpResponse<?>> policy(int attempts) {
     return RetryPolicy.<HttpResponse<?>>builder().maxAttempts(attempts).backoff(Backoff.fixed(Duration.ZERO))
@@ -41,7 +45,7 @@ class BodyBoundsTest {
   static byte[] pattern(int length) {
     byte[] bytes = new byte[length];
     for (int i = 0; i < length; i++) {
-      bytes[i] = StreamingHttpServer.expected(i);
+      bytes[i] = ScriptedHttpServer.patternByte(i);
     }
     return bytes;
   }
@@ -49,7 +53,7 @@ class BodyBoundsTest {
   @Test
   void aRetriedBodyIsReadOnlyToTheLimitThenItsConnectionClosed() throws Exception {
     long body = 64L << 20; // more than any socket buffers hold, so what the client read shows
-    try (StreamingHttpServer server = new StreamingHttpServer(503, body, null)) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.ofLength(503, body))) {
       HttpResponse<InputStream> response = RetryingHttpClient.builder(HTTP).policy(policy(2).build())
           .readAheadLimit(1000).build()
           .send(HttpRequest.newBuilder(server.uri()).build(), BodyHandlers.ofInputStream());
@@ -61,7 +65,7 @@ class BodyBoundsTest {
       assertThat(response.statusCode()).isEqualTo(503);
       assertThat(read).isEqualTo(body);
       assertThat(HugeBodyTest.awaitConnections(server, 2)).hasSize(2).filteredOn(sent -> sent < body).hasSize(1);
-      assertThat(listener.kinds()).containsExactly("retry", "exhausted");
+      assertThat(listener.kinds()).containsExactly(RETRY, EXHAUSTED);
     }
   }
 
@@ -91,7 +95,7 @@ class BodyBoundsTest {
 
   private <T> void check(BodyHandler<T> handler, Function<T, byte[]> bytes, byte[] expected) throws Exception {
     for (int limit : new int[] {0, 1, 1000, BODY - 1, BODY, BODY + 1}) {
-      try (StreamingHttpServer server = new StreamingHttpServer(503, BODY, null)) {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(Response.ofLength(503, BODY))) {
         RetryingHttpClient http = RetryingHttpClient.builder(HTTP)
             .policy(policy(3).budget(ExchangeTimeoutTest.refusing()).build()).readAheadLimit(limit).build();
         HttpResponse<T> response = http.send(HttpRequest.newBuilder(server.uri()).build(), handler);

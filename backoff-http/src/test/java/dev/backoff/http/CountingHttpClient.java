@@ -35,11 +35,11 @@ final class CountingHttpClient extends HttpClient {
   }
 
   private void failIfScripted() throws IOException {
-    if (failure instanceof IOException) {
-      throw (IOException) failure;
+    if (failure instanceof IOException io) {
+      throw io;
     }
-    if (failure instanceof RuntimeException) {
-      throw (RuntimeException) failure;
+    if (failure instanceof RuntimeException runtime) {
+      throw runtime;
     }
   }
 

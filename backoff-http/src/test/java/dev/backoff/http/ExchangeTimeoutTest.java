@@ -1,7 +1,5 @@
 package dev.backoff.http;
 
-import dev.backoff.testing.ScriptedBudget;
-import dev.backoff.testing.StreamingHttpServer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -14,10 +12,13 @@ import dev.backoff.StopReason;
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.FakeScheduler;
 import dev.backoff.testing.RecordingSleeper;
+import dev.backoff.testing.ScriptedBudget;
+import dev.backoff.testing.ScriptedHttpServer.Response;
+import dev.backoff.testing.ScriptedHttpServer;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -64,12 +65,12 @@ class ExchangeTimeoutTest {
         .timeoutScheduler(timers).scheduler(retries);
   }
 
-  static StreamingHttpServer trickling() throws Exception {
-    return new StreamingHttpServer(503, 1 << 20, Duration.ofMillis(10));
+  static ScriptedHttpServer trickling() throws Exception {
+    return new ScriptedHttpServer(Response.ofLength(503, 1 << 20).trickle(Duration.ofMillis(10)));
   }
 
   /** Waits for the body of response {@code n} to begin, then fires the one attempt timer pending. */
-  void fireTimerOnceBodyBegins(StreamingHttpServer server, int n) throws InterruptedException {
+  void fireTimerOnceBodyBegins(ScriptedHttpServer server, int n) throws InterruptedException {
     while (server.bodiesStarted() < n) {
       Thread.sleep(1); // bounded by the test's timeout
     }
@@ -85,7 +86,7 @@ class ExchangeTimeoutTest {
 
   @Test
   void sendEndsEachTricklingAttemptWithATimeout() throws Exception {
-    try (StreamingHttpServer server = trickling()) {
+    try (ScriptedHttpServer server = trickling()) {
       RetryingHttpClient http = client(policy(3)).build();
       Future<HttpResponse<String>> call = caller.submit(
           () -> http.send(HttpRequest.newBuilder(server.uri()).build(), BodyHandlers.ofString()));
@@ -98,14 +99,14 @@ class ExchangeTimeoutTest {
           .hasMessage("no complete response within PT1S (the attempt's timeout)");
       assertThat(RetryHistory.of(failure).attempts()).isEqualTo(3);
       assertThat(RetryHistory.of(failure).stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
-      assertThat(server.requests()).isEqualTo(3);
+      assertThat(server.requestCount()).isEqualTo(3);
       assertThat(timers.pending()).isZero();
     }
   }
 
   @Test
   void withoutItsOwnTimeoutTheClientTimesEachAttemptWithThePolicys() throws Exception {
-    try (StreamingHttpServer server = trickling()) {
+    try (ScriptedHttpServer server = trickling()) {
       retries = new RecordingScheduler(true);
       RetryingHttpClient http = RetryingHttpClient.builder(HTTP)
           .policy(policy(2).attemptTimeout(Duration.ofMillis(700)).build())
@@ -125,7 +126,7 @@ class ExchangeTimeoutTest {
 
   @Test
   void sendAsyncEndsEachTricklingAttemptWithATimeout() throws Exception {
-    try (StreamingHttpServer server = trickling()) {
+    try (ScriptedHttpServer server = trickling()) {
       CompletableFuture<HttpResponse<String>> call = client(policy(2)).build()
           .sendAsync(HttpRequest.newBuilder(server.uri()).build(), BodyHandlers.ofString());
       fireTimerOnceBodyBegins(server, 1);
@@ -134,7 +135,7 @@ class ExchangeTimeoutTest {
       Throwable failure = cause(call);
       assertThat(failure).isInstanceOf(HttpTimeoutException.class);
       assertThat(RetryHistory.of(failure).attempts()).isEqualTo(2);
-      assertThat(server.requests()).isEqualTo(2);
+      assertThat(server.requestCount()).isEqualTo(2);
     }
   }
 
@@ -142,21 +143,21 @@ class ExchangeTimeoutTest {
   void theTimerStillRunsWhileTheLastBodyIsHandedToTheCaller() throws Exception {
     // A retry looks possible, so 10 bytes are read ahead; the budget then refuses, and the rest of the body
     // is streamed to the caller's handler: the timer ends that too.
-    try (StreamingHttpServer server = trickling()) {
+    try (ScriptedHttpServer server = trickling()) {
       RetryingHttpClient http = client(policy(3).budget(refusing())).readAheadLimit(10).build();
       Future<HttpResponse<String>> call = caller.submit(
           () -> http.send(HttpRequest.newBuilder(server.uri()).build(), BodyHandlers.ofString()));
       fireTimerOnceBodyBegins(server, 1);
 
       assertThat(cause(call)).isInstanceOf(HttpTimeoutException.class);
-      assertThat(server.requests()).isEqualTo(1);
+      assertThat(server.requestCount()).isEqualTo(1);
     }
   }
 
   @Test
   @Tag("slow")
   void realTimersBoundEveryAttemptAndTheDeadline() throws Exception {
-    try (StreamingHttpServer server = trickling()) {
+    try (ScriptedHttpServer server = trickling()) {
       RetryingHttpClient http = RetryingHttpClient.builder(HTTP)
           .policy(RetryPolicy.<HttpResponse<?>>builder().maxAttempts(3).backoff(Backoff.fixed(Duration.ZERO))
               .build())
@@ -167,9 +168,9 @@ class ExchangeTimeoutTest {
 
       assertThat(failure).isInstanceOf(HttpTimeoutException.class);
       assertThat(RetryHistory.of(failure).attempts()).isEqualTo(3);
-      assertThat(server.requests()).isEqualTo(3);
+      assertThat(server.requestCount()).isEqualTo(3);
     }
-    try (StreamingHttpServer server = trickling()) {
+    try (ScriptedHttpServer server = trickling()) {
       RetryingHttpClient http = RetryingHttpClient.builder(HTTP)
           .policy(RetryPolicy.<HttpResponse<?>>builder().maxAttempts(5).maxElapsed(Duration.ofSeconds(1))
               .build())
@@ -179,7 +180,7 @@ class ExchangeTimeoutTest {
 
       assertThat(failure).hasCauseInstanceOf(HttpTimeoutException.class);
       assertThat(RetryHistory.of(failure.getCause()).stopReason()).isEqualTo(StopReason.DEADLINE_EXCEEDED);
-      assertThat(server.requests()).isEqualTo(1);
+      assertThat(server.requestCount()).isEqualTo(1);
     }
   }
 

@@ -1,9 +1,10 @@
 package dev.backoff.http;
 
-import dev.backoff.testing.ScriptedBudget;
-import dev.backoff.testing.StreamingHttpServer;
 import dev.backoff.Backoff;
 import dev.backoff.RetryPolicy;
+import dev.backoff.testing.ScriptedBudget;
+import dev.backoff.testing.ScriptedHttpServer.Response;
+import dev.backoff.testing.ScriptedHttpServer;
 import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -11,8 +12,8 @@ import java.lang.management.MemoryType;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 
 /**
@@ -53,7 +54,7 @@ public final class HugeBodyClientMain {
         long offset = 0;
         for (int n; (n = in.read(buffer)) > 0; offset += n) {
           for (int i = 0; i < n; i++) {
-            if (buffer[i] != StreamingHttpServer.expected(offset + i)) {
+            if (buffer[i] != ScriptedHttpServer.patternByte(offset + i)) {
               throw new AssertionError("byte " + (offset + i) + " is " + buffer[i]);
             }
           }

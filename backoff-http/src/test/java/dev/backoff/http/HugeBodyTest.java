@@ -1,8 +1,9 @@
 package dev.backoff.http;
 
-import dev.backoff.testing.StreamingHttpServer;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.backoff.testing.ScriptedHttpServer.Response;
+import dev.backoff.testing.ScriptedHttpServer;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -31,7 +32,7 @@ class HugeBodyTest {
       "async, stream, 3, refusing-budget"})
   void aHugeRetryableBodyIsNeverBufferedWhole(String mode, String handler, int attempts, String budget)
       throws Exception {
-    try (StreamingHttpServer server = new StreamingHttpServer(503, BODY, null)) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.ofLength(503, BODY))) {
       Result result = fork(mode, handler, Integer.toString(attempts), budget, server.uri().toString());
 
       assertThat(result.exitCode).as(result.output).isZero();
@@ -40,7 +41,7 @@ class HugeBodyTest {
         assertThat(result.output).contains("bytes=" + BODY); // and every byte was checked in order
       }
       int expectedAttempts = budget.equals("refusing-budget") ? 1 : attempts;
-      assertThat(server.requests()).isEqualTo(expectedAttempts);
+      assertThat(server.requestCount()).isEqualTo(expectedAttempts);
       // Retried responses: read ahead to the limit, then closed, never read to their end.
       List<Long> written = awaitConnections(server, expectedAttempts);
       assertThat(written).filteredOn(bytes -> bytes < BODY).hasSize(expectedAttempts - 1);
@@ -50,11 +51,11 @@ class HugeBodyTest {
     }
   }
 
-  static List<Long> awaitConnections(StreamingHttpServer server, int count) throws InterruptedException {
-    for (int i = 0; i < 500 && server.written().size() < count; i++) {
+  static List<Long> awaitConnections(ScriptedHttpServer server, int count) throws InterruptedException {
+    for (int i = 0; i < 500 && server.bodyBytesSent().size() < count; i++) {
       Thread.sleep(10); // the server thread records a connection just after the client closed it
     }
-    return server.written();
+    return server.bodyBytesSent();
   }
 
   record Result(int exitCode, String output) {}

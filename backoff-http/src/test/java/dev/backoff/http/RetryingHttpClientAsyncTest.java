@@ -1,7 +1,8 @@
 package dev.backoff.http;
 
-import static dev.backoff.http.ScriptedServer.hang;
-import static dev.backoff.http.ScriptedServer.respond;
+import static dev.backoff.testing.RecordingListener.Kind.ABORTED;
+import static dev.backoff.testing.RecordingListener.Kind.RETRY;
+import static dev.backoff.testing.RecordingListener.Kind.SUCCESS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -10,6 +11,9 @@ import dev.backoff.RetryHistory;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.RecordingListener;
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.Response;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -29,7 +33,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(20)
 class RetryingHttpClientAsyncTest {
   final FakeClock clock = new FakeClock();
-  final RecordingListener listener = new RecordingListener();
+  final RecordingListener<HttpResponse<?>> listener = new RecordingListener<>();
   final CountingHttpClient http = new CountingHttpClient(
       HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build());
   RecordingScheduler scheduler;
@@ -60,8 +64,8 @@ class RetryingHttpClientAsyncTest {
 
   @Test
   void retriesAreScheduledWithTheBackoffAndRetryAfter() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"), respond(429, "", "Retry-After", "2"),
-        respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"),
+        Response.of(429, "").header("Retry-After", "2"), Response.of(200, "ok"))) {
       HttpResponse<String> response = client(true, 4).sendAsync(get(server.uri("/")), BodyHandlers.ofString())
           .get(10, TimeUnit.SECONDS);
 
@@ -69,25 +73,25 @@ class RetryingHttpClientAsyncTest {
       assertThat(response.body()).isEqualTo("ok");
       assertThat(scheduler.delays()).containsExactly(100_000_000L, 2_000_000_000L);
       assertThat(http.sends).hasValue(3);
-      assertThat(listener.kinds()).containsExactly("retry", "retry", "success");
+      assertThat(listener.kinds()).containsExactly(RETRY, RETRY, SUCCESS);
     }
   }
 
   @Test
   void firstTrySuccessSchedulesNothing() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(200, "ok"))) {
       HttpResponse<String> response = client(true, 4).sendAsync(get(server.uri("/")), BodyHandlers.ofString())
           .get(10, TimeUnit.SECONDS);
 
       assertThat(response.body()).isEqualTo("ok");
       assertThat(scheduler.delays()).isEmpty();
-      assertThat(listener.kinds()).containsExactly("success");
+      assertThat(listener.kinds()).containsExactly(SUCCESS);
     }
   }
 
   @Test
   void exhaustedRetriesCompleteWithTheLastResponse() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy {n}"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy {n}"))) {
       HttpResponse<String> response = client(true, 2).sendAsync(get(server.uri("/")), BodyHandlers.ofString())
           .get(10, TimeUnit.SECONDS);
 
@@ -110,7 +114,7 @@ class RetryingHttpClientAsyncTest {
 
   @Test
   void postWithoutIdempotencyKeyIsNotRetried() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(200, "ok"))) {
       HttpRequest post = HttpRequest.newBuilder(server.uri("/")).POST(BodyPublishers.ofString("x")).build();
       HttpResponse<String> response = client(true, 4).sendAsync(post, BodyHandlers.ofString())
           .get(10, TimeUnit.SECONDS);
@@ -123,7 +127,7 @@ class RetryingHttpClientAsyncTest {
 
   @Test
   void cancellingDuringTheBackoffCancelsThePendingRetryAndStartsNoAttempt() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"))) {
       CompletableFuture<HttpResponse<String>> future = client(false, 5)
           .sendAsync(get(server.uri("/")), BodyHandlers.ofString());
       assertThat(scheduler.firstScheduled.await(10, TimeUnit.SECONDS)).isTrue();
@@ -136,14 +140,14 @@ class RetryingHttpClientAsyncTest {
       scheduler.commands().get(0).run();
       assertThat(http.sends).hasValue(1);
       assertThat(server.requestCount()).isEqualTo(1);
-      assertThat(listener.kinds()).containsExactly("retry", "aborted");
+      assertThat(listener.kinds()).containsExactly(RETRY, ABORTED);
       assertThat(listener.last().stopReason()).isEqualTo(StopReason.CANCELLED);
     }
   }
 
   @Test
   void cancellingDuringAnAttemptStartsNoFurtherAttempt() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(hang())) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.hang())) {
       CompletableFuture<HttpResponse<String>> future = client(true, 5)
           .sendAsync(get(server.uri("/")), BodyHandlers.ofString());
       while (server.requestCount() == 0) {
@@ -160,7 +164,7 @@ class RetryingHttpClientAsyncTest {
 
   @Test
   void aShutDownSchedulerEndsTheCallWithTheRejection() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"))) {
       RetryingHttpClient client = client(true, 3);
       scheduler.shutdown();
       CompletableFuture<HttpResponse<String>> future = client.sendAsync(get(server.uri("/")), BodyHandlers.ofString());

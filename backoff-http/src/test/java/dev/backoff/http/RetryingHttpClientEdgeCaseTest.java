@@ -1,6 +1,7 @@
 package dev.backoff.http;
 
-import static dev.backoff.http.ScriptedServer.respond;
+import static dev.backoff.testing.RecordingListener.Kind.ABORTED;
+import static dev.backoff.testing.RecordingListener.Kind.RETRY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
@@ -8,7 +9,10 @@ import dev.backoff.Backoff;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.RecordingListener;
 import dev.backoff.testing.RecordingSleeper;
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.Response;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -28,7 +32,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 20, threadMode = Timeout.ThreadMode.SEPARATE_THREAD)
 class RetryingHttpClientEdgeCaseTest {
   final FakeClock clock = new FakeClock();
-  final RecordingListener listener = new RecordingListener();
+  final RecordingListener<HttpResponse<?>> listener = new RecordingListener<>();
   RecordingScheduler scheduler;
 
   @AfterEach
@@ -75,7 +79,7 @@ class RetryingHttpClientEdgeCaseTest {
 
   @Test
   void completingTheFutureFromOutsideStopsThePendingRetryAndTellsTheListeners() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"))) {
       CountingHttpClient http = new CountingHttpClient(http11());
       CompletableFuture<HttpResponse<String>> future = client(http, policy().build(), false)
           .sendAsync(HttpRequest.newBuilder(server.uri("/")).build(), BodyHandlers.ofString());
@@ -88,7 +92,7 @@ class RetryingHttpClientEdgeCaseTest {
       assertThat(scheduler.getQueue()).isEmpty();
       scheduler.commands().get(0).run(); // the timer firing in a race with the completion starts nothing
       assertThat(http.sends).hasValue(1);
-      assertThat(listener.kinds()).containsExactly("retry", "aborted");
+      assertThat(listener.kinds()).containsExactly(RETRY, ABORTED);
       assertThat(listener.last().stopReason()).isEqualTo(StopReason.CANCELLED);
     }
   }
@@ -123,7 +127,7 @@ class RetryingHttpClientEdgeCaseTest {
     assertThat(Thread.interrupted()).as("the interrupt flag is set again").isTrue();
     assertThat(thrown).isSameAs(interruption);
     assertThat(dev.backoff.RetryHistory.of(thrown).stopReason()).isEqualTo(StopReason.INTERRUPTED);
-    assertThat(listener.kinds()).containsExactly("aborted");
+    assertThat(listener.kinds()).containsExactly(ABORTED);
     assertThat(listener.last().stopReason()).isEqualTo(StopReason.INTERRUPTED);
   }
 }

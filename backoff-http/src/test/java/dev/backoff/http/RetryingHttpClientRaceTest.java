@@ -1,16 +1,19 @@
 package dev.backoff.http;
 
+import static dev.backoff.testing.RecordingListener.Kind.ABORTED;
+import static dev.backoff.testing.RecordingListener.Kind.RETRY;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.backoff.Backoff;
 import dev.backoff.RetryPolicy;
 import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.RecordingListener;
 import java.io.InputStream;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledFuture;
@@ -138,7 +141,7 @@ class RetryingHttpClientRaceTest {
   @Test
   void aListenerThatCancelsWhenTheRetryIsScheduledLeavesNoTaskQueued() {
     java.util.List<CompletableFuture<HttpResponse<String>>> returned = new java.util.ArrayList<>();
-    RecordingListener recording = new RecordingListener();
+    RecordingListener<HttpResponse<?>> recording = new RecordingListener<>();
     scheduler = new RecordingScheduler(false);
     RetryingHttpClient client = RetryingHttpClient.builder(http)
         .policy(RetryPolicy.<HttpResponse<?>>builder().maxAttempts(5).backoff(Backoff.fixed(Duration.ofMillis(100)))
@@ -159,6 +162,6 @@ class RetryingHttpClientRaceTest {
     assertThat(returned.get(0)).isCancelled();
     assertThat(scheduler.getQueue()).as("no retry left queued until it falls due").isEmpty();
     assertThat(http.attempts()).hasSize(1);
-    assertThat(recording.kinds()).containsExactly("retry", "aborted");
+    assertThat(recording.kinds()).containsExactly(RETRY, ABORTED);
   }
 }

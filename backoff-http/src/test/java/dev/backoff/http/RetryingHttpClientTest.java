@@ -1,21 +1,25 @@
 package dev.backoff.http;
 
-import static dev.backoff.http.ScriptedServer.closeWithoutResponse;
-import static dev.backoff.http.ScriptedServer.hang;
-import static dev.backoff.http.ScriptedServer.respond;
+import static dev.backoff.testing.RecordingListener.Kind.ABORTED;
+import static dev.backoff.testing.RecordingListener.Kind.EXHAUSTED;
+import static dev.backoff.testing.RecordingListener.Kind.RETRY;
+import static dev.backoff.testing.RecordingListener.Kind.SUCCESS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.backoff.Backoff;
 import dev.backoff.FailureClass;
-import dev.backoff.RetryBudget;
 import dev.backoff.RetryHistory;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.driver.AttemptContext;
 import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.RecordingListener;
 import dev.backoff.testing.RecordingSleeper;
+import dev.backoff.testing.ScriptedBudget;
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.Response;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.ServerSocket;
@@ -47,7 +51,7 @@ class RetryingHttpClientTest {
 
   final FakeClock clock = new FakeClock();
   final RecordingSleeper sleeper = new RecordingSleeper(clock);
-  final RecordingListener listener = new RecordingListener();
+  final RecordingListener<HttpResponse<?>> listener = new RecordingListener<>();
 
   RetryPolicy.Builder<HttpResponse<?>> policy() {
     return RetryPolicy.<HttpResponse<?>>builder()
@@ -69,21 +73,22 @@ class RetryingHttpClientTest {
 
   @Test
   void serviceUnavailableThenOkIsRetriedWithTheBackoff() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"), respond(503, "busy"), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(503, "busy"),
+        Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy()).build().send(get(server.uri("/a")), BodyHandlers.ofString());
 
       assertThat(response.statusCode()).isEqualTo(200);
       assertThat(response.body()).isEqualTo("ok");
       assertThat(server.requestCount()).isEqualTo(3);
       assertThat(sleeper.sleeps()).containsExactly(Duration.ofMillis(100), Duration.ofMillis(100));
-      assertThat(listener.kinds()).containsExactly("retry", "retry", "success");
+      assertThat(listener.kinds()).containsExactly(RETRY, RETRY, SUCCESS);
       assertThat(listener.events().get(0).failureClass()).isEqualTo(FailureClass.THROTTLED);
     }
   }
 
   @Test
   void internalServerErrorIsRetriedAsTransient() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(500, "oops"), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(500, "oops"), Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
 
       assertThat(response.statusCode()).isEqualTo(200);
@@ -93,8 +98,8 @@ class RetryingHttpClientTest {
 
   @Test
   void retryAfterInSecondsIsTheWaitWhenLongerThanTheBackoff() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(429, "slow down", "Retry-After", "3"),
-        respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(429, "slow down").header("Retry-After", "3"),
+        Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
 
       assertThat(response.statusCode()).isEqualTo(200);
@@ -105,7 +110,8 @@ class RetryingHttpClientTest {
 
   @Test
   void backoffLongerThanRetryAfterWins() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "", "Retry-After", "1"), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "").header("Retry-After", "1"),
+        Response.of(200, "ok"))) {
       client(policy().backoff(Backoff.fixed(Duration.ofSeconds(2)))).build()
           .send(get(server.uri("/")), BodyHandlers.ofString());
 
@@ -117,7 +123,8 @@ class RetryingHttpClientTest {
   @ValueSource(strings = {"Sat, 21 Nov 2026 10:00:07 GMT", "Saturday, 21-Nov-26 10:00:07 GMT",
       "Sat Nov 21 10:00:07 2026"})
   void retryAfterAsAnHttpDateInEachFormIsMeasuredFromTheWallClock(String date) throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(429, "", "Retry-After", date), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(429, "").header("Retry-After", date),
+        Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
 
       assertThat(response.statusCode()).isEqualTo(200);
@@ -127,8 +134,8 @@ class RetryingHttpClientTest {
 
   @Test
   void retryAfterDateInThePastMeansNoExtraWait() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(
-        respond(503, "", "Retry-After", "Sat, 21 Nov 2026 09:00:00 GMT"), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(
+        Response.of(503, "").header("Retry-After", "Sat, 21 Nov 2026 09:00:00 GMT"), Response.of(200, "ok"))) {
       client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
 
       assertThat(sleeper.sleeps()).containsExactly(Duration.ofMillis(100));
@@ -139,7 +146,8 @@ class RetryingHttpClientTest {
   @ValueSource(strings = {"soon", "-5", "1.5", "+3", "99999999999999999999x", "Sat, 21 Nov 2026 10:00:07 UTC",
       "Sat, 31 Feb 2026 10:00:07 GMT", ""})
   void malformedRetryAfterFallsBackToTheBackoff(String value) throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "", "Retry-After", value), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "").header("Retry-After", value),
+        Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
 
       assertThat(response.statusCode()).isEqualTo(200);
@@ -149,8 +157,8 @@ class RetryingHttpClientTest {
 
   @Test
   void retryAfterBeyondTheMaximumPushbackEndsTheCallAtOnce() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(429, "come back in an hour", "Retry-After", "3600"),
-        respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(
+        Response.of(429, "come back in an hour").header("Retry-After", "3600"), Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy().maxPushback(Duration.ofSeconds(10))).build()
           .send(get(server.uri("/")), BodyHandlers.ofString());
 
@@ -158,7 +166,7 @@ class RetryingHttpClientTest {
       assertThat(response.body()).isEqualTo("come back in an hour");
       assertThat(server.requestCount()).isEqualTo(1);
       assertThat(sleeper.sleeps()).isEmpty();
-      assertThat(listener.kinds()).containsExactly("exhausted");
+      assertThat(listener.kinds()).containsExactly(EXHAUSTED);
       assertThat(listener.last().stopReason()).isEqualTo(StopReason.PUSHBACK_TOO_LONG);
     }
   }
@@ -166,7 +174,8 @@ class RetryingHttpClientTest {
   @ParameterizedTest
   @ValueSource(strings = {"3600", "9223372037", "99999999999999999999", "Fri, 31 Dec 9999 23:59:59 GMT"})
   void retryAfterTooLongEndsTheCallHoweverLargeItIs(String value) throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "later", "Retry-After", value), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "later").header("Retry-After", value),
+        Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
 
       assertThat(response.statusCode()).isEqualTo(503);
@@ -179,7 +188,8 @@ class RetryingHttpClientTest {
   @ParameterizedTest
   @ValueSource(strings = {"99999999999999999999", "Fri, 31 Dec 9999 23:59:59 GMT"})
   void retryAfterBeyondNanosecondsEndsTheCallEvenWithTheLargestMaximumPushback(String value) throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "later", "Retry-After", value), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "later").header("Retry-After", value),
+        Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy().maxPushback(Duration.ofNanos(Long.MAX_VALUE))).build()
           .send(get(server.uri("/")), BodyHandlers.ofString());
 
@@ -192,8 +202,8 @@ class RetryingHttpClientTest {
 
   @Test
   void severalRetryAfterHeadersUseTheMostConservativeReadableOne() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "", "Retry-After", "garbage", "Retry-After", "3600"),
-        respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(
+        Response.of(503, "").header("Retry-After", "garbage").header("Retry-After", "3600"), Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
 
       assertThat(response.statusCode()).isEqualTo(503);
@@ -203,8 +213,8 @@ class RetryingHttpClientTest {
 
   @Test
   void severalReadableRetryAfterHeadersUseTheLongest() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "", "Retry-After", "1", "Retry-After", "5"),
-        respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(
+        Response.of(503, "").header("Retry-After", "1").header("Retry-After", "5"), Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
 
       assertThat(response.statusCode()).isEqualTo(200);
@@ -214,8 +224,8 @@ class RetryingHttpClientTest {
 
   @Test
   void deadlineShorterThanRetryAfterEndsTheCallAtOnce() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "later", "Retry-After", "5"),
-        respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "later").header("Retry-After", "5"),
+        Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy().maxElapsed(Duration.ofSeconds(2))).build()
           .send(get(server.uri("/")), BodyHandlers.ofString());
 
@@ -228,7 +238,7 @@ class RetryingHttpClientTest {
 
   @Test
   void exhaustedRetriesReturnTheLastResponseWithItsBodyInTheCallersForm() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy {n}", "Retry-After", "0"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy {n}").header("Retry-After", "0"))) {
       HttpResponse<String> response = client(policy().maxAttempts(3)).build()
           .send(get(server.uri("/")), BodyHandlers.ofString());
 
@@ -237,14 +247,14 @@ class RetryingHttpClientTest {
       assertThat(response.headers().firstValue("Retry-After")).hasValue("0");
       assertThat(response.uri()).isEqualTo(server.uri("/"));
       assertThat(server.requestCount()).isEqualTo(3);
-      assertThat(listener.kinds()).containsExactly("retry", "retry", "exhausted");
+      assertThat(listener.kinds()).containsExactly(RETRY, RETRY, EXHAUSTED);
       assertThat(listener.last().stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
     }
   }
 
   @Test
   void lastResponseBodyCanBeReplayedAsBytesLinesOrStream() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(502, "line one\nline two"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(502, "line one\nline two"))) {
       RetryingHttpClient http = client(policy().maxAttempts(2)).build();
 
       assertThat(http.send(get(server.uri("/")), BodyHandlers.ofByteArray()).body())
@@ -261,32 +271,32 @@ class RetryingHttpClientTest {
 
   @Test
   void headIsRetriedAndItsEmptyLastResponseIsReturned() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, ""))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, ""))) {
       HttpRequest head = HttpRequest.newBuilder(server.uri("/")).method("HEAD", BodyPublishers.noBody()).build();
       HttpResponse<String> response = client(policy().maxAttempts(2)).build().send(head, BodyHandlers.ofString());
 
       assertThat(response.statusCode()).isEqualTo(503);
       assertThat(response.body()).isEmpty();
-      assertThat(server.requests()).extracting(r -> r.method).containsExactly("HEAD", "HEAD");
+      assertThat(server.requests()).extracting(r -> r.method()).containsExactly("HEAD", "HEAD");
     }
   }
 
   @ParameterizedTest
   @ValueSource(ints = {400, 401, 403, 404, 408, 409, 422, 501, 505})
   void otherStatusesAreNotRetried(int status) throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(status, "no"), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(status, "no"), Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
 
       assertThat(response.statusCode()).isEqualTo(status);
       assertThat(response.body()).isEqualTo("no");
       assertThat(server.requestCount()).isEqualTo(1);
-      assertThat(listener.kinds()).containsExactly("success");
+      assertThat(listener.kinds()).containsExactly(SUCCESS);
     }
   }
 
   @Test
   void addedStatusIsRetried() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(408, "timeout"), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(408, "timeout"), Response.of(200, "ok"))) {
       RetryingHttpClient http = client(policy()).retryOnStatus(408).build();
       HttpResponse<String> response = http.send(get(server.uri("/")), BodyHandlers.ofString());
 
@@ -298,7 +308,7 @@ class RetryingHttpClientTest {
 
   @Test
   void replacedStatusSetRetriesOnlyThose() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(200, "ok"))) {
       RetryingHttpClient http = client(policy()).retryOnlyOnStatus(502).build();
       HttpResponse<String> response = http.send(get(server.uri("/")), BodyHandlers.ofString());
 
@@ -320,21 +330,22 @@ class RetryingHttpClientTest {
 
   @Test
   void postWithoutIdempotencyKeyIsNotRetried() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(200, "ok"))) {
       HttpRequest post = HttpRequest.newBuilder(server.uri("/orders")).POST(BodyPublishers.ofString("order")).build();
       HttpResponse<String> response = client(policy()).build().send(post, BodyHandlers.ofString());
 
       assertThat(response.statusCode()).isEqualTo(503);
       assertThat(response.body()).isEqualTo("busy");
       assertThat(server.requestCount()).isEqualTo(1);
-      assertThat(listener.kinds()).containsExactly("aborted");
+      assertThat(listener.kinds()).containsExactly(ABORTED);
       assertThat(listener.last().stopReason()).isEqualTo(StopReason.NOT_RETRYABLE);
     }
   }
 
   @Test
   void postWithIdempotencyKeyIsRetriedAndSendsTheWholeBodyEachTime() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, ""), respond(502, ""), respond(201, "created"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, ""), Response.of(502, ""),
+        Response.of(201, "created"))) {
       HttpRequest post = HttpRequest.newBuilder(server.uri("/orders"))
           .header("Idempotency-Key", "8e03978e-40d5-43e8-bc93-6894a57f9324")
           .POST(BodyPublishers.ofString("{\"item\":\"book\",\"quantity\":2}")).build();
@@ -342,8 +353,8 @@ class RetryingHttpClientTest {
 
       assertThat(response.statusCode()).isEqualTo(201);
       assertThat(server.requests()).hasSize(3).allSatisfy(request -> {
-        assertThat(request.method).isEqualTo("POST");
-        assertThat(request.body).isEqualTo("{\"item\":\"book\",\"quantity\":2}");
+        assertThat(request.method()).isEqualTo("POST");
+        assertThat(request.body()).isEqualTo("{\"item\":\"book\",\"quantity\":2}");
         assertThat(request.header("Idempotency-key")).isEqualTo("8e03978e-40d5-43e8-bc93-6894a57f9324");
       });
     }
@@ -351,7 +362,7 @@ class RetryingHttpClientTest {
 
   @Test
   void streamedBodyFromASupplierIsResentEachTime() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(500, ""), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(500, ""), Response.of(200, "ok"))) {
       AtomicInteger opened = new AtomicInteger();
       HttpRequest put = HttpRequest.newBuilder(server.uri("/doc")).PUT(BodyPublishers.ofInputStream(() -> {
         opened.incrementAndGet();
@@ -360,40 +371,40 @@ class RetryingHttpClientTest {
       client(policy()).build().send(put, BodyHandlers.ofString());
 
       assertThat(opened).hasValue(2);
-      assertThat(server.requests()).extracting(r -> r.body.length()).containsExactly(100_000, 100_000);
+      assertThat(server.requests()).extracting(r -> r.body().length()).containsExactly(100_000, 100_000);
     }
   }
 
   @Test
   void patchIsRetriedWhenTheClientOptsIn() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, ""), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, ""), Response.of(200, "ok"))) {
       HttpRequest patch = HttpRequest.newBuilder(server.uri("/doc"))
           .method("PATCH", BodyPublishers.ofString("change")).build();
       HttpResponse<String> response = client(policy()).retryNonIdempotent().build()
           .send(patch, BodyHandlers.ofString());
 
       assertThat(response.statusCode()).isEqualTo(200);
-      assertThat(server.requests()).extracting(r -> r.body).containsExactly("change", "change");
+      assertThat(server.requests()).extracting(r -> r.body()).containsExactly("change", "change");
     }
   }
 
   @Test
   void retriedResponsesAreReadToTheEndSoTheConnectionIsReused() throws Exception {
     String bigErrorPage = "e".repeat(64 * 1024);
-    try (ScriptedServer server = new ScriptedServer(respond(503, bigErrorPage), respond(503, bigErrorPage),
-        respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, bigErrorPage),
+        Response.of(503, bigErrorPage), Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
 
       assertThat(response.body()).isEqualTo("ok");
       List<Integer> ports = new ArrayList<>();
-      server.requests().forEach(request -> ports.add(request.remotePort));
+      server.requests().forEach(request -> ports.add(request.remotePort()));
       assertThat(ports).hasSize(3).containsOnly(ports.get(0)); // one connection served every attempt
     }
   }
 
   @Test
   void slowResponseTimesOutAndIsRetriedAsATimeout() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(hang(), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.hang(), Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy()).attemptTimeout(Duration.ofMillis(300)).build()
           .send(get(server.uri("/")), BodyHandlers.ofString());
 
@@ -406,7 +417,7 @@ class RetryingHttpClientTest {
 
   @Test
   void timeoutsUntilAttemptsRunOutRethrowTheLastTimeoutWithItsHistory() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(hang())) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.hang())) {
       HttpRequest request = HttpRequest.newBuilder(server.uri("/")).timeout(Duration.ofMillis(200)).build();
       Throwable thrown = catchThrowable(() -> client(policy().maxAttempts(2)).build()
           .send(request, BodyHandlers.ofString()));
@@ -420,7 +431,8 @@ class RetryingHttpClientTest {
 
   @Test
   void resetConnectionsAreRetried() throws Exception {
-    try (ResettingServer server = new ResettingServer(2)) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.reset(), Response.reset(),
+        Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy()).build().send(get(server.uri()), BodyHandlers.ofString());
 
       assertThat(response.statusCode()).isEqualTo(200);
@@ -428,14 +440,14 @@ class RetryingHttpClientTest {
       // The JDK client itself retries an idempotent request once after a lost connection, so the two
       // resets cost one or two of our attempts; ours are the ones the listener sees.
       assertThat(server.connections()).isEqualTo(3);
-      assertThat(listener.kinds()).contains("retry").last().isEqualTo("success");
+      assertThat(listener.kinds()).contains(RETRY).last().isEqualTo(SUCCESS);
       assertThat(listener.events().get(0).failure()).isInstanceOf(IOException.class);
     }
   }
 
   @Test
   void connectionClosedWithoutResponseIsRetried() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(closeWithoutResponse(), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.disconnect(), Response.of(200, "ok"))) {
       HttpResponse<String> response = client(policy()).build().send(get(server.uri("/")), BodyHandlers.ofString());
 
       assertThat(response.body()).isEqualTo("ok");
@@ -467,7 +479,7 @@ class RetryingHttpClientTest {
 
   @Test
   void resetPostWithoutKeyIsNotRetried() throws Exception {
-    try (ResettingServer server = new ResettingServer(1)) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.reset(), Response.of(200, "ok"))) {
       HttpRequest post = HttpRequest.newBuilder(server.uri()).POST(BodyPublishers.ofString("x")).build();
       Throwable thrown = catchThrowable(() -> client(policy()).build().send(post, BodyHandlers.ofString()));
 
@@ -479,7 +491,7 @@ class RetryingHttpClientTest {
 
   @Test
   void tlsErrorsAreNeverRetried() throws Exception {
-    try (ResettingServer server = new ResettingServer(0, true)) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(200, "ok"))) {
       URI https = URI.create(server.uri().toString().replace("http:", "https:"));
       Throwable thrown = catchThrowable(() -> client(policy()).build().send(get(https), BodyHandlers.ofString()));
 
@@ -497,7 +509,7 @@ class RetryingHttpClientTest {
 
   @Test
   void interruptionWhileWaitingEndsTheCallAndKeepsTheFlag() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"), respond(200, "ok"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(200, "ok"))) {
       sleeper.interruptAfter(0);
       RetryingHttpClient http = client(policy()).build();
       try {
@@ -515,10 +527,10 @@ class RetryingHttpClientTest {
   @Test
   void budgetsArePerHostAndARefusalStopsTheCall() throws Exception {
     List<String> hosts = new ArrayList<>();
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"))) {
       RetryingHttpClient http = client(policy()).budgetPerHost(host -> {
         hosts.add(host);
-        return new RefusingBudget();
+        return ScriptedBudget.refusing();
       }).build();
       URI byAddress = server.uri("/");
       URI byName = URI.create("http://LOCALHOST:" + server.port() + "/");
@@ -531,15 +543,15 @@ class RetryingHttpClientTest {
       assertThat(hosts).containsExactly("127.0.0.1", "localhost");
       assertThat(server.requestCount()).isEqualTo(3);
       assertThat(listener.last().stopReason()).isEqualTo(StopReason.BUDGET_EXHAUSTED);
-      assertThat(((RefusingBudget) http.budgetFor("127.0.0.1")).refusals).hasValue(2);
-      assertThat(((RefusingBudget) http.budgetFor("localhost")).refusals).hasValue(1);
+      assertThat(((ScriptedBudget) http.budgetFor("127.0.0.1")).acquires()).isEqualTo(2);
+      assertThat(((ScriptedBudget) http.budgetFor("localhost")).acquires()).isEqualTo(1);
       assertThat(http.budgetFor("example.org")).isNull();
     }
   }
 
   @Test
   void anExhaustedBudgetForOneHostLeavesAnotherHostsRetriesAlone() throws Exception {
-    try (ScriptedServer server = new ScriptedServer(respond(503, "busy"))) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"))) {
       RetryingHttpClient http = client(policy().maxAttempts(3))
           .budgetPerHost(host -> dev.backoff.RetryBudgets.grpcThrottling(10, 0.1)).build();
       URI hostA = server.uri("/");
@@ -601,30 +613,5 @@ class RetryingHttpClientTest {
       }
     }
     return false;
-  }
-
-  /** A budget that refuses every retry and counts the refusals. */
-  static final class RefusingBudget implements RetryBudget {
-    final AtomicInteger refusals = new AtomicInteger();
-
-    @Override
-    public void onCall() {}
-
-    @Override
-    public void onFailure(FailureClass failureClass) {}
-
-    @Override
-    public boolean tryAcquire(FailureClass failureClass) {
-      refusals.incrementAndGet();
-      return false;
-    }
-
-    @Override
-    public void onSuccess(int retries, FailureClass lastRetryClass) {}
-
-    @Override
-    public double level() {
-      return 0;
-    }
   }
 }

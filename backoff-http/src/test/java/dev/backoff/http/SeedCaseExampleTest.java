@@ -1,12 +1,13 @@
 package dev.backoff.http;
 
-import static dev.backoff.http.ScriptedServer.respond;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.backoff.Preset;
 import dev.backoff.RetryListener;
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.RecordingSleeper;
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.Response;
 import dev.backoff.testing.ScriptedRandom;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,8 +27,9 @@ class SeedCaseExampleTest {
   void googleCloudBackoffWithRetryAfterAgainstAnApiAnswering5xxAnd429() throws Exception {
     FakeClock clock = new FakeClock();
     RecordingSleeper sleeper = new RecordingSleeper(clock);
-    try (ScriptedServer api = new ScriptedServer(respond(500, "internal"), respond(429, "quota", "Retry-After", "5"),
-        respond(503, "unavailable"), respond(200, "{\"value\":42}"))) {
+    try (ScriptedHttpServer api = new ScriptedHttpServer(Response.of(500, "internal"),
+        Response.of(429, "quota").header("Retry-After", "5"), Response.of(503, "unavailable"),
+        Response.of(200, "{\"value\":42}"))) {
       HttpRequest request = HttpRequest.newBuilder(api.uri("/v1/instances")).build();
 
       // As in docs/http.md, plus test seams: a fake clock, a recording sleeper and a scripted u = 0.5.

@@ -90,6 +90,65 @@ class ModulePathConsumerTest {
   }
 
   @Test
+  void aConsumerOnTheModulePathRetriesThroughApacheHttpClient5() throws Exception {
+    // HttpClient's jars are automatic modules, named by their manifests; the adapter requires them static,
+    // so the application requires them itself. As automatic modules they cannot say that they use jdk.net
+    // (socket options): an application on the module path must add it (here, or --add-modules jdk.net).
+    Compilation compilation = compile("hc5", """
+        module consumer {
+          requires dev.backoff.httpclient5;
+          requires org.apache.httpcomponents.client5.httpclient5;
+          requires org.apache.httpcomponents.core5.httpcore5;
+          requires jdk.net;
+        }
+        """, """
+        package consumer;
+
+        import dev.backoff.Backoff;
+        import dev.backoff.RetryPolicy;
+        import dev.backoff.httpclient5.HttpClient5Retry;
+        import java.time.Duration;
+        import org.apache.hc.client5.http.classic.methods.HttpGet;
+        import org.apache.hc.client5.http.impl.classic.CloseableHttpClient;
+        import org.apache.hc.core5.http.HttpResponse;
+        import org.apache.hc.core5.http.io.entity.EntityUtils;
+
+        public class Main {
+          public static void main(String[] args) throws Exception {
+            HttpClient5Retry retry = HttpClient5Retry.of(RetryPolicy.<HttpResponse>builder()
+                .backoff(Backoff.fixed(Duration.ofMillis(10))).build());
+            try (CloseableHttpClient client = retry.classicClientBuilder().build()) {
+              String answer = client.execute(new HttpGet(args[0]),
+                  response -> response.getCode() + " " + EntityUtils.toString(response.getEntity()));
+              System.out.println("httpclient5: " + answer);
+            }
+          }
+        }
+        """);
+    assertThat(compilation.exitCode()).as(compilation.diagnostics()).isZero();
+    Path classes = compilation.classes();
+    AtomicInteger requests = new AtomicInteger();
+    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/", exchange -> {
+      byte[] body = (requests.incrementAndGet() == 1 ? "busy" : "hello").getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(requests.get() == 1 ? 503 : 200, body.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    });
+    server.start();
+    try {
+      Run run = java(classes, "consumer/consumer.Main", "http://127.0.0.1:" + server.getAddress().getPort() + "/");
+
+      assertThat(run.exitCode()).as(run.output() + run.errors()).isZero();
+      assertThat(run.output().lines()).containsExactly("httpclient5: 200 hello");
+      assertThat(requests).hasValue(2);
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  @Test
   void theDriverSpiIsNotReadableByAConsumer() throws Exception {
     Compilation compilation = compile("spi", "module spi { requires dev.backoff.core; }\n", """
         package consumer;

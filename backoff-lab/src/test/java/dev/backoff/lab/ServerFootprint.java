@@ -97,7 +97,7 @@ public final class ServerFootprint {
   }
 
   private static int held(AutoCloseable server, AtomicInteger inService) {
-    return server instanceof LabServer ? ((LabServer) server).stats().concurrency() : inService.get();
+    return server instanceof LabServer lab ? lab.stats().concurrency() : inService.get();
   }
 
   private static long usedHeap() {

@@ -26,19 +26,26 @@ final class Fault {
   final long atNanos;
   final long lengthNanos;
   final double value; // CAPACITY: fraction kept; LATENCY: added nanoseconds
+  private final String text; // as the user wrote it, in the TYPE@START+LENGTH[:VALUE] syntax; null: built here
 
   Fault(Type type, long atNanos, long lengthNanos, double value) {
+    this(type, atNanos, lengthNanos, value, null);
+  }
+
+  private Fault(Type type, long atNanos, long lengthNanos, double value, String text) {
     this.type = type;
     this.atNanos = atNanos;
     this.lengthNanos = lengthNanos;
     this.value = value;
+    this.text = text;
   }
 
   long endNanos() {
     return atNanos + lengthNanos;
   }
 
-  static List<Fault> parseAll(Object value, long durationNanos) {
+  /** The faults of a scenario; {@code durationText}: the run's duration as the user wrote it, for messages. */
+  static List<Fault> parseAll(Object value, long durationNanos, String durationText) {
     List<Fault> faults = new ArrayList<>();
     List<?> items = value instanceof List ? (List<?>) value : Scenario.asStrings(value);
     for (Object item : items) {
@@ -48,7 +55,7 @@ final class Fault {
       Fault fault = item instanceof Map ? fromMap((Map<?, ?>) item) : parse(String.valueOf(item).trim());
       if (fault.atNanos >= durationNanos || fault.endNanos() > durationNanos) {
         throw new ScenarioException("faults", "'" + describe(item) + "' lies outside the run of "
-            + Values.human(durationNanos));
+            + durationText);
       }
       for (Fault other : faults) {
         boolean overlap = fault.atNanos < other.endNanos() && other.atNanos < fault.endNanos();
@@ -132,7 +139,11 @@ final class Fault {
           throw new ScenarioException("faults", "a " + typeName + " fault takes no value: '" + text + "'");
         }
     }
-    return new Fault(type, atNanos, lengthNanos, amount);
+    String written = text.startsWith("{") // a file's map: its parts in the one-line syntax
+        ? type.name().toLowerCase(Locale.ROOT) + "@" + String.valueOf(at).trim() + "+" + String.valueOf(length).trim()
+            + (value == null ? "" : ":" + value.trim())
+        : text.trim();
+    return new Fault(type, atNanos, lengthNanos, amount, written);
   }
 
   /** This fault in the scenario syntax, exactly (nanoseconds). */
@@ -141,8 +152,12 @@ final class Fault {
         + (type == Type.CAPACITY ? ":" + value : type == Type.LATENCY ? ":" + (long) value + "ns" : "");
   }
 
+  /** The fault as the user wrote it ({@code pause@1m+30s}), or, for one built here, in seconds. */
   @Override
   public String toString() {
+    if (text != null) {
+      return text;
+    }
     return type.name().toLowerCase(Locale.ROOT) + "@" + Values.human(atNanos) + "+" + Values.human(lengthNanos)
         + (type == Type.CAPACITY ? ":" + Values.format(value, 3) : type == Type.LATENCY ? ":" + Values.human((long) value) : "");
   }

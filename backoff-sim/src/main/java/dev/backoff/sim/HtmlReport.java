@@ -1,6 +1,5 @@
 package dev.backoff.sim;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -17,16 +16,8 @@ public final class HtmlReport {
   public static String simulation(SimulationResult result) {
     Scenario scenario = result.scenario();
     Json data = Json.compact().object().field("kind").string("simulation").field("faults").array();
-    List<long[]> windows = new ArrayList<>();
-    for (Fault fault : scenario.faults) {
-      windows.add(new long[] {fault.atNanos, fault.endNanos()});
-    }
-    if (!scenario.closedLoop && scenario.rateProfile.hasDisturbance()) {
-      windows.add(new long[] {scenario.rateProfile.atNanos,
-          Math.max(scenario.rateProfile.disturbanceEndNanos(), scenario.rateProfile.atNanos + 1_000_000_000L)});
-    }
-    for (long[] window : windows) {
-      data.array().decimal(window[0] / 1e9, 3).decimal(window[1] / 1e9, 3).endArray();
+    for (Scenario.Window window : scenario.disturbanceWindows()) {
+      data.array().decimal(window.startNanos() / 1e9, 3).decimal(window.endNanos() / 1e9, 3).endArray();
     }
     data.endArray().field("faultNames").array();
     for (Fault fault : scenario.faults) {
@@ -40,11 +31,12 @@ public final class HtmlReport {
           .field("baselineGoodput").decimal(s.baselineGoodput(), 2)
           .field("goodputAfterFault").decimal(s.goodputAfterFault(), 2)
           .field("recovered").bool(s.recovered())
+          .field("verdict").string(s.verdict().label())
           .field("recoverySeconds").number(s.recoverySeconds())
           .field("peakConcurrency").number(s.peakConcurrency())
           .field("amplification").decimal(s.amplification(), 3)
           .field("successRatio").decimal(s.successRatio(), 4)
-          .field("p99LatencySeconds").decimal(s.p99LatencySeconds(), 4)
+          .field("p99SuccessLatencySeconds").decimal(s.p99SuccessLatencySeconds(), 4)
           .endObject();
       List<Second> series = policy.series();
       appendArray(data, "goodput", series, x -> (double) x.goodput(), 0);
@@ -115,6 +107,9 @@ public final class HtmlReport {
       <h1>__TITLE__</h1>
       <p id="scenario"></p>
       <div id="summary"></div>
+      <p>recovered: yes when goodput came back to at least 90% of its baseline before the fault and stayed there;
+      otherwise why not (NO, late, not observed, down before the fault, ...). p99 latency counts only the
+      requests that succeeded; - where the run has no such number.</p>
       <div class="charts" id="charts"></div>
       <script id="data" type="application/json">__DATA__</script>
       <script>
@@ -168,7 +163,7 @@ public final class HtmlReport {
             s.xs.forEach(function (x) { xmin = Math.min(xmin, x); xmax = Math.max(xmax, x); });
             s.ys.forEach(function (y) { if (y !== null && (!options.log || y > 0)) { ymin = Math.min(ymin, y); ymax = Math.max(ymax, y); } });
           });
-          if (!isFinite(ymin)) { ymin = 0; ymax = 1; }
+          if (!isFinite(ymin)) { ymin = options.log ? 1 : 0; ymax = options.log ? 10 : 1; } // nothing to draw (a log scale needs a positive range)
           var ty = function (y) { return y; };
           if (options.log) {
             ymin = Math.pow(10, Math.floor(Math.log10(ymin)));
@@ -217,14 +212,15 @@ public final class HtmlReport {
           });
           drawn++;
         }
+        function num(v, unit) { return v === null ? '-' : v + unit; }
         function seconds(n) { var xs = []; for (var i = 0; i < n; i++) { xs.push(i); } return xs; }
         function simulation() {
           document.getElementById('scenario').textContent = data.scenario + (data.faultNames.length ? '. Shaded: ' + data.faultNames.join(', ') : '');
-          var table = '<table><tr><th>policy</th><th>baseline goodput/s</th><th>goodput after/s</th><th>recovered</th><th>recovery</th><th>peak concurrency</th><th>amplification</th><th>success</th><th>p99 latency</th></tr>';
+          var table = '<table><tr><th>policy</th><th>baseline goodput/s</th><th>goodput after/s</th><th>recovered</th><th>recovery</th><th>peak concurrency</th><th>amplification</th><th>success</th><th>p99 latency of successes</th></tr>';
           data.policies.forEach(function (p) {
             var s = p.summary, name = document.createElement('span');
             name.textContent = p.name;
-            table += '<tr><td>' + name.innerHTML + '</td><td>' + s.baselineGoodput + '</td><td>' + s.goodputAfterFault + '</td><td class="' + (s.recovered ? 'yes">yes' : 'no">no') + '</td><td>' + (s.recoverySeconds === null ? '-' : s.recoverySeconds + ' s') + '</td><td>' + s.peakConcurrency + '</td><td>' + s.amplification + '</td><td>' + (100 * s.successRatio).toFixed(1) + '%</td><td>' + s.p99LatencySeconds + ' s</td></tr>';
+            table += '<tr><td>' + name.innerHTML + '</td><td>' + num(s.baselineGoodput, '') + '</td><td>' + num(s.goodputAfterFault, '') + '</td><td class="verdict ' + (s.recovered ? 'yes' : s.verdict === 'NO' ? 'no' : 'other') + '">' + s.verdict + '</td><td>' + num(s.recoverySeconds, ' s') + '</td><td>' + s.peakConcurrency + '</td><td>' + num(s.amplification, '') + '</td><td>' + (s.successRatio === null ? '-' : (100 * s.successRatio).toFixed(1) + '%') + '</td><td>' + num(s.p99SuccessLatencySeconds, ' s') + '</td></tr>';
           });
           document.getElementById('summary').innerHTML = table + '</table>';
           function lines(field) {

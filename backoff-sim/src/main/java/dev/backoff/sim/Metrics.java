@@ -20,6 +20,8 @@ final class Metrics {
   final int[] peakConcurrency;
   final long[] latencyNanos;
   final double[] budgetLevel;
+  /** In {@link #clientP50Nanos} and {@link #clientP99Nanos}: no request succeeded in the second. */
+  static final long NO_SUCCESS = -1;
   final long[] clientP50Nanos;
   final long[] clientP99Nanos;
   private final LatencyHistogram secondHistogram = new LatencyHistogram();
@@ -66,8 +68,9 @@ final class Metrics {
     peakConcurrency[index] = Math.max(currentPeak, serverConcurrency);
     latencyNanos[index] = serverLatencyNanos;
     budgetLevel[index] = budget;
-    clientP50Nanos[index] = secondHistogram.percentile(0.50);
-    clientP99Nanos[index] = secondHistogram.percentile(0.99);
+    boolean none = secondHistogram.count() == 0;
+    clientP50Nanos[index] = none ? NO_SUCCESS : secondHistogram.percentile(0.50);
+    clientP99Nanos[index] = none ? NO_SUCCESS : secondHistogram.percentile(0.99);
     secondHistogram.clear();
     currentPeak = serverConcurrency;
   }

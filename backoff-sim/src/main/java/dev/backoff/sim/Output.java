@@ -3,17 +3,34 @@ package dev.backoff.sim;
 import java.util.List;
 
 /**
- * Writes results as text: the retry-storm experiment's table, CSV, and JSON in the shape the command line documents. Numbers
- * are formatted without {@code Double.toString}, so every JDK writes the same bytes. Stateless.
+ * Writes results as text: the summary table with a goodput picture per policy, the retry-storm experiment's
+ * 5-second client lines, CSV, and JSON in the shape the command line documents. A number the run does not
+ * have (NaN in {@link Summary} and {@link Second}) is {@code -} in the table, an empty field in CSV and
+ * {@code null} in JSON. Numbers are formatted without {@code Double.toString}, so every JDK writes the same
+ * bytes. Stateless.
  */
 public final class Output {
   private Output() {}
 
+  /** Sparkline levels, lowest first; a bucket with no success at all is {@link #NONE}. */
+  private static final String LEVELS = "\u2581\u2582\u2583\u2584\u2585\u2586\u2587\u2588";
+  private static final char NONE = '\u00b7';
+  private static final int PICTURE_WIDTH = 80;
+
   /**
-   * The retry-storm experiment's client lines every 5 seconds ({@code OK: x req/sec, errors: y req/sec, timedout: z req/sec})
-   * with the server's concurrency and latency, per policy, then a summary table.
+   * What {@code backoff simulate} prints by default: the {@linkplain #summaryTable summary table}, a blank
+   * line, then the {@linkplain #goodputPicture goodput picture}.
    */
   public static String table(SimulationResult result) {
+    return summaryTable(result) + "\n" + goodputPicture(result);
+  }
+
+  /**
+   * The retry-storm experiment's client lines every 5 seconds ({@code OK: x req/sec, errors: y req/sec,
+   * timedout: z req/sec}) with the server's concurrency and latency, per policy, each policy's block followed
+   * by a blank line.
+   */
+  public static String timeline(SimulationResult result) {
     StringBuilder out = new StringBuilder();
     for (PolicyResult policy : result.policies()) {
       out.append("== ").append(policy.name()).append(" ==\n");
@@ -37,23 +54,28 @@ public final class Output {
       }
       out.append('\n');
     }
-    out.append(summaryTable(result));
     return out.toString();
   }
 
-  /** The summary table alone. */
+  /**
+   * The summary table: one row per policy with its baseline and after-fault goodput, the {@link Recovery}
+   * verdict's label, the recovery time, peak concurrency, amplification, success ratio and the p99 latency of
+   * the requests that succeeded. Missing numbers print as {@code -}.
+   */
   public static String summaryTable(SimulationResult result) {
     String[] header = {"policy", "baseline/s", "after/s", "recovered", "recovery", "peak conc.", "amplification",
-        "success", "p99 latency"};
+        "success", "p99 (successes)"};
     List<PolicyResult> policies = result.policies();
     String[][] rows = new String[policies.size()][];
     for (int i = 0; i < rows.length; i++) {
       PolicyResult p = policies.get(i);
       Summary s = p.summary();
-      rows[i] = new String[] {p.name(), Values.format(s.baselineGoodput(), 1), Values.format(s.goodputAfterFault(), 1),
-          s.recovered() ? "yes" : "NO", s.recoverySeconds() == null ? "-" : s.recoverySeconds() + "s",
-          Integer.toString(s.peakConcurrency()), Values.format(s.amplification(), 2),
-          Values.format(100 * s.successRatio(), 1) + "%", Values.human((long) (s.p99LatencySeconds() * 1e9))};
+      rows[i] = new String[] {p.name(), text(s.baselineGoodput(), 1), text(s.goodputAfterFault(), 1),
+          s.verdict().label(), s.recoverySeconds() == null ? "-" : s.recoverySeconds() + "s",
+          Integer.toString(s.peakConcurrency()), text(s.amplification(), 2),
+          Double.isFinite(s.successRatio()) ? Values.format(100 * s.successRatio(), 1) + "%" : "-",
+          Double.isFinite(s.p99SuccessLatencySeconds()) ? Values.human((long) (s.p99SuccessLatencySeconds() * 1e9))
+              : "-"};
     }
     int[] widths = new int[header.length];
     for (int c = 0; c < header.length; c++) {
@@ -75,6 +97,91 @@ public final class Output {
     return out.toString();
   }
 
+  /**
+   * Goodput over time, one line per policy: a sparkline with one character per bucket of seconds (as many
+   * seconds as keep it within 80 characters), its height the bucket's mean successes per second on one scale
+   * for all policies (the full block is the highest bucket of any policy), {@code ·} where nothing succeeded;
+   * a last line marks with {@code ^} the buckets the faults (and an open-loop step, spike or ramp) touch.
+   */
+  public static String goodputPicture(SimulationResult result) {
+    int seconds = result.scenario().seconds();
+    int bucket = Math.max(1, (seconds + PICTURE_WIDTH - 1) / PICTURE_WIDTH);
+    int columns = (seconds + bucket - 1) / bucket;
+    List<PolicyResult> policies = result.policies();
+    double[][] means = new double[policies.size()][columns];
+    double highest = 0;
+    int nameWidth = "policy".length();
+    for (int p = 0; p < policies.size(); p++) {
+      List<Second> series = policies.get(p).series();
+      nameWidth = Math.max(nameWidth, policies.get(p).name().length());
+      for (int c = 0; c < columns; c++) {
+        int from = c * bucket;
+        int to = Math.min(seconds, from + bucket);
+        long sum = 0;
+        for (int t = from; t < to; t++) {
+          sum += series.get(t).goodput();
+        }
+        means[p][c] = (double) sum / (to - from);
+        highest = Math.max(highest, means[p][c]);
+      }
+    }
+    List<Scenario.Window> windows = result.scenario().disturbanceWindows();
+    List<String> names = new java.util.ArrayList<>();
+    for (Scenario.Window window : windows) {
+      names.add(window.name());
+    }
+    StringBuilder out = new StringBuilder("goodput over time, one character per ")
+        .append(bucket).append(bucket == 1 ? " second" : " seconds").append(": ");
+    if (highest > 0) {
+      out.append(LEVELS.charAt(LEVELS.length() - 1)).append(" = ").append(Values.format(highest, 1)).append("/s, ");
+    }
+    out.append(NONE).append(highest > 0 ? " = none" : " = none (nothing succeeded in any run)");
+    if (!windows.isEmpty()) {
+      out.append(", ^ = ").append(String.join(", ", names));
+    }
+    out.append('\n');
+    for (int p = 0; p < policies.size(); p++) {
+      String name = policies.get(p).name();
+      out.append(name).append(" ".repeat(nameWidth - name.length())).append("  ");
+      for (int c = 0; c < columns; c++) {
+        out.append(level(means[p][c], highest));
+      }
+      out.append('\n');
+    }
+    if (!windows.isEmpty()) {
+      StringBuilder marks = new StringBuilder();
+      for (int c = 0; c < columns; c++) {
+        long from = c * bucket * 1_000_000_000L;
+        long to = Math.min(seconds, (c + 1) * bucket) * 1_000_000_000L;
+        boolean touched = false;
+        for (Scenario.Window window : windows) {
+          touched |= window.startNanos() < to && from < window.endNanos();
+        }
+        marks.append(touched ? '^' : ' ');
+      }
+      out.append(" ".repeat(nameWidth + 2)).append(marks.toString().stripTrailing()).append('\n');
+    }
+    return out.toString();
+  }
+
+  private static char level(double value, double highest) {
+    if (!(value > 0)) {
+      return NONE;
+    }
+    int index = (int) Math.ceil(value / highest * LEVELS.length()) - 1;
+    return LEVELS.charAt(Math.max(0, Math.min(LEVELS.length() - 1, index)));
+  }
+
+  /** {@code value} with {@code decimals} places, or {@code -} if the run has no such number (NaN). */
+  private static String text(double value, int decimals) {
+    return Double.isFinite(value) ? Values.format(value, decimals) : "-";
+  }
+
+  /** {@code value} with {@code decimals} places, or an empty CSV field if the run has no such number (NaN). */
+  private static String csvNumber(double value, int decimals) {
+    return Double.isFinite(value) ? Values.format(value, decimals) : "";
+  }
+
   private static void appendRow(StringBuilder out, String[] cells, int[] widths) {
     for (int c = 0; c < cells.length; c++) {
       if (c > 0) {
@@ -90,7 +197,10 @@ public final class Output {
     out.append('\n');
   }
 
-  /** Every per-second value of every policy, one row per policy and second, with a header line. */
+  /**
+   * Every per-second value of every policy, one row per policy and second, with a header line; the client
+   * latencies of a second in which nothing succeeded and the budget level of a policy without one are empty.
+   */
   public static String csv(SimulationResult result) {
     StringBuilder out = new StringBuilder("policy,t,newRequests,attempts,goodput,errors,timeouts,retries,gaveUp,"
         + "concurrency,peakConcurrency,latencySeconds,clientP50Seconds,clientP99Seconds,budgetLevel\n");
@@ -101,10 +211,33 @@ public final class Output {
             .append(s.attempts()).append(',').append(s.goodput()).append(',').append(s.errors()).append(',')
             .append(s.timeouts()).append(',').append(s.retries()).append(',').append(s.gaveUp()).append(',')
             .append(s.concurrency()).append(',').append(s.peakConcurrency()).append(',')
-            .append(Values.format(s.latencySeconds(), 6)).append(',').append(Values.format(s.clientP50Seconds(), 6))
-            .append(',').append(Values.format(s.clientP99Seconds(), 6)).append(',')
-            .append(Double.isNaN(s.budgetLevel()) ? "" : Values.format(s.budgetLevel(), 3)).append('\n');
+            .append(Values.format(s.latencySeconds(), 6)).append(',').append(csvNumber(s.clientP50Seconds(), 6))
+            .append(',').append(csvNumber(s.clientP99Seconds(), 6)).append(',')
+            .append(csvNumber(s.budgetLevel(), 3)).append('\n');
       }
+    }
+    return out.toString();
+  }
+
+  /**
+   * The summary, one row per policy with a header line: {@code policy,verdict,recovered,baselineGoodput,
+   * goodputAfterFault,recoverySeconds,peakConcurrency,amplification,successRatio,p99SuccessLatencySeconds,
+   * logicalRequests,attempts}; the verdict is its {@linkplain Recovery#id() id}; a number the run does not
+   * have is an empty field; decimals as in {@link #json}.
+   */
+  public static String summaryCsv(SimulationResult result) {
+    StringBuilder out = new StringBuilder("policy,verdict,recovered,baselineGoodput,goodputAfterFault,"
+        + "recoverySeconds,peakConcurrency,amplification,successRatio,p99SuccessLatencySeconds,logicalRequests,"
+        + "attempts\n");
+    for (PolicyResult policy : result.policies()) {
+      Summary s = policy.summary();
+      out.append(csvField(policy.name())).append(',').append(s.verdict().id()).append(',').append(s.recovered())
+          .append(',').append(csvNumber(s.baselineGoodput(), 3)).append(',')
+          .append(csvNumber(s.goodputAfterFault(), 3)).append(',')
+          .append(s.recoverySeconds() == null ? "" : s.recoverySeconds().toString()).append(',')
+          .append(s.peakConcurrency()).append(',').append(csvNumber(s.amplification(), 4)).append(',')
+          .append(csvNumber(s.successRatio(), 4)).append(',').append(csvNumber(s.p99SuccessLatencySeconds(), 6))
+          .append(',').append(s.logicalRequests()).append(',').append(s.attempts()).append('\n');
     }
     return out.toString();
   }
@@ -119,8 +252,9 @@ public final class Output {
   /**
    * {@code {"policies":[{"name":…,"summary":{…},"series":[{"t":…,"goodput":…,"timeouts":…,
    * "concurrency":…,"latencySeconds":…,…},…]}]}}: the summary starts with baselineGoodput, recovered,
-   * recoverySeconds, peakConcurrency, amplification, successRatio; each series entry with t, goodput,
-   * timeouts, concurrency, latencySeconds; more keys follow those.
+   * recoverySeconds, peakConcurrency, amplification, successRatio, then verdict (its
+   * {@linkplain Recovery#id() id}); each series entry with t, goodput, timeouts, concurrency, latencySeconds;
+   * more keys follow those. A number the run does not have is null.
    */
   public static String json(SimulationResult result) {
     Json json = Json.lines().object().field("policies").array();
@@ -134,8 +268,9 @@ public final class Output {
           .field("peakConcurrency").number(s.peakConcurrency())
           .field("amplification").decimal(s.amplification(), 4)
           .field("successRatio").decimal(s.successRatio(), 4)
+          .field("verdict").string(s.verdict().id())
           .field("goodputAfterFault").decimal(s.goodputAfterFault(), 3)
-          .field("p99LatencySeconds").decimal(s.p99LatencySeconds(), 6)
+          .field("p99SuccessLatencySeconds").decimal(s.p99SuccessLatencySeconds(), 6)
           .field("logicalRequests").number(s.logicalRequests())
           .field("attempts").number(s.attempts())
           .endObject()

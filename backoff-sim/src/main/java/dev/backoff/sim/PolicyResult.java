@@ -26,11 +26,15 @@ public final class PolicyResult {
     for (int t = 0; t < m.seconds; t++) {
       series.add(new Second(t, m.newRequests[t], m.attempts[t], m.successes[t], m.errors[t], m.timeouts[t],
           m.retries[t], m.gaveUp[t], m.concurrency[t], m.peakConcurrency[t], m.latencyNanos[t] / 1e9,
-          m.clientP50Nanos[t] / 1e9, m.clientP99Nanos[t] / 1e9, m.budgetLevel[t]));
+          seconds(m.clientP50Nanos[t]), seconds(m.clientP99Nanos[t]), m.budgetLevel[t]));
     }
     Summary summary = Summary.of(simulation.scenario, m, simulation.logicalRequests(), simulation.succeededCalls(),
         simulation.attempts());
     return new PolicyResult(simulation.spec.name, summary, series, events);
+  }
+
+  private static double seconds(long clientLatencyNanos) {
+    return clientLatencyNanos == Metrics.NO_SUCCESS ? Double.NaN : clientLatencyNanos / 1e9;
   }
 
   /** The policy's name as given in the scenario. */

@@ -188,7 +188,7 @@ public final class Scenario {
       throw new ScenarioException("recovery-window", "must be a whole number of seconds, at least 1s, was "
           + get("recovery-window"));
     }
-    faults = Fault.parseAll(get("faults"), durationNanos);
+    faults = Fault.parseAll(get("faults"), durationNanos, String.valueOf(get("duration")).trim());
     policies = PolicySpec.parseAll(get("policies"), raw.containsKey("max-attempts")
         && maxAttempts != Integer.MAX_VALUE);
     checkContradictions();
@@ -397,6 +397,27 @@ public final class Scenario {
       end = Math.max(end, rateProfile.disturbanceEndNanos());
     }
     return end;
+  }
+
+  /** A time window in which the server is disturbed, with its name in the scenario syntax. */
+  record Window(long startNanos, long endNanos, String name) {}
+
+  /**
+   * The faults' windows, then an open-loop client's step (one second long), spike or ramp, in scenario order;
+   * what the HTML report shades and the goodput picture marks.
+   */
+  List<Window> disturbanceWindows() {
+    List<Window> windows = new ArrayList<>();
+    for (Fault fault : faults) {
+      windows.add(new Window(fault.atNanos, fault.endNanos(), fault.toString()));
+    }
+    if (!closedLoop && rateProfile.hasDisturbance()) {
+      String name = textOf("rate-profile").toLowerCase(Locale.ROOT) + "@" + textOf("rate-at")
+          + (rateProfile.shape == RateProfile.Shape.STEP ? "" : "+" + textOf("rate-length"));
+      windows.add(new Window(rateProfile.atNanos,
+          Math.max(rateProfile.disturbanceEndNanos(), rateProfile.atNanos + 1_000_000_000L), name));
+    }
+    return windows;
   }
 
   static List<String> asStrings(Object value) {

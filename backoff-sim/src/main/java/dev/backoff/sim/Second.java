@@ -16,8 +16,8 @@ package dev.backoff.sim;
  * @param peakConcurrency the most requests in the server during the second
  * @param latencySeconds the server latency a request arriving at the end of the second would see
  * @param clientP50Seconds median latency of the requests that succeeded in the second, first attempt to
- *     success, retries and waits included (0 if none)
- * @param clientP99Seconds their 99th percentile
+ *     success, retries and waits included; NaN if none succeeded in the second
+ * @param clientP99Seconds their 99th percentile; NaN if none succeeded in the second
  * @param budgetLevel the retry budget's level at the end of the second (NaN without a budget)
  */
 public record Second(int t, long newRequests, long attempts, long goodput, long errors, long timeouts,

@@ -55,9 +55,12 @@ public final class Simulator {
   }
 
   /**
-   * Finds, for each policy, the shortest length of the scenario's first fault (from its start) for which
-   * the system no longer recovers, by bisection to {@code resolutionSeconds}. The fault may grow up to
-   * leave two minutes of run time after it (or half the time left, if less).
+   * Finds, for each policy, the shortest length of the scenario's first fault (from its start) after which the
+   * server no longer comes back within the run ({@link Recovery#cameBack()}), by bisection to
+   * {@code resolutionSeconds}. The fault may grow up to leave two minutes of run time after it (or half the
+   * time left, if less). The shortest fault, 1 s, is tried first: if even that one is not survived, the
+   * answer is 1 s with that run's verdict, which says why ({@link Recovery#DOWN_BEFORE_FAULT}: the server is
+   * down before any fault, so there is no tipping point to find).
    *
    * @throws ScenarioException if the scenario has no fault, or could need more heap than this JVM has
    */
@@ -75,42 +78,64 @@ public final class Simulator {
     List<TippingPoint> points = new ArrayList<>();
     for (PolicySpec spec : scenario.policies) {
       Scenario single = scenario.with("policies", List.of(spec.name));
-      if (recovers(single, first, maxLength)) {
-        points.add(new TippingPoint(spec.name, null, (int) maxLength));
+      Recovery shortest = verdict(single, first, 1);
+      if (!shortest.cameBack()) {
+        points.add(new TippingPoint(spec.name, 1, (int) maxLength, shortest));
         continue;
       }
-      long low = 0; // recovers (no fault at all is assumed to)
-      long high = maxLength; // does not recover
+      Recovery longest = maxLength == 1 ? shortest : verdict(single, first, maxLength);
+      if (longest.cameBack()) {
+        points.add(new TippingPoint(spec.name, null, (int) maxLength, longest));
+        continue;
+      }
+      long low = 0; // comes back (1 s did; 0 is the bisection's historical lower bound, kept for the same probes)
+      long high = maxLength; // does not
+      Recovery atHigh = longest;
       while (high - low > resolutionSeconds) {
         long middle = (low + high) / 2;
-        if (middle == 0 || recovers(single, first, middle)) {
+        Recovery verdict = middle <= 1 ? shortest : verdict(single, first, middle);
+        if (verdict.cameBack()) {
           low = middle;
         } else {
           high = middle;
+          atHigh = verdict;
         }
       }
-      points.add(new TippingPoint(spec.name, (int) high, (int) maxLength));
+      points.add(new TippingPoint(spec.name, (int) high, (int) maxLength, atHigh));
     }
     return points;
   }
 
-  private static boolean recovers(Scenario scenario, Fault first, long lengthSeconds) {
+  private static Recovery verdict(Scenario scenario, Fault first, long lengthSeconds) {
     List<Object> faults = new ArrayList<>();
     faults.add(new Fault(first.type, first.atNanos, lengthSeconds * 1_000_000_000L, first.value).spec());
     for (int i = 1; i < scenario.faults.size(); i++) {
       faults.add(scenario.faults.get(i).spec());
     }
     Scenario probe = scenario.with("faults", faults);
-    return runOne(probe, probe.policies.get(0), null, 0).summary().recovered();
+    return runOne(probe, probe.policies.get(0), null, 0).summary().verdict();
   }
 
   /**
    * A policy's tipping point. Immutable and thread-safe.
    *
    * @param policy the policy's name
-   * @param faultSeconds the shortest fault length (seconds) found not to recover, or null if every length
-   *     up to {@code searchedUpToSeconds} recovered
-   * @param searchedUpToSeconds the longest fault length tried
+   * @param faultSeconds the shortest fault length (seconds) found after which the server does not come back,
+   *     or null if it came back after every length up to {@code searchedUpToSeconds}; 1 when not even the
+   *     shortest fault was survived (then {@code verdict} says why)
+   * @param searchedUpToSeconds the longest fault length the search would try
+   * @param verdict the verdict of the run with a fault of {@code faultSeconds} (or, if that is null, of
+   *     {@code searchedUpToSeconds}); never null
    */
-  public record TippingPoint(String policy, Integer faultSeconds, int searchedUpToSeconds) {}
+  public record TippingPoint(String policy, Integer faultSeconds, int searchedUpToSeconds, Recovery verdict) {
+    /**
+     * Checks the fields.
+     *
+     * @throws NullPointerException if {@code policy} or {@code verdict} is null
+     */
+    public TippingPoint {
+      java.util.Objects.requireNonNull(policy, "policy");
+      java.util.Objects.requireNonNull(verdict, "verdict");
+    }
+  }
 }

@@ -1,27 +1,54 @@
 package dev.backoff.sim;
 
 /**
- * The headline numbers of one policy's run. Immutable and thread-safe.
+ * The headline numbers of one policy's run. A number that does not exist for the run (a baseline with no
+ * time before the fault, a latency percentile with no successes, a ratio with no requests) is NaN, never a
+ * made-up 0; the table prints it as {@code -}, JSON as {@code null}, CSV as an empty field. Immutable and
+ * thread-safe.
  *
+ * @param verdict whether the server came back after the disturbance, or why that cannot be judged (see
+ *     {@link Recovery}); never null
  * @param baselineGoodput mean successes per second in the second half of the time before the first fault
- *     (or load disturbance); for a run without one, over its second half
- * @param recovered whether, after the disturbance ended, goodput came back to at least 90% of baseline and
- *     stayed there (averaged over windows of {@code recovery-window} seconds, longer at low rates) and the
- *     server latency came back within twice its baseline, with at least one full window of evidence before
- *     the end of the run
- * @param recoverySeconds seconds from the end of the disturbance to recovery, or null if it did not recover
+ *     (or load disturbance); for a run without one, over its second half; NaN if the disturbance starts at 0 s
+ * @param recoverySeconds seconds from the end of the disturbance to the recovery point, for
+ *     {@link Recovery#RECOVERED} and {@link Recovery#LATE}; otherwise null. The recovery point is the first
+ *     second from which goodput, averaged over every window of {@code recovery-window} seconds (longer at low
+ *     rates), stays at 90% of baseline or more and server latency within twice its baseline, with at least one
+ *     full window of evidence before the end of the run
  * @param peakConcurrency the most requests the server held at once
- * @param amplification attempts per logical request
- * @param successRatio logical requests that succeeded per logical request started
- * @param goodputAfterFault mean successes per second from the end of the disturbance to the end of the run
- * @param p99LatencySeconds 99th percentile latency of successful logical requests (retries and waits
- *     included), over the whole run
+ * @param amplification attempts per logical request; NaN if no request started
+ * @param successRatio logical requests that succeeded per logical request started; NaN if none started
+ * @param goodputAfterFault mean successes per second from the end of the disturbance to the end of the run;
+ *     NaN if the run has no disturbance or ends with it
+ * @param p99SuccessLatencySeconds 99th percentile latency of the logical requests that succeeded (first
+ *     attempt to success, retries and waits included), over the whole run; requests that failed or never
+ *     finished are not in it; NaN if none succeeded
  * @param logicalRequests logical requests started
  * @param attempts attempts sent
  */
-public record Summary(double baselineGoodput, boolean recovered, Integer recoverySeconds, int peakConcurrency,
-    double amplification, double successRatio, double goodputAfterFault, double p99LatencySeconds,
+public record Summary(Recovery verdict, double baselineGoodput, Integer recoverySeconds, int peakConcurrency,
+    double amplification, double successRatio, double goodputAfterFault, double p99SuccessLatencySeconds,
     long logicalRequests, long attempts) {
+
+  /**
+   * Checks the verdict's consistency with the numbers.
+   *
+   * @throws NullPointerException if {@code verdict} is null
+   * @throws IllegalArgumentException if {@code recoverySeconds} is set for a verdict other than recovered or
+   *     late, or missing for one of those
+   */
+  public Summary {
+    java.util.Objects.requireNonNull(verdict, "verdict");
+    if (verdict.cameBack() != (recoverySeconds != null)) {
+      throw new IllegalArgumentException("recoverySeconds must be set exactly for a recovered or late verdict, was "
+          + recoverySeconds + " for " + verdict);
+    }
+  }
+
+  /** True only for {@link Recovery#RECOVERED}: then the baseline is positive and goodput after the fault is at least 90% of it. */
+  public boolean recovered() {
+    return verdict == Recovery.RECOVERED;
+  }
 
   static Summary of(Scenario scenario, Metrics m, long logicalRequests, long successes, long attempts) {
     int seconds = m.seconds;
@@ -33,21 +60,37 @@ public record Summary(double baselineGoodput, boolean recovered, Integer recover
     }
     double amplification = logicalRequests == 0 ? Double.NaN : (double) attempts / logicalRequests;
     double successRatio = logicalRequests == 0 ? Double.NaN : (double) successes / logicalRequests;
-    double p99 = m.runHistogram.percentile(0.99) / 1e9;
+    double p99 = m.runHistogram.count() == 0 ? Double.NaN : m.runHistogram.percentile(0.99) / 1e9;
     if (disturbanceStart == Long.MAX_VALUE) {
       double baseline = mean(m.successes, seconds / 2, seconds);
-      return new Summary(baseline, true, 0, peak, amplification, successRatio, baseline, p99, logicalRequests, attempts);
+      return new Summary(Recovery.NO_FAULT, baseline, null, peak, amplification, successRatio, Double.NaN, p99,
+          logicalRequests, attempts);
     }
     int faultStart = (int) (disturbanceStart / 1_000_000_000L);
     int faultEnd = (int) ((disturbanceEnd + 999_999_999L) / 1_000_000_000L);
     double baseline = mean(m.successes, faultStart / 2, faultStart);
-    double baselineLatency = mean(m.latencyNanos, faultStart / 2, faultStart);
     double after = mean(m.successes, faultEnd, seconds);
+    Recovery verdict;
+    Integer recoverySeconds = null;
     int window = (int) (scenario.recoveryWindowNanos / 1_000_000_000L);
-    int recoveredAt = recoveryPoint(m, faultEnd, window, baseline, baselineLatency);
-    boolean recovered = recoveredAt >= 0;
-    return new Summary(baseline, recovered, recovered ? recoveredAt - faultEnd : null, peak, amplification,
-        successRatio, after, p99, logicalRequests, attempts);
+    if (Double.isNaN(baseline) || sum(m.attempts, faultStart / 2, faultStart) == 0) {
+      verdict = Recovery.NO_BASELINE;
+    } else if (!(baseline > 0)) {
+      verdict = Recovery.DOWN_BEFORE_FAULT;
+    } else if ((long) seconds - faultEnd < effectiveWindow(window, baseline)) {
+      verdict = Recovery.NOT_OBSERVED;
+    } else {
+      double baselineLatency = mean(m.latencyNanos, faultStart / 2, faultStart);
+      int recoveredAt = recoveryPoint(m, faultEnd, window, baseline, baselineLatency);
+      if (recoveredAt < 0) {
+        verdict = Recovery.NOT_RECOVERED;
+      } else {
+        verdict = after >= 0.9 * baseline ? Recovery.RECOVERED : Recovery.LATE;
+        recoverySeconds = recoveredAt - faultEnd;
+      }
+    }
+    return new Summary(verdict, baseline, recoverySeconds, peak, amplification, successRatio, after, p99,
+        logicalRequests, attempts);
   }
 
   /**
@@ -96,6 +139,14 @@ public record Summary(double baselineGoodput, boolean recovered, Integer recover
       return window;
     }
     return (int) Math.max(window, Math.ceil(1600 / baseline));
+  }
+
+  private static long sum(long[] values, int from, int to) {
+    long sum = 0;
+    for (int i = from; i < to; i++) {
+      sum += values[i];
+    }
+    return sum;
   }
 
   private static double mean(long[] values, int from, int to) {

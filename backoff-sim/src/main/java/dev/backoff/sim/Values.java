@@ -139,6 +139,9 @@ final class Values {
 
   /** A duration in nanoseconds as a short human string (2s, 150ms, 2m8.6s). */
   static String human(long nanos) {
+    if (nanos == 0) {
+      return "0s"; // "0µs" would suggest a measured microsecond resolution
+    }
     if (nanos < 1_000_000L) {
       return format(nanos / 1000.0, 0) + "µs";
     }

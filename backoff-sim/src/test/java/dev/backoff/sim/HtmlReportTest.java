@@ -36,6 +36,16 @@ class HtmlReportTest {
   }
 
   @Test
+  void theReportCarriesTheVerdictAndNullsForNumbersTheRunDoesNotHave() {
+    Scenario timesOut = Scenario.of(Map.of("clients", 50, "duration", "60s", "faults", "pause@30s+5s",
+        "timeout", "500us", "policies", "fixed"));
+    String html = HtmlReport.simulation(Simulator.run(timesOut));
+    assertThat(html).contains("\"recovered\":false,\"verdict\":\"down before the fault\",\"recoverySeconds\":null")
+        .contains("\"p99SuccessLatencySeconds\":null").contains("\"p99\":[null,null,");
+    assertThat(html).contains("p99 latency of successes");
+  }
+
+  @Test
   void policyNamesCannotBreakOutOfTheEmbeddedData() {
     assertThat(Output.jsonString("</script><b>")).doesNotContain("<").doesNotContain(">");
   }
@@ -59,7 +69,7 @@ class HtmlReportTest {
     }
     assertThat(drawnLines).isGreaterThanOrEqualTo(10); // the p99 chart may have no points for fixed after the fault
     assertThat(count(dom, "class=\"fault\"")).isEqualTo(6);
-    assertThat(dom).contains("<td class=\"no\">no</td>").contains("<td class=\"yes\">yes</td>");
+    assertThat(dom).contains("<td class=\"verdict no\">NO</td>").contains("<td class=\"verdict yes\">yes</td>");
   }
 
   @Test

@@ -119,7 +119,8 @@ class SimulatorTest {
         "faults", "crash@5s+10s", "policies", "none"));
     PolicyResult none = Simulator.run(scenario).policies().get(0);
     assertThat(none.series().get(10).errors()).isEqualTo(5 * 1000); // one refusal per client per millisecond
-    assertThat(none.summary().recovered()).isFalse(); // too little run left after the crash to tell
+    assertThat(none.summary().recovered()).isFalse();
+    assertThat(none.summary().verdict()).isEqualTo(Recovery.NOT_OBSERVED); // too little run left after the crash to tell
   }
 
   @Test

@@ -69,7 +69,7 @@ class ValidationTest {
       "reject-status|4294967799|reject-status: must be 503 or 429, was 4294967799",
       "workers|4294967306|workers: 4294967306 is out of range (0..10000000)",
       "clients|1.0e20|clients: 1.0e20 is out of range (1..2147483647)",
-      "duration|.nan|not valid YAML or JSON",
+      "duration|.nan|not valid YAML: ",
       "timeout|10|timeout: '10' has no unit; write 10s",
       "think-mean|2.5|think-mean: '2.5' has no unit; write 2.5s",
   })

@@ -6,18 +6,16 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.backoff.AsyncRetryExecutor;
 import dev.backoff.Backoff;
-import dev.backoff.FailureClass;
 import dev.backoff.Pushback;
-import dev.backoff.RetryBudget;
-import dev.backoff.RetryEvent;
 import dev.backoff.RetryExecutor;
 import dev.backoff.RetryHistory;
-import dev.backoff.RetryListener;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.FakeScheduler;
+import dev.backoff.testing.RecordingListener;
 import dev.backoff.testing.RecordingSleeper;
+import dev.backoff.testing.ScriptedBudget;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -36,8 +34,8 @@ class RetryLoopsTest {
   private final FakeClock clock = new FakeClock(Long.MAX_VALUE - 5 * SECOND); // wraps during the tests
   private final RecordingSleeper sleeper = new RecordingSleeper(clock);
   private final FakeScheduler scheduler = new FakeScheduler(clock);
-  private final List<String> events = Collections.synchronizedList(new ArrayList<>());
-  private final CountingBudget budget = new CountingBudget();
+  private final RecordingListener<String> listener = new RecordingListener<>();
+  private final ScriptedBudget budget = ScriptedBudget.granting();
 
   private RetryPolicy.Builder<String> policy() {
     return RetryPolicy.<String>builder()
@@ -47,27 +45,7 @@ class RetryLoopsTest {
         .clock(clock)
         .sleeper(sleeper)
         .budget(budget)
-        .listener(new RetryListener<>() {
-          @Override
-          public void onRetryScheduled(RetryEvent<String> event) {
-            events.add("retry " + event.attempts() + " in " + event.delay().toMillis() + " ms");
-          }
-
-          @Override
-          public void onSuccess(RetryEvent<String> event) {
-            events.add("success " + event.attempts() + " " + event.result());
-          }
-
-          @Override
-          public void onExhausted(RetryEvent<String> event) {
-            events.add("exhausted " + event.stopReason());
-          }
-
-          @Override
-          public void onAborted(RetryEvent<String> event) {
-            events.add("aborted " + event.stopReason());
-          }
-        });
+        .listener(listener);
   }
 
   /** Attempts that return (or throw) the scripted outcomes in order; the last one repeats. */
@@ -95,8 +73,8 @@ class RetryLoopsTest {
     @Override
     public String run(AttemptContext context) throws Exception {
       Object outcome = next(context);
-      if (outcome instanceof Exception) {
-        throw (Exception) outcome;
+      if (outcome instanceof Exception failure) {
+        throw failure;
       }
       return (String) outcome;
     }
@@ -104,7 +82,7 @@ class RetryLoopsTest {
     @Override
     public CompletionStage<String> start(AttemptContext context) {
       Object outcome = next(context);
-      return outcome instanceof Throwable ? CompletableFuture.failedFuture((Throwable) outcome)
+      return outcome instanceof Throwable failure ? CompletableFuture.failedFuture(failure)
           : CompletableFuture.completedFuture((String) outcome);
     }
 
@@ -124,8 +102,8 @@ class RetryLoopsTest {
         new Script(clock, 0, "ok"), OutcomeJudge.policyRules());
 
     assertThat(async).isCompletedWithValue("ok");
-    assertThat(events).containsExactly("success 1 ok", "success 1 ok");
-    assertThat(budget.log).containsExactly("call", "success 0 null", "call", "success 0 null");
+    assertThat(listener.summary()).containsExactly("success 1 ok", "success 1 ok");
+    assertThat(budget.log()).containsExactly("call", "success 0 null", "call", "success 0 null");
     assertThat(sleeper.sleeps()).isEmpty();
     assertThat(scheduler.pending()).isZero();
   }
@@ -183,8 +161,8 @@ class RetryLoopsTest {
 
     assertThat(result).isEqualTo("503");
     assertThat(script.numbers).containsExactly(1, 2);
-    assertThat(events).containsExactly("retry 1 in 1000 ms", "aborted NOT_RETRYABLE");
-    assertThat(budget.log).containsExactly("call", "failure transient", "acquire transient");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT1S", "aborted NOT_RETRYABLE");
+    assertThat(budget.log()).containsExactly("call", "failure transient", "acquire transient");
   }
 
   @Test
@@ -194,16 +172,12 @@ class RetryLoopsTest {
       if (failure != null) {
         return Verdict.RETRYABLE;
       }
-      switch (result) {
-        case "429 wait 3s":
-          return Verdict.retryable(Pushback.after(Duration.ofSeconds(3)));
-        case "429 no hint":
-          return Verdict.retryable(Pushback.NONE);
-        case "429 never":
-          return Verdict.retryable(Pushback.STOP);
-        default:
-          return Verdict.ACCEPT;
-      }
+      return switch (result) {
+        case "429 wait 3s" -> Verdict.retryable(Pushback.after(Duration.ofSeconds(3)));
+        case "429 no hint" -> Verdict.retryable(Pushback.NONE);
+        case "429 never" -> Verdict.retryable(Pushback.STOP);
+        default -> Verdict.ACCEPT;
+      };
     };
     Script script = new Script(clock, 0, "429 wait 3s", "429 no hint", "429 never", "ok");
 
@@ -211,7 +185,7 @@ class RetryLoopsTest {
 
     assertThat(result).isEqualTo("429 never");
     assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(3), Duration.ofSeconds(1));
-    assertThat(events).containsExactly("retry 1 in 3000 ms", "retry 2 in 1000 ms", "aborted PUSHBACK");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT3S", "retry 2 in PT1S", "aborted PUSHBACK");
   }
 
   @Test
@@ -227,7 +201,7 @@ class RetryLoopsTest {
     assertThat(call).isCompletedWithValue("ok");
     assertThat(scheduler.delays()).containsExactly(Duration.ofSeconds(2), Duration.ofSeconds(1));
     assertThat(script.numbers).containsExactly(1, 2, 3);
-    assertThat(events).containsExactly("retry 1 in 2000 ms", "retry 2 in 1000 ms", "success 3 ok");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT2S", "retry 2 in PT1S", "success 3 ok");
   }
 
   @Test
@@ -264,7 +238,7 @@ class RetryLoopsTest {
 
     assertThat(scheduler.pending()).isZero();
     assertThat(script.numbers).containsExactly(1);
-    assertThat(events).containsExactly("retry 1 in 1000 ms", "aborted CANCELLED");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT1S", "aborted CANCELLED");
 
     // An attempt in flight when the caller gives up: its result arrives later and is handed back to discard.
     CompletableFuture<String> inFlight = new CompletableFuture<>();
@@ -323,7 +297,7 @@ class RetryLoopsTest {
     assertThat(thrown.getSuppressed()).hasSize(1);
     assertThat(RetryHistory.of(thrown.getSuppressed()[0]).stopReason()).isEqualTo(StopReason.INTERRUPTED);
     assertThat(script.numbers).containsExactly(1);
-    assertThat(events).containsExactly("retry 1 in 1000 ms", "aborted INTERRUPTED");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT1S", "aborted INTERRUPTED");
   }
 
   @Test
@@ -339,7 +313,7 @@ class RetryLoopsTest {
     assertThat(Thread.interrupted()).isTrue();
     assertThat(thrown).isSameAs(interrupted);
     assertThat(RetryHistory.of(thrown).stopReason()).isEqualTo(StopReason.INTERRUPTED);
-    assertThat(budget.log).containsExactly("call"); // a stop for the driver's reason charges nothing
+    assertThat(budget.log()).containsExactly("call"); // a stop for the driver's reason charges nothing
   }
 
   @Test
@@ -375,8 +349,8 @@ class RetryLoopsTest {
     assertThat(Engine.record(execution, null, new IOException("x"), Verdict.RETRYABLE, SECOND).isRetry()).isTrue();
     Engine.succeeded(policy, execution, "second", 0, 2 * SECOND);
 
-    assertThat(events).containsExactly("success 1 first", "retry 1 in 1000 ms", "success 2 second");
-    assertThat(budget.log).containsExactly("call", "success 0 null", "call", "failure transient",
+    assertThat(listener.summary()).containsExactly("success 1 first", "retry 1 in PT1S", "success 2 second");
+    assertThat(budget.log()).containsExactly("call", "success 0 null", "call", "failure transient",
         "acquire transient", "success 1 transient");
     assertThat(Engine.needsStartTime(policy)).isTrue(); // listeners need it
     assertThat(Engine.needsStartTime(RetryPolicy.defaults())).isFalse();
@@ -390,37 +364,6 @@ class RetryLoopsTest {
     call.cancel(true);
     assertThat(never).isCancelled(); // the attempt in flight was cancelled through its stage
     assertThatThrownBy(call::join).isInstanceOf(CancellationException.class);
-    assertThat(events).containsExactly("aborted CANCELLED");
-  }
-
-  /** A budget that records what it is told and never refuses. */
-  private static final class CountingBudget implements RetryBudget {
-    final List<String> log = Collections.synchronizedList(new ArrayList<>());
-
-    @Override
-    public void onCall() {
-      log.add("call");
-    }
-
-    @Override
-    public void onFailure(FailureClass failureClass) {
-      log.add("failure " + failureClass);
-    }
-
-    @Override
-    public boolean tryAcquire(FailureClass failureClass) {
-      log.add("acquire " + failureClass);
-      return true;
-    }
-
-    @Override
-    public void onSuccess(int retries, FailureClass lastFailureClass) {
-      log.add("success " + retries + " " + lastFailureClass);
-    }
-
-    @Override
-    public double level() {
-      return 1;
-    }
+    assertThat(listener.summary()).containsExactly("aborted CANCELLED");
   }
 }

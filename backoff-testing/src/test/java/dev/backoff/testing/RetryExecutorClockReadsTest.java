@@ -81,19 +81,9 @@ class RetryExecutorClockReadsTest {
   @Test
   void listenersSeeTheElapsedTimeOfEveryAttempt() throws Exception {
     AtomicInteger attempts = new AtomicInteger();
-    java.util.List<Duration> elapsed = new java.util.ArrayList<>();
-    RetryExecutor.of(policy().listener(new RetryListener<String>() {
-      @Override
-      public void onRetryScheduled(dev.backoff.RetryEvent<String> event) {
-        elapsed.add(event.elapsed());
-      }
+    RecordingListener<String> listener = new RecordingListener<>();
+    RetryExecutor.of(policy().listener(listener).build()).call(failingTwiceThenOk(attempts, fakeClock));
 
-      @Override
-      public void onSuccess(dev.backoff.RetryEvent<String> event) {
-        elapsed.add(event.elapsed());
-      }
-    }).build()).call(failingTwiceThenOk(attempts, fakeClock));
-
-    assertThat(elapsed).containsExactly(Duration.ofMillis(10), Duration.ofMillis(270), Duration.ofMillis(530));
+    assertThat(listener.events()).extracting(dev.backoff.RetryEvent::elapsed).containsExactly(Duration.ofMillis(10), Duration.ofMillis(270), Duration.ofMillis(530));
   }
 }

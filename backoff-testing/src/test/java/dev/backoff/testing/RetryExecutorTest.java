@@ -5,9 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.backoff.Backoff;
-import dev.backoff.NanoClock;
 import dev.backoff.FailureClass;
 import dev.backoff.Jitter;
+import dev.backoff.NanoClock;
 import dev.backoff.Pushback;
 import dev.backoff.RetryEvent;
 import dev.backoff.RetryExecutor;
@@ -191,17 +191,12 @@ class RetryExecutorTest {
   @Test
   void retryOnResultReturnsTheLastResultWhenRetriesRunOut() throws Exception {
     AtomicInteger attempts = new AtomicInteger();
-    List<StopReason> exhausted = new ArrayList<>();
+    RecordingListener<Integer> listener = new RecordingListener<>();
     RetryExecutor<Integer> executor = RetryExecutor.of(RetryPolicy.<Integer>builder().clock(clock).sleeper(sleeper)
         .backoff(Backoff.fixed(MS_100)).maxAttempts(3).retryOnResult(status -> status >= 500)
-        .listener(new RetryListener<>() {
-          @Override
-          public void onExhausted(RetryEvent<Integer> event) {
-            exhausted.add(event.stopReason());
-          }
-        }).build());
+        .listener(listener).build());
     assertThat(executor.call(() -> 500 + attempts.incrementAndGet())).isEqualTo(503);
-    assertThat(exhausted).containsExactly(StopReason.ATTEMPTS_EXHAUSTED);
+    assertThat(listener.stopReasons()).containsExactly(StopReason.ATTEMPTS_EXHAUSTED);
     assertThat(executor.call(() -> attempts.incrementAndGet() < 5 ? 503 : 200)).isEqualTo(200);
     assertThat(sleeper.sleeps()).hasSize(3);
   }
@@ -210,14 +205,9 @@ class RetryExecutorTest {
   void interruptedDuringASleepStopsAtOnceRestoresTheFlagAndSurfacesIt() {
     sleeper.interruptAfter(1);
     AtomicInteger attempts = new AtomicInteger();
-    List<StopReason> aborted = new ArrayList<>();
+    RecordingListener<String> listener = new RecordingListener<>();
     RetryExecutor<String> executor = RetryExecutor.of(this.<String>policy().maxAttempts(10)
-        .listener(new RetryListener<>() {
-          @Override
-          public void onAborted(RetryEvent<String> event) {
-            aborted.add(event.stopReason());
-          }
-        }).build());
+        .listener(listener).build());
     Throwable thrown = catchThrowable(() -> executor.call(failing(100, attempts, Duration.ZERO)));
     assertThat(thrown).isInstanceOf(InterruptedException.class);
     assertThat(Thread.currentThread().isInterrupted()).isTrue();
@@ -226,7 +216,7 @@ class RetryExecutorTest {
       assertThat(last).hasMessage("attempt 2");
       assertThat(RetryHistory.of(last).stopReason()).isEqualTo(StopReason.INTERRUPTED);
     });
-    assertThat(aborted).containsExactly(StopReason.INTERRUPTED);
+    assertThat(listener.summary()).containsExactly("retry 1 in PT1S", "retry 2 in PT2S", "aborted INTERRUPTED");
   }
 
   @Test
@@ -325,7 +315,7 @@ class RetryExecutorTest {
 
   @Test
   void listenersHearTheCallAndAThrowingListenerChangesNothing() throws Exception {
-    List<String> heard = new ArrayList<>();
+    RecordingListener<String> listener = new RecordingListener<>();
     RetryExecutor<String> executor = RetryExecutor.of(this.<String>policy().maxAttempts(3)
         .listener(new RetryListener<>() {
           @Override
@@ -338,24 +328,15 @@ class RetryExecutorTest {
             throw new IllegalStateException("listener bug");
           }
         })
-        .listener(new RetryListener<>() {
-          @Override
-          public void onRetryScheduled(RetryEvent<String> event) {
-            heard.add("retry " + event.attempts() + " in " + event.delay() + " at " + event.elapsed());
-          }
-
-          @Override
-          public void onSuccess(RetryEvent<String> event) {
-            heard.add("success " + event.attempts() + " " + event.result() + " at " + event.elapsed());
-          }
-        }).build());
+        .listener(listener).build());
     assertThat(executor.call(failing(1, new AtomicInteger(), MS_100))).isEqualTo("ok after 2");
     assertThat(executor.call(() -> {
       clock.advance(MS_100);
       return "first";
     })).isEqualTo("first");
-    assertThat(heard).containsExactly("retry 1 in PT1S at PT0.1S", "success 2 ok after 2 at PT1.2S",
-        "success 1 first at PT0.1S");
+    assertThat(listener.summary()).containsExactly("retry 1 in PT1S", "success 2 ok after 2", "success 1 first");
+    assertThat(listener.events()).extracting(RetryEvent::elapsed)
+        .containsExactly(Duration.ofMillis(100), Duration.ofMillis(1200), Duration.ofMillis(100));
   }
 
   @Test

@@ -1,4 +1,4 @@
-package dev.backoff.http;
+package dev.backoff.httpclient5;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,36 +11,20 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * A raw socket server on loopback that resets (TCP RST, via SO_LINGER 0) the first {@code resets}
+ * A raw socket server on loopback that resets (TCP RST, through SO_LINGER 0) the first {@code resets}
  * connections after reading the request head, then answers {@code 200 ok}. For tests only.
  */
 final class ResettingServer implements AutoCloseable {
   private final ServerSocket socket;
   private final AtomicInteger connections = new AtomicInteger();
-  private final Thread acceptor;
 
   ResettingServer(int resets) throws IOException {
-    this(resets, false);
-  }
-
-  /**
-   * With {@code answerAtOnce}, answers without reading the request's head: a TLS client gets plain text
-   * where it expects a ServerHello. It still waits for the client's first bytes (its ClientHello), so the
-   * client has always sent before the server answers and closes: otherwise, on a loaded machine, the
-   * client may see a plain connection failure instead of a TLS error, which the JDK's client repeats once
-   * on its own.
-   */
-  ResettingServer(int resets, boolean answerAtOnce) throws IOException {
     socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    acceptor = new Thread(() -> {
+    Thread acceptor = new Thread(() -> {
       while (!socket.isClosed()) {
         try (Socket connection = socket.accept()) {
           int number = connections.incrementAndGet();
-          if (!answerAtOnce) {
-            readHead(connection.getInputStream());
-          } else {
-            connection.getInputStream().read(); // the first byte of the ClientHello
-          }
+          readHead(connection.getInputStream());
           if (number <= resets) {
             connection.setSoLinger(true, 0); // close() now sends RST instead of FIN
           } else {

@@ -1,0 +1,285 @@
+package dev.backoff.grpc;
+
+import dev.backoff.AsyncRetryExecutor;
+import dev.backoff.FailureClass;
+import dev.backoff.RetryHistory;
+import dev.backoff.RetryPolicy;
+import dev.backoff.StopReason;
+import dev.backoff.driver.RetryLoops;
+import io.grpc.CallOptions;
+import io.grpc.Channel;
+import io.grpc.ClientCall;
+import io.grpc.ClientInterceptor;
+import io.grpc.MethodDescriptor;
+import io.grpc.Status;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * A {@link ClientInterceptor} that retries unary calls under a {@link RetryPolicy}, on Backoff's
+ * asynchronous retry loop: no thread is held while waiting, and each attempt is a new call on the next
+ * channel in the chain. Immutable and thread-safe; share one per channel (or per application).
+ *
+ * <pre>{@code
+ * ManagedChannel channel = ManagedChannelBuilder.forTarget(target)
+ *     .disableRetry()                                      // Backoff retries; gRPC's own retry would multiply attempts
+ *     .intercept(GrpcRetryInterceptor.of(RetryPolicy.<Object>builder().maxAttempts(4).build()))
+ *     .build();
+ * }</pre>
+ *
+ * <h2>What is retried</h2>
+ * <ul>
+ *   <li>Only unary calls. Streaming calls (client, server or bidirectional) pass through untouched: their
+ *       messages cannot be replayed without buffering whole streams.
+ *   <li>Calls that end with a retryable status code: by default {@code UNAVAILABLE} and
+ *       {@code RESOURCE_EXHAUSTED}; {@link Builder#retryOn} adds codes (such as {@code DEADLINE_EXCEEDED},
+ *       for attempts cut by the {@linkplain Builder#attemptTimeout attempt timeout} or a server's own
+ *       deadline), {@link Builder#retryOnlyOn} replaces the set. A call whose own deadline has passed is
+ *       never retried.
+ *   <li>A status outside the set is never retried. The policy's abort rules still apply to the status
+ *       exceptions (and win over the codes); its own retry rules decide only failures that carry no status
+ *       (an exception thrown while starting an attempt). Its failure classifier is replaced: {@code RESOURCE_EXHAUSTED} is
+ *       {@link FailureClass#THROTTLED}, {@code DEADLINE_EXCEEDED} {@link FailureClass#TIMEOUT}, every other
+ *       code {@link FailureClass#TRANSIENT}, so the policy can give each class its own backoff and a
+ *       budget its own cost. A response message is accepted unless the policy's {@code retryOnResult}
+ *       matches it.
+ * </ul>
+ *
+ * <h2>Server pushback</h2>
+ * A retryable status's {@code grpc-retry-pushback-ms} trailer is the engine's pushback hint: the wait is
+ * {@code max(pushback, backoff)} (gRPC's own retry waits exactly the pushback; Backoff never waits less than
+ * its backoff). A pushback longer than the policy's {@link RetryPolicy.Builder#maxPushback maxPushback}
+ * ends the call at once ({@link StopReason#PUSHBACK_TOO_LONG}); a negative or malformed value means "do not
+ * retry", as gRPC specifies ({@link StopReason#PUSHBACK}).
+ *
+ * <h2>Deadlines</h2>
+ * The call's deadline (the sooner of its {@link CallOptions} deadline and its {@link io.grpc.Context}'s)
+ * bounds the whole call: every attempt carries it, and the policy's deadline is shortened to it for this
+ * call, so no wait that would end past it is started ({@link StopReason#DEADLINE_EXCEEDED}; the caller then
+ * gets the last attempt's status). Each attempt's own deadline is also shortened to the policy's time left
+ * and to the {@linkplain Builder#attemptTimeout attempt timeout}, if set.
+ *
+ * <h2>Cancellation</h2>
+ * Cancelling the call (the stub's future, {@link ClientCall#cancel}, or the caller's {@link io.grpc.Context})
+ * cancels the attempt in flight or the pending retry; no attempt starts after it, and the caller's listener
+ * is closed with {@code CANCELLED} (or the context's status).
+ *
+ * <h2>Outcome</h2>
+ * The caller's listener sees what a plain call would: on success the successful attempt's headers, its one
+ * message and its trailers; on failure the last attempt's status and trailers. That status's cause is the
+ * last attempt's exception, which carries the earlier attempts' exceptions and a {@link RetryHistory} as
+ * suppressed exceptions: {@link #historyOf} finds it from the exception a stub throws. Retries carry the
+ * header {@code grpc-previous-rpc-attempts}, as gRPC's own retries do. Listener callbacks run on the call's
+ * {@linkplain CallOptions#getExecutor() executor} when it has one (a blocking stub's), else on the thread
+ * that ended the call.
+ *
+ * <h2>gRPC's own retry</h2>
+ * Each attempt is an ordinary call on the next channel, so a channel whose service config has a retry
+ * policy would retry each attempt again (up to its own {@code maxAttempts} times ours). Build such channels
+ * with {@code disableRetry()}, or keep retry policies out of their service config; gRPC's transparent retry
+ * of attempts that never left the client is harmless.
+ */
+public final class GrpcRetryInterceptor implements ClientInterceptor {
+  private final RetryPolicy<Object> policy;
+  private final Set<Status.Code> retryable;
+  private final boolean[] retryableByCode;
+  private final long attemptTimeoutNanos; // 0: none
+  private final AsyncRetryExecutor<Object> executor;
+
+  private GrpcRetryInterceptor(Builder builder) {
+    this.retryable = Collections.unmodifiableSet(EnumSet.copyOf(builder.retryable));
+    this.retryableByCode = new boolean[Status.Code.values().length];
+    for (Status.Code code : retryable) {
+      retryableByCode[code.ordinal()] = true;
+    }
+    boolean[] codes = retryableByCode;
+    this.policy = builder.policy.toBuilder()
+        .retryIf(failure -> {
+          Status status = GrpcStatusRules.statusOf(failure);
+          return status != null && codes[status.getCode().ordinal()];
+        })
+        .classifyFailures(failure -> {
+          Status status = GrpcStatusRules.statusOf(failure);
+          return status == null ? FailureClass.TRANSIENT : GrpcStatusRules.classify(status.getCode());
+        })
+        .build();
+    this.attemptTimeoutNanos = builder.attemptTimeoutNanos;
+    this.executor = AsyncRetryExecutor.of(policy, builder.scheduler);
+  }
+
+  /**
+   * An interceptor retrying under {@code policy}, with the default status codes and the shared default
+   * scheduler.
+   *
+   * @throws NullPointerException if {@code policy} is null
+   */
+  public static GrpcRetryInterceptor of(RetryPolicy<Object> policy) {
+    return builder().policy(policy).build();
+  }
+
+  /** A builder: the default policy ({@link RetryPolicy#defaults()}), UNAVAILABLE and RESOURCE_EXHAUSTED. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** The policy in force: the caller's, with the status-code rules and classifier described above. */
+  public RetryPolicy<Object> policy() {
+    return policy;
+  }
+
+  /** The status codes that are retried (an unmodifiable set). */
+  public Set<Status.Code> retryableStatusCodes() {
+    return retryable;
+  }
+
+  /**
+   * The {@link RetryHistory} of a retried call that failed, found on {@code failure} or its causes (a stub's
+   * {@code StatusRuntimeException} carries it on its cause, the last attempt's exception); null if none.
+   * Causes are followed at most 16 deep.
+   */
+  public static RetryHistory historyOf(Throwable failure) {
+    Throwable t = failure;
+    for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
+      RetryHistory history = RetryHistory.of(t);
+      if (history != null) {
+        return history;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Returns a retrying call for unary methods, and {@code next}'s own call, untouched, for every other
+   * method type.
+   */
+  @Override
+  public <ReqT, RespT> ClientCall<ReqT, RespT> interceptCall(MethodDescriptor<ReqT, RespT> method,
+      CallOptions callOptions, Channel next) {
+    if (method.getType() != MethodDescriptor.MethodType.UNARY) {
+      return next.newCall(method, callOptions);
+    }
+    return new RetryingUnaryCall<>(this, method, callOptions, next);
+  }
+
+  boolean retries(Status.Code code) {
+    return retryableByCode[code.ordinal()];
+  }
+
+  AsyncRetryExecutor<Object> executor() {
+    return executor;
+  }
+
+  /** An executor whose policy's deadline is at most {@code nanosLeft} (positive), the call's own. */
+  AsyncRetryExecutor<Object> executorWithin(long nanosLeft) {
+    return RetryLoops.within(executor, nanosLeft);
+  }
+
+  long attemptTimeoutNanos() {
+    return attemptTimeoutNanos;
+  }
+
+  @Override
+  public String toString() {
+    return "GrpcRetryInterceptor[" + policy + ", retrying " + retryable + "]";
+  }
+
+  /**
+   * Builds a {@link GrpcRetryInterceptor}. Each setter validates its argument at once and names it in the
+   * message. Not thread-safe; the interceptors it builds are.
+   */
+  public static final class Builder {
+    private RetryPolicy<Object> policy = RetryPolicy.defaults();
+    private final EnumSet<Status.Code> retryable = EnumSet.copyOf(GrpcStatusRules.DEFAULT_RETRYABLE);
+    private ScheduledExecutorService scheduler = AsyncRetryExecutor.defaultScheduler();
+    private long attemptTimeoutNanos;
+
+    private Builder() {}
+
+    /**
+     * The policy: attempts, deadline, backoff (per failure class too), maximum pushback, budget, listeners,
+     * clock and random source. Default {@link RetryPolicy#defaults()}.
+     *
+     * @throws NullPointerException if {@code policy} is null
+     */
+    public Builder policy(RetryPolicy<Object> policy) {
+      this.policy = Objects.requireNonNull(policy, "policy must not be null");
+      return this;
+    }
+
+    /**
+     * Retries these status codes too (for example {@code DEADLINE_EXCEEDED}).
+     *
+     * @throws IllegalArgumentException if a code is {@code OK}
+     * @throws NullPointerException if a code is null
+     */
+    public Builder retryOn(Status.Code... codes) {
+      retryable.addAll(valid(codes));
+      return this;
+    }
+
+    /**
+     * Retries exactly these status codes (none: retry nothing but what the policy's own rules match),
+     * replacing the default set.
+     *
+     * @throws IllegalArgumentException if a code is {@code OK}
+     * @throws NullPointerException if a code is null
+     */
+    public Builder retryOnlyOn(Status.Code... codes) {
+      Set<Status.Code> valid = valid(codes);
+      retryable.clear();
+      retryable.addAll(valid);
+      return this;
+    }
+
+    private static Set<Status.Code> valid(Status.Code... codes) {
+      Objects.requireNonNull(codes, "codes must not be null");
+      EnumSet<Status.Code> set = EnumSet.noneOf(Status.Code.class);
+      for (Status.Code code : codes) {
+        Objects.requireNonNull(code, "status code must not be null");
+        if (code == Status.Code.OK) {
+          throw new IllegalArgumentException("status code OK is a success and cannot be retried");
+        }
+        set.add(code);
+      }
+      return set;
+    }
+
+    /**
+     * The scheduler that starts retries (it only starts them, so one thread serves many calls). Default: the
+     * core's shared scheduler ({@link AsyncRetryExecutor#defaultScheduler()}).
+     *
+     * @throws NullPointerException if {@code scheduler} is null
+     */
+    public Builder scheduler(ScheduledExecutorService scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler must not be null");
+      return this;
+    }
+
+    /**
+     * A deadline for each attempt, counted from its start (the call's own deadline still bounds the whole
+     * call). An attempt cut by it ends with {@code DEADLINE_EXCEEDED}, retried only if that code is
+     * {@linkplain #retryOn retryable}. Default: none.
+     *
+     * @throws IllegalArgumentException if {@code timeout} is not positive
+     * @throws NullPointerException if {@code timeout} is null
+     */
+    public Builder attemptTimeout(Duration timeout) {
+      Objects.requireNonNull(timeout, "attemptTimeout must not be null");
+      if (timeout.isNegative() || timeout.isZero()) {
+        throw new IllegalArgumentException("attemptTimeout must be positive, was " + timeout);
+      }
+      this.attemptTimeoutNanos = timeout.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE
+          : timeout.toNanos();
+      return this;
+    }
+
+    /** Builds the interceptor. */
+    public GrpcRetryInterceptor build() {
+      return new GrpcRetryInterceptor(this);
+    }
+  }
+}

@@ -1,0 +1,13 @@
+/**
+ * Backoff for gRPC: a client interceptor that retries unary calls under a Backoff policy on the core's
+ * asynchronous loop, and an exporter of policies to gRPC's own service-config retry policy.
+ */
+// gRPC ships no descriptors: io.grpc is grpc-api's Automatic-Module-Name, required transitively because
+// gRPC's types are in this module's API.
+@SuppressWarnings({"requires-automatic", "requires-transitive-automatic"})
+module dev.backoff.grpc {
+  exports dev.backoff.grpc;
+
+  requires transitive dev.backoff.core;
+  requires transitive io.grpc;
+}

@@ -1,0 +1,215 @@
+package dev.backoff.grpc;
+
+import static dev.backoff.grpc.ScriptedServer.SAY;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.backoff.Backoff;
+import dev.backoff.FailureClass;
+import dev.backoff.Jitter;
+import dev.backoff.Pushback;
+import dev.backoff.RetryBudgets;
+import dev.backoff.RetryListener;
+import dev.backoff.RetryPolicy;
+import dev.backoff.grpc.ScriptedServer.Answer;
+import io.grpc.CallOptions;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCalls;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class GrpcServiceConfigTest {
+  private static final RetryPolicy<Object> GRPC_LIKE = RetryPolicy.<Object>builder()
+      .maxAttempts(4)
+      .backoff(Backoff.exponential(Duration.ofMillis(100), 2, Duration.ofSeconds(1), Jitter.full()))
+      .build();
+
+  @Test
+  void anExponentialFullJitterPolicyExportsExactly() {
+    GrpcServiceConfig config = GrpcServiceConfig.retryPolicy(GRPC_LIKE);
+
+    assertThat(config.isExact()).isTrue();
+    assertThat(config.unexpressed()).isEmpty();
+    assertThat(config.requireExact()).isSameAs(config);
+    assertThat(config.toJson()).isEqualTo("{\"methodConfig\":[{\"name\":[{}],\"retryPolicy\":{\"maxAttempts\":4,"
+        + "\"initialBackoff\":\"0.1s\",\"maxBackoff\":\"1s\",\"backoffMultiplier\":2,"
+        + "\"retryableStatusCodes\":[\"RESOURCE_EXHAUSTED\",\"UNAVAILABLE\"]}}]}"); // in the codes' order
+    assertThat(config.asMap()).isEqualTo(Map.of("methodConfig", List.of(Map.of(
+        "name", List.of(Map.of()),
+        "retryPolicy", Map.of("maxAttempts", 4.0, "initialBackoff", "0.1s", "maxBackoff", "1s",
+            "backoffMultiplier", 2.0, "retryableStatusCodes", List.of("RESOURCE_EXHAUSTED", "UNAVAILABLE"))))));
+  }
+
+  @Test
+  void namesCodesAndAGrpcThrottlingBudgetAreExported() {
+    RetryPolicy<Object> policy = GRPC_LIKE.toBuilder().budget(RetryBudgets.grpcThrottling(10, 0.1)).build();
+
+    GrpcServiceConfig config = GrpcServiceConfig.retryPolicy(policy,
+        EnumSet.of(Status.Code.UNAVAILABLE, Status.Code.ABORTED), "shop.Orders", "shop.Payments/Charge");
+
+    assertThat(config.isExact()).isTrue();
+    assertThat(config.toJson()).isEqualTo("{\"methodConfig\":[{\"name\":[{\"service\":\"shop.Orders\"},"
+        + "{\"service\":\"shop.Payments\",\"method\":\"Charge\"}],\"retryPolicy\":{\"maxAttempts\":4,"
+        + "\"initialBackoff\":\"0.1s\",\"maxBackoff\":\"1s\",\"backoffMultiplier\":2,"
+        + "\"retryableStatusCodes\":[\"ABORTED\",\"UNAVAILABLE\"]}}],"
+        + "\"retryThrottling\":{\"maxTokens\":10,\"tokenRatio\":0.1}}");
+  }
+
+  @Test
+  void oneAttemptExportsNoRetryPolicy() {
+    GrpcServiceConfig config = GrpcServiceConfig.retryPolicy(RetryPolicy.builder().maxAttempts(1).build());
+    assertThat(config.isExact()).isTrue();
+    assertThat(config.toJson()).isEqualTo("{\"methodConfig\":[{\"name\":[{}]}]}");
+  }
+
+  @Test
+  void everySettingGrpcCannotExpressIsListedAndStrictModeRefusesIt() {
+    RetryPolicy<Object> policy = RetryPolicy.<Object>builder()
+        .maxAttempts(8)
+        .backoff(Backoff.exponential(Duration.ofMillis(200), 1.5, Duration.ofSeconds(3), Jitter.equal()))
+        .maxElapsed(Duration.ofSeconds(30))
+        .budget(RetryBudgets.awsStandard())
+        .backoff(FailureClass.THROTTLED, Backoff.fixed(Duration.ofSeconds(1)))
+        .retryOn(IOException.class)
+        .retryOnResult(result -> false)
+        .listener(new RetryListener<>() {})
+        .pushback((result, failure) -> Pushback.NONE)
+        .maxPushback(Duration.ofSeconds(5))
+        .build();
+
+    GrpcServiceConfig config = GrpcServiceConfig.retryPolicy(policy);
+
+    assertThat(config.isExact()).isFalse();
+    assertThat(config.unexpressed()).hasSize(10);
+    assertThat(config.unexpressed()).anySatisfy(s -> assertThat(s).startsWith("maxAttempts 8: gRPC limits it"))
+        .anySatisfy(s -> assertThat(s).startsWith("jitter 'equal': gRPC always applies full jitter"))
+        .anySatisfy(s -> assertThat(s).startsWith("deadline (maxElapsed PT30S)"))
+        .anySatisfy(s -> assertThat(s).startsWith("budget ").contains("gRPC's only budget is retry throttling"))
+        .anySatisfy(s -> assertThat(s).startsWith("backoffs per failure class"))
+        .anySatisfy(s -> assertThat(s).startsWith("retry and abort rules on exceptions"))
+        .anySatisfy(s -> assertThat(s).startsWith("retries on results"))
+        .anySatisfy(s -> assertThat(s).startsWith("listeners"))
+        .anySatisfy(s -> assertThat(s).startsWith("the pushback extractor"))
+        .anySatisfy(s -> assertThat(s).startsWith("maxPushback PT5S"));
+    // The expressible part is still exported.
+    assertThat(config.toJson()).contains("\"maxAttempts\":8,\"initialBackoff\":\"0.2s\",\"maxBackoff\":\"3s\","
+        + "\"backoffMultiplier\":1.5");
+    assertThatThrownBy(config::requireExact).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("gRPC's service config cannot express this policy exactly: maxAttempts 8")
+        .hasMessageContaining("listeners: gRPC reports no retry events");
+  }
+
+  @Test
+  void aStrategyWithoutAnExponentialShapeIsExportedAsItsEnvelope() {
+    // Decorrelated jitter: U(base, min(cap, 3·previous)), previous starting at base; the tops of the first
+    // ranges are 0.3 s, 0.9 s, 2 s (the cap), 2 s: gRPC's U(0, 0.3 s·3^(n−1)) capped at 2 s covers them.
+    RetryPolicy<Object> policy = RetryPolicy.<Object>builder().maxAttempts(5)
+        .backoff(Backoff.decorrelated(Duration.ofMillis(100), Duration.ofSeconds(2))).build();
+
+    GrpcServiceConfig config = GrpcServiceConfig.retryPolicy(policy);
+
+    assertThat(config.unexpressed()).singleElement().asString()
+        .startsWith("backoff decorrelated").contains("exported as the envelope of its first delays");
+    @SuppressWarnings("unchecked")
+    Map<String, Object> retry = (Map<String, Object>) ((Map<String, Object>) ((List<?>) config.asMap()
+        .get("methodConfig")).get(0)).get("retryPolicy");
+    assertThat(retry.get("initialBackoff")).isEqualTo("0.3s");
+    assertThat((Double) retry.get("backoffMultiplier")).isCloseTo(3.0, org.assertj.core.data.Offset.offset(1e-6));
+    assertThat(retry.get("maxBackoff")).isEqualTo("2s");
+  }
+
+  @Test
+  void noDelayIsExportedAsOneNanosecond() {
+    GrpcServiceConfig config = GrpcServiceConfig.retryPolicy(RetryPolicy.builder().backoff(Backoff.none()).build());
+    assertThat(config.unexpressed()).containsExactly(
+        "jitter 'none': gRPC always applies full jitter (a uniform wait in [0, scheduled delay))",
+        "no delay between attempts: gRPC's initialBackoff must be positive; exported as 1 ns");
+    assertThat(config.toJson()).contains("\"initialBackoff\":\"0.000000001s\",\"maxBackoff\":\"0.000000001s\","
+        + "\"backoffMultiplier\":1");
+  }
+
+  @Test
+  void durationsAreProtobufJsonSeconds() {
+    assertThat(GrpcServiceConfig.seconds(100_000_000L)).isEqualTo("0.1s");
+    assertThat(GrpcServiceConfig.seconds(20_000_000_000L)).isEqualTo("20s");
+    assertThat(GrpcServiceConfig.seconds(1)).isEqualTo("0.000000001s");
+    assertThat(GrpcServiceConfig.seconds(1_500_000_000L)).isEqualTo("1.5s");
+    assertThat(GrpcServiceConfig.seconds(Long.MAX_VALUE)).isEqualTo("9223372036.854775807s");
+  }
+
+  @Test
+  void badArgumentsAreRefusedByName() {
+    assertThatThrownBy(() -> GrpcServiceConfig.retryPolicy(GRPC_LIKE, Set.of()))
+        .hasMessage("retryableStatusCodes must not be empty: gRPC requires at least one");
+    assertThatThrownBy(() -> GrpcServiceConfig.retryPolicy(GRPC_LIKE, Set.of(Status.Code.OK)))
+        .hasMessage("retryableStatusCodes must not contain OK, was [OK]");
+    assertThatThrownBy(() -> GrpcServiceConfig.retryPolicy(GRPC_LIKE, Set.of(Status.Code.UNAVAILABLE), "a/b/c"))
+        .hasMessage("name must be 'package.Service' or 'package.Service/Method', was 'a/b/c'");
+    assertThatThrownBy(() -> GrpcServiceConfig.retryPolicy(GRPC_LIKE, Set.of(Status.Code.UNAVAILABLE), "svc/"))
+        .hasMessageContaining("was 'svc/'");
+    assertThatThrownBy(() -> GrpcServiceConfig.retryPolicy(null)).hasMessage("policy must not be null");
+  }
+
+  // ---- gRPC accepts the export: a channel built with it retries natively ----
+
+  private static int nativeAttempts(GrpcServiceConfig config, Answer... answers) throws Exception {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.answer(answers);
+      ManagedChannel channel = server.channel(b -> b.defaultServiceConfig(config.asMap()).enableRetry());
+      try {
+        ClientCalls.blockingUnaryCall(channel, SAY, CallOptions.DEFAULT, "hello");
+      } catch (StatusRuntimeException expected) {
+        // The test looks at the attempts the server saw.
+      } finally {
+        channel.shutdownNow();
+      }
+      if (server.attempts() > 1) {
+        assertThat(server.previousAttemptHeaders().get(1)).isEqualTo("1"); // gRPC's own retry sent it
+      }
+      return server.attempts();
+    }
+  }
+
+  private static final RetryPolicy<Object> FAST = RetryPolicy.<Object>builder().maxAttempts(4)
+      .backoff(Backoff.exponential(Duration.ofMillis(1), 2, Duration.ofMillis(4), Jitter.full())).build();
+
+  @Test
+  void grpcRetriesNativelyUnderTheExportedPolicy() throws Exception {
+    Answer unavailable = Answer.fail(Status.Code.UNAVAILABLE);
+    assertThat(nativeAttempts(GrpcServiceConfig.retryPolicy(FAST), unavailable, unavailable, Answer.ok("ok")))
+        .isEqualTo(3);
+    assertThat(nativeAttempts(GrpcServiceConfig.retryPolicy(FAST), unavailable)).isEqualTo(4);
+    assertThat(nativeAttempts(GrpcServiceConfig.retryPolicy(FAST.toBuilder().maxAttempts(2).build()), unavailable))
+        .isEqualTo(2);
+    // Not in the exported codes: no retry.
+    assertThat(nativeAttempts(GrpcServiceConfig.retryPolicy(FAST), Answer.fail(Status.Code.ABORTED))).isEqualTo(1);
+  }
+
+  @Test
+  void grpcThrottlesNativelyUnderTheExportedBudget() throws Exception {
+    // Two tokens: the first failure leaves one, not above half the maximum, so gRPC does not retry.
+    RetryPolicy<Object> throttled = FAST.toBuilder().budget(RetryBudgets.grpcThrottling(2, 0.5)).build();
+    assertThat(nativeAttempts(GrpcServiceConfig.retryPolicy(throttled), Answer.fail(Status.Code.UNAVAILABLE)))
+        .isEqualTo(1);
+  }
+
+  @Test
+  void grpcRejectsAConfigItCannotParse() {
+    // The acceptance tests above mean something only if gRPC checks the config when the channel is built.
+    Map<String, Object> broken = Map.of("methodConfig", List.of(Map.of("name", List.of(Map.of()),
+        "retryPolicy", Map.of("maxAttempts", 1.0, "initialBackoff", "0.1s", "maxBackoff", "1s",
+            "backoffMultiplier", 2.0, "retryableStatusCodes", List.of("UNAVAILABLE")))));
+    assertThatThrownBy(() -> {
+      try (ScriptedServer server = new ScriptedServer()) {
+        server.channel(b -> b.defaultServiceConfig(broken).enableRetry()).shutdownNow();
+      }
+    }).isInstanceOf(IllegalStateException.class).hasMessageContaining("maxAttempts must be greater than 1");
+  }
+}

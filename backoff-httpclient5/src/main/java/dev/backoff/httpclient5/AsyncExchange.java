@@ -1,0 +1,217 @@
+package dev.backoff.httpclient5;
+
+import dev.backoff.RetryPolicy;
+import dev.backoff.StopReason;
+import dev.backoff.driver.AsyncAttempt;
+import dev.backoff.driver.AttemptContext;
+import dev.backoff.driver.OutcomeJudge;
+import dev.backoff.driver.RetryLoops;
+import dev.backoff.driver.Verdict;
+import dev.backoff.http.rules.HttpRequestView;
+import dev.backoff.http.rules.HttpRules;
+import java.io.IOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import org.apache.hc.client5.http.async.AsyncExecCallback;
+import org.apache.hc.client5.http.async.AsyncExecChain;
+import org.apache.hc.core5.concurrent.Cancellable;
+import org.apache.hc.core5.http.HttpException;
+import org.apache.hc.core5.http.HttpRequest;
+import org.apache.hc.core5.http.HttpResponse;
+import org.apache.hc.core5.http.nio.AsyncEntityProducer;
+import org.apache.hc.core5.http.support.BasicRequestBuilder;
+
+/**
+ * One async request as the core's asynchronous loop sees it: the attempt hook (the rest of the chain, with
+ * an {@link AsyncAttemptState} as its callback) and the outcome judge (the HTTP rules through their views).
+ * The loop owns waiting, scheduling and cancellation; this class translates.
+ *
+ * <p>Cancellation: the caller's future (the scope's cancellable dependency) is made to depend on this
+ * exchange alone, so cancelling it cancels the loop's call (the pending retry, or the attempt in flight).
+ * Each attempt runs with a scope of its own whose dependency is the attempt's, so the chain's elements
+ * never replace the caller's.
+ *
+ * <p>Per call. Attempts run one after another; {@link #current} is volatile because attempts complete, and
+ * callers cancel, on other threads.
+ */
+final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<HttpResponse>, HttpRequestView,
+    Cancellable {
+  private final HttpClient5Retry owner;
+  private final HttpRules rules;
+  private final HttpRequest request;
+  private final AsyncEntityProducer entityProducer;
+  private final AsyncExecChain.Scope scope;
+  private final AsyncExecChain chain;
+  private final AsyncExecCallback callback;
+  private final AttemptTimeout timeout;
+  private volatile AsyncAttemptState current;
+  private volatile CompletableFuture<HttpResponse> call;
+  private volatile boolean cancelled;
+  private volatile int repeatable; // 0 unknown, 1 yes, -1 no
+
+  AsyncExchange(HttpClient5Retry owner, HttpRequest request, AsyncEntityProducer entityProducer,
+      AsyncExecChain.Scope scope, AsyncExecChain chain, AsyncExecCallback callback) {
+    this.owner = owner;
+    this.rules = owner.rules();
+    this.request = request;
+    this.entityProducer = entityProducer;
+    this.scope = scope;
+    this.chain = chain;
+    this.callback = callback;
+    this.timeout = new AttemptTimeout(scope.clientContext);
+  }
+
+  /** Starts the call: the first attempt now, on this thread; retries on the loop's scheduler. */
+  void begin() {
+    scope.cancellableDependency.setDependency(this); // cancels at once if the caller already has
+    if (cancelled) {
+      callback.failed(new java.util.concurrent.CancellationException("the call was cancelled before it started"));
+      return;
+    }
+    CompletableFuture<HttpResponse> started = RetryLoops.async(owner.asyncExecutor(), this, this);
+    call = started;
+    if (cancelled) {
+      started.cancel(true); // cancelled while the first attempt was starting
+    }
+    started.whenComplete(this::finish);
+  }
+
+  /** The caller cancelled its future: the loop stops (no attempt starts after this returns). */
+  @Override
+  public boolean cancel() {
+    cancelled = true;
+    CompletableFuture<HttpResponse> started = call;
+    if (started != null) {
+      started.cancel(true);
+    }
+    return true;
+  }
+
+  @Override
+  public CompletionStage<HttpResponse> start(AttemptContext context) {
+    int number = context.attempt();
+    HttpRequest attemptRequest = request;
+    if (number > 1) {
+      // As HttpClient's own retry: a fresh copy of the original request (the chain adds headers to what it
+      // sends), the producer reset so that it writes the entity again, and the execution count moved on.
+      attemptRequest = BasicRequestBuilder.copy(scope.originalRequest).build();
+      if (entityProducer != null) {
+        entityProducer.releaseResources();
+      }
+      scope.execCount.incrementAndGet();
+    }
+    timeout.shorten(context.nanosLeft());
+    AsyncAttemptState attempt = new AsyncAttemptState(this, number, context);
+    current = attempt;
+    AsyncExecChain.Scope attemptScope = new AsyncExecChain.Scope(scope.exchangeId, scope.route,
+        scope.originalRequest, attempt.dependency(), scope.clientContext, scope.execRuntime, scope.scheduler,
+        scope.execCount);
+    try {
+      chain.proceed(attemptRequest, entityProducer, attemptScope, attempt);
+    } catch (HttpException | IOException | RuntimeException e) {
+      attempt.failed(e);
+    }
+    return attempt.stage();
+  }
+
+  /** A response retried after, or one nobody will read: released within the read-ahead bound. */
+  @Override
+  public void discard(HttpResponse response) {
+    AsyncAttemptState attempt = current; // attempts are sequential: the one that produced this response
+    if (attempt != null) {
+      attempt.discard();
+    }
+  }
+
+  @Override
+  public Verdict judge(RetryPolicy<HttpResponse> policy, HttpResponse response, Throwable failure) {
+    if (cancelled) {
+      return Verdict.stop(StopReason.CANCELLED);
+    }
+    AsyncAttemptState attempt = current;
+    if (failure != null) {
+      if (attempt != null && attempt.forwarded()) {
+        // The response was the caller's already (its consumer has part of the body): it cannot be repeated.
+        return Verdict.stop(StopReason.NOT_RETRYABLE);
+      }
+      return rules.judgeFailure(repeatable(), failure);
+    }
+    if (!rules.isRetryStatus(response.getCode())) {
+      return Verdict.ACCEPT;
+    }
+    // The same wall-clock reading as the read-ahead decision, so that both read Retry-After alike: where
+    // that decision said "no retry" (the response went straight to the caller), the engine stops too.
+    return rules.judgeResponse(policy, repeatable(), Views.response(response),
+        attempt != null && attempt.wallNow() != null ? attempt.wallNow() : rules.wallNow());
+  }
+
+  /** Whether the engine could retry after this response (decided on its status and headers). */
+  boolean mayRetry(HttpResponse response, int attempt, AttemptContext context, java.time.Instant now) {
+    if (!rules.isRetryStatus(response.getCode())) {
+      return false;
+    }
+    return rules.mayRetry(owner.policy(), repeatable(), Views.response(response), attempt, context.nanosLeft(), now);
+  }
+
+  /** The call is over: hand its outcome to the caller's callback. */
+  private void finish(HttpResponse response, Throwable failure) {
+    timeout.restore();
+    AsyncAttemptState attempt = current;
+    if (failure != null) {
+      Throwable cause = unwrap(failure);
+      if (attempt != null) {
+        attempt.abandon();
+      }
+      callback.failed(cause instanceof Exception ? (Exception) cause : new ExecutionException(cause));
+      return;
+    }
+    attempt.handOver();
+  }
+
+  private boolean repeatable() {
+    int known = repeatable;
+    if (known == 0) {
+      known = rules.isRepeatable(this) ? 1 : -1;
+      repeatable = known;
+    }
+    return known > 0;
+  }
+
+  HttpRules rules() {
+    return rules;
+  }
+
+  AsyncExecCallback callback() {
+    return callback;
+  }
+
+  AsyncExecChain.Scope scope() {
+    return scope;
+  }
+
+  static Throwable unwrap(Throwable failure) {
+    Throwable t = failure;
+    for (int depth = 0; depth < 16 && (t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null; depth++) {
+      t = t.getCause();
+    }
+    return t;
+  }
+
+  @Override
+  public String method() {
+    return request.getMethod();
+  }
+
+  @Override
+  public String header(String name) {
+    return Views.firstHeader(request, name);
+  }
+
+  @Override
+  public boolean bodyRepeatable() {
+    return entityProducer == null || entityProducer.isRepeatable();
+  }
+}
