@@ -6,7 +6,9 @@ import dev.backoff.Backoff;
 import dev.backoff.RetryPolicy;
 import dev.backoff.RetryScheduler;
 import dev.backoff.http.rules.HttpRules;
-import dev.backoff.spring.web.ScriptedServer.Reply;
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.RecordedRequest;
+import dev.backoff.testing.ScriptedHttpServer.Response;
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.FakeScheduler;
 import java.time.Duration;
@@ -14,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.client.reactive.JdkClientHttpConnector;
@@ -24,7 +27,11 @@ import reactor.core.Disposable;
 class BackoffExchangeFilterTest {
   private final FakeClock clock = new FakeClock();
   private final FakeScheduler scheduler = new FakeScheduler(clock);
-  private ScriptedServer server;
+  private ScriptedHttpServer server;
+
+  private List<String> methods() {
+    return server.requests().stream().map(RecordedRequest::method).toList();
+  }
 
   @AfterEach
   void stop() throws Exception {
@@ -60,7 +67,7 @@ class BackoffExchangeFilterTest {
 
   @Test
   void retriesA503AfterItsRetryAfterOnTheScheduler() throws Exception {
-    server = ScriptedServer.http(Reply.of(503, "busy", "Retry-After", "2"), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.of(503, "busy").header("Retry-After", "2"), Response.of(200, "ok"));
     CompletableFuture<String> body = client(3).get().uri(server.uri("/x")).retrieve().bodyToMono(String.class).toFuture();
 
     await(() -> scheduler.pending() == 1);
@@ -69,36 +76,36 @@ class BackoffExchangeFilterTest {
     scheduler.advance(Duration.ofSeconds(2));
 
     assertThat(body.get(20, TimeUnit.SECONDS)).isEqualTo("ok");
-    assertThat(server.requests()).isEqualTo(2);
+    assertThat(server.requestCount()).isEqualTo(2);
   }
 
   @Test
   void postIsNotRetriedUnlessAllowed() throws Exception {
-    server = ScriptedServer.http(Reply.of(503, "busy"), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(200, "ok"));
     Integer status = client(3).post().uri(server.uri("/x")).bodyValue("payload")
         .exchangeToMono(response -> response.releaseBody().thenReturn(response.statusCode().value()))
         .block(Duration.ofSeconds(20));
 
     assertThat(status).isEqualTo(503);
-    assertThat(server.methods()).containsExactly("POST");
+    assertThat(methods()).containsExactly("POST");
     assertThat(scheduler.delays()).isEmpty();
   }
 
   @Test
   void postWithAnIdempotencyKeyIsRetried() throws Exception {
-    server = ScriptedServer.http(Reply.of(503, "busy"), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(200, "ok"));
     CompletableFuture<String> body = client(3).post().uri(server.uri("/x")).header("Idempotency-Key", "k-1")
         .bodyValue("payload").retrieve().bodyToMono(String.class).toFuture();
 
     await(() -> scheduler.pending() == 1);
     scheduler.advance(Duration.ofMillis(10));
     assertThat(body.get(20, TimeUnit.SECONDS)).isEqualTo("ok");
-    assertThat(server.methods()).containsExactly("POST", "POST");
+    assertThat(methods()).containsExactly("POST", "POST");
   }
 
   @Test
   void cancellationMidBackoffMakesNoFurtherAttempt() throws Exception {
-    server = ScriptedServer.http(Reply.of(503, "busy", "Retry-After", "5"), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.of(503, "busy").header("Retry-After", "5"), Response.of(200, "ok"));
     Disposable call = client(5).get().uri(server.uri("/x")).retrieve().bodyToMono(String.class).subscribe();
 
     await(() -> scheduler.pending() == 1);
@@ -107,13 +114,13 @@ class BackoffExchangeFilterTest {
     assertThat(scheduler.pending()).isZero(); // the pending retry was cancelled
     scheduler.advance(Duration.ofMinutes(1));
     assertThat(scheduler.ran()).isZero();
-    assertThat(server.requests()).isEqualTo(1);
+    assertThat(server.requestCount()).isEqualTo(1);
   }
 
   @Test
   void aConnectionResetIsRetried() throws Exception {
     // Two resets: the JDK client retries a reset GET once by itself, so at least one reaches the filter.
-    server = ScriptedServer.raw(Reply.reset(), Reply.reset(), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.reset(), Response.reset(), Response.of(200, "ok"));
     CompletableFuture<String> body = client(4).get().uri(server.uri("/x")).retrieve().bodyToMono(String.class).toFuture();
 
     while (!body.isDone()) {
@@ -126,7 +133,7 @@ class BackoffExchangeFilterTest {
 
   @Test
   void everyRetriedResponseHasItsBodyReleased() throws Exception {
-    server = ScriptedServer.http(Reply.of(503, "one"), Reply.of(503, "two"), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.of(503, "one"), Response.of(503, "two"), Response.of(200, "ok"));
     AtomicInteger released = new AtomicInteger();
     // Runs after (inside) the Backoff filter: sees every attempt's response and counts bodies read to the end.
     ExchangeFilterFunction recording = (request, next) -> next.exchange(request).map(response -> response.mutate()
@@ -151,7 +158,7 @@ class BackoffExchangeFilterTest {
 
   @Test
   void exhaustedRetriesGiveTheLastResponse() throws Exception {
-    server = ScriptedServer.http(Reply.of(500, "first"), Reply.of(502, "last"));
+    server = new ScriptedHttpServer(Response.of(500, "first"), Response.of(502, "last"));
     CompletableFuture<String> result = client(2).get().uri(server.uri("/x"))
         .exchangeToMono(response -> response.bodyToMono(String.class)
             .map(text -> response.statusCode().value() + " " + text))
@@ -160,6 +167,6 @@ class BackoffExchangeFilterTest {
     await(() -> scheduler.pending() == 1);
     scheduler.advance(Duration.ofMillis(10));
     assertThat(result.get(20, TimeUnit.SECONDS)).isEqualTo("502 last");
-    assertThat(server.requests()).isEqualTo(2);
+    assertThat(server.requestCount()).isEqualTo(2);
   }
 }

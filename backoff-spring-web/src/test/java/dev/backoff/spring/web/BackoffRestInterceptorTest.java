@@ -7,7 +7,9 @@ import dev.backoff.Backoff;
 import dev.backoff.RetryHistory;
 import dev.backoff.RetryPolicy;
 import dev.backoff.http.rules.HttpRules;
-import dev.backoff.spring.web.ScriptedServer.Reply;
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.RecordedRequest;
+import dev.backoff.testing.ScriptedHttpServer.Response;
 import dev.backoff.testing.RecordingSleeper;
 import java.io.InterruptedIOException;
 import java.nio.charset.StandardCharsets;
@@ -28,7 +30,11 @@ import org.springframework.web.client.RestTemplate;
 class BackoffRestInterceptorTest {
   private final RecordingSleeper sleeper = new RecordingSleeper();
   private final RecordingFactory factory = new RecordingFactory();
-  private ScriptedServer server;
+  private ScriptedHttpServer server;
+
+  private List<String> methods() {
+    return server.requests().stream().map(RecordedRequest::method).toList();
+  }
 
   @AfterEach
   void stop() throws Exception {
@@ -63,13 +69,13 @@ class BackoffRestInterceptorTest {
 
   @Test
   void retriesA503AfterItsRetryAfterInSeconds() throws Exception {
-    server = ScriptedServer.http(Reply.of(503, "busy", "Retry-After", "2"), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.of(503, "busy").header("Retry-After", "2"), Response.of(200, "ok"));
     RestClient client = restClient(policy(3), factory);
 
     String body = client.get().uri(server.uri("/x")).retrieve().body(String.class);
 
     assertThat(body).isEqualTo("ok");
-    assertThat(server.requests()).isEqualTo(2);
+    assertThat(server.requestCount()).isEqualTo(2);
     assertThat(factory.requests()).isEqualTo(2);
     assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(2)); // max(Retry-After 2 s, backoff 10 ms)
   }
@@ -78,7 +84,7 @@ class BackoffRestInterceptorTest {
   void retriesA429AfterItsRetryAfterAsAnHttpDate() throws Exception {
     Instant now = Instant.parse("2026-11-23T12:00:00Z");
     String date = DateTimeFormatter.RFC_1123_DATE_TIME.format(now.plusSeconds(3).atOffset(ZoneOffset.UTC));
-    server = ScriptedServer.http(Reply.of(429, "slow down", "Retry-After", date), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.of(429, "slow down").header("Retry-After", date), Response.of(200, "ok"));
     HttpRules rules = HttpRules.builder().wallClock(Clock.fixed(now, ZoneOffset.UTC)).build();
     RestClient client = RestClient.builder().requestFactory(factory)
         .requestInterceptor(BackoffRestInterceptor.of(policy(3), rules)).build();
@@ -89,50 +95,50 @@ class BackoffRestInterceptorTest {
 
   @Test
   void aRetryAfterBeyondMaxPushbackReturnsTheResponseAtOnce() throws Exception {
-    server = ScriptedServer.http(Reply.of(503, "later", "Retry-After", "120"), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.of(503, "later").header("Retry-After", "120"), Response.of(200, "ok"));
     RetryPolicy<Object> policy = RetryPolicy.builder().maxAttempts(3).maxPushback(Duration.ofSeconds(30))
         .sleeper(sleeper).build();
     RestClient client = restClient(policy, factory);
 
     assertThat(status(client, "GET")).isEqualTo(503);
-    assertThat(server.requests()).isEqualTo(1);
+    assertThat(server.requestCount()).isEqualTo(1);
     assertThat(sleeper.sleeps()).isEmpty();
   }
 
   @Test
   void postIsNotRetriedUnlessAllowed() throws Exception {
-    server = ScriptedServer.http(Reply.of(503, "busy"), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(200, "ok"));
     RestClient client = restClient(policy(3), factory);
 
     assertThat(status(client, "POST")).isEqualTo(503);
-    assertThat(server.methods()).containsExactly("POST");
+    assertThat(methods()).containsExactly("POST");
     assertThat(sleeper.sleeps()).isEmpty();
   }
 
   @Test
   void postWithAnIdempotencyKeyIsRetried() throws Exception {
-    server = ScriptedServer.http(Reply.of(503, "busy"), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(200, "ok"));
     RestClient client = restClient(policy(3), factory);
 
     assertThat(status(client, "POST", "Idempotency-Key", "k-1")).isEqualTo(200);
-    assertThat(server.methods()).containsExactly("POST", "POST");
+    assertThat(methods()).containsExactly("POST", "POST");
   }
 
   @Test
   void postOptedInByTheRulesIsRetried() throws Exception {
-    server = ScriptedServer.http(Reply.of(503, "busy"), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(200, "ok"));
     RestClient client = RestClient.builder().requestFactory(factory)
         .requestInterceptor(BackoffRestInterceptor.of(policy(3), HttpRules.builder().retryMethods("POST").build()))
         .build();
 
     assertThat(status(client, "POST")).isEqualTo(200);
-    assertThat(server.methods()).containsExactly("POST", "POST");
+    assertThat(methods()).containsExactly("POST", "POST");
   }
 
   @Test
   void aConnectionResetBeforeTheResponseIsRetried() throws Exception {
     // Two resets: the JDK client retries a reset GET once by itself, so at least one reaches the interceptor.
-    server = ScriptedServer.raw(Reply.reset(), Reply.reset(), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.reset(), Response.reset(), Response.of(200, "ok"));
     RestClient client = restClient(policy(3), factory);
 
     assertThat(client.get().uri(server.uri("/x")).retrieve().body(String.class)).isEqualTo("ok");
@@ -142,7 +148,7 @@ class BackoffRestInterceptorTest {
 
   @Test
   void aConnectionResetMidBodyWhileReadingAheadIsRetriedAndTheResponseClosed() throws Exception {
-    server = ScriptedServer.raw(Reply.resetMidBody(10_000, 100), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.ofLength(503, 10_000).resetAfter(100), Response.of(200, "ok"));
     RestClient client = restClient(policy(3), factory);
 
     assertThat(client.get().uri(server.uri("/x")).retrieve().body(String.class)).isEqualTo("ok");
@@ -152,7 +158,7 @@ class BackoffRestInterceptorTest {
 
   @Test
   void resetsUntilExhaustedThrowTheLastFailureWithItsHistory() throws Exception {
-    server = ScriptedServer.raw(Reply.reset());
+    server = new ScriptedHttpServer(Response.reset());
     RestClient client = restClient(policy(3), factory);
 
     assertThatThrownBy(() -> client.get().uri(server.uri("/x")).retrieve().body(String.class))
@@ -168,9 +174,9 @@ class BackoffRestInterceptorTest {
   void everyRetriedResponseIsClosedAndTheLastIsReturnedWhole() throws Exception {
     byte[] big = new byte[200_000];
     for (int i = 0; i < big.length; i++) {
-      big[i] = (byte) (i * 31);
+      big[i] = ScriptedHttpServer.patternByte(i);
     }
-    server = ScriptedServer.http(new Reply(503, big));
+    server = new ScriptedHttpServer(Response.ofLength(503, big.length));
     HttpRules rules = HttpRules.builder().readAheadLimit(1024).build();
     RestClient client = RestClient.builder().requestFactory(factory)
         .requestInterceptor(BackoffRestInterceptor.of(policy(3), rules)).build();
@@ -189,7 +195,7 @@ class BackoffRestInterceptorTest {
 
   @Test
   void aSmallRetryableBodyIsReadAheadWhole() throws Exception {
-    server = ScriptedServer.http(Reply.of(500, "oops"));
+    server = new ScriptedHttpServer(Response.of(500, "oops"));
     RestClient client = restClient(policy(2), factory);
 
     String body = client.get().uri(server.uri("/x"))
@@ -200,7 +206,7 @@ class BackoffRestInterceptorTest {
 
   @Test
   void anInterruptWhileWaitingEndsTheCallAndKeepsTheFlag() throws Exception {
-    server = ScriptedServer.http(Reply.of(503, "busy"), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.of(503, "busy"), Response.of(200, "ok"));
     sleeper.interruptAfter(0);
     RestClient client = restClient(policy(3), factory);
 
@@ -212,27 +218,27 @@ class BackoffRestInterceptorTest {
     } finally {
       Thread.interrupted();
     }
-    assertThat(server.requests()).isEqualTo(1);
+    assertThat(server.requestCount()).isEqualTo(1);
     assertThat(factory.responses().get(0).closed).isTrue();
   }
 
   @Test
   void worksOnRestTemplate() throws Exception {
-    server = ScriptedServer.http(Reply.of(502, "bad gateway"), Reply.of(200, "ok"));
+    server = new ScriptedHttpServer(Response.of(502, "bad gateway"), Response.of(200, "ok"));
     RestTemplate template = new RestTemplate(factory);
     template.getInterceptors().add(BackoffRestInterceptor.of(policy(3)));
 
     assertThat(template.getForObject(server.uri("/x"), String.class)).isEqualTo("ok");
-    assertThat(server.requests()).isEqualTo(2);
+    assertThat(server.requestCount()).isEqualTo(2);
   }
 
   @Test
   void aStatusThatIsNotRetriedIsReturnedUntouched() throws Exception {
-    server = ScriptedServer.http(Reply.of(404, "missing"));
+    server = new ScriptedHttpServer(Response.of(404, "missing"));
     RestClient client = restClient(policy(3), factory);
 
     assertThat(status(client, "GET")).isEqualTo(404);
-    assertThat(server.requests()).isEqualTo(1);
+    assertThat(server.requestCount()).isEqualTo(1);
     assertThat(sleeper.sleeps()).isEmpty();
   }
 

@@ -4,7 +4,7 @@ import dev.backoff.Backoff;
 import dev.backoff.RetryPolicy;
 import dev.backoff.RetryScheduler;
 import dev.backoff.http.rules.HttpRules;
-import dev.backoff.testing.StreamingHttpServer;
+import dev.backoff.testing.ScriptedHttpServer;
 import java.io.InputStream;
 import java.net.URI;
 import java.time.Duration;
@@ -66,7 +66,7 @@ public final class HugeBodyMain {
 
   private static void check(byte[] buffer, int from, int to, long offset) {
     for (int i = from; i < to; i++) {
-      if (buffer[i] != StreamingHttpServer.expected(offset + i - from)) {
+      if (buffer[i] != ScriptedHttpServer.patternByte(offset + i - from)) {
         throw new AssertionError("byte " + (offset + i - from) + " differs");
       }
     }

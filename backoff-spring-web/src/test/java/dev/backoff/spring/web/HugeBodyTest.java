@@ -2,7 +2,8 @@ package dev.backoff.spring.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.backoff.testing.StreamingHttpServer;
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.Response;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -24,7 +25,7 @@ class HugeBodyTest {
   @ParameterizedTest
   @ValueSource(strings = {"rest", "web"})
   void aHugeRetryableBodyIsNeverBufferedWhole(String client) throws Exception {
-    try (StreamingHttpServer server = new StreamingHttpServer(503, BODY, null)) {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.ofLength(503, BODY))) {
       List<String> command = new ArrayList<>(List.of(
           System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
           "-Xmx48m", "-cp", System.getProperty("java.class.path"), HugeBodyMain.class.getName(),
@@ -47,15 +48,15 @@ class HugeBodyTest {
 
       assertThat(process.exitValue()).as(output.toString()).isZero();
       assertThat(output.toString()).contains("status=503 bytes=" + BODY);
-      assertThat(server.requests()).isEqualTo(3);
-      for (int i = 0; i < 500 && server.written().size() < 3; i++) {
+      assertThat(server.requestCount()).isEqualTo(3);
+      for (int i = 0; i < 500 && server.bodyBytesSent().size() < 3; i++) {
         Thread.sleep(10); // the server records a connection just after the client closed it
       }
       // The two retried bodies were cut short, never read to their end; the last was read whole.
-      assertThat(server.written()).filteredOn(bytes -> bytes < BODY).hasSize(2);
-      assertThat(server.written()).filteredOn(bytes -> bytes == BODY).hasSize(1);
+      assertThat(server.bodyBytesSent()).filteredOn(bytes -> bytes < BODY).hasSize(2);
+      assertThat(server.bodyBytesSent()).filteredOn(bytes -> bytes == BODY).hasSize(1);
       System.out.println("HugeBodyTest " + client + ": " + output.toString().strip()
-          + ", body bytes sent per connection " + server.written());
+          + ", body bytes sent per connection " + server.bodyBytesSent());
     }
   }
 }
