@@ -18,7 +18,9 @@ module dev.backoff.core {
       dev.backoff.grpc,
       dev.backoff.httpclient5,
       dev.backoff.spring.web,
-      dev.backoff.sim;
+      dev.backoff.sim,
+      dev.backoff.reactor,
+      dev.backoff.kotlin;
 
   // Optional: java.net.http's timeout is classified as a timeout when that module is present
   // (looked up by name, so the core never needs it).

@@ -1,5 +1,17 @@
 package dev.backoff.bench;
 
+import dev.backoff.kotlin.RetryingKt;
+import dev.backoff.reactor.BackoffOperators;
+import dev.backoff.reactor.MonoRetry;
+import kotlin.coroutines.EmptyCoroutineContext;
+import kotlinx.coroutines.CoroutineScope;
+import kotlinx.coroutines.CoroutineScopeKt;
+import kotlinx.coroutines.CoroutineStart;
+import kotlinx.coroutines.ExecutorsKt;
+import kotlinx.coroutines.future.FutureKt;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
 import dev.backoff.AsyncRetryExecutor;
 import dev.backoff.Backoff;
 import dev.backoff.RetryPolicy;
@@ -25,8 +37,21 @@ public final class AsyncLibraries {
   public static final String RESILIENCE4J = Libraries.RESILIENCE4J;
   /** Failsafe's {@code getStageAsync}. */
   public static final String FAILSAFE = Libraries.FAILSAFE;
+  /** Backoff's Reactor driver: {@code mono.transform(BackoffOperators.retry(policy)).toFuture()}. */
+  public static final String BACKOFF_REACTOR = "backoff-reactor";
+  /** Backoff's Kotlin driver: {@code policy.retrying { stage.await() }} in a coroutine on the scheduler. */
+  public static final String BACKOFF_KOTLIN = "backoff-kotlin";
+  /** Reactor's own {@code retryWhen(Retry.fixedDelay(...))}. */
+  public static final String REACTOR_RETRY = "reactor-retry";
 
   private AsyncLibraries() {}
+
+  private static RetryPolicy<String> policy(int maxAttempts, Duration delay) {
+    return RetryPolicy.<String>builder()
+        .maxAttempts(maxAttempts)
+        .backoff(delay.isZero() ? Backoff.none() : Backoff.fixed(delay))
+        .build();
+  }
 
   /** Starts one retried asynchronous call. */
   @FunctionalInterface
@@ -69,9 +94,30 @@ public final class AsyncLibraries {
         FailsafeExecutor<String> executor = Failsafe.with(builder.build()).with(scheduler);
         return () -> executor.getStageAsync(attempt::get);
       }
+      case BACKOFF_REACTOR: {
+        MonoRetry<String> retry = BackoffOperators.<String>retry(policy(maxAttempts, delay))
+            .withScheduler(Schedulers.fromExecutorService(scheduler));
+        Mono<String> mono = Mono.fromCompletionStage(attempt).transform(retry);
+        return mono::toFuture;
+      }
+      case REACTOR_RETRY: {
+        Mono<String> mono = Mono.fromCompletionStage(attempt)
+            .retryWhen(reactor.util.retry.Retry.fixedDelay(maxAttempts - 1, delay)
+                .scheduler(Schedulers.fromExecutorService(scheduler)));
+        return mono::toFuture;
+      }
+      case BACKOFF_KOTLIN: {
+        RetryPolicy<String> policy = policy(maxAttempts, delay);
+        // The suspend functions called from Java in continuation-passing style: retrying's block awaits the
+        // attempt's stage; the coroutine runs on the scheduler (whose delay the dispatcher uses).
+        CoroutineScope scope = CoroutineScopeKt.CoroutineScope(ExecutorsKt.from(scheduler));
+        return () -> FutureKt.future(scope, EmptyCoroutineContext.INSTANCE, CoroutineStart.DEFAULT,
+            (coroutine, continuation) -> RetryingKt.retrying(policy, policy.clock(), policy.random(),
+                blockContinuation -> FutureKt.await(attempt.get(), blockContinuation), continuation));
+      }
       default:
-        throw new IllegalArgumentException(
-            "library must be one of backoff, resilience4j, failsafe; was " + library);
+        throw new IllegalArgumentException("library must be one of backoff, resilience4j, failsafe, backoff-reactor, "
+            + "reactor-retry, backoff-kotlin; was " + library);
     }
   }
 }

@@ -39,7 +39,8 @@ public final class PendingRetryMemory {
     }
     int calls = args.length > 0 ? Integer.parseInt(args[0]) : DEFAULT_CALLS;
     List<String> libraries = args.length > 1 ? List.of(args).subList(1, args.length)
-        : List.of(AsyncLibraries.BACKOFF, AsyncLibraries.RESILIENCE4J, AsyncLibraries.FAILSAFE);
+        : List.of(AsyncLibraries.BACKOFF, AsyncLibraries.RESILIENCE4J, AsyncLibraries.FAILSAFE,
+            AsyncLibraries.BACKOFF_REACTOR, AsyncLibraries.REACTOR_RETRY, AsyncLibraries.BACKOFF_KOTLIN);
     System.out.printf(Locale.ROOT, "%nMemory per pending retry (%d calls pending, retry due in 1 h)%n", calls);
     System.out.printf(Locale.ROOT, "%-14s %12s %16s%n", "library", "bytes", "bytes/pending");
     for (String library : libraries) {

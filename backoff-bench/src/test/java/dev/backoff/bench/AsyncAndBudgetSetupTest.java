@@ -34,9 +34,42 @@ class AsyncAndBudgetSetupTest {
 
   @Test
   void everyMeasuredCallReallyWaitsForItsRetry() throws Exception {
-    for (String library : List.of(AsyncLibraries.BACKOFF, AsyncLibraries.RESILIENCE4J, AsyncLibraries.FAILSAFE)) {
+    for (String library : List.of(AsyncLibraries.BACKOFF, AsyncLibraries.RESILIENCE4J, AsyncLibraries.FAILSAFE,
+        AsyncLibraries.BACKOFF_REACTOR, AsyncLibraries.REACTOR_RETRY, AsyncLibraries.BACKOFF_KOTLIN)) {
       PendingRetryMemory.Result result = PendingRetryMemory.measure(library, 2_000);
       assertThat(result.queued()).as(library).isEqualTo(2_000);
+    }
+  }
+
+  @Test
+  void everyDriverInTheMemoryMeasurementRetriesOnTheSchedulerAndSucceeds() throws Exception {
+    java.util.concurrent.ScheduledThreadPoolExecutor scheduler = new java.util.concurrent.ScheduledThreadPoolExecutor(1);
+    try {
+      for (String library : List.of(AsyncLibraries.BACKOFF_REACTOR, AsyncLibraries.REACTOR_RETRY,
+          AsyncLibraries.BACKOFF_KOTLIN)) {
+        java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+        AsyncLibraries.AsyncInvocation invocation = AsyncLibraries.wrap(library, scheduler, 3,
+            java.time.Duration.ofMillis(1), () -> attempts.incrementAndGet() == 1
+                ? java.util.concurrent.CompletableFuture.failedFuture(new java.io.IOException("once"))
+                : java.util.concurrent.CompletableFuture.completedFuture("ok"));
+        assertThat(invocation.start().get(30, java.util.concurrent.TimeUnit.SECONDS)).as(library).isEqualTo("ok");
+        assertThat(attempts).as(library + " attempts").hasValue(2);
+      }
+    } finally {
+      scheduler.shutdownNow();
+    }
+  }
+
+  @Test
+  void everyReactorOperatorEmitsTheValueOncePerSubscription() throws Exception {
+    for (String operator : paramValues(ReactorRetryBenchmark.class, "operator")) {
+      ReactorRetryBenchmark benchmark = new ReactorRetryBenchmark();
+      benchmark.operator = operator;
+      benchmark.setUp();
+      List<String> values = new java.util.ArrayList<>();
+      benchmark.mono.subscribe(values::add);
+      benchmark.mono.subscribe(values::add);
+      assertThat(values).as(operator).containsExactly("ok", "ok");
     }
   }
 

@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
 /**
  * The one duration syntax of flags, scenario files, policy specs and messages: a decimal number with a unit,
  * {@code 250ms}, {@code 1s}, {@code 1.5s}, {@code 2m}, {@code 1h}, {@code 1d}, {@code 500us} (or
- * {@code 500µs}), {@code 10ns}, or ISO-8601 ({@code PT1S}). A bare number is refused (its unit would be a
+ * {@code 500µs}), {@code 10ns}, several of them with units from the largest down ({@code 1m30s},
+ * {@code 1h2m3.5s}, as the simulator's timeline writes times), or ISO-8601 ({@code PT1S}). A bare number is refused (its unit would be a
  * guess: {@code 10} is 10 s to one tool and 10 ms to another), with the hint {@code write 10s}. Arithmetic is
  * exact ({@code 0.1s} is 100,000,000 ns); a value finer than a nanosecond, negative, or too large is refused,
  * never rounded or clamped: {@link #parseNanos} (what the simulator and the retry internals count in) takes
@@ -27,6 +28,8 @@ public final class Durations {
 
   private static final Pattern SIMPLE =
       Pattern.compile("([+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+))\\s*(ns|us|µs|ms|s|m|min|h|d)?");
+  /** One part of a compound duration such as {@code 1m30s}: a number and its (required) unit. */
+  private static final Pattern PART = Pattern.compile("(\\d+(?:\\.\\d*)?|\\.\\d+)(ns|us|µs|ms|min|s|m|h|d)");
   private static final BigDecimal MAX_NANOS = BigDecimal.valueOf(Long.MAX_VALUE);
   private static final BigDecimal MAX_DURATION_NANOS =
       BigDecimal.valueOf(Long.MAX_VALUE).movePointRight(9).add(BigDecimal.valueOf(999_999_999L));
@@ -75,7 +78,7 @@ public final class Durations {
     }
     Matcher matcher = SIMPLE.matcher(trimmed.toLowerCase(Locale.ROOT));
     if (!matcher.matches()) {
-      throw notADuration(text);
+      return checked(text, compound(text, trimmed.toLowerCase(Locale.ROOT)), max);
     }
     if (matcher.group(2) == null) {
       throw new IllegalArgumentException("'" + show(text) + "' has no unit; write " + stripSign(matcher.group(1))
@@ -85,22 +88,56 @@ public final class Durations {
     if (amount.signum() < 0) {
       throw new IllegalArgumentException("duration must not be negative, was '" + show(text) + "'");
     }
-    long unit;
-    switch (matcher.group(2)) {
-      case "ns": unit = 1L; break;
-      case "us": case "µs": unit = 1_000L; break;
-      case "ms": unit = 1_000_000L; break;
-      case "s": unit = 1_000_000_000L; break;
-      case "m": case "min": unit = 60_000_000_000L; break;
-      case "h": unit = 3_600_000_000_000L; break;
-      case "d": unit = 86_400_000_000_000L; break;
-      default: throw new AssertionError(matcher.group(2));
-    }
+    return checked(text, nanos(text, amount, unitNanos(matcher.group(2))), max);
+  }
+
+  private static long unitNanos(String unit) {
+    return switch (unit) {
+      case "ns" -> 1L;
+      case "us", "µs" -> 1_000L;
+      case "ms" -> 1_000_000L;
+      case "s" -> 1_000_000_000L;
+      case "m", "min" -> 60_000_000_000L;
+      case "h" -> 3_600_000_000_000L;
+      case "d" -> 86_400_000_000_000L;
+      default -> throw new AssertionError(unit);
+    };
+  }
+
+  private static BigDecimal nanos(String text, BigDecimal amount, long unit) {
     // Compare the magnitude before multiplying: 1e999999999s would otherwise build a huge number.
     if (amount.precision() - amount.scale() > 40) {
       throw tooLarge(text);
     }
-    return checked(text, amount.multiply(BigDecimal.valueOf(unit)), max);
+    return amount.multiply(BigDecimal.valueOf(unit));
+  }
+
+  /** {@code 1m30s}: two or more parts, each with a unit, units from the largest down, each at most once. */
+  private static BigDecimal compound(String text, String lower) {
+    Matcher part = PART.matcher(lower);
+    BigDecimal total = BigDecimal.ZERO;
+    long previousUnit = Long.MAX_VALUE;
+    int at = 0;
+    int parts = 0;
+    while (at < lower.length()) {
+      part.region(at, lower.length());
+      if (!part.lookingAt()) {
+        throw notADuration(text);
+      }
+      long unit = unitNanos(part.group(2));
+      if (unit >= previousUnit) {
+        throw new IllegalArgumentException("'" + show(text) + "' is not a duration: write its units from the "
+            + "largest down, each once (e.g. 1h2m3.5s)");
+      }
+      previousUnit = unit;
+      total = total.add(nanos(text, new BigDecimal(part.group(1)), unit));
+      at = part.end();
+      parts++;
+    }
+    if (parts < 2) {
+      throw notADuration(text);
+    }
+    return total;
   }
 
   private static String stripSign(String number) {
@@ -126,7 +163,7 @@ public final class Durations {
 
   private static IllegalArgumentException notADuration(String text) {
     return new IllegalArgumentException("'" + show(text)
-        + "' is not a duration; write e.g. 250ms, 1s, 1.5s, 2m, 1h, 1d or ISO-8601 like PT1S");
+        + "' is not a duration; write e.g. 250ms, 1s, 1.5s, 2m, 1m30s, 1h, 1d or ISO-8601 like PT1S");
   }
 
   /** A value for a message: as given, shortened if it is huge. */

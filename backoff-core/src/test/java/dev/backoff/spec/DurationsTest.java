@@ -34,6 +34,25 @@ class DurationsTest {
   }
 
   @Test
+  void parsesSeveralUnitsFromTheLargestDown() {
+    assertThat(Durations.parse("1m30s")).isEqualTo(Duration.ofSeconds(90));
+    assertThat(Durations.parse("1h2m3.5s")).isEqualTo(Duration.ofSeconds(3723, 500_000_000));
+    assertThat(Durations.parse("12m59.4s")).isEqualTo(Duration.ofMillis(779_400));
+    assertThat(Durations.parse("1d1ns")).isEqualTo(Duration.ofDays(1).plusNanos(1));
+    assertThat(Durations.parse("1s500ms")).isEqualTo(Duration.ofMillis(1500));
+    assertThat(Durations.parse("2min5s")).isEqualTo(Duration.ofSeconds(125));
+    assertThatThrownBy(() -> Durations.parse("30s1m")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("'30s1m' is not a duration: write its units from the largest down, each once (e.g. 1h2m3.5s)");
+    assertThatThrownBy(() -> Durations.parse("1m1m")).hasMessageContaining("from the largest down, each once");
+    assertThatThrownBy(() -> Durations.parse("1m30")).hasMessageStartingWith("'1m30' is not a duration");
+    assertThatThrownBy(() -> Durations.parse("1m 30s")).hasMessageStartingWith("'1m 30s' is not a duration");
+    assertThatThrownBy(() -> Durations.parse("1m-30s")).hasMessageStartingWith("'1m-30s' is not a duration");
+    assertThatThrownBy(() -> Durations.parse("1m30.5ns")).hasMessage("duration '1m30.5ns' is finer than a nanosecond");
+    assertThatThrownBy(() -> Durations.parseNanos("292y1s")).hasMessageStartingWith("'292y1s' is not a duration");
+    assertThatThrownBy(() -> Durations.parseNanos("106752d1s")).hasMessageContaining("too large");
+  }
+
+  @Test
   void refusesABareNumberWithAHint() {
     assertThatThrownBy(() -> Durations.parse("10")).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("'10' has no unit; write 10s (or ms, m, h, ...)");

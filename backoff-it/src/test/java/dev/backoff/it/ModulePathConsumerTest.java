@@ -1,6 +1,7 @@
 package dev.backoff.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.backoff.RetryExecutor;
@@ -149,6 +150,66 @@ class ModulePathConsumerTest {
   }
 
   @Test
+  void theReactorAndKotlinDriversRunOnTheModulePath() throws Exception {
+    // Both drivers reach the core's loop through the driver SPI, exported to them by name: a missing
+    // qualified export would fail here with an IllegalAccessError. The Kotlin jar is an automatic module, named
+    // by its manifest: only the packaged jar has one (a plain `mvn test` puts its class directory here).
+    assumeTrue(location(dev.backoff.kotlin.RetryingKt.class).endsWith(".jar"),
+        "backoff-kotlin is not packaged: its module name comes from its jar's manifest");
+    Compilation compilation = compile("drivers", """
+        module drivers {
+          requires dev.backoff.reactor;
+          requires dev.backoff.kotlin;
+          requires kotlin.stdlib;
+          requires kotlinx.coroutines.core;
+        }
+        """, """
+        package consumer;
+
+        import dev.backoff.Backoff;
+        import dev.backoff.RetryPolicy;
+        import dev.backoff.kotlin.RetryingKt;
+        import dev.backoff.reactor.BackoffOperators;
+        import java.io.IOException;
+        import java.util.concurrent.atomic.AtomicInteger;
+        import kotlin.coroutines.EmptyCoroutineContext;
+        import kotlinx.coroutines.BuildersKt;
+        import reactor.core.publisher.Mono;
+
+        public final class Main {
+          public static void main(String[] args) throws Exception {
+            RetryPolicy<String> policy = RetryPolicy.<String>builder().maxAttempts(3).backoff(Backoff.none()).build();
+            AtomicInteger subscriptions = new AtomicInteger();
+            String value = Mono.defer(() -> subscriptions.incrementAndGet() == 1
+                    ? Mono.<String>error(new IOException("the first attempt fails")) : Mono.just("ok"))
+                .transform(BackoffOperators.retry(policy))
+                .block();
+            System.out.println("reactor: " + value + " after " + subscriptions.get() + " subscriptions");
+
+            AtomicInteger attempts = new AtomicInteger();
+            // The suspend function called from Java in continuation-passing style.
+            Object result = BuildersKt.runBlocking(EmptyCoroutineContext.INSTANCE, (scope, continuation) ->
+                RetryingKt.retrying(policy, policy.clock(), policy.random(), blockContinuation -> {
+                  if (attempts.incrementAndGet() == 1) {
+                    throw new IllegalStateException("the first attempt fails");
+                  }
+                  return "ok";
+                }, continuation));
+            System.out.println("kotlin: " + result + " after " + attempts.get() + " attempts");
+          }
+        }
+        """);
+    assertThat(compilation.exitCode()).as(compilation.diagnostics()).isZero();
+    Path classes = compilation.classes();
+
+    Run run = java(classes, "drivers/consumer.Main");
+
+    assertThat(run.exitCode()).as(run.output() + run.errors()).isZero();
+    assertThat(run.output().lines()).containsExactly("reactor: ok after 2 subscriptions", "kotlin: ok after 2 attempts");
+    assertThat(run.errors()).as("the consumer's standard error").isEmpty();
+  }
+
+  @Test
   void theDriverSpiIsNotReadableByAConsumer() throws Exception {
     Compilation compilation = compile("spi", "module spi { requires dev.backoff.core; }\n", """
         package consumer;
@@ -209,8 +270,11 @@ class ModulePathConsumerTest {
 
       public final class Main {
         public static void main(String[] args) throws Exception {
+          // dev.backoff.kotlin, an automatic module, is resolved with the other automatic modules when it is
+          // packaged (its name comes from its jar's manifest); it is not one this consumer requires.
           System.out.println("modules: " + ModuleLayer.boot().modules().stream().map(Module::getName)
               .filter(name -> name.equals("consumer") || name.startsWith("dev.backoff."))
+              .filter(name -> !name.equals("dev.backoff.kotlin"))
               .sorted().collect(Collectors.joining(" ")));
 
           AtomicInteger attempts = new AtomicInteger();

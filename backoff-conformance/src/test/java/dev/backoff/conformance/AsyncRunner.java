@@ -1,0 +1,45 @@
+package dev.backoff.conformance;
+
+import dev.backoff.AsyncRetryExecutor;
+import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.FakeScheduler;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+
+/** The asynchronous executor ({@link AsyncRetryExecutor}) on a fake scheduler; the caller cancels its future. */
+final class AsyncRunner implements DriverRunner {
+  @Override
+  public String name() {
+    return "async";
+  }
+
+  @Override
+  public Outcome run(Trial trial) {
+    FakeClock clock = new FakeClock();
+    FakeScheduler scheduler = new FakeScheduler(clock);
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(trial.policy(clock), scheduler);
+    CompletableFuture<String> call = executor.call(() -> {
+      try {
+        return CompletableFuture.completedFuture(trial.attempt());
+      } catch (Exception failure) {
+        return CompletableFuture.failedFuture(failure);
+      }
+    });
+    if (trial.cancelAfter() != null) {
+      scheduler.advance(trial.cancelAfter());
+      call.cancel(true);
+    }
+    scheduler.advance(Duration.ofHours(1));
+    if (!call.isDone()) {
+      throw new AssertionError("the call had not ended an hour later");
+    }
+    try {
+      return Outcome.of(call.join());
+    } catch (CompletionException failure) {
+      return Outcome.failed(failure.getCause());
+    } catch (RuntimeException cancelled) {
+      return Outcome.failed(cancelled);
+    }
+  }
+}

@@ -1,0 +1,133 @@
+package dev.backoff.conformance;
+
+import static java.time.Duration.ofMillis;
+
+import dev.backoff.Backoff;
+import dev.backoff.Jitter;
+import dev.backoff.Pushback;
+import dev.backoff.RetryPolicy;
+import dev.backoff.StopReason;
+import dev.backoff.testing.ScriptedBudget;
+import dev.backoff.testing.ScriptedRandom;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.random.RandomGenerator;
+
+/**
+ * The cross-driver conformance table: scenarios that every driver of the core's retry loops must run the
+ * same way (same attempts, same waits between them, same delays and stop reason heard by listeners, same
+ * result or failure for the caller). A driver translates its runtime's types and never decides a retry, so
+ * any difference here is a driver bug.
+ *
+ * <h2>The rows</h2>
+ * Every row uses {@link #basePolicy()}: at most 4 attempts, exponential backoff from 100 ms doubling to a
+ * 10 s cap with full jitter, drawn from a {@link ScriptedRandom} answering 0.5, 0.25, 0.75 (so the retry
+ * delays are exactly 50 ms, 50 ms, 300 ms); {@code IOException} is retried, {@code IllegalArgumentException}
+ * aborts, the result {@code "busy"} is retried, and a {@link RetryAfterException} carries a pushback hint
+ * (at most 1 s is honoured). Rows: fail n times then succeed; retried results; failures exhausting the
+ * attempts; abort (a non-retryable failure); budget refusal ({@link ScriptedBudget}); pushback longer than
+ * allowed; the deadline; the caller stopping the call mid-backoff.
+ *
+ * <h2>Adding a driver</h2>
+ * Write one {@link DriverRunner} in this module's tests: build the policy with {@link Trial#policy} on your
+ * driver's virtual clock, make each attempt call {@link Trial#attempt()}, advance virtual time until the
+ * call ends (stopping it as its caller would at {@link Trial#cancelAfter()}), and return what the caller saw.
+ * Then add the runner to {@link ConformanceTest#runners()}. {@code SyncRunner} (about 40 lines) is the model.
+ * A driver whose caller cannot cancel but interrupts says so in {@link DriverRunner#callerStop()}; a driver of
+ * streams, which has no single result, says so in {@link DriverRunner#judgesResults()} and skips the rows that
+ * need the policy's result rules. The runners now: {@code SyncRunner}, {@code AsyncRunner},
+ * {@code ReactorRunner} (Mono), {@code FluxRunner}, {@code KotlinRunner} (suspend) and {@code FlowRunner}.
+ *
+ * <h2>Adding a row</h2>
+ * Add a {@link Scenario} to {@link #scenarios()}, with the attempts, waits and outcome worked out by hand
+ * from the policy above; every runner then runs it.
+ */
+final class ConformanceTable {
+  private ConformanceTable() {}
+
+  /** A failure carrying a server's pushback hint ("retry after"). */
+  static final class RetryAfterException extends IOException {
+    private static final long serialVersionUID = 1L;
+    final transient Duration after;
+
+    RetryAfterException(String message, Duration after) {
+      super(message);
+      this.after = after;
+    }
+  }
+
+  /** The scripted jitter draws: 0.5, 0.25, 0.75, repeating. A fresh source per trial. */
+  static RandomGenerator random() {
+    return new ScriptedRandom(0.5, 0.25, 0.75);
+  }
+
+  /** The policy every row starts from. */
+  static RetryPolicy<String> basePolicy() {
+    return RetryPolicy.<String>builder()
+        .name("conformance")
+        .maxAttempts(4)
+        .backoff(Backoff.exponential(ofMillis(100), 2, Duration.ofSeconds(10), Jitter.full()))
+        .retryOn(IOException.class)
+        .abortOn(IllegalArgumentException.class)
+        .retryOnResult("busy"::equals)
+        .pushback((result, failure) -> failure instanceof RetryAfterException retryAfter
+            ? Pushback.after(retryAfter.after) : Pushback.NONE)
+        .maxPushback(Duration.ofSeconds(1))
+        .build();
+  }
+
+  static Scenario.Step fail() {
+    return attempt -> {
+      throw new IOException("attempt " + attempt);
+    };
+  }
+
+  static Scenario.Step answer(String result) {
+    return attempt -> result;
+  }
+
+  static Scenario.Step abort() {
+    return attempt -> {
+      throw new IllegalArgumentException("attempt " + attempt);
+    };
+  }
+
+  static Scenario.Step pushback(Duration after) {
+    return attempt -> {
+      throw new RetryAfterException("attempt " + attempt, after);
+    };
+  }
+
+  /** The rows. */
+  static List<Scenario> scenarios() {
+    RetryPolicy<String> base = basePolicy();
+    return List.of(
+        new Scenario("fail twice, then succeed", base, null, List.of(fail(), fail(), answer("ok")), null,
+            3, List.of(ofMillis(50), ofMillis(50)), List.of(ofMillis(50), ofMillis(50)), null, "ok", null, false),
+        new Scenario("retried results until attempts run out", base, null, List.of(answer("busy")), null,
+            4, List.of(ofMillis(50), ofMillis(50), ofMillis(300)), List.of(ofMillis(50), ofMillis(50), ofMillis(300)),
+            StopReason.ATTEMPTS_EXHAUSTED, "busy", null, true),
+        new Scenario("a retried result, then success", base, null, List.of(answer("busy"), answer("ok")), null,
+            2, List.of(ofMillis(50)), List.of(ofMillis(50)), null, "ok", null, true),
+        new Scenario("failures until attempts run out", base, null, List.of(fail()), null,
+            4, List.of(ofMillis(50), ofMillis(50), ofMillis(300)), List.of(ofMillis(50), ofMillis(50), ofMillis(300)),
+            StopReason.ATTEMPTS_EXHAUSTED, null, "attempt 4", false),
+        new Scenario("abort on a non-retryable failure", base, null, List.of(fail(), abort()), null,
+            2, List.of(ofMillis(50)), List.of(ofMillis(50)), StopReason.ABORTED, null, "attempt 2", false),
+        new Scenario("budget refuses the second retry", base, () -> ScriptedBudget.answering(true, false),
+            List.of(fail()), null,
+            2, List.of(ofMillis(50)), List.of(ofMillis(50)), StopReason.BUDGET_EXHAUSTED, null, "attempt 2", false),
+        new Scenario("pushback honoured, then too long", base, null,
+            List.of(pushback(ofMillis(200)), pushback(Duration.ofSeconds(5)), answer("ok")), null,
+            2, List.of(ofMillis(200)), List.of(ofMillis(200)), StopReason.PUSHBACK_TOO_LONG, null, "attempt 2", false),
+        // 50 + 50 ms waited; the next wait (300 ms) would end at 400 ms, past the 350 ms deadline.
+        new Scenario("deadline", base.toBuilder().maxAttempts(10).maxElapsed(ofMillis(350)).build(), null,
+            List.of(fail()), null,
+            3, List.of(ofMillis(50), ofMillis(50)), List.of(ofMillis(50), ofMillis(50)), StopReason.DEADLINE_EXCEEDED,
+            null, "attempt 3", false),
+        // Attempt 2 fails at 50 ms and schedules a retry for 100 ms; the caller stops the call at 75 ms.
+        new Scenario("caller stops the call mid-backoff", base, null, List.of(fail()), ofMillis(75),
+            2, List.of(ofMillis(50)), List.of(ofMillis(50), ofMillis(50)), Scenario.CALLER, null, null, false));
+  }
+}

@@ -1,0 +1,114 @@
+package dev.backoff.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.DynamicContainer.dynamicContainer;
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
+
+import dev.backoff.RetryHistory;
+import dev.backoff.StopReason;
+import java.util.Arrays;
+import java.util.List;
+import java.util.stream.Stream;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.DynamicContainer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+/** Runs every row of the {@link ConformanceTable} through every driver. */
+class ConformanceTest {
+  /** The drivers under test; a new driver adds its runner here. */
+  static List<DriverRunner> runners() {
+    return List.of(new SyncRunner(), new AsyncRunner(), new ReactorRunner(), new FluxRunner(), new KotlinRunner(),
+        new FlowRunner());
+  }
+
+  @TestFactory
+  Stream<DynamicContainer> everyDriverRunsEveryRowTheSameWay() {
+    return runners().stream().map(runner -> dynamicContainer(runner.name(),
+        ConformanceTable.scenarios().stream()
+            .filter(scenario -> runner.judgesResults() || !scenario.retriesResults())
+            .map(scenario ->
+            dynamicTest(scenario.name(), () -> check(runner, scenario)))));
+  }
+
+  /** Runs one row through one driver and asserts everything the row expects. */
+  static void check(DriverRunner runner, Scenario scenario) throws Exception {
+    Trial trial = new Trial(scenario);
+    DriverRunner.Outcome outcome = runner.run(trial);
+    StopReason stop = scenario.stop() == Scenario.CALLER ? runner.callerStop() : scenario.stop();
+    SoftAssertions softly = new SoftAssertions();
+    softly.assertThat(trial.attempts()).as("attempts").isEqualTo(scenario.attempts());
+    softly.assertThat(trial.waits()).as("waits between attempts").isEqualTo(scenario.waits());
+    softly.assertThat(trial.scheduled()).as("delays scheduled").isEqualTo(scenario.scheduled());
+    softly.assertThat(trial.ends()).as("how listeners heard the call end")
+        .containsExactly(Trial.end(stop, scenario.attempts()));
+    if (scenario.result() != null) {
+      softly.assertThat(outcome.failure()).as("failure").isNull();
+      softly.assertThat(outcome.result()).as("result").isEqualTo(scenario.result());
+    } else if (scenario.failure() != null) {
+      softly.assertThat(outcome.result()).as("result").isNull();
+      Throwable failure = outcome.failure();
+      softly.assertThat(failure).as("failure").hasMessage(scenario.failure());
+      if (failure != null) {
+        RetryHistory history = RetryHistory.of(failure);
+        softly.assertThat(history).as("history").isNotNull();
+        if (history != null) {
+          softly.assertThat(history.attempts()).as("history's attempts").isEqualTo(scenario.attempts());
+          softly.assertThat(history.stopReason()).as("history's stop reason").isEqualTo(stop);
+        }
+        softly.assertThat(Arrays.stream(failure.getSuppressed()).filter(t -> !(t instanceof RetryHistory)))
+            .as("earlier failures, suppressed").hasSize(scenario.attempts() - 1);
+      }
+    } else {
+      softly.assertThat(outcome.result()).as("result after the caller stopped the call").isNull();
+    }
+    softly.assertAll();
+  }
+
+  @Test
+  void aDriverThatDoesNotWaitFailsTheTable() {
+    DriverRunner impatient = new DriverRunner() {
+      @Override
+      public String name() {
+        return "impatient";
+      }
+
+      @Override
+      public Outcome run(Trial trial) throws Exception {
+        // Sleeps without moving time: the waits between attempts come out zero.
+        dev.backoff.RetryExecutor<String> executor = dev.backoff.RetryExecutor.of(
+            trial.policy(new dev.backoff.testing.FakeClock())).withSleeper(nanos -> { });
+        return Outcome.of(executor.call(trial::attempt));
+      }
+    };
+    Scenario failTwice = ConformanceTable.scenarios().get(0);
+    assertThatThrownBy(() -> check(impatient, failTwice)).isInstanceOf(AssertionError.class)
+        .hasMessageContaining("waits between attempts");
+  }
+
+  @Test
+  void aDriverThatRetriesOnceMoreFailsTheTable() {
+    DriverRunner oneMore = new DriverRunner() {
+      @Override
+      public String name() {
+        return "one more";
+      }
+
+      @Override
+      public Outcome run(Trial trial) throws Exception {
+        Outcome outcome = new SyncRunner().run(trial);
+        try {
+          trial.attempt(); // an attempt of its own after the engine stopped
+        } catch (IllegalArgumentException expected) {
+          // the row's script answers it with its abort
+        }
+        return outcome;
+      }
+    };
+    Scenario abort = ConformanceTable.scenarios().get(4);
+    assertThat(abort.stop()).isEqualTo(StopReason.ABORTED);
+    assertThatThrownBy(() -> check(oneMore, abort)).isInstanceOf(AssertionError.class)
+        .hasMessageContaining("attempts");
+  }
+}

@@ -1,0 +1,47 @@
+package dev.backoff.conformance;
+
+import dev.backoff.RetryBudget;
+import dev.backoff.RetryPolicy;
+import dev.backoff.StopReason;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * One row of the {@link ConformanceTable}: a policy, a script of attempt outcomes, maybe a caller who stops
+ * the call, and what every driver must do with them.
+ *
+ * @param name the row's name
+ * @param policy the policy (each trial adds its clock, a fresh scripted random source, a recording listener)
+ * @param budget a fresh budget per trial, or null for the policy's
+ * @param script what attempt 1, 2, ... do; the last step repeats
+ * @param cancelAfter when the caller stops the call, or null
+ * @param attempts how many attempts every driver makes
+ * @param waits the time between consecutive attempts, in the driver's time
+ * @param scheduled the delays the engine schedules (listeners' {@code onRetryScheduled}); longer than
+ *     {@code waits} when a scheduled retry never runs
+ * @param stop why the call stops (null: it succeeds; {@link #CALLER} for the driver's caller-stop reason)
+ * @param result the caller's result, or null
+ * @param failure the message of the failure the caller sees (that of the last attempt), or null
+ * @param retriesResults whether the row needs the policy's result rules (drivers of streams, which have no
+ *     single result, skip it: {@link DriverRunner#judgesResults()})
+ */
+record Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> budget, List<Step> script,
+    Duration cancelAfter, int attempts, List<Duration> waits, List<Duration> scheduled, StopReason stop,
+    String result, String failure, boolean retriesResults) {
+
+  /** Stands for {@link DriverRunner#callerStop()} in {@link #stop}. */
+  static final StopReason CALLER = StopReason.CANCELLED;
+
+  @Override
+  public String toString() {
+    return name;
+  }
+
+  /** What one attempt does. */
+  @FunctionalInterface
+  interface Step {
+    /** Returns the attempt's result or throws its failure; {@code attempt} is its number, from 1. */
+    String answer(int attempt) throws Exception;
+  }
+}

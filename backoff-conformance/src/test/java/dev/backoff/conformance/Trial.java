@@ -1,0 +1,122 @@
+package dev.backoff.conformance;
+
+import dev.backoff.NanoClock;
+import dev.backoff.RetryEvent;
+import dev.backoff.RetryListener;
+import dev.backoff.RetryPolicy;
+import dev.backoff.StopReason;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+import java.util.random.RandomGenerator;
+
+/**
+ * One run of one scenario through one driver: hands the runner a fresh policy (fresh scripted random source
+ * and budget, a recording listener) on the runner's clock, answers the attempts from the scenario's script,
+ * and records what the engine and the driver did. Runners may call it from any thread, one attempt at a time.
+ */
+public final class Trial {
+  private final Scenario scenario;
+  private final List<Long> attemptNanos = new ArrayList<>();
+  private final List<Duration> scheduled = new ArrayList<>();
+  private final List<String> ends = new ArrayList<>();
+  private final Supplier<RandomGenerator> random;
+  private NanoClock clock;
+
+  Trial(Scenario scenario) {
+    this(scenario, ConformanceTable::random);
+  }
+
+  /** A trial drawing jitter from a fresh {@code random.get()}. */
+  Trial(Scenario scenario, Supplier<RandomGenerator> random) {
+    this.scenario = scenario;
+    this.random = random;
+  }
+
+  /** The scenario's policy, reading {@code clock} (the driver's virtual time). Call once, first. */
+  public synchronized RetryPolicy<String> policy(NanoClock clock) {
+    this.clock = clock;
+    RetryPolicy.Builder<String> builder = scenario.policy().toBuilder()
+        .clock(clock)
+        .random(random.get())
+        .listener(new RetryListener<String>() {
+          @Override
+          public void onRetryScheduled(RetryEvent<String> event) {
+            synchronized (Trial.this) {
+              scheduled.add(event.delay());
+            }
+          }
+
+          @Override
+          public void onSuccess(RetryEvent<String> event) {
+            end("success after " + event.attempts());
+          }
+
+          @Override
+          public void onExhausted(RetryEvent<String> event) {
+            end(event.stopReason() + " after " + event.attempts());
+          }
+
+          @Override
+          public void onAborted(RetryEvent<String> event) {
+            end(event.stopReason() + " after " + event.attempts());
+          }
+        });
+    if (scenario.budget() != null) {
+      builder.budget(scenario.budget().get());
+    }
+    return builder.build();
+  }
+
+  private synchronized void end(String what) {
+    ends.add(what);
+  }
+
+  /** One attempt: records its time and answers from the script (the last entry repeats). */
+  public String attempt() throws Exception {
+    int index;
+    int number;
+    synchronized (this) {
+      if (clock == null) {
+        throw new IllegalStateException("policy(clock) must be called before the first attempt");
+      }
+      attemptNanos.add(clock.nanoTime());
+      number = attemptNanos.size();
+      index = Math.min(number, scenario.script().size()) - 1;
+    }
+    return scenario.script().get(index).answer(number);
+  }
+
+  /** When the caller stops the call, measured from its start; null if it never does. */
+  public Duration cancelAfter() {
+    return scenario.cancelAfter();
+  }
+
+  synchronized int attempts() {
+    return attemptNanos.size();
+  }
+
+  /** The time between consecutive attempts, as the driver waited it. */
+  synchronized List<Duration> waits() {
+    List<Duration> waits = new ArrayList<>();
+    for (int i = 1; i < attemptNanos.size(); i++) {
+      waits.add(Duration.ofNanos(attemptNanos.get(i) - attemptNanos.get(i - 1)));
+    }
+    return waits;
+  }
+
+  /** The delays the engine scheduled, as listeners heard them. */
+  synchronized List<Duration> scheduled() {
+    return List.copyOf(scheduled);
+  }
+
+  /** How the call ended, as listeners heard it ("success after 3", "ABORTED after 2"). */
+  synchronized List<String> ends() {
+    return List.copyOf(ends);
+  }
+
+  static String end(StopReason reason, int attempts) {
+    return reason == null ? "success after " + attempts : reason + " after " + attempts;
+  }
+}

@@ -1,0 +1,42 @@
+package dev.backoff.conformance
+
+import dev.backoff.NanoClock
+import dev.backoff.kotlin.retrying
+import kotlin.coroutines.cancellation.CancellationException
+import kotlin.time.Duration.Companion.hours
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.test.advanceTimeBy
+import kotlinx.coroutines.test.runCurrent
+import kotlinx.coroutines.test.runTest
+
+/**
+ * The Kotlin driver (`policy.retrying { ... }`) under `runTest`'s virtual time, which is also the policy's
+ * clock; the caller cancels its coroutine.
+ */
+class KotlinRunner : DriverRunner {
+    override fun name(): String = "kotlin"
+
+    override fun run(trial: Trial): DriverRunner.Outcome {
+        var outcome = DriverRunner.Outcome(null, null)
+        runTest {
+            val policy = trial.policy(NanoClock { testScheduler.currentTime * 1_000_000 })
+            val caller = launch {
+                outcome = try {
+                    DriverRunner.Outcome.of(policy.retrying { trial.attempt() })
+                } catch (cancelled: CancellationException) {
+                    throw cancelled
+                } catch (failure: Throwable) {
+                    DriverRunner.Outcome.failed(failure)
+                }
+            }
+            trial.cancelAfter()?.let {
+                advanceTimeBy(it.toMillis())
+                caller.cancel()
+            }
+            advanceTimeBy(1.hours)
+            runCurrent()
+            check(caller.isCompleted) { "the call had not ended an hour later" }
+        }
+        return outcome
+    }
+}
