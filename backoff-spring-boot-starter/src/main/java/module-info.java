@@ -24,6 +24,7 @@ open module dev.backoff.spring.boot {
   requires static spring.web;
   requires static spring.webflux;
   requires static reactor.core;
+  requires static dev.backoff.reactor;
   requires static org.reactivestreams;
   requires static spring.boot.actuator;
   requires static spring.boot.actuator.autoconfigure;

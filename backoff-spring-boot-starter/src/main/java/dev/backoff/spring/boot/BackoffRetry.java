@@ -18,10 +18,13 @@ import java.lang.annotation.Target;
  *   <li>A method returning {@code CompletionStage} or {@code CompletableFuture} is called again for each
  *       attempt; waits are tasks on a scheduler, and no thread is held. The caller gets a
  *       {@code CompletableFuture}; cancelling it stops the retries.
- *   <li>A method returning Reactor's {@code Mono} (Reactor on the class path) is subscribed again for each
- *       attempt, through the asynchronous loop; cancelling the subscription stops the retries.
- *       {@code Flux} is not supported (retrying a stream that may have emitted elements is not a
- *       per-call decision): such a method fails the context at startup.
+ *   <li>A method returning Reactor's {@code Mono} or {@code Flux} (Reactor on the class path) is called
+ *       and subscribed again for each attempt, by backoff-reactor's operators when that module is on the
+ *       class path (a {@code Flux} is retried until its first element, see its {@code FluxRetry}); waits
+ *       are on the context's Reactor {@code Scheduler} bean if it has one, else {@code Schedulers.parallel()}.
+ *       Without backoff-reactor a {@code Mono} still works (through the asynchronous loop, one
+ *       {@code toFuture()} per attempt, waiting on the registry's scheduler) and a {@code Flux} method
+ *       fails the context at startup. Cancelling the subscription stops the retries.
  * </ul>
  *
  * <p>The call goes through a proxy, as with Spring's own {@code @Transactional} or {@code @Async}: a call

@@ -13,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -23,7 +24,8 @@ import org.springframework.util.ClassUtils;
 
 /**
  * The advice behind {@link BackoffRetry}: runs each annotated method on the core's executors (the
- * synchronous loop for plain methods, the asynchronous one for stages and {@code Mono}), with the named
+ * synchronous loop for plain methods, the asynchronous one for stages) or backoff-reactor's operators
+ * (on the same asynchronous loop, for {@code Mono} and {@code Flux}), with the named
  * policy and the annotation's overrides, resolved once per method. It owns no retry loop: each attempt is
  * one more {@code proceed()} of a fresh copy of the invocation. Thread-safe.
  */
@@ -32,16 +34,21 @@ public final class BackoffRetryInterceptor implements MethodInterceptor {
       BackoffRetryInterceptor.class.getClassLoader());
 
   private final Supplier<BackoffRegistry> registry;
+  private final Function<Class<?>, Object> beans;
   private final ConcurrentMap<MethodKey, Target> targets = new ConcurrentHashMap<>();
 
   /**
    * An interceptor resolving policies from {@code registry} (looked up when a method is first resolved,
    * so that the registry bean is made after the post-processors).
    *
-   * @throws NullPointerException if {@code registry} is null
+   * @param registry supplies the registry
+   * @param beans the context's only bean of a type, or null (the Reactor {@code Scheduler} for reactive
+   *     methods)
+   * @throws NullPointerException if an argument is null
    */
-  public BackoffRetryInterceptor(Supplier<BackoffRegistry> registry) {
+  public BackoffRetryInterceptor(Supplier<BackoffRegistry> registry, Function<Class<?>, Object> beans) {
     this.registry = Objects.requireNonNull(registry, "registry must not be null");
+    this.beans = Objects.requireNonNull(beans, "beans must not be null");
   }
 
   @Override
@@ -61,7 +68,9 @@ public final class BackoffRetryInterceptor implements MethodInterceptor {
       case STAGE:
         return target.async.call(() -> stage(proxied));
       case MONO:
-        return ReactorCalls.mono(target.async, () -> proceed(proxied));
+        return ReactorCalls.mono(target.reactive, target.async, () -> proceed(proxied));
+      case FLUX:
+        return ReactorCalls.flux(target.reactive, () -> proceed(proxied));
       default:
         return target.sync.call(() -> proceed(proxied));
     }
@@ -110,7 +119,9 @@ public final class BackoffRetryInterceptor implements MethodInterceptor {
     RetryExecutor<Object> sync = plain ? policies.executor(overrides.value()) : RetryExecutor.of(policy);
     AsyncRetryExecutor<Object> async = plain ? policies.asyncExecutor(overrides.value())
         : policies.scheduler() == null ? AsyncRetryExecutor.of(policy) : AsyncRetryExecutor.of(policy, policies.scheduler());
-    return new Target(kind, sync, async);
+    Object reactive = kind == Kind.MONO || kind == Kind.FLUX
+        ? ReactorCalls.operator(specific.getReturnType(), policy, beans) : null;
+    return new Target(kind, sync, async, reactive);
   }
 
   private static RetryPolicy<Object> overridden(BackoffRegistry policies, BackoffRetry a, String where) {
@@ -156,9 +167,16 @@ public final class BackoffRetryInterceptor implements MethodInterceptor {
     if (REACTOR && ReactorCalls.isMono(returnType)) {
       return Kind.MONO;
     }
+    if (REACTOR && ReactorCalls.isFlux(returnType)) {
+      if (!ReactorCalls.OPERATORS) {
+        throw new BackoffConfigurationException(where, returnType.getName(),
+            "a Flux method needs backoff-reactor on the class path");
+      }
+      return Kind.FLUX;
+    }
     if (REACTOR && ReactorCalls.isPublisher(returnType)) {
       throw new BackoffConfigurationException(where, returnType.getName(),
-          "only Mono is supported among reactive types (a Flux may have emitted elements before failing)");
+          "among reactive types only Mono and Flux are supported");
     }
     return Kind.SYNC;
   }
@@ -190,20 +208,22 @@ public final class BackoffRetryInterceptor implements MethodInterceptor {
     }
   }
 
-  enum Kind { SYNC, STAGE, MONO }
+  enum Kind { SYNC, STAGE, MONO, FLUX }
 
   /** A resolved method: how it is called and the executors it runs on. */
   static final class Target {
-    static final Target NONE = new Target(Kind.SYNC, null, null);
+    static final Target NONE = new Target(Kind.SYNC, null, null, null);
 
     final Kind kind;
     final RetryExecutor<Object> sync;
     final AsyncRetryExecutor<Object> async;
+    final Object reactive; // backoff-reactor's operator for MONO and FLUX, or null
 
-    Target(Kind kind, RetryExecutor<Object> sync, AsyncRetryExecutor<Object> async) {
+    Target(Kind kind, RetryExecutor<Object> sync, AsyncRetryExecutor<Object> async, Object reactive) {
       this.kind = kind;
       this.sync = sync;
       this.async = async;
+      this.reactive = reactive;
     }
   }
 

@@ -29,7 +29,8 @@ public class BackoffRetryPostProcessor extends AbstractBeanFactoryAwareAdvisingP
   @Override
   public void setBeanFactory(BeanFactory beanFactory) {
     super.setBeanFactory(beanFactory);
-    this.interceptor = new BackoffRetryInterceptor(() -> beanFactory.getBean(BackoffRegistry.class));
+    this.interceptor = new BackoffRetryInterceptor(() -> beanFactory.getBean(BackoffRegistry.class),
+        type -> beanFactory.getBeanProvider(type).getIfUnique());
     this.advisor = new DefaultPointcutAdvisor(new AnnotatedPointcut(interceptor), interceptor);
   }
 

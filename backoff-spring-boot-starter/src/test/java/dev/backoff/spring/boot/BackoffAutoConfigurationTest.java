@@ -23,6 +23,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 class BackoffAutoConfigurationTest {
   private static final String[] ORDERS = {
@@ -55,6 +57,11 @@ class BackoffAutoConfigurationTest {
     @Bean
     RetryScheduler retryScheduler(FakeScheduler scheduler) {
       return RetryScheduler.of(scheduler);
+    }
+
+    @Bean
+    Scheduler reactorScheduler(FakeScheduler scheduler) {
+      return Schedulers.fromExecutorService(scheduler);
     }
   }
 
@@ -310,10 +317,24 @@ class BackoffAutoConfigurationTest {
   }
 
   @Test
-  void aFluxMethodFailsTheContext() {
-    runner.withPropertyValues(ORDERS).withBean(Beans.FluxMethod.class).run(context ->
+  void aFluxMethodIsRetriedUntilItsFirstElement() {
+    runner.withPropertyValues(ORDERS).withBean(Beans.Flaky.class, () -> new Beans.Flaky(2)).run(context -> {
+      Beans.Flaky flaky = context.getBean(Beans.Flaky.class);
+      FakeScheduler scheduler = context.getBean(FakeScheduler.class);
+      CompletableFuture<java.util.List<String>> result = flaky.flux().collectList().toFuture();
+      assertThat(result).isNotDone();
+      scheduler.advance(Duration.ofMillis(300));
+      assertThat(result).isCompletedWithValue(java.util.List.of("a", "b"));
+      assertThat(flaky.calls()).isEqualTo(3);
+      assertThat(scheduler.delays()).containsExactly(Duration.ofMillis(100), Duration.ofMillis(200));
+    });
+  }
+
+  @Test
+  void anotherPublisherTypeFailsTheContext() {
+    runner.withPropertyValues(ORDERS).withBean(Beans.PublisherMethod.class).run(context ->
         assertThat(context).getFailure().rootCause()
-            .hasMessageContaining("FluxMethod.stream").hasMessageContaining("Mono"));
+            .hasMessageContaining("PublisherMethod.stream").hasMessageContaining("Mono and Flux"));
   }
 
   @Test

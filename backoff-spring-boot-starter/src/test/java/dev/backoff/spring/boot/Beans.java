@@ -75,6 +75,12 @@ final class Beans {
           : Mono.just("ok after " + calls.get()));
     }
 
+    @BackoffRetry("orders")
+    public Flux<String> flux() {
+      return Flux.defer(() -> fail() ? Flux.error(new IOException("attempt " + calls.get() + " failed"))
+          : Flux.just("a", "b"));
+    }
+
     /** Calls its own annotated method: not through the proxy, so not retried. */
     public String selfInvocation() throws IOException {
       return sync();
@@ -131,9 +137,9 @@ final class Beans {
     }
   }
 
-  static class FluxMethod {
+  static class PublisherMethod {
     @BackoffRetry("orders")
-    public Flux<String> stream() {
+    public org.reactivestreams.Publisher<String> stream() {
       return Flux.just("a");
     }
   }
