@@ -18,9 +18,10 @@ module dev.backoff.core {
       dev.backoff.grpc,
       dev.backoff.httpclient5,
       dev.backoff.spring.web,
-      dev.backoff.sim,
+      dev.backoff.okhttp,
       dev.backoff.reactor,
-      dev.backoff.kotlin;
+      dev.backoff.kotlin,
+      dev.backoff.sim;
 
   // Optional: java.net.http's timeout is classified as a timeout when that module is present
   // (looked up by name, so the core never needs it).

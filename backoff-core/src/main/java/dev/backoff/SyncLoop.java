@@ -7,6 +7,7 @@ import dev.backoff.driver.Verdict;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
@@ -77,10 +78,18 @@ final class SyncLoop {
     Execution<R> execution = FirstAttempt.failed(policy, start, now, executor.random, call);
     Decision decision = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now);
     while (decision.isRetry()) {
+      boolean goOn = true;
       try {
-        executor.sleeper.sleep(decision.delayNanos());
+        if (kind == HOOK) {
+          goOn = ((SyncAttempt<?>) target).waitToRetry(decision.delayNanos(), executor.sleeper);
+        } else {
+          executor.sleeper.sleep(decision.delayNanos());
+        }
       } catch (InterruptedException interrupted) {
         throw stopInterrupted(execution, clock, interrupted);
+      }
+      if (!goOn) {
+        throw stopCancelled(execution, clock);
       }
       // An interrupt that lands after the sleep returned (or a sleeper that returns without honouring it)
       // must not start the next attempt on an interrupted thread. isInterrupted leaves the flag for the caller.
@@ -287,6 +296,18 @@ final class SyncLoop {
       interrupted.addSuppressed(last);
     }
     return interrupted;
+  }
+
+  /** Stops the call a driver's wait said was cancelled: no further attempt, the last failure as the cause. */
+  private static CancellationException stopCancelled(Execution<?> execution, NanoClock clock) {
+    execution.stop(StopReason.CANCELLED, clock.nanoTime());
+    CancellationException cancelled = new CancellationException(
+        "the call was cancelled while waiting to retry (after " + execution.attempts() + " attempts)");
+    Throwable last = execution.finalFailure();
+    if (last != null) {
+      cancelled.initCause(last);
+    }
+    return cancelled;
   }
 
   /** Records the outcome; a result retried after (or whose recording threw) goes back to a driver's hook. */

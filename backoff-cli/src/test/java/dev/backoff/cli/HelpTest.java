@@ -28,7 +28,7 @@ class HelpTest {
       "dir", "spec", "url", "header", "method", "status", "port", "fault", "budget", "strategy", "text", "command");
   private static final Pattern TYPE = Pattern.compile("<([^>]*)>");
   /** A choice list: lower-case words and types separated by |. */
-  private static final Pattern CHOICES = Pattern.compile("([a-z0-9]+|@?<[a-z]+>)(\\|([a-z0-9]+|@?<[a-z]+>))+");
+  private static final Pattern CHOICES = Pattern.compile("([a-z0-9]+(?:-[a-z0-9]+)*|@?<[a-z]+>)(\\|([a-z0-9]+(?:-[a-z0-9]+)*|@?<[a-z]+>))+");
 
   /** Every command, nested ones included, as the words that reach it ({@code [lab, demo]}). */
   private static List<List<String>> commands() {

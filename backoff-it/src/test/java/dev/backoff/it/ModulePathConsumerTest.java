@@ -49,6 +49,7 @@ class ModulePathConsumerTest {
           requires dev.backoff.core;
           requires dev.backoff.http;
           requires dev.backoff.http.rules;
+          requires dev.backoff.okhttp;
           requires dev.backoff.testing;
           requires dev.backoff.micrometer;
           requires dev.backoff.sim;
@@ -74,17 +75,18 @@ class ModulePathConsumerTest {
       assertThat(run.exitCode()).as(run.output() + run.errors()).isZero();
       assertThat(run.output().lines()).containsExactly(
           "modules: consumer dev.backoff.core dev.backoff.http dev.backoff.http.rules dev.backoff.lab"
-              + " dev.backoff.micrometer dev.backoff.sim dev.backoff.testing",
+              + " dev.backoff.micrometer dev.backoff.okhttp dev.backoff.sim dev.backoff.testing",
           "executor: ok after 2 attempts",
           "http: 200 hello",
           "rules: [429, 500, 502, 503, 504] Optional[PT2M]",
+          "okhttp: 200 hello",
           "testing: 5",
           "spec: 1500000000",
           "micrometer: backoff.calls registered",
           "sim: {clients=3}",
           "lab: /admin/stats 200");
       assertThat(run.errors()).as("the consumer's standard error").isEmpty();
-      assertThat(requests).hasValue(2);
+      assertThat(requests).hasValue(3);
     } finally {
       server.stop(0);
     }
@@ -256,6 +258,7 @@ class ModulePathConsumerTest {
       import dev.backoff.http.rules.RetryAfter;
       import dev.backoff.lab.LabServer;
       import dev.backoff.micrometer.BackoffMetrics;
+      import dev.backoff.okhttp.BackoffOkHttp;
       import dev.backoff.sim.ScenarioFiles;
       import dev.backoff.spec.Durations;
       import dev.backoff.testing.FakeClock;
@@ -295,6 +298,17 @@ class ModulePathConsumerTest {
           System.out.println("http: " + response.statusCode() + " " + response.body());
           System.out.println("rules: " + HttpRules.defaults().retryStatuses() + " "
               + RetryAfter.parse("120", java.time.Instant.EPOCH));
+
+          // OkHttp through the adapter's interceptor: okhttp3, okio and kotlin.stdlib on the module path too.
+          okhttp3.OkHttpClient okHttp = new okhttp3.OkHttpClient.Builder()
+              .addInterceptor(BackoffOkHttp.of(
+                  RetryPolicy.<okhttp3.Response>builder().maxAttempts(2).backoff(Backoff.none()).build()).interceptor())
+              .build();
+          try (okhttp3.Response ok = okHttp.newCall(new okhttp3.Request.Builder().url(args[0]).build()).execute()) {
+            System.out.println("okhttp: " + ok.code() + " " + ok.body().string());
+          }
+          okHttp.dispatcher().executorService().shutdown();
+          okHttp.connectionPool().evictAll();
 
           System.out.println("testing: " + new FakeClock(5).nanoTime());
           System.out.println("spec: " + Durations.parseNanos("1.5s"));

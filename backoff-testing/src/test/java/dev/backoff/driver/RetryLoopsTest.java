@@ -49,7 +49,7 @@ class RetryLoopsTest {
   }
 
   /** Attempts that return (or throw) the scripted outcomes in order; the last one repeats. */
-  private static final class Script implements SyncAttempt<String>, AsyncAttempt<String> {
+  private static class Script implements SyncAttempt<String>, AsyncAttempt<String> {
     final Object[] outcomes;
     final List<Integer> numbers = Collections.synchronizedList(new ArrayList<>());
     final List<Long> nanosLeft = Collections.synchronizedList(new ArrayList<>());
@@ -298,6 +298,45 @@ class RetryLoopsTest {
     assertThat(RetryHistory.of(thrown.getSuppressed()[0]).stopReason()).isEqualTo(StopReason.INTERRUPTED);
     assertThat(script.numbers).containsExactly(1);
     assertThat(listener.summary()).containsExactly("retry 1 in PT1S", "aborted INTERRUPTED");
+  }
+
+  @Test
+  void aDriversWaitGoesThroughThePolicysSleeperByDefault() throws Exception {
+    Script script = new Script(clock, 0, new IOException("reset"), "ok");
+
+    assertThat(RetryLoops.sync(RetryExecutor.of(policy().build()), script, OutcomeJudge.policyRules()))
+        .isEqualTo("ok");
+    assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(1));
+  }
+
+  @Test
+  void aDriversWaitThatSaysCancelledStopsTheSyncLoopWithNoFurtherAttempt() {
+    IOException second = new IOException("reset again");
+    List<Long> waits = new ArrayList<>();
+    Script script = new Script(clock, 0, new IOException("reset"), second, "ok") {
+      @Override
+      public boolean waitToRetry(long nanos, dev.backoff.Sleeper policySleeper) throws InterruptedException {
+        waits.add(nanos);
+        policySleeper.sleep(nanos);
+        return waits.size() < 2; // cancelled during the second wait
+      }
+    };
+
+    Throwable thrown = catchThrowable(() -> RetryLoops.sync(RetryExecutor.of(policy().build()), script,
+        OutcomeJudge.policyRules()));
+
+    assertThat(thrown).isInstanceOf(CancellationException.class)
+        .hasMessage("the call was cancelled while waiting to retry (after 2 attempts)")
+        .hasCause(second);
+    assertThat(RetryHistory.of(second).stopReason()).isEqualTo(StopReason.CANCELLED);
+    assertThat(script.numbers).containsExactly(1, 2);
+    assertThat(waits).containsExactly(SECOND, SECOND);
+    assertThat(sleeper.sleeps()).hasSize(2);
+    assertThat(listener.summary()).containsExactly("retry 1 in PT1S", "retry 2 in PT1S", "aborted CANCELLED");
+    // The permission for the retry that never started goes back to the budget.
+    assertThat(budget.releases()).isEqualTo(1);
+    assertThat(budget.log()).endsWith("release transient");
+    assertThat(Thread.currentThread().isInterrupted()).isFalse();
   }
 
   @Test

@@ -1,0 +1,138 @@
+package dev.backoff.okhttp;
+
+import dev.backoff.AsyncRetryExecutor;
+import dev.backoff.RetryPolicy;
+import dev.backoff.driver.AsyncAttempt;
+import dev.backoff.driver.AttemptContext;
+import dev.backoff.driver.OutcomeJudge;
+import dev.backoff.driver.RetryLoops;
+import dev.backoff.driver.Verdict;
+import dev.backoff.http.rules.HttpRules;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import okhttp3.Call;
+import okhttp3.Callback;
+import okhttp3.Request;
+import okhttp3.Response;
+
+/**
+ * One asynchronous call as the core's asynchronous loop sees it: each attempt is a new OkHttp call,
+ * {@code enqueue}d, whose stage cancels that call when cancelled; the judge is the shared HTTP rules. The
+ * loop's scheduler does the waiting. Per call; attempts run one after another, completed on OkHttp's
+ * dispatcher threads, hence the volatile fields.
+ */
+final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Response> {
+  private final HttpRules rules;
+  private final AsyncRetryExecutor<Response> executor;
+  private final RetryPolicy<Response> policy;
+  private final Call.Factory client;
+  private final Request request;
+  private final boolean repeatable;
+  private volatile Call last;
+  private volatile Instant judgedAt;
+
+  AsyncExchange(BackoffOkHttp owner, Call.Factory client, Request request) {
+    this.client = Objects.requireNonNull(client, "client must not be null");
+    this.request = Objects.requireNonNull(request, "request must not be null");
+    this.rules = owner.httpRules();
+    this.executor = owner.asyncExecutor();
+    this.policy = executor.policy();
+    this.repeatable = rules.isRepeatable(OkHttpViews.request(request));
+  }
+
+  /** Starts the call on the asynchronous loop. */
+  CompletableFuture<Response> start() {
+    return RetryLoops.async(executor, this, this);
+  }
+
+  /** The last attempt's call (the one that produced the outcome), or null before the first. */
+  Call lastCall() {
+    return last;
+  }
+
+  @Override
+  public CompletionStage<Response> start(AttemptContext context) {
+    judgedAt = null;
+    int number = context.attempt();
+    Call call = client.newCall(request);
+    last = call;
+    AttemptStage stage = new AttemptStage(call);
+    call.enqueue(new Callback() {
+      @Override
+      public void onFailure(Call failed, IOException e) {
+        stage.completeExceptionally(e);
+      }
+
+      @Override
+      public void onResponse(Call answered, Response response) {
+        try {
+          judgedAt = InterceptedCall.readAheadIfRetryPossible(rules, policy, response, repeatable, number, context);
+        } catch (RuntimeException e) {
+          response.close();
+          stage.completeExceptionally(e);
+          return;
+        }
+        if (!stage.complete(response)) {
+          response.close(); // the call was cancelled meanwhile: nobody will read it
+        }
+      }
+    });
+    return stage;
+  }
+
+  @Override
+  public void discard(Response response) {
+    response.close();
+  }
+
+  @Override
+  public Verdict judge(RetryPolicy<Response> p, Response response, Throwable failure) {
+    if (failure != null) {
+      return rules.judgeFailure(repeatable, failure);
+    }
+    if (!rules.isRetryStatus(response.code())) {
+      return Verdict.ACCEPT;
+    }
+    Instant at = judgedAt;
+    return at == null
+        ? rules.judgeResponse(p, repeatable, OkHttpViews.response(response))
+        : rules.judgeResponse(p, repeatable, OkHttpViews.response(response), at);
+  }
+
+  /** The failure as an OkHttp callback takes it: unwrapped, a cancellation as OkHttp's "Canceled". */
+  static IOException asIoException(Throwable failure) {
+    Throwable t = failure;
+    for (int depth = 0; depth < 16 && (t instanceof CompletionException || t instanceof ExecutionException)
+        && t.getCause() != null; depth++) {
+      t = t.getCause();
+    }
+    if (t instanceof IOException io) {
+      return io;
+    }
+    IOException wrapped = new IOException(t instanceof CancellationException ? "Canceled" : t.toString());
+    wrapped.initCause(t);
+    return wrapped;
+  }
+
+  /** An attempt's stage: cancelling it (the loop does when the caller cancels) cancels the OkHttp call. */
+  private static final class AttemptStage extends CompletableFuture<Response> {
+    private final Call call;
+
+    AttemptStage(Call call) {
+      this.call = call;
+    }
+
+    @Override
+    public boolean cancel(boolean mayInterruptIfRunning) {
+      boolean cancelled = super.cancel(mayInterruptIfRunning);
+      call.cancel();
+      return cancelled;
+    }
+  }
+}

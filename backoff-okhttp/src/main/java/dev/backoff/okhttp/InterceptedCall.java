@@ -1,0 +1,132 @@
+package dev.backoff.okhttp;
+
+import dev.backoff.RetryPolicy;
+import dev.backoff.Sleeper;
+import dev.backoff.StopReason;
+import dev.backoff.driver.AttemptContext;
+import dev.backoff.driver.OutcomeJudge;
+import dev.backoff.driver.SyncAttempt;
+import dev.backoff.driver.Verdict;
+import dev.backoff.http.rules.HttpRequestView;
+import dev.backoff.http.rules.HttpRules;
+import java.io.IOException;
+import java.time.Instant;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Call;
+import okhttp3.Interceptor;
+import okhttp3.Response;
+
+/**
+ * One intercepted call as the core's synchronous loop sees it: each attempt is {@code chain.proceed}, the
+ * judge is the shared HTTP rules plus "the call was cancelled", and the wait between attempts checks for
+ * cancellation. Per call, confined to the calling thread (only {@code Call.cancel()} comes from elsewhere,
+ * and is read through {@code isCanceled()}).
+ */
+final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Response>, HttpRequestView {
+  private static final long CANCEL_CHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(BackoffOkHttp.CANCEL_CHECK_MILLIS);
+
+  private final HttpRules rules;
+  private final RetryPolicy<Response> policy;
+  private final Interceptor.Chain chain;
+  private final Call call;
+  private final boolean repeatable;
+  private Instant judgedAt; // the instant the last response's Retry-After was read at, for the same reading
+
+  InterceptedCall(HttpRules rules, RetryPolicy<Response> policy, Interceptor.Chain chain) {
+    this.rules = rules;
+    this.policy = policy;
+    this.chain = chain;
+    this.call = chain.call();
+    this.repeatable = rules.isRepeatable(this); // the request's view is this object: nothing more to allocate
+  }
+
+  @Override
+  public String method() {
+    return chain.request().method();
+  }
+
+  @Override
+  public String header(String name) {
+    return chain.request().header(name);
+  }
+
+  @Override
+  public boolean bodyRepeatable() {
+    return OkHttpViews.bodyRepeatable(chain.request().body());
+  }
+
+  @Override
+  public Response run(AttemptContext context) throws IOException {
+    judgedAt = null;
+    if (call.isCanceled()) {
+      throw new IOException("Canceled"); // no attempt after cancel (OkHttp's own message)
+    }
+    Response response = chain.proceed(chain.request());
+    judgedAt = readAheadIfRetryPossible(rules, policy, response, repeatable, context.attempt(), context);
+    return response;
+  }
+
+  /**
+   * Reads ahead a response's body, to the read-ahead limit, when the engine could retry after it; returns
+   * the wall-clock instant its {@code Retry-After} was read at, or null when no retry is possible.
+   */
+  static Instant readAheadIfRetryPossible(HttpRules rules, RetryPolicy<Response> policy, Response response,
+      boolean repeatable, int attempt, AttemptContext context) {
+    if (!repeatable || !rules.isRetryStatus(response.code())) {
+      return null;
+    }
+    Instant now = rules.wallNow();
+    if (!rules.mayRetry(policy, repeatable, OkHttpViews.response(response),
+        attempt, context.nanosLeft(), now)) {
+      return now;
+    }
+    int limit = rules.readAheadLimit();
+    if (limit > 0) {
+      try {
+        // Buffers at most limit + 1 bytes (and one read's worth): whether the body ends within the limit.
+        response.body().source().request(limit + 1L);
+      } catch (IOException e) {
+        // The body broke off (a reset connection): the status decides; a caller handed this response sees
+        // the same failure when reading it.
+      }
+    }
+    return now;
+  }
+
+  @Override
+  public void discard(Response response) {
+    response.close();
+  }
+
+  @Override
+  public Verdict judge(RetryPolicy<Response> policy, Response response, Throwable failure) {
+    if (call.isCanceled()) {
+      return Verdict.stop(StopReason.CANCELLED);
+    }
+    if (failure != null) {
+      return rules.judgeFailure(repeatable, failure);
+    }
+    if (!rules.isRetryStatus(response.code())) {
+      return Verdict.ACCEPT; // the success path: no view, no clock
+    }
+    Instant at = judgedAt;
+    return at == null
+        ? rules.judgeResponse(policy, repeatable, OkHttpViews.response(response))
+        : rules.judgeResponse(policy, repeatable, OkHttpViews.response(response), at);
+  }
+
+  /** Waits in slices, checking between them whether the call was cancelled (OkHttp interrupts nobody). */
+  @Override
+  public boolean waitToRetry(long nanos, Sleeper sleeper) throws InterruptedException {
+    long left = nanos;
+    while (!call.isCanceled()) {
+      if (left <= 0) {
+        return true;
+      }
+      long slice = Math.min(left, CANCEL_CHECK_NANOS);
+      sleeper.sleep(slice);
+      left -= slice;
+    }
+    return false;
+  }
+}
