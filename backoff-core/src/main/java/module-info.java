@@ -17,6 +17,7 @@ module dev.backoff.core {
       dev.backoff.http.rules,
       dev.backoff.grpc,
       dev.backoff.httpclient5,
+      dev.backoff.spring.web,
       dev.backoff.okhttp,
       dev.backoff.reactor,
       dev.backoff.kotlin,

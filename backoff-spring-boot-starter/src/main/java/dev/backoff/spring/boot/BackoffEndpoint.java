@@ -1,0 +1,81 @@
+package dev.backoff.spring.boot;
+
+import dev.backoff.RetryBudget;
+import dev.backoff.RetryPolicy;
+import dev.backoff.spec.Durations;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+
+/**
+ * The Actuator endpoint {@code backoff} ({@code /actuator/backoff} once exposed): every named policy with
+ * its parameters, its budget and the budget's current level, its calls, attempts and amplification
+ * (attempts per call), and every named budget with its level. Read-only; thread-safe.
+ */
+@Endpoint(id = "backoff")
+public class BackoffEndpoint {
+  private final BackoffRegistry registry;
+
+  /** An endpoint describing {@code registry}. */
+  public BackoffEndpoint(BackoffRegistry registry) {
+    this.registry = registry;
+  }
+
+  /** Everything: {@code policies} and {@code budgets}, each by name. */
+  @ReadOperation
+  public Map<String, Object> backoff() {
+    Map<String, Object> result = new LinkedHashMap<>();
+    result.put("policies", registry.names().stream()
+        .collect(Collectors.toMap(name -> name, this::policy, (a, b) -> a, LinkedHashMap::new)));
+    Map<String, Object> budgets = new LinkedHashMap<>();
+    for (String name : registry.budgetNames()) {
+      budgets.put(name, Map.of("spec", registry.budgetSpec(name), "level", registry.budget(name).level()));
+    }
+    result.put("budgets", budgets);
+    return result;
+  }
+
+  /**
+   * One policy ({@code /actuator/backoff/{name}}), or null (404) if there is none.
+   *
+   * @param name the policy's name
+   */
+  @ReadOperation
+  public Map<String, Object> policy(@Selector String name) {
+    if (!registry.names().contains(name)) {
+      return null;
+    }
+    RetryPolicy<Object> policy = registry.policy(name);
+    BackoffProperties.Policy settings = registry.settings(name);
+    BackoffRegistry.Stats stats = registry.stats(name);
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("strategy", settings.getStrategy() == null ? "default" : settings.getStrategy());
+    view.put("backoff", policy.backoff().toString());
+    view.put("maxAttempts", policy.maxAttempts());
+    view.put("maxElapsed", format(policy.maxElapsed()));
+    view.put("attemptTimeout", format(policy.attemptTimeout()));
+    view.put("maxPushback", format(policy.maxPushback()));
+    view.put("retryOn", settings.getRetryOn().stream().map(Class::getName).collect(Collectors.toList()));
+    view.put("abortOn", settings.getAbortOn().stream().map(Class::getName).collect(Collectors.toList()));
+    view.put("retryOnStatuses", settings.getRetryOnStatuses());
+    view.put("budget", settings.getBudget());
+    RetryBudget budget = policy.budget();
+    view.put("budgetLevel", budget == null ? null : budget.level());
+    view.put("calls", stats.calls());
+    view.put("attempts", stats.attempts());
+    double amplification = stats.amplification();
+    view.put("amplification", Double.isNaN(amplification) ? null : amplification);
+    return view;
+  }
+
+  private static String format(Duration duration) {
+    if (duration == null) {
+      return null;
+    }
+    return duration.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? "unlimited" : Durations.format(duration);
+  }
+}

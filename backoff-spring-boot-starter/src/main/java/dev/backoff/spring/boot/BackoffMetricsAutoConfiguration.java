@@ -1,0 +1,30 @@
+package dev.backoff.spring.boot;
+
+import dev.backoff.micrometer.BackoffMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Binds every named policy to Micrometer (backoff-micrometer's {@link BackoffMetrics}: retries, delays,
+ * outcomes, budget levels) when backoff-micrometer is on the class path and the context has a
+ * {@link MeterRegistry}; nothing otherwise.
+ */
+@AutoConfiguration(before = BackoffAutoConfiguration.class,
+    afterName = "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration")
+@ConditionalOnClass({BackoffMetrics.class, MeterRegistry.class})
+public class BackoffMetricsAutoConfiguration {
+  /** Used by Spring. */
+  public BackoffMetricsAutoConfiguration() {}
+
+  /** Instruments each policy as the registry builds it, if a {@link MeterRegistry} bean exists. */
+  @Bean
+  public BackoffRegistry.PolicyCustomizer backoffMetricsCustomizer(ObjectProvider<MeterRegistry> registry) {
+    return (name, policy) -> {
+      MeterRegistry meters = registry.getIfUnique();
+      return meters == null ? policy : BackoffMetrics.of(meters).instrument(policy);
+    };
+  }
+}

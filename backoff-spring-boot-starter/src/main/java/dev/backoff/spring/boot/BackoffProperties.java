@@ -1,0 +1,257 @@
+package dev.backoff.spring.boot;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code backoff.*} configuration properties: named retry policies, named retry budgets they share,
+ * and the policies applied to Spring's HTTP client builders. Unknown keys fail the context (a typo is an
+ * error, never ignored); values are checked when the context starts, and a bad one fails it with a
+ * message naming the property and the value.
+ *
+ * <pre>
+ * backoff:
+ *   budgets:
+ *     downstream:
+ *       spec: token-bucket:500:5:10
+ *   policies:
+ *     payments:
+ *       strategy: exponential:100ms:2:20s:full
+ *       max-attempts: 5
+ *       max-elapsed: 30s
+ *       retry-on: java.io.IOException
+ *       budget: downstream
+ * </pre>
+ *
+ * <p>Durations use Backoff's syntax ({@code 250ms}, {@code 1.5s}, {@code 2m}, or ISO-8601
+ * {@code PT1S}); a bare number is refused, since its unit would be a guess. A mutable JavaBean for
+ * Spring's binder; not thread-safe while being bound, read-only afterwards.
+ */
+@ConfigurationProperties(prefix = "backoff", ignoreUnknownFields = false)
+public class BackoffProperties {
+  /** Named retry policies, {@code backoff.policies.<name>.*}; the name is what {@code @BackoffRetry} refers to. */
+  private Map<String, Policy> policies = new LinkedHashMap<>();
+
+  /** Named retry budgets, {@code backoff.budgets.<name>.*}, shared by every policy that names them. */
+  private Map<String, Budget> budgets = new LinkedHashMap<>();
+
+  /** Policies applied to the HTTP client builders Spring Boot configures. */
+  private Http http = new Http();
+
+  /** The named policies; never null. */
+  public Map<String, Policy> getPolicies() {
+    return policies;
+  }
+
+  /** Sets the named policies (the binder's). */
+  public void setPolicies(Map<String, Policy> policies) {
+    this.policies = policies;
+  }
+
+  /** The named budgets; never null. */
+  public Map<String, Budget> getBudgets() {
+    return budgets;
+  }
+
+  /** Sets the named budgets (the binder's). */
+  public void setBudgets(Map<String, Budget> budgets) {
+    this.budgets = budgets;
+  }
+
+  /** The HTTP client settings; never null. */
+  public Http getHttp() {
+    return http;
+  }
+
+  /** Sets the HTTP client settings (the binder's). */
+  public void setHttp(Http http) {
+    this.http = http;
+  }
+
+  /** One named policy, {@code backoff.policies.<name>.*}. Unset fields keep the library's defaults. */
+  public static class Policy {
+    /**
+     * Backoff strategy or preset in Backoff's spec grammar, such as {@code exponential:100ms:2:20s:full},
+     * {@code full-jitter}, {@code decorrelated-v2:50ms:10s} or the preset {@code aws-standard} (a preset
+     * also sets its attempts and deadline, which the keys below override). Default: exponential backoff
+     * with full jitter (100 ms doubling, capped at 20 s).
+     */
+    private String strategy;
+
+    /** Maximum number of attempts, the first included (at least 1). Default 3, or the preset's. */
+    private Integer maxAttempts;
+
+    /** Deadline for the whole call, first attempt to last, such as {@code 30s}. Default: none, or the preset's. */
+    private String maxElapsed;
+
+    /** Timeout of each attempt, such as {@code 2s}. Default: none. */
+    private String attemptTimeout;
+
+    /**
+     * Exception types (fully qualified class names) that are retried, also as a cause. Default: every
+     * {@code Exception}.
+     */
+    private List<Class<?>> retryOn = new ArrayList<>();
+
+    /** Exception types (fully qualified class names) that stop the call at once, also as a cause; they win over retry-on. */
+    private List<Class<?>> abortOn = new ArrayList<>();
+
+    /**
+     * HTTP statuses retried when this policy drives an HTTP client (the RestClient and WebClient
+     * customizers). Default: 429, 500, 502, 503, 504.
+     */
+    private List<Integer> retryOnStatuses = new ArrayList<>();
+
+    /** Name of a budget under {@code backoff.budgets} that this policy draws on. Default: none. */
+    private String budget;
+
+    /**
+     * Longest server pushback (such as {@code Retry-After}) honoured, such as {@code 1m}; a longer one
+     * ends the call. Default: the library's.
+     */
+    private String maxPushback;
+
+    /** The strategy or preset spec, or null. */
+    public String getStrategy() {
+      return strategy;
+    }
+
+    /** Sets the strategy or preset spec. */
+    public void setStrategy(String strategy) {
+      this.strategy = strategy;
+    }
+
+    /** The maximum number of attempts, or null for the default. */
+    public Integer getMaxAttempts() {
+      return maxAttempts;
+    }
+
+    /** Sets the maximum number of attempts. */
+    public void setMaxAttempts(Integer maxAttempts) {
+      this.maxAttempts = maxAttempts;
+    }
+
+    /** The deadline as written, or null. */
+    public String getMaxElapsed() {
+      return maxElapsed;
+    }
+
+    /** Sets the deadline ({@code 30s}). */
+    public void setMaxElapsed(String maxElapsed) {
+      this.maxElapsed = maxElapsed;
+    }
+
+    /** The attempt timeout as written, or null. */
+    public String getAttemptTimeout() {
+      return attemptTimeout;
+    }
+
+    /** Sets the attempt timeout ({@code 2s}). */
+    public void setAttemptTimeout(String attemptTimeout) {
+      this.attemptTimeout = attemptTimeout;
+    }
+
+    /** The retried exception types; never null. */
+    public List<Class<?>> getRetryOn() {
+      return retryOn;
+    }
+
+    /** Sets the retried exception types. */
+    public void setRetryOn(List<Class<?>> retryOn) {
+      this.retryOn = retryOn;
+    }
+
+    /** The aborting exception types; never null. */
+    public List<Class<?>> getAbortOn() {
+      return abortOn;
+    }
+
+    /** Sets the aborting exception types. */
+    public void setAbortOn(List<Class<?>> abortOn) {
+      this.abortOn = abortOn;
+    }
+
+    /** The retried HTTP statuses; empty for the HTTP rules' defaults. */
+    public List<Integer> getRetryOnStatuses() {
+      return retryOnStatuses;
+    }
+
+    /** Sets the retried HTTP statuses. */
+    public void setRetryOnStatuses(List<Integer> retryOnStatuses) {
+      this.retryOnStatuses = retryOnStatuses;
+    }
+
+    /** The budget's name, or null. */
+    public String getBudget() {
+      return budget;
+    }
+
+    /** Sets the budget's name. */
+    public void setBudget(String budget) {
+      this.budget = budget;
+    }
+
+    /** The longest pushback as written, or null. */
+    public String getMaxPushback() {
+      return maxPushback;
+    }
+
+    /** Sets the longest pushback ({@code 1m}). */
+    public void setMaxPushback(String maxPushback) {
+      this.maxPushback = maxPushback;
+    }
+  }
+
+  /** One named budget, {@code backoff.budgets.<name>.*}. */
+  public static class Budget {
+    /**
+     * The budget in Backoff's budget grammar: {@code token-bucket[:CAPACITY:COST:TIMEOUT_COST]} (AWS's
+     * retry quota; defaults 500, 5, 10), {@code grpc[:MAX_TOKENS:TOKEN_RATIO]} (gRPC retry throttling;
+     * 10, 0.1) or {@code ratio[:RATIO:MIN_PER_SECOND:WINDOW]} (retries as a share of calls; 0.2, 10,
+     * 10s). Required.
+     */
+    private String spec;
+
+    /** The budget spec, or null if unset. */
+    public String getSpec() {
+      return spec;
+    }
+
+    /** Sets the budget spec. */
+    public void setSpec(String spec) {
+      this.spec = spec;
+    }
+  }
+
+  /** The policies applied to Spring Boot's HTTP client builders (needs backoff-spring-web). */
+  public static class Http {
+    /** Name of the policy every RestClient built from Spring Boot's RestClient.Builder retries with. Default: none (no retries). */
+    private String restClientPolicy;
+
+    /** Name of the policy every WebClient built from Spring Boot's WebClient.Builder retries with. Default: none (no retries). */
+    private String webClientPolicy;
+
+    /** The RestClient policy's name, or null. */
+    public String getRestClientPolicy() {
+      return restClientPolicy;
+    }
+
+    /** Sets the RestClient policy's name. */
+    public void setRestClientPolicy(String restClientPolicy) {
+      this.restClientPolicy = restClientPolicy;
+    }
+
+    /** The WebClient policy's name, or null. */
+    public String getWebClientPolicy() {
+      return webClientPolicy;
+    }
+
+    /** Sets the WebClient policy's name. */
+    public void setWebClientPolicy(String webClientPolicy) {
+      this.webClientPolicy = webClientPolicy;
+    }
+  }
+}

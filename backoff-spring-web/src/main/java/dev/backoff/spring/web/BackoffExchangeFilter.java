@@ -1,0 +1,171 @@
+package dev.backoff.spring.web;
+
+import dev.backoff.AsyncRetryExecutor;
+import dev.backoff.RetryHistory;
+import dev.backoff.RetryPolicy;
+import dev.backoff.RetryScheduler;
+import dev.backoff.driver.AsyncAttempt;
+import dev.backoff.driver.AttemptContext;
+import dev.backoff.driver.OutcomeJudge;
+import dev.backoff.driver.RetryLoops;
+import dev.backoff.driver.Verdict;
+import dev.backoff.http.rules.HttpRequestView;
+import dev.backoff.http.rules.HttpResponseView;
+import dev.backoff.http.rules.HttpRules;
+import java.util.Objects;
+import java.util.concurrent.CompletionStage;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
+import reactor.core.publisher.Mono;
+
+/**
+ * An {@link ExchangeFilterFunction} that retries {@code WebClient} exchanges under a {@link RetryPolicy}
+ * and the HTTP rules every Backoff adapter shares ({@link HttpRules}), without blocking: the wait before
+ * a retry is a task on a {@link RetryScheduler}, and no thread is held meanwhile. Immutable and
+ * thread-safe.
+ *
+ * <pre>{@code
+ * WebClient client = WebClient.builder()
+ *     .filter(BackoffExchangeFilter.of(RetryPolicy.builder().maxAttempts(4).build()))
+ *     .build();
+ * }</pre>
+ *
+ * <h2>What is retried</h2>
+ * As for {@link BackoffRestInterceptor}: the {@link HttpRules} statuses, methods, failures and
+ * {@code Retry-After}. Each attempt runs the rest of the filter chain again with the same request, so its
+ * body inserter writes the body again: a body from a value is sent whole each time. A request whose body
+ * is a one-shot publisher must not be retried: send it with a method that is not retried, or without this
+ * filter.
+ *
+ * <h2>Outcomes</h2>
+ * The returned {@code Mono} emits the first response that is not retried, or the last response when
+ * retries stop on one; when they stop on a failure it errors with that last failure, unchanged, with
+ * earlier failures and a {@link RetryHistory} attached (suppressed). <b>Cancellation</b>: cancelling the
+ * subscription (dispose, {@code timeout}, a cancelled {@code block}) ends the call: a pending retry is
+ * cancelled and no further attempt starts; the attempt in flight is cancelled; a response that still
+ * arrives has its body released.
+ *
+ * <h2>Bodies</h2>
+ * Only the status and headers are judged; no body is buffered. A retried response's body is read and
+ * freed buffer by buffer up to the rules' {@linkplain HttpRules#readAheadLimit() read-ahead limit} (64 KiB
+ * by default), so that a short body leaves its connection reusable; a longer one is cancelled there (its
+ * connection closed), never drained to its end.
+ *
+ * <p>Time: the policy's clock; waits on the scheduler (default the core's shared one,
+ * {@link AsyncRetryExecutor#defaultScheduler()}); HTTP-dates are compared with the rules'
+ * {@linkplain HttpRules#wallClock() wall clock}. The policy's attempt timeout, if any, bounds each exchange
+ * up to its response's headers.
+ */
+public final class BackoffExchangeFilter implements ExchangeFilterFunction {
+  private final RetryPolicy<ClientResponse> policy;
+  private final AsyncRetryExecutor<ClientResponse> executor;
+  private final HttpRules rules;
+
+  private BackoffExchangeFilter(RetryPolicy<? super ClientResponse> policy, HttpRules rules, RetryScheduler scheduler) {
+    this.rules = rules;
+    this.policy = rules.applyTo(SpringViews.narrow(policy), response -> response.statusCode().value());
+    this.executor = scheduler == null ? AsyncRetryExecutor.of(this.policy) : AsyncRetryExecutor.of(this.policy, scheduler);
+  }
+
+  /**
+   * A filter retrying under {@code policy} with the default {@link HttpRules}, waiting on the core's shared
+   * scheduler.
+   *
+   * @throws NullPointerException if {@code policy} is null
+   */
+  public static BackoffExchangeFilter of(RetryPolicy<? super ClientResponse> policy) {
+    Objects.requireNonNull(policy, "policy must not be null");
+    return new BackoffExchangeFilter(policy, HttpRules.defaults(), null);
+  }
+
+  /**
+   * A filter retrying under {@code policy} with {@code rules}, waiting on {@code scheduler}.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public static BackoffExchangeFilter of(RetryPolicy<? super ClientResponse> policy, HttpRules rules,
+      RetryScheduler scheduler) {
+    Objects.requireNonNull(policy, "policy must not be null");
+    Objects.requireNonNull(rules, "rules must not be null");
+    Objects.requireNonNull(scheduler, "scheduler must not be null");
+    return new BackoffExchangeFilter(policy, rules, scheduler);
+  }
+
+  /** The policy in force: the caller's, with the HTTP rules for statuses and failures added. */
+  public RetryPolicy<ClientResponse> policy() {
+    return policy;
+  }
+
+  /** The HTTP rules in force. */
+  public HttpRules rules() {
+    return rules;
+  }
+
+  /**
+   * Runs the exchange, retrying as described in the class documentation. Nothing is sent until the
+   * returned {@code Mono} is subscribed to; each subscription is a call of its own.
+   */
+  @Override
+  public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+    return Mono.fromFuture(() -> {
+      Exchange exchange = new Exchange(this, request, next);
+      return RetryLoops.async(executor, exchange, exchange);
+    }, false); // false: cancelling the subscription cancels the call
+  }
+
+  @Override
+  public String toString() {
+    return "BackoffExchangeFilter[" + policy + ", " + rules + "]";
+  }
+
+  /** One subscribed call: its attempts and its judge. */
+  private static final class Exchange implements AsyncAttempt<ClientResponse>, OutcomeJudge<ClientResponse> {
+    private final BackoffExchangeFilter owner;
+    private final ClientRequest request;
+    private final ExchangeFunction next;
+    private final boolean repeatable;
+
+    Exchange(BackoffExchangeFilter owner, ClientRequest request, ExchangeFunction next) {
+      this.owner = owner;
+      this.request = request;
+      this.next = next;
+      this.repeatable = owner.rules.isRepeatable(
+          HttpRequestView.of(request.method().name(), request.headers()::getFirst, true));
+    }
+
+    @Override
+    public CompletionStage<ClientResponse> start(AttemptContext context) {
+      // toFuture(): cancelling the future cancels the exchange's subscription.
+      return next.exchange(request).toFuture();
+    }
+
+    @Override
+    public void discard(ClientResponse response) {
+      // Read at most the read-ahead limit, releasing each buffer at once; a longer body is cancelled
+      // there (its connection closed) instead of being drained to its end.
+      int limit = owner.rules.readAheadLimit();
+      long[] read = {0};
+      response.bodyToFlux(DataBuffer.class)
+          .takeUntil(buffer -> (read[0] += buffer.readableByteCount()) > limit)
+          .subscribe(DataBufferUtils::release, failure -> { }); // nothing to tell anyone
+    }
+
+    @Override
+    public Verdict judge(RetryPolicy<ClientResponse> policy, ClientResponse result, Throwable failure) {
+      if (failure != null) {
+        return owner.rules.judgeFailure(repeatable, failure);
+      }
+      HttpResponseView view = HttpResponseView.of(result.statusCode().value(), result.headers()::header);
+      return owner.rules.judgeResponse(policy, repeatable, view);
+    }
+
+    @Override
+    public String toString() {
+      return request.method() + " " + request.url();
+    }
+  }
+}
