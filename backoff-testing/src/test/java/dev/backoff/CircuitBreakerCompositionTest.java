@@ -200,4 +200,38 @@ class CircuitBreakerCompositionTest {
     assertThat(policy.circuitBreaker()).isNull();
     assertThat(RetryExecutor.of(policy).call(() -> "ok")).isEqualTo("ok");
   }
+
+  /** A closed breaker with a count window costs the success path no allocation and no clock read. */
+  @Test
+  void aClosedCountWindowBreakerKeepsTheSuccessPathFree() throws Exception {
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    org.junit.jupiter.api.Assumptions.assumeTrue(threads instanceof com.sun.management.ThreadMXBean,
+        "allocation counting needs com.sun.management.ThreadMXBean");
+    com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) threads;
+    org.junit.jupiter.api.Assumptions.assumeTrue(counter.isThreadAllocatedMemorySupported()
+        && counter.isThreadAllocatedMemoryEnabled());
+    AtomicInteger reads = new AtomicInteger();
+    NanoClock counting = () -> {
+      reads.incrementAndGet();
+      return 0;
+    };
+    CircuitBreaker breaker = CircuitBreaker.builder().clock(counting).countWindow(100).build();
+    RetryExecutor<String> executor = RetryExecutor.of(RetryPolicy.<String>builder().clock(counting)
+        .circuitBreaker(breaker).build());
+    java.util.concurrent.Callable<String> attempt = () -> "ok";
+    long id = Thread.currentThread().getId();
+    int calls = 200_000;
+    for (int i = 0; i < calls; i++) { // warm up: class loading and first-call linking allocate
+      executor.call(attempt);
+    }
+    long before = counter.getThreadAllocatedBytes(id);
+    for (int i = 0; i < calls; i++) {
+      executor.call(attempt);
+    }
+    long allocated = counter.getThreadAllocatedBytes(id) - before;
+    // One allocation per call would be at least 16 bytes x 200 000; allow only measurement noise.
+    assertThat(allocated).as("bytes allocated by %d successful calls", calls).isLessThan(64 * 1024);
+    assertThat(reads).hasValue(0);
+    assertThat(breaker.metrics().calls()).isEqualTo(100);
+  }
 }
