@@ -1,10 +1,13 @@
 package dev.backoff.conformance;
 
+import dev.backoff.CircuitBreaker;
+import dev.backoff.NanoClock;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -25,10 +28,19 @@ import java.util.function.Supplier;
  * @param failure the message of the failure the caller sees (that of the last attempt), or null
  * @param retriesResults whether the row needs the policy's result rules (drivers of streams, which have no
  *     single result, skip it: {@link DriverRunner#judgesResults()})
+ * @param breaker a fresh circuit breaker per trial on the driver's clock, or null for none
  */
 record Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> budget, List<Step> script,
     Duration cancelAfter, int attempts, List<Duration> waits, List<Duration> scheduled, StopReason stop,
-    String result, String failure, boolean retriesResults) {
+    String result, String failure, boolean retriesResults, Function<NanoClock, CircuitBreaker> breaker) {
+
+  /** A row without a circuit breaker. */
+  Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> budget, List<Step> script,
+      Duration cancelAfter, int attempts, List<Duration> waits, List<Duration> scheduled, StopReason stop,
+      String result, String failure, boolean retriesResults) {
+    this(name, policy, budget, script, cancelAfter, attempts, waits, scheduled, stop, result, failure,
+        retriesResults, null);
+  }
 
   /** Stands for {@link DriverRunner#callerStop()} in {@link #stop}. */
   static final StopReason CALLER = StopReason.CANCELLED;

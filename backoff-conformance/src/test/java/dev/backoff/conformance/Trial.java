@@ -66,6 +66,9 @@ public final class Trial {
     if (scenario.budget() != null) {
       builder.budget(scenario.budget().get());
     }
+    if (scenario.breaker() != null) {
+      builder.circuitBreaker(scenario.breaker().apply(clock));
+    }
     return builder.build();
   }
 
