@@ -418,7 +418,9 @@ public final class CircuitBreaker {
 
     @Override
     public long record(boolean failed, NanoClock clock) {
-      long epoch = (clock.nanoTime() - origin) / bucketNanos;
+      // Never negative: a reading taken on another thread just before the window was created counts in
+      // its first bucket.
+      long epoch = Math.max(0, (clock.nanoTime() - origin) / bucketNanos);
       int index = (int) (epoch % buckets.length());
       Bucket bucket = buckets.get(index);
       while (bucket == null || bucket.epoch < epoch) {
@@ -435,7 +437,7 @@ public final class CircuitBreaker {
 
     @Override
     public long counts(NanoClock clock) {
-      return sum((clock.nanoTime() - origin) / bucketNanos);
+      return sum(Math.max(0, (clock.nanoTime() - origin) / bucketNanos));
     }
 
     private long sum(long epoch) {
