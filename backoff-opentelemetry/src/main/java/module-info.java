@@ -8,6 +8,6 @@ module dev.backoff.opentelemetry {
   // The jars' Automatic-Module-Names (OpenTelemetry ships no descriptors).
   requires transitive io.opentelemetry.api;
   requires io.opentelemetry.context;
-  // Only to read an HTTP response's status and request when an attempt returns one.
+  // To read java.net.http responses; the other clients' responses are read by reflection (HttpAttributes).
   requires java.net.http;
 }

@@ -60,6 +60,11 @@ final class DriverAccess implements CoreAccess {
   }
 
   @Override
+  public <R> RetryExecutor<R> within(RetryExecutor<R> executor, long nanosLeft) {
+    return executor.withMaxElapsedNanos(nanosLeft);
+  }
+
+  @Override
   public PolicyShapes.Features features(RetryPolicy<?> policy) {
     return new PolicyShapes.Features(
         !policy.retryOn.isEmpty() || !policy.retryIf.isEmpty() || !policy.abortOn.isEmpty() || !policy.abortIf.isEmpty(),

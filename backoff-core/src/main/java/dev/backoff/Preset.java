@@ -20,7 +20,9 @@ public enum Preset {
   /** As {@link #GOOGLE_CLOUD} with the documented alternative maximum of 64 s (same pile-up at the cap). */
   GOOGLE_CLOUD_64S("google-cloud-64s", 10, null, Backoff.googleCloud(Duration.ofSeconds(64))),
   /**
-   * AWS SDK for Java v2, standard mode (retry behaviour 2.0, the SDK's default): 3 attempts, full jitter {@code U(0, min(20 s, 100 ms·2^(n−1)))},
+   * AWS SDK for Java v2, standard mode with retry behaviour 2.0 (what standard mode does unless
+   * {@code AWS_NEW_RETRIES_2026=true} opts in to 2.1; the SDK's default mode without that opt-in is
+   * {@code legacy}, which no preset models): 3 attempts, full jitter {@code U(0, min(20 s, 100 ms·2^(n−1)))},
    * and a 1 s base for throttling failures ({@link FailureClass#THROTTLED}). The SDK's retry quota (a token
    * bucket of 500, 5 per retry) is a budget: attach one separately. Follows our cap rule.
    */
@@ -28,7 +30,9 @@ public enum Preset {
       Backoff.exponential(Duration.ofMillis(100), 2, Duration.ofSeconds(20), Jitter.full())),
   /**
    * AWS SDK for Java v2, standard mode with AWS's newer retry behaviour ("retries 2.1"), which the SDK uses
-   * only when {@code AWS_NEW_RETRIES_2026=true} (or the system property {@code aws.newRetries2026}) opts in:
+   * (from version 2.44.0) only when {@code AWS_NEW_RETRIES_2026=true} (or the system property
+   * {@code aws.newRetries2026}) opts in; AWS plans to make it the default no sooner than November 2026, in a
+   * release it has not named:
    * 3 attempts, full jitter {@code U(0, min(20 s, 50 ms·2^(n−1)))}, and a 1 s base for throttling failures
    * ({@link FailureClass#THROTTLED}). The SDK's retry quota changes too (500 tokens, a retry costs 14, or 5
    * after a throttling failure): that is {@link RetryBudgets#awsStandard2026()}, attached separately. Follows

@@ -96,6 +96,12 @@ public final class RetryExecutor<R> {
     return new RetryExecutor<>(policy, clock, sleeper, random, scheduler);
   }
 
+  /** This executor with its policy's deadline shortened to {@code maxElapsedNanos} (itself if no longer). */
+  RetryExecutor<R> withMaxElapsedNanos(long maxElapsedNanos) {
+    RetryPolicy<R> shortened = policy.withMaxElapsedNanos(maxElapsedNanos);
+    return shortened == policy ? this : new RetryExecutor<>(shortened, clock, sleeper, random, scheduler);
+  }
+
   /** The policy. */
   public RetryPolicy<R> policy() {
     return policy;

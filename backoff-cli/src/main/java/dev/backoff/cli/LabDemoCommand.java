@@ -160,7 +160,7 @@ final class LabDemoCommand implements Callable<Integer> {
           : prediction.summary == null ? "n/a"
           : simulated(prediction.summary) + ", " + prediction.summary.peakConcurrency();
       text.append(String.format(Locale.ROOT, row, result.policy(),
-          verdict(live.recovered(), live.recoverySeconds()),
+          verdict(live),
           live.peakConcurrency() < 0 ? "?" : Integer.toString(live.peakConcurrency()),
           String.format(Locale.ROOT, "%.1f → %.1f req/s", live.baselineGoodput(), live.goodputAfterFault()),
           String.format(Locale.ROOT, "%.2f", live.amplification()),
@@ -188,11 +188,12 @@ final class LabDemoCommand implements Callable<Integer> {
     };
   }
 
-  private static String verdict(Boolean recovered, Integer seconds) {
-    if (recovered == null) {
-      return "n/a";
-    }
-    return recovered ? "yes, after " + seconds + " s" : "no";
+  private static String verdict(LabSummary live) {
+    return switch (live.verdict()) {
+      case RECOVERED, LATE -> "yes, after " + live.recoverySeconds() + " s";
+      case NOT_RECOVERED -> "no";
+      default -> live.verdict().label();
+    };
   }
 
   static String json(LabDemo demo, List<LabDemo.Result> results, Map<String, Prediction> predictions) {

@@ -7,7 +7,10 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
-/** The asynchronous executor ({@link AsyncRetryExecutor}) on a fake scheduler; the caller cancels its future. */
+/**
+ * The asynchronous executor ({@link AsyncRetryExecutor}) on a fake scheduler; the caller cancels its future. An
+ * attempt that never completes is a future nobody completes; the loop must cancel it.
+ */
 final class AsyncRunner implements DriverRunner {
   @Override
   public String name() {
@@ -22,6 +25,14 @@ final class AsyncRunner implements DriverRunner {
     CompletableFuture<String> call = executor.call(() -> {
       try {
         return CompletableFuture.completedFuture(trial.attempt());
+      } catch (Trial.Hang hang) {
+        CompletableFuture<String> never = new CompletableFuture<>();
+        never.whenComplete((result, failure) -> {
+          if (never.isCancelled()) {
+            trial.attemptCancelled();
+          }
+        });
+        return never;
       } catch (Exception failure) {
         return CompletableFuture.failedFuture(failure);
       }

@@ -13,6 +13,7 @@ import dev.backoff.testing.ScriptedRandom;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeoutException;
 import java.util.random.RandomGenerator;
 
 /**
@@ -28,7 +29,9 @@ import java.util.random.RandomGenerator;
  * aborts, the result {@code "busy"} is retried, and a {@link RetryAfterException} carries a pushback hint
  * (at most 1 s is honoured). Rows: fail n times then succeed; retried results; failures exhausting the
  * attempts; abort (a non-retryable failure); budget refusal ({@link ScriptedBudget}); pushback longer than
- * allowed; the deadline; the caller stopping the call mid-backoff; a circuit breaker that opens.
+ * allowed; the deadline; the caller stopping the call mid-backoff; an attempt that never completes, timed out
+ * by the policy's attempt timeout (charged to the budget as {@code TIMEOUT}) and cancelled by the driver, then
+ * a successful retry; a circuit breaker that opens.
  *
  * <h2>Adding a driver</h2>
  * Write one {@link DriverRunner} in this module's tests: build the policy with {@link Trial#policy} on your
@@ -39,6 +42,10 @@ import java.util.random.RandomGenerator;
  * streams, which has no single result, says so in {@link DriverRunner#judgesResults()} and skips the rows that
  * need the policy's result rules. The runners now: {@code SyncRunner}, {@code AsyncRunner},
  * {@code ReactorRunner} (Mono), {@code FluxRunner}, {@code KotlinRunner} (suspend) and {@code FlowRunner}.
+ * Each runner also turns {@link Trial.Hang} into its runtime's attempt that never ends and reports, through
+ * {@link Trial#attemptCancelled()}, that the driver stopped it; the blocking runner turns the policy's
+ * attempt timeout into {@code interruptOnAttemptTimeout(true)}, the only way a blocking executor can stop an
+ * attempt.
  *
  * <h2>Adding a row</h2>
  * Add a {@link Scenario} to {@link #scenarios()}, with the attempts, waits and outcome worked out by hand
@@ -94,6 +101,13 @@ final class ConformanceTable {
     };
   }
 
+  /** An attempt that never completes: the driver must time it out and cancel it. */
+  static Scenario.Step hang() {
+    return attempt -> {
+      throw new Trial.Hang(attempt);
+    };
+  }
+
   static Scenario.Step pushback(Duration after) {
     return attempt -> {
       throw new RetryAfterException("attempt " + attempt, after);
@@ -131,10 +145,17 @@ final class ConformanceTable {
         // the retry it would refuse is neither slept for nor scheduled.
         new Scenario("circuit breaker opens", base, null, List.of(fail()), null,
             2, List.of(ofMillis(50)), List.of(ofMillis(50)), StopReason.CIRCUIT_OPEN, null, "attempt 2", false,
-            clock -> CircuitBreaker.builder().clock(clock).countWindow(2).minimumCalls(2)
+            null, 0, clock -> CircuitBreaker.builder().clock(clock).countWindow(2).minimumCalls(2)
                 .waitInOpen(Duration.ofHours(1)).build()),
         // Attempt 2 fails at 50 ms and schedules a retry for 100 ms; the caller stops the call at 75 ms.
         new Scenario("caller stops the call mid-backoff", base, null, List.of(fail()), ofMillis(75),
-            2, List.of(ofMillis(50)), List.of(ofMillis(50), ofMillis(50)), Scenario.CALLER, null, null, false));
+            2, List.of(ofMillis(50)), List.of(ofMillis(50), ofMillis(50)), Scenario.CALLER, null, null, false),
+        // Attempt 1 never completes: it times out at 200 ms (TimeoutException, classified TIMEOUT, which the
+        // budget is charged), is cancelled, and the retry waits 50 ms: attempt 2 starts at 250 ms and succeeds.
+        new Scenario("attempt timed out, then succeeded",
+            base.toBuilder().attemptTimeout(ofMillis(200)).retryOn(TimeoutException.class).build(),
+            ScriptedBudget::granting, List.of(hang(), answer("ok")), null,
+            2, List.of(ofMillis(250)), List.of(ofMillis(50)), null, "ok", null, false,
+            List.of("call", "failure timeout", "acquire timeout", "success 1 timeout"), 1));
   }
 }

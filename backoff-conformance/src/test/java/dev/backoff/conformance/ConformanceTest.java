@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 import dev.backoff.RetryHistory;
 import dev.backoff.StopReason;
+import dev.backoff.testing.ScriptedBudget;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
@@ -43,6 +44,12 @@ class ConformanceTest {
     softly.assertThat(trial.scheduled()).as("delays scheduled").isEqualTo(scenario.scheduled());
     softly.assertThat(trial.ends()).as("how listeners heard the call end")
         .containsExactly(Trial.end(stop, scenario.attempts()));
+    softly.assertThat(trial.cancelledAttempts()).as("attempts that never complete, cancelled by the driver")
+        .isEqualTo(scenario.cancelledAttempts());
+    if (scenario.budgetLog() != null) {
+      softly.assertThat(((ScriptedBudget) trial.budget()).log()).as("what the budget heard")
+          .isEqualTo(scenario.budgetLog());
+    }
     if (scenario.result() != null) {
       softly.assertThat(outcome.failure()).as("failure").isNull();
       softly.assertThat(outcome.result()).as("result").isEqualTo(scenario.result());

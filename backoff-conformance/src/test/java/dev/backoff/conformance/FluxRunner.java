@@ -29,6 +29,8 @@ final class FluxRunner implements DriverRunner {
     Flux<String> source = Flux.defer(() -> {
       try {
         return Flux.just(trial.attempt());
+      } catch (Trial.Hang hang) {
+        return Flux.<String>never().doOnCancel(trial::attemptCancelled);
       } catch (Exception failure) {
         return Flux.error(failure);
       }

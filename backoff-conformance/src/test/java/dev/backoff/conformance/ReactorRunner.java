@@ -24,6 +24,8 @@ final class ReactorRunner implements DriverRunner {
     Mono<String> source = Mono.defer(() -> {
       try {
         return Mono.just(trial.attempt());
+      } catch (Trial.Hang hang) {
+        return Mono.<String>never().doOnCancel(trial::attemptCancelled);
       } catch (Exception failure) {
         return Mono.error(failure);
       }

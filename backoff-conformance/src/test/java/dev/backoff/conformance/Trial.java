@@ -1,6 +1,7 @@
 package dev.backoff.conformance;
 
 import dev.backoff.NanoClock;
+import dev.backoff.RetryBudget;
 import dev.backoff.RetryEvent;
 import dev.backoff.RetryListener;
 import dev.backoff.RetryPolicy;
@@ -23,6 +24,22 @@ public final class Trial {
   private final List<String> ends = new ArrayList<>();
   private final Supplier<RandomGenerator> random;
   private NanoClock clock;
+  private RetryBudget budget;
+  private int cancelledAttempts;
+
+  /**
+   * Thrown by {@link #attempt()} for an attempt that never completes ({@link ConformanceTable#hang()}): the
+   * runner turns it into its runtime's attempt that never ends (a future never completed, {@code Mono.never()},
+   * {@code awaitCancellation()}, a thread blocked until interrupted) and calls {@link #attemptCancelled()}
+   * when the driver stops it. A runner that does not catch it fails the row (it aborts the call).
+   */
+  public static final class Hang extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Hang(int attempt) {
+      super("attempt " + attempt + " never completes", null, false, false);
+    }
+  }
 
   Trial(Scenario scenario) {
     this(scenario, ConformanceTable::random);
@@ -64,7 +81,8 @@ public final class Trial {
           }
         });
     if (scenario.budget() != null) {
-      builder.budget(scenario.budget().get());
+      budget = scenario.budget().get();
+      builder.budget(budget);
     }
     if (scenario.breaker() != null) {
       builder.circuitBreaker(scenario.breaker().apply(clock));
@@ -89,6 +107,20 @@ public final class Trial {
       index = Math.min(number, scenario.script().size()) - 1;
     }
     return scenario.script().get(index).answer(number);
+  }
+
+  /** Records that the driver stopped an attempt that would never have completed. */
+  public synchronized void attemptCancelled() {
+    cancelledAttempts++;
+  }
+
+  synchronized int cancelledAttempts() {
+    return cancelledAttempts;
+  }
+
+  /** The row's budget for this trial, or null for the policy's. */
+  synchronized RetryBudget budget() {
+    return budget;
   }
 
   /** When the caller stops the call, measured from its start; null if it never does. */

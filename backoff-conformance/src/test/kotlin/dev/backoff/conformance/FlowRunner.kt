@@ -26,7 +26,7 @@ class FlowRunner : DriverRunner {
             val policy = trial.policy(NanoClock { testScheduler.currentTime * 1_000_000 })
             val caller = launch {
                 outcome = try {
-                    DriverRunner.Outcome.of(flow { emit(trial.attempt()) }.retry(policy).single())
+                    DriverRunner.Outcome.of(flow { emit(attemptOrHang(trial)) }.retry(policy).single())
                 } catch (cancelled: CancellationException) {
                     throw cancelled
                 } catch (failure: Throwable) {

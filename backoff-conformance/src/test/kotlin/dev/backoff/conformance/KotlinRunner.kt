@@ -4,6 +4,7 @@ import dev.backoff.NanoClock
 import dev.backoff.kotlin.retrying
 import kotlin.coroutines.cancellation.CancellationException
 import kotlin.time.Duration.Companion.hours
+import kotlinx.coroutines.awaitCancellation
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.test.advanceTimeBy
 import kotlinx.coroutines.test.runCurrent
@@ -22,7 +23,7 @@ class KotlinRunner : DriverRunner {
             val policy = trial.policy(NanoClock { testScheduler.currentTime * 1_000_000 })
             val caller = launch {
                 outcome = try {
-                    DriverRunner.Outcome.of(policy.retrying { trial.attempt() })
+                    DriverRunner.Outcome.of(policy.retrying { attemptOrHang(trial) })
                 } catch (cancelled: CancellationException) {
                     throw cancelled
                 } catch (failure: Throwable) {
@@ -40,3 +41,15 @@ class KotlinRunner : DriverRunner {
         return outcome
     }
 }
+
+/** The trial's attempt; one that never completes suspends until the driver cancels it, which it records. */
+internal suspend fun attemptOrHang(trial: Trial): String =
+    try {
+        trial.attempt()
+    } catch (hang: Trial.Hang) {
+        try {
+            awaitCancellation()
+        } finally {
+            trial.attemptCancelled()
+        }
+    }

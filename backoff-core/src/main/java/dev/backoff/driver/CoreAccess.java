@@ -56,6 +56,9 @@ public interface CoreAccess {
   /** The executor with its policy's deadline shortened (see {@link RetryLoops#within}). */
   <R> AsyncRetryExecutor<R> within(AsyncRetryExecutor<R> executor, long nanosLeft);
 
+  /** The executor with its policy's deadline shortened (see {@link RetryLoops#within(RetryExecutor, long)}). */
+  <R> RetryExecutor<R> within(RetryExecutor<R> executor, long nanosLeft);
+
   /** The asynchronous loop. */
   <R, T extends R> CompletableFuture<T> async(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt,
       OutcomeJudge<R> judge);

@@ -78,6 +78,25 @@ public final class RetryLoops {
     return Bridge.core().within(executor, nanosLeft);
   }
 
+  /**
+   * An executor like {@code executor} whose policy's deadline is at most {@code nanosLeft}, for a call that
+   * carries its own deadline (an OkHttp call's timeout): the engine then starts no sleep that would end past
+   * it. Returns {@code executor} itself when its policy's deadline is no longer; otherwise a copy sharing the
+   * policy's settings (two small objects, nothing copied), with the same clock, sleeper, random source and
+   * watchdog scheduler. The synchronous twin of {@link #within(AsyncRetryExecutor, long)}.
+   *
+   * @param nanosLeft the call's time left, in nanoseconds of the executor's clock
+   * @throws IllegalArgumentException if {@code nanosLeft} is not positive
+   * @throws NullPointerException if {@code executor} is null
+   */
+  public static <R> RetryExecutor<R> within(RetryExecutor<R> executor, long nanosLeft) {
+    requireNonNull("executor", executor);
+    if (nanosLeft <= 0) {
+      throw new IllegalArgumentException("nanosLeft must be positive, was " + nanosLeft);
+    }
+    return Bridge.core().within(executor, nanosLeft);
+  }
+
   static void requireNonNull(String name, Object value) {
     if (value == null) {
       throw new NullPointerException(name + " must not be null");

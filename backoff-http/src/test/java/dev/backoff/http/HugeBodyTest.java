@@ -2,14 +2,11 @@ package dev.backoff.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.backoff.testing.ForkedJvm;
 import dev.backoff.testing.ScriptedHttpServer.Response;
 import dev.backoff.testing.ScriptedHttpServer;
-import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -33,12 +30,12 @@ class HugeBodyTest {
   void aHugeRetryableBodyIsNeverBufferedWhole(String mode, String handler, int attempts, String budget)
       throws Exception {
     try (ScriptedHttpServer server = new ScriptedHttpServer(Response.ofLength(503, BODY))) {
-      Result result = fork(mode, handler, Integer.toString(attempts), budget, server.uri().toString());
+      ForkedJvm.Result result = fork(mode, handler, Integer.toString(attempts), budget, server.uri().toString());
 
-      assertThat(result.exitCode).as(result.output).isZero();
-      assertThat(result.output).contains("status=503");
+      assertThat(result.exitCode()).as(result.output()).isZero();
+      assertThat(result.output()).contains("status=503");
       if (handler.equals("stream")) {
-        assertThat(result.output).contains("bytes=" + BODY); // and every byte was checked in order
+        assertThat(result.output()).contains("bytes=" + BODY); // and every byte was checked in order
       }
       int expectedAttempts = budget.equals("refusing-budget") ? 1 : attempts;
       assertThat(server.requestCount()).isEqualTo(expectedAttempts);
@@ -47,7 +44,7 @@ class HugeBodyTest {
       assertThat(written).filteredOn(bytes -> bytes < BODY).hasSize(expectedAttempts - 1);
       assertThat(written).filteredOn(bytes -> bytes == BODY).hasSize(1);
       System.out.println("HugeBodyTest " + mode + "/" + handler + "/" + attempts + "/" + budget + ": "
-          + result.output.strip() + ", body bytes sent per connection " + written);
+          + result.output().strip() + ", body bytes sent per connection " + written);
     }
   }
 
@@ -58,30 +55,7 @@ class HugeBodyTest {
     return server.bodyBytesSent();
   }
 
-  record Result(int exitCode, String output) {}
-
-  static Result fork(String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(
-        System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-        "-Xmx64m", "-cp", System.getProperty("java.class.path"), HugeBodyClientMain.class.getName()));
-    command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    // Read while it runs (a full pipe would block the child); bounded by the wait below.
-    StringBuilder output = new StringBuilder();
-    Thread reader = new Thread(() -> {
-      try {
-        output.append(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-      } catch (java.io.IOException e) {
-        output.append(e);
-      }
-    });
-    reader.start();
-    if (!process.waitFor(60, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      reader.join(Duration.ofSeconds(5).toMillis());
-      throw new AssertionError("the client did not finish within 60 s (a hang guard): " + output);
-    }
-    reader.join();
-    return new Result(process.exitValue(), output.toString());
+  static ForkedJvm.Result fork(String... args) throws InterruptedException {
+    return ForkedJvm.run(HugeBodyClientMain.class, List.of("-Xmx64m"), Duration.ofSeconds(60), args);
   }
 }

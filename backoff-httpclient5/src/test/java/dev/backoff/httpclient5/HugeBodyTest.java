@@ -2,14 +2,11 @@ package dev.backoff.httpclient5;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ForkedJvm;
 import dev.backoff.testing.ScriptedHttpServer.Response;
-import java.io.File;
-import java.nio.charset.StandardCharsets;
+import dev.backoff.testing.ScriptedHttpServer;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -33,17 +30,17 @@ class HugeBodyTest {
       "async, 3, refusing-budget"})
   void aHugeRetryableBodyIsNeverBufferedWhole(String client, int attempts, String budget) throws Exception {
     try (ScriptedHttpServer server = new ScriptedHttpServer(Response.ofLength(503, BODY))) {
-      Result result = fork(client, Integer.toString(attempts), budget, server.uri().toString());
+      ForkedJvm.Result result = fork(client, Integer.toString(attempts), budget, server.uri().toString());
 
-      assertThat(result.exitCode).as(result.output).isZero();
-      assertThat(result.output).contains("status=503", "bytes=" + BODY); // every byte checked, in order
+      assertThat(result.exitCode()).as(result.output()).isZero();
+      assertThat(result.output()).contains("status=503", "bytes=" + BODY); // every byte checked, in order
       int expectedAttempts = budget.equals("refusing-budget") ? 1 : attempts;
       assertThat(server.requestCount()).isEqualTo(expectedAttempts);
       List<Long> written = awaitConnections(server, expectedAttempts);
       // Retried responses: read to the bound, then their connection closed, never read to their end.
       assertThat(written).filteredOn(bytes -> bytes < DISCARD_BOUND).hasSize(expectedAttempts - 1);
       assertThat(written).filteredOn(bytes -> bytes == BODY).hasSize(1);
-      String line = result.output.lines().filter(l -> l.startsWith("status=")).findFirst().orElseThrow();
+      String line = result.output().lines().filter(l -> l.startsWith("status=")).findFirst().orElseThrow();
       System.out.println("HugeBodyTest " + client + "/" + attempts + "/" + budget + ": " + line
           + ", body bytes sent per connection " + written);
     }
@@ -56,29 +53,7 @@ class HugeBodyTest {
     return server.bodyBytesSent();
   }
 
-  record Result(int exitCode, String output) {}
-
-  static Result fork(String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(
-        System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-        "-Xmx64m", "-cp", System.getProperty("java.class.path"), HugeBodyClientMain.class.getName()));
-    command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    StringBuilder output = new StringBuilder();
-    Thread reader = new Thread(() -> {
-      try {
-        output.append(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-      } catch (java.io.IOException e) {
-        output.append(e);
-      }
-    });
-    reader.start();
-    if (!process.waitFor(90, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      reader.join(Duration.ofSeconds(5).toMillis());
-      throw new AssertionError("the client did not finish within 90 s (a hang guard): " + output);
-    }
-    reader.join();
-    return new Result(process.exitValue(), output.toString());
+  static ForkedJvm.Result fork(String... args) throws InterruptedException {
+    return ForkedJvm.run(HugeBodyClientMain.class, List.of("-Xmx64m"), Duration.ofSeconds(90), args);
   }
 }

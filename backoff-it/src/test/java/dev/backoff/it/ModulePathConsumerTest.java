@@ -152,6 +152,243 @@ class ModulePathConsumerTest {
   }
 
   @Test
+  void aConsumerOnTheModulePathRetriesAGrpcCall() throws Exception {
+    // gRPC's jars are automatic modules named by their manifests (io.grpc, io.grpc.inprocess, io.grpc.stub);
+    // the adapter requires io.grpc transitively, the in-process transport and the stubs are the consumer's.
+    // Guava (gRPC's, an automatic module) needs its failureaccess jar, which is an explicit module that no
+    // descriptor requires: an application on the module path requires it (or --add-modules it), else the
+    // first call fails with NoClassDefFoundError InternalFutureFailureAccess. gRPC's matter, not the adapter's.
+    Compilation compilation = compile("grpc", """
+        module consumer {
+          requires dev.backoff.grpc;
+          requires io.grpc.inprocess;
+          requires io.grpc.stub;
+          requires com.google.common.util.concurrent.internal;
+        }
+        """, """
+        package consumer;
+
+        import dev.backoff.Backoff;
+        import dev.backoff.RetryPolicy;
+        import dev.backoff.grpc.GrpcRetryInterceptor;
+        import io.grpc.CallOptions;
+        import io.grpc.ManagedChannel;
+        import io.grpc.MethodDescriptor;
+        import io.grpc.Server;
+        import io.grpc.ServerServiceDefinition;
+        import io.grpc.Status;
+        import io.grpc.inprocess.InProcessChannelBuilder;
+        import io.grpc.inprocess.InProcessServerBuilder;
+        import io.grpc.stub.ClientCalls;
+        import io.grpc.stub.ServerCalls;
+        import java.io.ByteArrayInputStream;
+        import java.io.IOException;
+        import java.io.InputStream;
+        import java.io.UncheckedIOException;
+        import java.nio.charset.StandardCharsets;
+        import java.util.concurrent.atomic.AtomicInteger;
+
+        public final class Main {
+          static final MethodDescriptor.Marshaller<String> STRINGS = new MethodDescriptor.Marshaller<>() {
+            @Override
+            public InputStream stream(String value) {
+              return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
+            }
+
+            @Override
+            public String parse(InputStream in) {
+              try {
+                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+              } catch (IOException e) {
+                throw new UncheckedIOException(e);
+              }
+            }
+          };
+          static final MethodDescriptor<String, String> SAY = MethodDescriptor.<String, String>newBuilder()
+              .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("consumer.Greeter/Say")
+              .setRequestMarshaller(STRINGS).setResponseMarshaller(STRINGS).build();
+
+          public static void main(String[] args) throws Exception {
+            AtomicInteger calls = new AtomicInteger();
+            Server server = InProcessServerBuilder.forName("consumer").directExecutor()
+                .addService(ServerServiceDefinition.builder("consumer.Greeter")
+                    .addMethod(SAY, ServerCalls.asyncUnaryCall((String request, io.grpc.stub.StreamObserver<String> out) -> {
+                      if (calls.incrementAndGet() == 1) {
+                        out.onError(Status.UNAVAILABLE.withDescription("busy").asRuntimeException());
+                      } else {
+                        out.onNext("hello " + request);
+                        out.onCompleted();
+                      }
+                    }))
+                    .build())
+                .build().start();
+            ManagedChannel channel = InProcessChannelBuilder.forName("consumer").directExecutor()
+                .intercept(GrpcRetryInterceptor.of(
+                    RetryPolicy.<Object>builder().maxAttempts(3).backoff(Backoff.none()).build()))
+                .build();
+            try {
+              String reply = ClientCalls.blockingUnaryCall(channel, SAY, CallOptions.DEFAULT, "you");
+              System.out.println("grpc: " + reply + " after " + calls.get() + " calls");
+            } finally {
+              channel.shutdownNow();
+              server.shutdownNow();
+            }
+          }
+        }
+        """);
+    assertThat(compilation.exitCode()).as(compilation.diagnostics()).isZero();
+
+    Run run = java(compilation.classes(), "consumer/consumer.Main");
+
+    assertThat(run.exitCode()).as(run.output() + run.errors()).isZero();
+    assertThat(run.output().lines()).containsExactly("grpc: hello you after 2 calls");
+  }
+
+  @Test
+  void aConsumerOnTheModulePathTracesRetriesWithOpenTelemetry() throws Exception {
+    // OpenTelemetry's jars are automatic modules named by their manifests; the adapter requires the API
+    // transitively, the SDK is the consumer's.
+    Compilation compilation = compile("otel", """
+        module consumer {
+          requires dev.backoff.opentelemetry;
+          requires io.opentelemetry.sdk;
+          requires io.opentelemetry.sdk.trace;
+          requires io.opentelemetry.sdk.common;
+        }
+        """, """
+        package consumer;
+
+        import dev.backoff.Backoff;
+        import dev.backoff.RetryExecutor;
+        import dev.backoff.RetryPolicy;
+        import dev.backoff.opentelemetry.RetryTelemetry;
+        import io.opentelemetry.sdk.OpenTelemetrySdk;
+        import io.opentelemetry.sdk.common.CompletableResultCode;
+        import io.opentelemetry.sdk.trace.SdkTracerProvider;
+        import io.opentelemetry.sdk.trace.data.SpanData;
+        import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
+        import io.opentelemetry.sdk.trace.export.SpanExporter;
+        import java.io.IOException;
+        import java.util.ArrayList;
+        import java.util.Collection;
+        import java.util.Collections;
+        import java.util.List;
+        import java.util.concurrent.atomic.AtomicInteger;
+
+        public final class Main {
+          public static void main(String[] args) throws Exception {
+            List<String> ended = Collections.synchronizedList(new ArrayList<>());
+            SpanExporter exporter = new SpanExporter() {
+              @Override
+              public CompletableResultCode export(Collection<SpanData> spans) {
+                spans.forEach(span -> ended.add(span.getName()));
+                return CompletableResultCode.ofSuccess();
+              }
+
+              @Override
+              public CompletableResultCode flush() {
+                return CompletableResultCode.ofSuccess();
+              }
+
+              @Override
+              public CompletableResultCode shutdown() {
+                return CompletableResultCode.ofSuccess();
+              }
+            };
+            OpenTelemetrySdk sdk = OpenTelemetrySdk.builder().setTracerProvider(
+                SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build()).build();
+            RetryPolicy<String> policy = RetryPolicy.<String>builder().name("orders").maxAttempts(3)
+                .backoff(Backoff.none()).listener(RetryTelemetry.create(sdk).listener()).build();
+            AtomicInteger attempts = new AtomicInteger();
+            String result = RetryExecutor.of(policy).call(() -> {
+              if (attempts.incrementAndGet() == 1) {
+                throw new IOException("the first attempt fails");
+              }
+              return "ok";
+            });
+            List<String> names = new ArrayList<>(ended);
+            Collections.sort(names);
+            System.out.println("opentelemetry: " + result + ", spans " + names);
+            sdk.close();
+          }
+        }
+        """);
+    assertThat(compilation.exitCode()).as(compilation.diagnostics()).isZero();
+
+    Run run = java(compilation.classes(), "consumer/consumer.Main");
+
+    assertThat(run.exitCode()).as(run.output() + run.errors()).isZero();
+    assertThat(run.output().lines())
+        .containsExactly("opentelemetry: ok, spans [retry attempt, retry attempt, retry orders]");
+  }
+
+  @Test
+  void aConsumerOnTheModulePathRetriesThroughSpringsRestClient() throws Exception {
+    // Spring's jars are automatic modules named by their manifests (spring.web, spring.core); the adapter
+    // requires them static, so the application requires them itself. As automatic modules they cannot say
+    // that JdkClientHttpRequestFactory uses java.net.http: the application requires it too.
+    Compilation compilation = compile("spring", """
+        module consumer {
+          requires dev.backoff.spring.web;
+          requires spring.web;
+          requires spring.core;
+          requires java.net.http;
+        }
+        """, """
+        package consumer;
+
+        import dev.backoff.Backoff;
+        import dev.backoff.RetryPolicy;
+        import dev.backoff.spring.web.BackoffRestInterceptor;
+        import java.nio.charset.StandardCharsets;
+        import org.springframework.http.client.JdkClientHttpRequestFactory;
+        import org.springframework.web.client.RestClient;
+
+        public final class Main {
+          public static void main(String[] args) {
+            RestClient client = RestClient.builder()
+                .requestFactory(new JdkClientHttpRequestFactory())
+                .requestInterceptor(BackoffRestInterceptor.of(
+                    RetryPolicy.<Object>builder().maxAttempts(3).backoff(Backoff.none()).build()))
+                .build();
+            String answer = client.get().uri(args[0]).exchange((request, response) ->
+                response.getStatusCode().value() + " " + new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8));
+            System.out.println("spring-web: " + answer);
+          }
+        }
+        """);
+    assertThat(compilation.exitCode()).as(compilation.diagnostics()).isZero();
+    AtomicInteger requests = new AtomicInteger();
+    HttpServer server = busyOnceServer(requests);
+    try {
+      Run run = java(compilation.classes(), "consumer/consumer.Main",
+          "http://127.0.0.1:" + server.getAddress().getPort() + "/");
+
+      assertThat(run.exitCode()).as(run.output() + run.errors()).isZero();
+      assertThat(run.output().lines()).containsExactly("spring-web: 200 hello");
+      assertThat(requests).hasValue(2);
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  /** A loopback server answering the first request 503 "busy", the others 200 "hello". */
+  private static HttpServer busyOnceServer(AtomicInteger requests) throws IOException {
+    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/", exchange -> {
+      exchange.getRequestBody().readAllBytes();
+      boolean first = requests.incrementAndGet() == 1;
+      byte[] body = (first ? "busy" : "hello").getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(first ? 503 : 200, body.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    });
+    server.start();
+    return server;
+  }
+
+  @Test
   void theReactorAndKotlinDriversRunOnTheModulePath() throws Exception {
     // Both drivers reach the core's loop through the driver SPI, exported to them by name: a missing
     // qualified export would fail here with an IllegalAccessError. The Kotlin jar is an automatic module, named

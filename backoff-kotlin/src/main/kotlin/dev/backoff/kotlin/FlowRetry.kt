@@ -18,6 +18,7 @@ import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.isActive
+import kotlinx.coroutines.job
 import kotlinx.coroutines.launch
 
 /**
@@ -30,9 +31,12 @@ import kotlinx.coroutines.launch
  * the collector has already seen a second time. A flow that can resume after a failure should resume in its
  * own source (from the last value seen). The policy's result rules do not apply: a flow has no single result.
  *
- * Everything runs in the collector's coroutine (the flow's context is preserved): the loop's retry timers are
- * child coroutines that hand the next attempt back to it. Cancelling the collector during a backoff stops the
- * call with no further attempt; the [CancellationException] is rethrown untouched.
+ * Attempts are collected in the collector's coroutine (the flow's context is preserved): the loop's timers
+ * (retries, attempt timeouts) are child coroutines, and a retry hands its attempt back to the collector.
+ * Cancelling the collector during a backoff stops the call with no further attempt; the [CancellationException]
+ * is rethrown untouched. An attempt that outlives the policy's attempt timeout before its first value is
+ * cancelled (its collection stops) and fails with a `TimeoutException`, judged by the policy's rules like any
+ * other failure.
  *
  * Outcomes: a failure before the first value ends the flow with the last failure, carrying the earlier ones
  * and a [dev.backoff.RetryHistory] as suppressed exceptions.
@@ -49,12 +53,14 @@ fun <T> Flow<T>.retry(
         // suspended scope may reach the collector as a copy (coroutines' stack-trace recovery, on when
         // assertions are), without the history attached to the original.
         val failure: Throwable? = coroutineScope {
-            // The collector's work: retries falling due (Runnable) and attempts to collect (AttemptStage).
-            val work = Channel<Any>(Channel.UNLIMITED)
+            // The collector's work: attempts to collect. The loop's timers (retries falling due, attempt
+            // timeouts) run in child coroutines: a timeout must fire while the collector is busy collecting the
+            // attempt it ends, and a retry only queues its attempt here.
+            val work = Channel<AttemptStage>(Channel.UNLIMITED)
             val scheduler = RetryScheduler { task, delayNanos ->
                 JobFuture(launch {
                     delay(delayNanos.nanoseconds)
-                    work.send(task)
+                    task.run()
                 })
             }
             val attempt = AsyncAttempt<Any?> { AttemptStage().also { stage -> work.trySend(stage) } }
@@ -64,22 +70,27 @@ fun <T> Flow<T>.retry(
             call.whenComplete { _, _ -> work.close() }
             var committed = false
             try {
-                for (item in work) {
-                    if (item is Runnable) {
-                        item.run() // the loop starts the retry's attempt, which queues itself here
-                        continue
-                    }
-                    val stage = item as AttemptStage
+                for (stage in work) {
                     if (stage.isDone) {
                         continue // cancelled before it ran
                     }
                     try {
-                        upstream.collect { value ->
-                            if (!committed) {
-                                committed = true
-                                stage.complete(null) // the loop accepts: the call is over, this attempt streams on
+                        // In a scope of its own, which the loop cancels when it cancels the attempt (its attempt
+                        // timeout); the collector's coroutine, which emits, stays the same (a scope, not a child).
+                        coroutineScope {
+                            val attemptJob = coroutineContext.job
+                            stage.whenComplete { _, _ ->
+                                if (stage.isCancelled) {
+                                    attemptJob.cancel()
+                                }
                             }
-                            downstream.emit(value)
+                            upstream.collect { value ->
+                                if (!committed) {
+                                    committed = true
+                                    stage.complete(null) // the loop accepts: the call is over, this attempt streams on
+                                }
+                                downstream.emit(value)
+                            }
                         }
                         if (!committed) {
                             committed = true

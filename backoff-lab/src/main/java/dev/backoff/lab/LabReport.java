@@ -41,8 +41,12 @@ final class LabReport {
     StringBuilder text = new StringBuilder();
     row(text, "policy", policy);
     row(text, "baseline goodput", format("%.1f req/s", summary.baselineGoodput()));
-    row(text, "recovered", summary.recovered() == null ? "no fault seen (pause the server to see one)"
-        : summary.recovered() ? "yes, " + summary.recoverySeconds() + " s after the fault" : "no");
+    row(text, "recovered", switch (summary.verdict()) {
+      case NO_FAULT -> "no fault seen (pause the server to see one)";
+      case RECOVERED, LATE -> "yes, " + summary.recoverySeconds() + " s after the fault";
+      case NOT_OBSERVED -> "not observed (watch at least " + LabSummary.WINDOW + " s after the fault)";
+      default -> summary.verdict().label();
+    });
     row(text, "goodput after fault", format("%.1f req/s", summary.goodputAfterFault()));
     row(text, "peak concurrency", summary.peakConcurrency() < 0 ? "unknown" : Integer.toString(summary.peakConcurrency()));
     row(text, "amplification", format("%.2f attempts per request", summary.amplification()));

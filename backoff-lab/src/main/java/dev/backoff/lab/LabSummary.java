@@ -1,5 +1,6 @@
 package dev.backoff.lab;
 
+import dev.backoff.sim.Recovery;
 import dev.backoff.sim.Json;
 import java.util.List;
 import java.util.Locale;
@@ -23,16 +24,22 @@ public final class LabSummary {
 
   private final double baselineGoodput;
   private final Boolean recovered;
+  private final Recovery verdict;
   private final Integer recoverySeconds;
   private final int peakConcurrency;
   private final double amplification;
   private final double successRatio;
   private final double goodputAfterFault;
 
-  private LabSummary(double baselineGoodput, Boolean recovered, Integer recoverySeconds, int peakConcurrency,
+  private LabSummary(double baselineGoodput, Recovery verdict, Integer recoverySeconds, int peakConcurrency,
       double amplification, double successRatio, double goodputAfterFault) {
     this.baselineGoodput = baselineGoodput;
-    this.recovered = recovered;
+    this.verdict = verdict;
+    this.recovered = switch (verdict) {
+      case RECOVERED, LATE -> Boolean.TRUE;
+      case NOT_RECOVERED, DOWN_BEFORE_FAULT -> Boolean.FALSE;
+      case NOT_OBSERVED, NO_BASELINE, NO_FAULT -> null;
+    };
     this.recoverySeconds = recoverySeconds;
     this.peakConcurrency = peakConcurrency;
     this.amplification = amplification;
@@ -59,12 +66,23 @@ public final class LabSummary {
     double baseline = mean(samples, baselineFrom, baselineTo, false);
     double baselineLatency = mean(samples, baselineFrom, baselineTo, true);
     double after = noFault ? baseline : mean(samples, faultEnd, n, false);
-    Boolean recovered = null;
+    Recovery verdict;
     Integer recoverySeconds = null;
-    if (!noFault) {
+    if (noFault) {
+      verdict = Recovery.NO_FAULT;
+    } else if (faultStart == 0 || baselineTo == baselineFrom) {
+      verdict = Recovery.NO_BASELINE;
+    } else if (!(baseline > 0)) {
+      verdict = Recovery.DOWN_BEFORE_FAULT;
+    } else {
       int at = recoveryPoint(samples, faultEnd, baseline, baselineLatency);
-      recovered = at >= 0 && at <= n - WINDOW;
-      recoverySeconds = recovered ? at - faultEnd : null;
+      if (at >= 0 && at <= n - WINDOW) {
+        verdict = Recovery.RECOVERED;
+        recoverySeconds = at - faultEnd;
+      } else {
+        // Fewer than one window after the fault: too soon to say it did not come back.
+        verdict = n - faultEnd < WINDOW ? Recovery.NOT_OBSERVED : Recovery.NOT_RECOVERED;
+      }
     }
     int peak = -1;
     for (LabSample sample : samples) {
@@ -72,7 +90,7 @@ public final class LabSummary {
     }
     double amplification = totals.requests() == 0 ? Double.NaN : (double) totals.attempts() / totals.requests();
     double successRatio = totals.requests() == 0 ? Double.NaN : (double) totals.succeeded() / totals.requests();
-    return new LabSummary(baseline, recovered, recoverySeconds, peak, amplification, successRatio, after);
+    return new LabSummary(baseline, verdict, recoverySeconds, peak, amplification, successRatio, after);
   }
 
   /**
@@ -150,9 +168,22 @@ public final class LabSummary {
     return baselineGoodput;
   }
 
-  /** Whether goodput came back and stayed (null: no fault was seen, or too few seconds after it). */
+  /**
+   * Whether goodput came back and stayed: true for {@code RECOVERED}, false for {@code NOT_RECOVERED} and
+   * {@code DOWN_BEFORE_FAULT}, null when there is no verdict (no fault seen, no baseline, or fewer than
+   * {@value #WINDOW} seconds watched after the fault); {@link #verdict()} says which.
+   */
   public Boolean recovered() {
     return recovered;
+  }
+
+  /**
+   * The verdict, in the simulator's words: {@code RECOVERED}, {@code NOT_RECOVERED}, {@code NOT_OBSERVED}
+   * (fewer than {@value #WINDOW} seconds were watched after the fault), {@code DOWN_BEFORE_FAULT},
+   * {@code NO_BASELINE} or {@code NO_FAULT}.
+   */
+  public Recovery verdict() {
+    return verdict;
   }
 
   /** Seconds from the fault's end to recovery, or null if it did not recover. */
@@ -185,6 +216,7 @@ public final class LabSummary {
     return Json.compact().object()
         .field("baselineGoodput").decimal(baselineGoodput, 2)
         .field("recovered").bool(recovered)
+        .field("verdict").string(verdict.id())
         .field("recoverySeconds").number(recoverySeconds)
         .field("peakConcurrency").number(peakConcurrency < 0 ? null : peakConcurrency)
         .field("amplification").decimal(amplification, 3)

@@ -3,6 +3,7 @@ package dev.backoff.lab;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.backoff.sim.Recovery;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -57,10 +58,32 @@ class LabSummaryTest {
   }
 
   @Test
-  void recoveryNeedsAFullWindowOfEvidence() {
+  void fewerSecondsThanAWindowAfterTheFaultGiveNoVerdictRatherThanNo() {
     long[] after = new long[LabSummary.WINDOW - 1];
     java.util.Arrays.fill(after, 100);
-    assertThat(LabSummary.of(run(after), TOTALS, 10, 15).recovered()).isFalse();
+    LabSummary summary = LabSummary.of(run(after), TOTALS, 10, 15);
+    assertThat(summary.verdict()).isEqualTo(Recovery.NOT_OBSERVED);
+    assertThat(summary.recovered()).isNull();
+    assertThat(summary.toJson()).contains("\"recovered\":null", "\"verdict\":\"not-observed\"");
+    assertThat(LabReport.summaryTable("p", summary, TOTALS)).contains("not observed (watch at least 10 s after");
+    // One more second and the same goodput is a recovery; a storm over a full window is a "no".
+    long[] window = new long[LabSummary.WINDOW];
+    java.util.Arrays.fill(window, 100);
+    assertThat(LabSummary.of(run(window), TOTALS, 10, 15).verdict()).isEqualTo(Recovery.RECOVERED);
+    assertThat(LabSummary.of(run(new long[LabSummary.WINDOW]), TOTALS, 10, 15).verdict())
+        .isEqualTo(Recovery.NOT_RECOVERED);
+  }
+
+  @Test
+  void aServerDownBeforeTheFaultHasNothingToRecoverTo() {
+    List<LabSample> samples = run(new long[20]);
+    for (int t = 0; t < 10; t++) {
+      samples.set(t, second(t, 0, Double.NaN, LabSample.ServerState.RUNNING));
+    }
+    LabSummary summary = LabSummary.of(samples, TOTALS, 10, 15);
+    assertThat(summary.verdict()).isEqualTo(Recovery.DOWN_BEFORE_FAULT);
+    assertThat(summary.recovered()).isFalse();
+    assertThat(LabSummary.of(run(new long[20]), TOTALS, 0, 15).verdict()).isEqualTo(Recovery.NO_BASELINE);
   }
 
   @Test
@@ -92,7 +115,7 @@ class LabSummaryTest {
   @Test
   void jsonHasTheSimulatorsFields() {
     String json = LabSummary.of(run(new long[12]), TOTALS, 10, 15).toJson();
-    assertThat(json).contains("\"baselineGoodput\":100.00", "\"recovered\":false", "\"recoverySeconds\":null",
+    assertThat(json).contains("\"baselineGoodput\":100.00", "\"recovered\":false", "\"verdict\":\"not-recovered\"", "\"recoverySeconds\":null",
         "\"peakConcurrency\":10", "\"amplification\":2.000", "\"successRatio\":0.8000", "\"goodputAfterFault\":0.00");
   }
 

@@ -8,11 +8,8 @@ import dev.backoff.StopReason;
 import dev.backoff.driver.RetryLoops;
 import dev.backoff.http.rules.HttpRules;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentMap;
 import java.util.concurrent.ScheduledExecutorService;
 import okhttp3.Call;
 import okhttp3.Callback;
@@ -77,14 +74,10 @@ public final class BackoffOkHttp {
   /** How often, at most, a synchronous retry waiting to start checks whether its call was cancelled: 20 ms. */
   public static final int CANCEL_CHECK_MILLIS = 20;
 
-  /** Executors for distinct call timeouts are kept up to this many; beyond, one is made per call. */
-  private static final int MAX_CACHED_TIMEOUTS = 16;
-
   private final RetryPolicy<Response> policy;
   private final HttpRules rules;
   private final RetryExecutor<Response> sync;
   private final AsyncRetryExecutor<Response> async;
-  private final ConcurrentMap<Long, RetryExecutor<Response>> syncPerCallTimeout = new ConcurrentHashMap<>();
   private final RetryInterceptor interceptor;
 
   private BackoffOkHttp(Builder builder) {
@@ -188,25 +181,11 @@ public final class BackoffOkHttp {
   /**
    * The synchronous executor for a call: the policy's, or, for a call with a timeout, the policy with its
    * deadline shortened to that timeout (the engine then never waits past it: it stops on the last outcome).
+   * The shortened one is a cheap per-call copy sharing the policy's settings; a call without a timeout, or
+   * whose policy's deadline is no longer, uses the shared executor and allocates nothing here.
    */
   RetryExecutor<Response> syncExecutor(long callTimeoutNanos) {
-    if (callTimeoutNanos <= 0) {
-      return sync;
-    }
-    Duration own = policy.maxElapsed();
-    if (own != null && own.toNanos() <= callTimeoutNanos) {
-      return sync;
-    }
-    RetryExecutor<Response> cached = syncPerCallTimeout.get(callTimeoutNanos);
-    if (cached != null) {
-      return cached;
-    }
-    RetryExecutor<Response> executor =
-        RetryExecutor.of(policy.toBuilder().maxElapsed(Duration.ofNanos(callTimeoutNanos)).build());
-    if (syncPerCallTimeout.size() < MAX_CACHED_TIMEOUTS) {
-      syncPerCallTimeout.putIfAbsent(callTimeoutNanos, executor);
-    }
-    return executor;
+    return callTimeoutNanos <= 0 ? sync : RetryLoops.within(sync, callTimeoutNanos);
   }
 
   /** Runs one intercepted call on the synchronous loop. */

@@ -2,13 +2,10 @@ package dev.backoff.okhttp;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.File;
+import dev.backoff.testing.ForkedJvm;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import mockwebserver3.Dispatcher;
 import mockwebserver3.MockResponse;
 import mockwebserver3.MockResponseBody;
@@ -52,19 +49,20 @@ class HugeBodyTest {
       });
       server.start();
 
-      Result result = fork(way, reading, Integer.toString(attempts), budget, server.url("/huge").toString());
+      ForkedJvm.Result result =
+          fork(way, reading, Integer.toString(attempts), budget, server.url("/huge").toString());
 
-      assertThat(result.exitCode).as(result.output).isZero();
-      assertThat(result.output).contains("status=503");
+      assertThat(result.exitCode()).as(result.output()).isZero();
+      assertThat(result.output()).contains("status=503");
       if (reading.equals("stream")) {
-        assertThat(result.output).contains("bytes=" + BODY); // and every byte was checked in order
+        assertThat(result.output()).contains("bytes=" + BODY); // and every byte was checked in order
       }
-      long peakHeap = Long.parseLong(result.output.replaceAll("(?s).*peakHeapBytes=(\\d+).*", "$1"));
+      long peakHeap = Long.parseLong(result.output().replaceAll("(?s).*peakHeapBytes=(\\d+).*", "$1"));
       assertThat(peakHeap).as("peak heap, bytes").isLessThan(BODY / 4);
       int expectedAttempts = budget.equals("refusing-budget") ? 1 : attempts;
       assertThat(server.getRequestCount()).isEqualTo(expectedAttempts);
       System.out.println("HugeBodyTest okhttp " + way + "/" + reading + "/" + attempts + "/" + budget + ": "
-          + result.output.strip());
+          + result.output().strip());
     }
   }
 
@@ -89,30 +87,7 @@ class HugeBodyTest {
     }
   }
 
-  record Result(int exitCode, String output) {}
-
-  static Result fork(String... args) throws Exception {
-    List<String> command = new ArrayList<>(List.of(
-        System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-        "-Xmx64m", "-cp", System.getProperty("java.class.path"), HugeBodyClientMain.class.getName()));
-    command.addAll(List.of(args));
-    Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-    // Read while it runs (a full pipe would block the child); bounded by the wait below.
-    StringBuilder output = new StringBuilder();
-    Thread reader = new Thread(() -> {
-      try {
-        output.append(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-      } catch (IOException e) {
-        output.append(e);
-      }
-    });
-    reader.start();
-    if (!process.waitFor(120, TimeUnit.SECONDS)) {
-      process.destroyForcibly();
-      reader.join(Duration.ofSeconds(5).toMillis());
-      throw new AssertionError("the client did not finish within 120 s (a hang guard): " + output);
-    }
-    reader.join();
-    return new Result(process.exitValue(), output.toString());
+  static ForkedJvm.Result fork(String... args) throws InterruptedException {
+    return ForkedJvm.run(HugeBodyClientMain.class, List.of("-Xmx64m"), Duration.ofSeconds(120), args);
   }
 }

@@ -15,7 +15,6 @@ import io.opentelemetry.api.trace.SpanKind;
 import io.opentelemetry.api.trace.StatusCode;
 import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
-import java.net.http.HttpResponse;
 import java.util.Collections;
 import java.util.Locale;
 import java.util.Map;
@@ -50,9 +49,11 @@ import java.util.WeakHashMap;
  * {@code ERROR}, the failure as an exception event and {@code error.type} (the exception's class name).
  * The {@linkplain #httpListener() HTTP listener} adds OpenTelemetry's HTTP client attributes:
  * {@code http.request.resend_count} (1 on the second attempt, 2 on the third; absent on the first, as the
- * semantic conventions ask) and, when an attempt returns a {@link HttpResponse}, {@code http.request.method},
- * {@code url.full}, {@code http.response.status_code} (with {@code error.type} the status code and status
- * {@code ERROR} from 400 up).
+ * semantic conventions ask) and, when an attempt returns a response, {@code http.response.status_code}
+ * (with {@code error.type} the status code and status {@code ERROR} from 400 up) and, where the response
+ * carries its request, {@code http.request.method} and {@code url.full}. It reads the responses of every
+ * Backoff HTTP driver (java.net.http, OkHttp, HttpClient 5, Spring's RestClient, RestTemplate and WebClient)
+ * through {@link HttpAttributes}, without depending on those clients.
  *
  * <h2>Metrics</h2>
  * OpenTelemetry's semantic conventions define no metric for retries (its HTTP client metrics belong to the
@@ -118,16 +119,31 @@ public final class RetryTelemetry {
 
   /** A listener tracing and measuring the calls of the policies it is added to (see the class description). */
   public <R> RetryListener<R> listener() {
-    return new TracingListener<>(this, false);
+    return new TracingListener<>(this, null);
   }
 
   /**
-   * As {@link #listener()}, for HTTP calls (the {@code backoff-http} client, or any driver whose attempts
-   * are HTTP requests): each attempt span also carries {@code http.request.resend_count} and, when the
-   * attempt returns a {@link HttpResponse}, its method, URL and status.
+   * As {@link #listener()}, for HTTP calls through any of Backoff's HTTP drivers (backoff-http, backoff-okhttp,
+   * backoff-httpclient5, backoff-spring-web): each attempt span also carries
+   * {@code http.request.resend_count} and, when the attempt returns a response, its status and, where the
+   * response carries its request, the method and URL. Responses are read by {@link HttpAttributes#detect()},
+   * which lists what it reads from each client.
    */
   public <R> RetryListener<R> httpListener() {
-    return new TracingListener<>(this, true);
+    return new TracingListener<>(this, HttpAttributes.detect());
+  }
+
+  /**
+   * As {@link #httpListener()}, reading each attempt's response with {@code attributes} (for a client whose
+   * responses {@link HttpAttributes#detect()} does not know, or to supply a method and URL it cannot read).
+   *
+   * @throws NullPointerException if {@code attributes} is null
+   */
+  public <R> RetryListener<R> httpListener(HttpAttributes<? super R> attributes) {
+    if (attributes == null) {
+      throw new NullPointerException("attributes must not be null");
+    }
+    return new TracingListener<>(this, attributes);
   }
 
   /** One call's spans, and the wait before its next attempt. */
@@ -144,10 +160,10 @@ public final class RetryTelemetry {
   /** The listener: per-call state keyed by the call's identity ({@link RetryEvent#call()}), held weakly. */
   private static final class TracingListener<R> implements RetryListener<R> {
     private final RetryTelemetry telemetry;
-    private final boolean http;
+    private final HttpAttributes<? super R> http; // null: not an HTTP listener
     private final Map<Object, CallState> calls = Collections.synchronizedMap(new WeakHashMap<>());
 
-    TracingListener(RetryTelemetry telemetry, boolean http) {
+    TracingListener(RetryTelemetry telemetry, HttpAttributes<? super R> http) {
       this.telemetry = telemetry;
       this.http = http;
     }
@@ -176,7 +192,7 @@ public final class RetryTelemetry {
           .setAttribute(ATTEMPT, (long) event.attempts());
       if (event.attempts() > 1) {
         attempt.setAttribute(RETRY_DELAY, state.nextDelaySeconds);
-        if (http) {
+        if (http != null) {
           attempt.setAttribute(RESEND_COUNT, (long) event.attempts() - 1);
         }
       }
@@ -199,11 +215,18 @@ public final class RetryTelemetry {
         span.setStatus(StatusCode.ERROR);
         span.setAttribute(ERROR_TYPE, type);
         counted.put(ERROR_TYPE, type);
-      } else if (http && event.result() instanceof HttpResponse<?> response) {
-        int status = response.statusCode();
-        span.setAttribute(STATUS_CODE, (long) status);
-        span.setAttribute(METHOD, response.request().method());
-        span.setAttribute(URL, response.uri().toString());
+      } else if (http != null && event.result() != null) {
+        HttpAttributes.Exchange exchange = read(event.result());
+        int status = exchange == null ? 0 : exchange.status();
+        if (exchange != null) {
+          span.setAttribute(STATUS_CODE, (long) status);
+          if (exchange.method() != null) {
+            span.setAttribute(METHOD, exchange.method());
+          }
+          if (exchange.url() != null) {
+            span.setAttribute(URL, exchange.url());
+          }
+        }
         if (status >= 400) {
           span.setStatus(StatusCode.ERROR);
           span.setAttribute(ERROR_TYPE, Integer.toString(status));
@@ -212,6 +235,15 @@ public final class RetryTelemetry {
       }
       span.end();
       telemetry.attempts.add(1, counted.build());
+    }
+
+    /** The response's attributes, or null if unreadable (a reader that throws loses them, not the call). */
+    private HttpAttributes.Exchange read(R result) {
+      try {
+        return http.read(result);
+      } catch (RuntimeException unreadable) {
+        return null;
+      }
     }
 
     @Override

@@ -117,7 +117,8 @@ public final class HttpRules {
   private static final Set<String> CONNECTION_LOST_TYPES = Set.of(
       "org.apache.hc.core5.http.NoHttpResponseException",
       "org.apache.hc.core5.http.ConnectionClosedException",
-      "okhttp3.internal.http2.StreamResetException");
+      "okhttp3.internal.http2.StreamResetException",
+      "reactor.netty.http.client.PrematureCloseException"); // closed before or during the response
 
   /** Timeouts, named by class: java.net.http's (the connect timeout extends it) and HttpClient 5's. */
   private static final Set<String> TIMEOUT_TYPES = Set.of(

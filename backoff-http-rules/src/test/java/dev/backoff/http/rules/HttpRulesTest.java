@@ -87,6 +87,31 @@ class HttpRulesTest {
   }
 
   @Test
+  void otherClientsLostConnectionsAreRecognisedByClassName() {
+    // Reactor Netty (WebClient's default connector): the connection closed before the response came.
+    IOException premature = new reactor.netty.http.client.PrematureCloseException(
+        "Connection prematurely closed BEFORE response");
+    assertThat(HttpRules.isRetryableFailure(premature)).isTrue();
+    assertThat(HttpRules.isPermanentFailure(premature)).isFalse();
+    assertThat(HttpRules.neverSent(premature)).isFalse(); // the server may have seen the request
+    // Spring wraps it in an unchecked exception; the walk over causes finds it.
+    assertThat(HttpRules.classifyFailure(new IllegalStateException("request failed", premature)))
+        .hasValue(FailureClass.TRANSIENT);
+    // The name decides, not the message: the same message on another IOException subclass is not known.
+    assertThat(HttpRules.isRetryableFailure(new PrematureCloseException(
+        "Connection prematurely closed BEFORE response"))).isFalse();
+  }
+
+  /** Same simple name as Reactor Netty's, another package: not recognised. */
+  private static final class PrematureCloseException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    PrematureCloseException(String message) {
+      super(message);
+    }
+  }
+
+  @Test
   void permanentFailuresAreNeverRetried() {
     SSLHandshakeException handshake = new SSLHandshakeException("PKIX path building failed");
     assertThat(HttpRules.isPermanentFailure(handshake)).isTrue();

@@ -4,6 +4,9 @@ import dev.backoff.RetryPolicy;
 import dev.backoff.http.rules.HttpResponseView;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.Map;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.client.ClientHttpResponse;
 
 /** Spring's types as the HTTP rules see them. */
@@ -18,7 +21,23 @@ final class SpringViews {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    return HttpResponseView.of(status, response.getHeaders()::get);
+    HttpHeaders headers = response.getHeaders();
+    return HttpResponseView.of(status, name -> values(headers, name));
+  }
+
+  /**
+   * Every value of the header {@code name} (case-insensitive), or an empty list. Looked up through
+   * {@code headerSet()}, which Spring Framework 6.2 and 7 both have: {@code HttpHeaders.get} takes an
+   * {@code Object} in 6 and a {@code String} in 7, so a call compiled against one fails to link on the
+   * other ({@link NoSuchMethodError}). Called only for a response whose status may be retried.
+   */
+  static List<String> values(HttpHeaders headers, String name) {
+    for (Map.Entry<String, List<String>> header : headers.headerSet()) {
+      if (header.getKey().equalsIgnoreCase(name)) {
+        return header.getValue();
+      }
+    }
+    return List.of();
   }
 
   /**

@@ -2,13 +2,11 @@ package dev.backoff.spring.web;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ForkedJvm;
 import dev.backoff.testing.ScriptedHttpServer.Response;
-import java.io.File;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import dev.backoff.testing.ScriptedHttpServer;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -26,28 +24,12 @@ class HugeBodyTest {
   @ValueSource(strings = {"rest", "web"})
   void aHugeRetryableBodyIsNeverBufferedWhole(String client) throws Exception {
     try (ScriptedHttpServer server = new ScriptedHttpServer(Response.ofLength(503, BODY))) {
-      List<String> command = new ArrayList<>(List.of(
-          System.getProperty("java.home") + File.separator + "bin" + File.separator + "java",
-          "-Xmx48m", "-cp", System.getProperty("java.class.path"), HugeBodyMain.class.getName(),
-          client, server.uri().toString()));
-      Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-      StringBuilder output = new StringBuilder();
-      Thread reader = new Thread(() -> {
-        try {
-          output.append(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
-        } catch (java.io.IOException e) {
-          output.append(e);
-        }
-      });
-      reader.start();
-      if (!process.waitFor(60, TimeUnit.SECONDS)) {
-        process.destroyForcibly();
-        throw new AssertionError("the client did not finish within 60 s (a hang guard): " + output);
-      }
-      reader.join();
+      ForkedJvm.Result result = ForkedJvm.run(HugeBodyMain.class, List.of("-Xmx48m"), Duration.ofSeconds(60),
+          client, server.uri().toString());
+      String output = result.output();
 
-      assertThat(process.exitValue()).as(output.toString()).isZero();
-      assertThat(output.toString()).contains("status=503 bytes=" + BODY);
+      assertThat(result.exitCode()).as(output).isZero();
+      assertThat(output).contains("status=503 bytes=" + BODY);
       assertThat(server.requestCount()).isEqualTo(3);
       for (int i = 0; i < 500 && server.bodyBytesSent().size() < 3; i++) {
         Thread.sleep(10); // the server records a connection just after the client closed it
@@ -55,7 +37,7 @@ class HugeBodyTest {
       // The two retried bodies were cut short, never read to their end; the last was read whole.
       assertThat(server.bodyBytesSent()).filteredOn(bytes -> bytes < BODY).hasSize(2);
       assertThat(server.bodyBytesSent()).filteredOn(bytes -> bytes == BODY).hasSize(1);
-      System.out.println("HugeBodyTest " + client + ": " + output.toString().strip()
+      System.out.println("HugeBodyTest " + client + ": " + output.strip()
           + ", body bytes sent per connection " + server.bodyBytesSent());
     }
   }
