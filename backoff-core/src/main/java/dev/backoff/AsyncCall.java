@@ -78,6 +78,8 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
   // The thread calling the supplier while STARTING, or handing the retry to the scheduler (inFlight is then
   // SCHEDULING): written before the volatile write that publishes it.
   private Thread starter;
+  // The circuit breaker's permit for the first attempt, until its outcome (later permits live in the execution).
+  private CircuitBreaker.Permit firstPermit;
 
   AsyncCall(AsyncRetryExecutor<R> executor, Supplier<? extends CompletionStage<T>> supplier,
       Recovery<T> recovery) {
@@ -113,8 +115,23 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     }
   }
 
+  @SuppressWarnings("unchecked")
   void start() {
-    startNanos = FirstAttempt.start(executor.policy, executor.clock);
+    RetryPolicy<R> policy = executor.policy;
+    if (policy.breaker != null) {
+      firstPermit = policy.breaker.tryAcquire();
+      if (firstPermit == null) {
+        state = DONE;
+        try {
+          super.complete(SyncLoop.refused(policy,
+              attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
+        } catch (Throwable refusal) {
+          super.completeExceptionally(refusal);
+        }
+        return;
+      }
+    }
+    startNanos = FirstAttempt.start(policy, executor.clock);
     startAttempt();
   }
 
@@ -150,6 +167,21 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
       execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
       return null;
+    }
+    CircuitBreaker breaker = executor.policy.breaker;
+    if (breaker != null) {
+      CircuitBreaker.Permit permit = breaker.tryAcquire();
+      if (permit == null) { // the breaker opened (or ran out of trials) during the wait
+        IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
+        state = DONE;
+        try {
+          settle(execution.stop(StopReason.CIRCUIT_OPEN, executor.clock.nanoTime()));
+        } catch (Throwable unexpected) {
+          super.completeExceptionally(unexpected); // a listener cannot throw; a recovery's failure is settled
+        }
+        return null;
+      }
+      execution.permit(permit);
     }
     execution.onRetryStart();
     startAttempt();
@@ -315,6 +347,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       decide(result, failure);
     } catch (Throwable unexpected) {
       discard(result);
+      releasePermits();
       // A policy callback (predicate, classifier, pushback extractor, backoff, budget) threw. The sync
       // executor would throw it to the caller; here it completes the future, which must never hang.
       state = DONE;
@@ -331,6 +364,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       long now = executor.clock.nanoTime();
       if (execution == null) {
         execution = FirstAttempt.failed(policy, startNanos, now, executor.random, identity());
+        handOverFirstPermit();
       }
       state = DONE;
       execution.stop(StopReason.CANCELLED, now);
@@ -345,6 +379,11 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         }
         // First-try success: like the sync loop, read no clock unless a deadline or listener needs it.
         state = DONE;
+        CircuitBreaker.Permit permit = firstPermit;
+        if (permit != null) {
+          firstPermit = null;
+          permit.onSuccess();
+        }
         FirstAttempt.succeeded(policy, result, startNanos, executor.clock, identity());
         if (!super.complete(result)) {
           discard(result);
@@ -353,6 +392,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       }
       long now = executor.clock.nanoTime();
       execution = FirstAttempt.failed(policy, startNanos, now, executor.random, identity());
+      handOverFirstPermit();
       decideAfter(cause, result, verdict, now);
       return;
     }
@@ -396,6 +436,33 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       return;
     }
     state = DONE;
+    settle(decision);
+  }
+
+  /** The first attempt's outcome is the execution's to report: its permit goes with it. */
+  private void handOverFirstPermit() {
+    CircuitBreaker.Permit permit = firstPermit;
+    if (permit != null) {
+      firstPermit = null;
+      execution.permit(permit);
+    }
+  }
+
+  /** A policy callback threw before the attempt's outcome reached the breaker: gives its permit back. */
+  private void releasePermits() {
+    CircuitBreaker.Permit permit = firstPermit;
+    if (permit != null) {
+      firstPermit = null;
+      permit.release();
+    }
+    if (execution != null) {
+      execution.releasePermit();
+    }
+  }
+
+  /** Completes the future of a call that has stopped (or succeeded after retries). */
+  @SuppressWarnings("unchecked")
+  private void settle(Decision decision) {
     if (decision.isSuccess()) {
       T last = (T) execution.lastResult();
       if (!super.complete(last)) {

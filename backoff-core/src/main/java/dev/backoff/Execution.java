@@ -51,6 +51,8 @@ public final class Execution<R> {
   private FailureClass grantedRetryClass;
   // The call's identity for listeners of attempt events (RetryEvent.call()); null when there are none.
   private Object call;
+  // The circuit breaker's permit for the attempt in flight, until its outcome is reported (or released).
+  private CircuitBreaker.Permit permit;
 
   Execution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
     this.policy = policy;
@@ -71,7 +73,12 @@ public final class Execution<R> {
    */
   public Decision onFailure(Throwable failure, long nowNanos) {
     Nanos.requireNonNull("failure", failure);
-    return recordFailure(failure, policyHint(null, failure), nowNanos);
+    try {
+      return recordFailure(failure, policyHint(null, failure), nowNanos);
+    } catch (RuntimeException | Error unexpected) {
+      releasePermit();
+      throw unexpected;
+    }
   }
 
   /**
@@ -81,10 +88,15 @@ public final class Execution<R> {
    * @throws IllegalStateException if the call has already ended
    */
   public Decision onResult(R result, long nowNanos) {
-    if (policy.retryOnResult == null || !policy.retryOnResult.test(result)) {
-      return succeed(result, nowNanos);
+    try {
+      if (policy.retryOnResult == null || !policy.retryOnResult.test(result)) {
+        return succeed(result, nowNanos);
+      }
+      return recordRetryableResult(result, policyHint(result, null), nowNanos);
+    } catch (RuntimeException | Error unexpected) {
+      releasePermit();
+      throw unexpected;
     }
-    return recordRetryableResult(result, policyHint(result, null), nowNanos);
   }
 
   /**
@@ -103,6 +115,7 @@ public final class Execution<R> {
       return Decision.stop(stopReason == null ? reason : stopReason);
     }
     lastNanos = nowNanos;
+    releasePermit();
     FailureClass granted = grantedRetryClass;
     if (granted != null) {
       grantedRetryClass = null;
@@ -116,6 +129,15 @@ public final class Execution<R> {
    * it. The result predicate is not tested again: the judge already did.
    */
   Decision record(R result, Throwable failure, Verdict verdict, long nowNanos) {
+    try {
+      return recordJudged(result, failure, verdict, nowNanos);
+    } catch (RuntimeException | Error unexpected) {
+      releasePermit(); // a policy callback threw: the breaker must not wait for this attempt forever
+      throw unexpected;
+    }
+  }
+
+  private Decision recordJudged(R result, Throwable failure, Verdict verdict, long nowNanos) {
     StopReason reason = verdict.stopReason();
     if (reason != null) {
       beginAttemptOutcome(nowNanos);
@@ -179,6 +201,11 @@ public final class Execution<R> {
     done = true;
     lastResult = result;
     lastFailure = null; // the last attempt returned a result: no event may report an old failure
+    CircuitBreaker.Permit attemptPermit = permit;
+    if (attemptPermit != null) {
+      permit = null;
+      attemptPermit.onSuccess();
+    }
     if (policy.budget != null) {
       policy.budget.onSuccess(retriesScheduled, lastFailureClass);
     }
@@ -239,6 +266,16 @@ public final class Execution<R> {
 
   private Decision decide(FailureClass failureClass, StopReason refusal, long hint, long nowNanos) {
     lastFailureClass = failureClass;
+    CircuitBreaker.Permit attemptPermit = permit;
+    if (attemptPermit != null) {
+      permit = null;
+      // As with the budget, only failures the rules would retry say something about the dependency.
+      if (refusal == null) {
+        attemptPermit.onFailure(failureClass);
+      } else {
+        attemptPermit.release();
+      }
+    }
     RetryBudget budget = policy.budget;
     // Only failures the rules would retry count against a budget: gRPC charges retryable statuses only, and
     // a programming error or an interruption says nothing about the server's health.
@@ -268,6 +305,10 @@ public final class Execution<R> {
         && Nanos.add(nowNanos - startNanos, delay) > policy.maxElapsedNanos) {
       return end(StopReason.DEADLINE_EXCEEDED);
     }
+    // A retry the breaker would refuse when it falls due stops the call now, without the sleep.
+    if (policy.breaker != null && !policy.breaker.mayPermitIn(delay)) {
+      return end(StopReason.CIRCUIT_OPEN);
+    }
     if (budget != null) {
       if (!budget.tryAcquire(failureClass)) {
         return end(StopReason.BUDGET_EXHAUSTED);
@@ -295,6 +336,24 @@ public final class Execution<R> {
   private RetryEvent<R> event(FailureClass failureClass, long delayNanos, StopReason reason) {
     return new RetryEvent<>(policy.name, attempts, lastNanos - startNanos, lastResult, lastFailure, failureClass,
         delayNanos, reason, 0, call);
+  }
+
+  /**
+   * The loops: the circuit breaker's permit for the attempt about to run. Its outcome reports to it: a
+   * success, a failure the rules would retry (by its class), or a release for anything else (a refused
+   * failure, a stop before the outcome).
+   */
+  void permit(CircuitBreaker.Permit attemptPermit) {
+    this.permit = attemptPermit;
+  }
+
+  /** Gives the breaker back the permit of an attempt whose outcome will not be reported. */
+  void releasePermit() {
+    CircuitBreaker.Permit attemptPermit = permit;
+    if (attemptPermit != null) {
+      permit = null;
+      attemptPermit.release();
+    }
   }
 
   /** The loops: the call's identity in the events this execution sends (see {@link RetryEvent#call()}). */

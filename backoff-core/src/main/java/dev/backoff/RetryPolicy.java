@@ -54,6 +54,7 @@ public final class RetryPolicy<R> {
   final Pushback.Extractor<? super R> pushback;
   final long maxPushbackNanos;
   final RetryBudget budget;
+  final CircuitBreaker breaker; // null: none
   final RetryListener<R>[] listeners;
   final NanoClock clock;
   final Sleeper sleeper;
@@ -83,6 +84,7 @@ public final class RetryPolicy<R> {
     this.pushback = b.pushback;
     this.maxPushbackNanos = b.maxPushbackNanos;
     this.budget = b.budget;
+    this.breaker = b.breaker;
     this.listeners = b.listeners.toArray(newListenerArray(b.listeners.size()));
     this.clock = b.clock;
     this.sleeper = b.sleeper;
@@ -116,6 +118,7 @@ public final class RetryPolicy<R> {
     this.pushback = p.pushback;
     this.maxPushbackNanos = p.maxPushbackNanos;
     this.budget = p.budget;
+    this.breaker = p.breaker;
     this.listeners = p.listeners;
     this.clock = p.clock;
     this.sleeper = p.sleeper;
@@ -225,6 +228,11 @@ public final class RetryPolicy<R> {
     return budget;
   }
 
+  /** The circuit breaker every attempt asks first, or null. */
+  public CircuitBreaker circuitBreaker() {
+    return breaker;
+  }
+
   /** The largest pushback hint that is honoured. */
   public Duration maxPushback() {
     return Duration.ofNanos(maxPushbackNanos);
@@ -249,7 +257,8 @@ public final class RetryPolicy<R> {
   public String toString() {
     return "RetryPolicy[" + name + ": " + maxAttempts + " attempts, " + backoff
         + (maxElapsedNanos == Long.MAX_VALUE ? "" : ", deadline " + Duration.ofNanos(maxElapsedNanos))
-        + (budget == null ? "" : ", budget " + budget) + "]";
+        + (budget == null ? "" : ", budget " + budget)
+        + (breaker == null ? "" : ", breaker " + breaker.name()) + "]";
   }
 
   /**
@@ -275,6 +284,7 @@ public final class RetryPolicy<R> {
     private Pushback.Extractor<? super R> pushback;
     private long maxPushbackNanos = DEFAULT_MAX_PUSHBACK_NANOS;
     private RetryBudget budget;
+    private CircuitBreaker breaker;
     private final List<RetryListener<R>> listeners = new ArrayList<>();
     private NanoClock clock = NanoClock.system();
     private Sleeper sleeper = Sleeper.system();
@@ -302,6 +312,7 @@ public final class RetryPolicy<R> {
       pushback = p.pushback;
       maxPushbackNanos = p.maxPushbackNanos;
       budget = p.budget;
+      breaker = p.breaker;
       listeners.addAll(Arrays.asList(p.listeners));
       clock = p.clock;
       sleeper = p.sleeper;
@@ -503,6 +514,19 @@ public final class RetryPolicy<R> {
     /** A retry budget shared with other policies or calls; null removes it. */
     public Builder<R> budget(RetryBudget budget) {
       this.budget = budget;
+      return this;
+    }
+
+    /**
+     * A circuit breaker, usually shared by every call to one dependency; null removes it. Every attempt,
+     * the first included, asks it for permission first and reports its outcome to it (see
+     * {@link CircuitBreaker} for what counts as a failure). A refused first attempt fails the call at once
+     * with a {@link CircuitOpenException}; a refused retry stops the call with
+     * {@link StopReason#CIRCUIT_OPEN} and the last attempt's failure (or result), like any other stop. A
+     * retry the breaker would refuse when it falls due stops the call before its sleep, not after.
+     */
+    public Builder<R> circuitBreaker(CircuitBreaker breaker) {
+      this.breaker = breaker;
       return this;
     }
 

@@ -16,6 +16,11 @@ public enum StopReason {
   DEADLINE_EXCEEDED(true, "deadline exceeded"),
   /** The retry budget refused the retry. */
   BUDGET_EXHAUSTED(true, "retry budget exhausted"),
+  /**
+   * The policy's {@link CircuitBreaker} refused the retry: it was open (and would still be open when the
+   * retry was due) or half-open with every trial call taken. No sleep precedes this stop.
+   */
+  CIRCUIT_OPEN(true, "circuit breaker open"),
   /** The calling thread was interrupted. */
   INTERRUPTED(false, "interrupted"),
   /** The caller cancelled the call (async). */

@@ -39,6 +39,13 @@ final class SyncLoop {
       Recovery<T> recovery) throws Exception {
     RetryPolicy<R> policy = executor.policy;
     NanoClock clock = executor.clock;
+    CircuitBreaker.Permit permit = null;
+    if (policy.breaker != null) {
+      permit = policy.breaker.tryAcquire();
+      if (permit == null) {
+        return refused(policy, recovery);
+      }
+    }
     long start = FirstAttempt.start(policy, clock);
     // Only a driver's hook reads the context: the executors' targets get none, and allocate none.
     Context context = kind == HOOK ? new Context(policy, clock, start) : null;
@@ -57,25 +64,38 @@ final class SyncLoop {
       result = (T) watched.result;
       failure = watched.failure;
     }
-    Verdict verdict = judged(policy, judge, target, kind, result, failure);
-    if (verdict == Verdict.ACCEPT) {
-      if (failure != null) {
+    Verdict verdict;
+    try {
+      verdict = judged(policy, judge, target, kind, result, failure);
+      if (verdict == Verdict.ACCEPT && failure != null) {
         throw new IllegalArgumentException("the judge accepted a failure: " + failure, failure);
+      }
+    } catch (RuntimeException | Error unexpected) {
+      if (permit != null) {
+        permit.release();
+      }
+      throw unexpected;
+    }
+    if (verdict == Verdict.ACCEPT) {
+      if (permit != null) {
+        permit.onSuccess();
       }
       FirstAttempt.succeeded(policy, result, start, clock, call);
       return result;
     }
-    return retry(executor, target, kind, judge, context, start, result, failure, verdict, recovery, call);
+    return retry(executor, target, kind, judge, context, start, result, failure, verdict, recovery, call, permit);
   }
 
   @SuppressWarnings("unchecked")
   private static <R, T extends R> T retry(RetryExecutor<R> executor, Object target, int kind,
       OutcomeJudge<R> judge, Context context, long start, T firstResult, Throwable firstFailure,
-      Verdict firstVerdict, Recovery<T> recovery, Object call) throws Exception {
+      Verdict firstVerdict, Recovery<T> recovery, Object call, CircuitBreaker.Permit firstPermit)
+      throws Exception {
     RetryPolicy<R> policy = executor.policy;
     NanoClock clock = executor.clock;
     long now = clock.nanoTime();
     Execution<R> execution = FirstAttempt.failed(policy, start, now, executor.random, call);
+    execution.permit(firstPermit);
     Decision decision = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now);
     while (decision.isRetry()) {
       boolean goOn = true;
@@ -97,6 +117,14 @@ final class SyncLoop {
         throw stopInterrupted(execution, clock,
             new InterruptedException("interrupted before retry " + execution.retries() + " could start"));
       }
+      if (policy.breaker != null) {
+        CircuitBreaker.Permit permit = policy.breaker.tryAcquire();
+        if (permit == null) { // the breaker opened (or ran out of trials) during the sleep
+          decision = execution.stop(StopReason.CIRCUIT_OPEN, clock.nanoTime());
+          break;
+        }
+        execution.permit(permit);
+      }
       if (context != null) {
         context.attempt++;
       }
@@ -114,7 +142,13 @@ final class SyncLoop {
         result = (T) watched.result;
         failure = watched.failure;
       }
-      Verdict verdict = judged(policy, judge, target, kind, result, failure);
+      Verdict verdict;
+      try {
+        verdict = judged(policy, judge, target, kind, result, failure);
+      } catch (RuntimeException | Error unexpected) {
+        execution.releasePermit();
+        throw unexpected;
+      }
       if (policy.needsStartTime) {
         now = clock.nanoTime();
       } // else no decision depends on the time: keep the first failure's reading, and read once at a stop
@@ -136,6 +170,18 @@ final class SyncLoop {
       return recover(recovery, execution);
     }
     throw SyncLoop.<Exception>rethrowUnchecked(execution.finalFailure());
+  }
+
+  /**
+   * The policy's breaker refused the first attempt: the call fails with a {@link CircuitOpenException}, or
+   * its recovery's value (a fallback is what a caller with a recovery wants while a dependency is down).
+   */
+  static <T> T refused(RetryPolicy<?> policy, Recovery<T> recovery) throws Exception {
+    CircuitOpenException open = policy.breaker.openException();
+    if (recovery == null) {
+      throw open;
+    }
+    return recovery.recover(null, open, new RetryHistory(policy.name, 0, 0, StopReason.CIRCUIT_OPEN));
   }
 
   /** Whether a call that stopped for this reason is recovered: not when the caller interrupted or cancelled it. */

@@ -3,6 +3,7 @@ package dev.backoff.conformance;
 import static java.time.Duration.ofMillis;
 
 import dev.backoff.Backoff;
+import dev.backoff.CircuitBreaker;
 import dev.backoff.Jitter;
 import dev.backoff.Pushback;
 import dev.backoff.RetryPolicy;
@@ -30,7 +31,7 @@ import java.util.random.RandomGenerator;
  * attempts; abort (a non-retryable failure); budget refusal ({@link ScriptedBudget}); pushback longer than
  * allowed; the deadline; the caller stopping the call mid-backoff; an attempt that never completes, timed out
  * by the policy's attempt timeout (charged to the budget as {@code TIMEOUT}) and cancelled by the driver, then
- * a successful retry.
+ * a successful retry; a circuit breaker that opens.
  *
  * <h2>Adding a driver</h2>
  * Write one {@link DriverRunner} in this module's tests: build the policy with {@link Trial#policy} on your
@@ -140,6 +141,12 @@ final class ConformanceTable {
             List.of(fail()), null,
             3, List.of(ofMillis(50), ofMillis(50)), List.of(ofMillis(50), ofMillis(50)), StopReason.DEADLINE_EXCEEDED,
             null, "attempt 3", false),
+        // The breaker (a window of 2 calls, opening at 50 %, open for an hour) opens on attempt 2's failure:
+        // the retry it would refuse is neither slept for nor scheduled.
+        new Scenario("circuit breaker opens", base, null, List.of(fail()), null,
+            2, List.of(ofMillis(50)), List.of(ofMillis(50)), StopReason.CIRCUIT_OPEN, null, "attempt 2", false,
+            null, 0, clock -> CircuitBreaker.builder().clock(clock).countWindow(2).minimumCalls(2)
+                .waitInOpen(Duration.ofHours(1)).build()),
         // Attempt 2 fails at 50 ms and schedules a retry for 100 ms; the caller stops the call at 75 ms.
         new Scenario("caller stops the call mid-backoff", base, null, List.of(fail()), ofMillis(75),
             2, List.of(ofMillis(50)), List.of(ofMillis(50), ofMillis(50)), Scenario.CALLER, null, null, false),

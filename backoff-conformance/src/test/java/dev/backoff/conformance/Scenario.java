@@ -1,10 +1,13 @@
 package dev.backoff.conformance;
 
+import dev.backoff.CircuitBreaker;
+import dev.backoff.NanoClock;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -29,17 +32,27 @@ import java.util.function.Supplier;
  *     failure was charged as), or null not to check it; needs a {@code ScriptedBudget} from {@code budget}
  * @param cancelledAttempts how many attempts that never complete ({@link ConformanceTable#hang()}) the
  *     driver must cancel (its client, subscription or coroutine told to stop)
+ * @param breaker a fresh circuit breaker per trial on the driver's clock, or null for none
  */
 record Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> budget, List<Step> script,
     Duration cancelAfter, int attempts, List<Duration> waits, List<Duration> scheduled, StopReason stop,
-    String result, String failure, boolean retriesResults, List<String> budgetLog, int cancelledAttempts) {
+    String result, String failure, boolean retriesResults, List<String> budgetLog, int cancelledAttempts,
+    Function<NanoClock, CircuitBreaker> breaker) {
+
+  /** A row without a circuit breaker. */
+  Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> budget, List<Step> script,
+      Duration cancelAfter, int attempts, List<Duration> waits, List<Duration> scheduled, StopReason stop,
+      String result, String failure, boolean retriesResults, List<String> budgetLog, int cancelledAttempts) {
+    this(name, policy, budget, script, cancelAfter, attempts, waits, scheduled, stop, result, failure,
+        retriesResults, budgetLog, cancelledAttempts, null);
+  }
 
   /** A row that checks neither the budget's log nor cancelled attempts (it has no attempt that hangs). */
   Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> budget, List<Step> script,
       Duration cancelAfter, int attempts, List<Duration> waits, List<Duration> scheduled, StopReason stop,
       String result, String failure, boolean retriesResults) {
     this(name, policy, budget, script, cancelAfter, attempts, waits, scheduled, stop, result, failure,
-        retriesResults, null, 0);
+        retriesResults, null, 0, null);
   }
 
   /** Stands for {@link DriverRunner#callerStop()} in {@link #stop}. */

@@ -84,6 +84,9 @@ public final class Trial {
       budget = scenario.budget().get();
       builder.budget(budget);
     }
+    if (scenario.breaker() != null) {
+      builder.circuitBreaker(scenario.breaker().apply(clock));
+    }
     return builder.build();
   }
 

@@ -1,5 +1,6 @@
 package dev.backoff.micrometer;
 
+import dev.backoff.CircuitBreaker;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryEvent;
 import dev.backoff.RetryListener;
@@ -7,6 +8,7 @@ import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -34,6 +36,15 @@ import java.util.concurrent.atomic.LongAdder;
  *       (1.0: no retries; NaN before the first call ends)</td></tr>
  *   <tr><td>{@code backoff.budget.level}</td><td>gauge</td><td>the budget's level (tokens or retries
  *       available), for budgets bound with {@link #instrument} or {@link #bindBudget}</td></tr>
+ *   <tr><td>{@code backoff.breaker.state}</td><td>gauge, tags {@code breaker}, {@code state}</td><td>1 for
+ *       the circuit breaker's current state ({@code closed}, {@code open}, {@code half_open}), 0 for the
+ *       others, for breakers bound with {@link #bindCircuitBreaker}</td></tr>
+ *   <tr><td>{@code backoff.breaker.failure.rate}</td><td>gauge, tag {@code breaker}</td><td>the closed
+ *       breaker's failure rate over its window, in percent (NaN below its minimum number of calls)</td></tr>
+ *   <tr><td>{@code backoff.breaker.refused}</td><td>function counter, tag {@code breaker}</td><td>calls the
+ *       breaker refused</td></tr>
+ *   <tr><td>{@code backoff.breaker.transitions}</td><td>counter, tags {@code breaker}, {@code from},
+ *       {@code to}</td><td>state transitions, for breakers built with {@link #breakerListener}</td></tr>
  * </table>
  *
  * <pre>{@code
@@ -108,6 +119,42 @@ public final class BackoffMetrics implements RetryListener<Object> {
         .description("Retries or tokens the retry budget has available")
         .tags(commonTags).tag("policy", name)
         .register(registry);
+  }
+
+  /**
+   * Reports {@code breaker}'s state, failure rate and refused calls (see the table above), tagged
+   * {@code breaker=}its name. The gauges hold the breaker weakly, as Micrometer gauges do.
+   *
+   * @throws NullPointerException if {@code breaker} is null
+   */
+  public void bindCircuitBreaker(CircuitBreaker breaker) {
+    Objects.requireNonNull(breaker, "breaker must not be null");
+    Tags tags = commonTags.and("breaker", breaker.name());
+    for (CircuitBreaker.State state : CircuitBreaker.State.values()) {
+      Gauge.builder("backoff.breaker.state", breaker, b -> b.state() == state ? 1 : 0)
+          .description("1 for the circuit breaker's current state, 0 for the others")
+          .tags(tags).tag("state", tagValue(state)).register(registry);
+    }
+    Gauge.builder("backoff.breaker.failure.rate", breaker, b -> b.metrics().failureRate())
+        .description("The closed circuit breaker's failure rate over its window").baseUnit("percent")
+        .tags(tags).register(registry);
+    FunctionCounter.builder("backoff.breaker.refused", breaker, b -> b.metrics().refusedCalls())
+        .description("Calls the circuit breaker refused").tags(tags).register(registry);
+  }
+
+  /**
+   * A listener to build circuit breakers with ({@link CircuitBreaker.Builder#listener}): counts their state
+   * transitions as {@code backoff.breaker.transitions}, tagged {@code breaker}, {@code from} and {@code to}.
+   */
+  public CircuitBreaker.Listener breakerListener() {
+    return (breaker, from, to) -> Counter.builder("backoff.breaker.transitions")
+        .description("Circuit breaker state transitions")
+        .tags(commonTags).tag("breaker", breaker.name()).tag("from", tagValue(from)).tag("to", tagValue(to))
+        .register(registry).increment();
+  }
+
+  private static String tagValue(CircuitBreaker.State state) {
+    return state.name().toLowerCase(java.util.Locale.ROOT);
   }
 
   @Override

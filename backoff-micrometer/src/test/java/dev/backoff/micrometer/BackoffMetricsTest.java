@@ -136,4 +136,35 @@ class BackoffMetricsTest {
     assertThatThrownBy(() -> metrics.bindBudget("x", null)).isInstanceOf(NullPointerException.class)
         .hasMessage("budget must not be null");
   }
+
+  @Test
+  void aCircuitBreakersStateRateRefusalsAndTransitions() {
+    dev.backoff.CircuitBreaker breaker = dev.backoff.CircuitBreaker.builder().name("inventory").clock(clock)
+        .countWindow(4).minimumCalls(2).trialCalls(1).waitInOpen(Duration.ofSeconds(5))
+        .listener(metrics.breakerListener()).build();
+    metrics.bindCircuitBreaker(breaker);
+    breaker.tryAcquire().onSuccess();
+    assertThat(registry.get("backoff.breaker.failure.rate").tag("breaker", "inventory").gauge().value()).isNaN();
+    breaker.tryAcquire().onSuccess();
+    breaker.tryAcquire().onFailure(dev.backoff.FailureClass.TRANSIENT);
+    assertThat(registry.get("backoff.breaker.failure.rate").tag("breaker", "inventory").gauge().value())
+        .isEqualTo(100.0 / 3);
+    breaker.tryAcquire().onFailure(dev.backoff.FailureClass.TRANSIENT); // 2 of 4: open
+    assertThat(breaker.tryAcquire()).isNull();
+    assertThat(registry.get("backoff.breaker.state").tags("breaker", "inventory", "state", "open").gauge().value())
+        .isEqualTo(1);
+    assertThat(registry.get("backoff.breaker.state").tags("breaker", "inventory", "state", "closed").gauge()
+        .value()).isZero();
+    assertThat(registry.get("backoff.breaker.refused").tag("service", "test").functionCounter().count())
+        .isEqualTo(1);
+    clock.advance(Duration.ofSeconds(5));
+    breaker.tryAcquire().onSuccess();
+    assertThat(registry.get("backoff.breaker.transitions").tags("from", "closed", "to", "open").counter().count())
+        .isEqualTo(1);
+    assertThat(registry.get("backoff.breaker.transitions").tags("from", "open", "to", "half_open").counter()
+        .count()).isEqualTo(1);
+    assertThat(registry.get("backoff.breaker.transitions").tags("from", "half_open", "to", "closed").counter()
+        .count()).isEqualTo(1);
+    assertThat(registry.get("backoff.breaker.state").tags("state", "closed").gauge().value()).isEqualTo(1);
+  }
 }
