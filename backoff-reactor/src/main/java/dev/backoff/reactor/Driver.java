@@ -34,6 +34,21 @@ final class Driver {
     this.fixed = scheduler == null ? null : executor(scheduler);
   }
 
+  /** A copy waiting on {@code scheduler}; the operators' {@code withScheduler}. */
+  Driver withScheduler(Scheduler scheduler) {
+    return new Driver(policy, requireNonNull("scheduler", scheduler), clock, random);
+  }
+
+  /** A copy reading {@code clock}; the operators' {@code withClock}. */
+  Driver withClock(NanoClock clock) {
+    return new Driver(policy, scheduler, requireNonNull("clock", clock), random);
+  }
+
+  /** A copy drawing jitter from {@code random}; the operators' {@code withRandom}. */
+  Driver withRandom(RandomGenerator random) {
+    return new Driver(policy, scheduler, clock, requireNonNull("random", random));
+  }
+
   static <V> V requireNonNull(String name, V value) {
     if (value == null) {
       throw new NullPointerException(name + " must not be null");

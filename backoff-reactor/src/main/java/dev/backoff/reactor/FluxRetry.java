@@ -43,8 +43,7 @@ public final class FluxRetry<T> implements Function<Flux<T>, Flux<T>> {
    * @throws NullPointerException if {@code scheduler} is null
    */
   public FluxRetry<T> withScheduler(Scheduler scheduler) {
-    Driver.requireNonNull("scheduler", scheduler);
-    return new FluxRetry<>(new Driver(driver.policy, scheduler, driver.clock, driver.random));
+    return new FluxRetry<>(driver.withScheduler(scheduler));
   }
 
   /**
@@ -53,8 +52,7 @@ public final class FluxRetry<T> implements Function<Flux<T>, Flux<T>> {
    * @throws NullPointerException if {@code clock} is null
    */
   public FluxRetry<T> withClock(NanoClock clock) {
-    Driver.requireNonNull("clock", clock);
-    return new FluxRetry<>(new Driver(driver.policy, driver.scheduler, clock, driver.random));
+    return new FluxRetry<>(driver.withClock(clock));
   }
 
   /**
@@ -63,8 +61,7 @@ public final class FluxRetry<T> implements Function<Flux<T>, Flux<T>> {
    * @throws NullPointerException if {@code random} is null
    */
   public FluxRetry<T> withRandom(RandomGenerator random) {
-    Driver.requireNonNull("random", random);
-    return new FluxRetry<>(new Driver(driver.policy, driver.scheduler, driver.clock, random));
+    return new FluxRetry<>(driver.withRandom(random));
   }
 
   /**

@@ -36,8 +36,7 @@ public final class MonoRetry<T> implements Function<Mono<T>, Mono<T>> {
    * @throws NullPointerException if {@code scheduler} is null
    */
   public MonoRetry<T> withScheduler(Scheduler scheduler) {
-    Driver.requireNonNull("scheduler", scheduler);
-    return new MonoRetry<>(new Driver(driver.policy, scheduler, driver.clock, driver.random));
+    return new MonoRetry<>(driver.withScheduler(scheduler));
   }
 
   /**
@@ -47,8 +46,7 @@ public final class MonoRetry<T> implements Function<Mono<T>, Mono<T>> {
    * @throws NullPointerException if {@code clock} is null
    */
   public MonoRetry<T> withClock(NanoClock clock) {
-    Driver.requireNonNull("clock", clock);
-    return new MonoRetry<>(new Driver(driver.policy, driver.scheduler, clock, driver.random));
+    return new MonoRetry<>(driver.withClock(clock));
   }
 
   /**
@@ -58,8 +56,7 @@ public final class MonoRetry<T> implements Function<Mono<T>, Mono<T>> {
    * @throws NullPointerException if {@code random} is null
    */
   public MonoRetry<T> withRandom(RandomGenerator random) {
-    Driver.requireNonNull("random", random);
-    return new MonoRetry<>(new Driver(driver.policy, driver.scheduler, driver.clock, random));
+    return new MonoRetry<>(driver.withRandom(random));
   }
 
   /**
