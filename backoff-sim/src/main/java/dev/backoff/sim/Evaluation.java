@@ -1,0 +1,110 @@
+package dev.backoff.sim;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One candidate policy run against a scenario over several seeds: the runs' summaries, in seed order, and each
+ * {@linkplain Objective.Metric metric} as the advisor judges it, with an interval. Immutable and thread-safe.
+ */
+public final class Evaluation {
+  private final PolicyCandidate candidate;
+  private final List<Summary> runs;
+  private final double[] values = new double[Objective.Metric.values().length];
+  private final Interval[] intervals = new Interval[values.length];
+
+  /**
+   * A range of a metric's plausible values, in its unit.
+   *
+   * @param low the lower end
+   * @param high the upper end
+   */
+  public record Interval(double low, double high) {}
+
+  Evaluation(PolicyCandidate candidate, List<Summary> runs) {
+    this.candidate = Objects.requireNonNull(candidate, "candidate");
+    this.runs = List.copyOf(runs);
+    if (runs.isEmpty()) {
+      throw new IllegalArgumentException("an evaluation needs at least one run");
+    }
+    for (Objective.Metric metric : Objective.Metric.values()) {
+      double[] samples = samples(metric);
+      int index = metric.ordinal();
+      if (metric == Objective.Metric.RECOVERS) {
+        int recovered = recoveredRuns();
+        values[index] = (double) recovered / runs.size();
+        double[] wilson = SeedStatistics.wilson(recovered, runs.size());
+        intervals[index] = new Interval(wilson[0], wilson[1]);
+      } else {
+        values[index] = SeedStatistics.mean(samples);
+        double[] interval = SeedStatistics.meanInterval(samples);
+        intervals[index] = new Interval(interval[0], interval[1]);
+      }
+    }
+  }
+
+  /** The per-seed values of a metric (recovery-time: only the seeds that recovered). */
+  private double[] samples(Objective.Metric metric) {
+    return runs.stream().filter(s -> metric != Objective.Metric.RECOVERY_TIME || s.recovered())
+        .mapToDouble(s -> switch (metric) {
+          case RECOVERS -> s.recovered() ? 1 : 0;
+          case SUCCESS_RATIO -> Double.isNaN(s.successRatio()) ? 0 : s.successRatio();
+          case AMPLIFICATION -> Double.isNaN(s.amplification()) ? Double.POSITIVE_INFINITY : s.amplification();
+          case P99 -> Double.isNaN(s.p99SuccessLatencySeconds()) ? Double.POSITIVE_INFINITY
+              : s.p99SuccessLatencySeconds();
+          case RECOVERY_TIME -> s.recoverySeconds();
+          case PEAK_CONCURRENCY -> s.peakConcurrency();
+        }).toArray();
+  }
+
+  /** The policy evaluated. */
+  public PolicyCandidate candidate() {
+    return candidate;
+  }
+
+  /** The summaries of its runs, one per seed, in seed order. */
+  public List<Summary> runs() {
+    return runs;
+  }
+
+  /** How many of the runs recovered ({@link Summary#recovered()}). */
+  public int recoveredRuns() {
+    int recovered = 0;
+    for (Summary run : runs) {
+      recovered += run.recovered() ? 1 : 0;
+    }
+    return recovered;
+  }
+
+  /**
+   * The metric as objectives judge it, in its unit (see {@link Objective.Metric}): the fraction of runs that
+   * recovered, or the mean over the runs (recovery-time: over the runs that recovered; infinite if none did).
+   */
+  public double value(Objective.Metric metric) {
+    return values[metric.ordinal()];
+  }
+
+  /**
+   * A 95% interval for the metric: Wilson's score interval for the recovered fraction; for a mean, Student's t
+   * interval over the runs (a single run, or runs that all agree, give a point; an infinite value an infinite
+   * end).
+   */
+  public Interval interval(Objective.Metric metric) {
+    return intervals[metric.ordinal()];
+  }
+
+  /** True if every objective is met by this evaluation's value. */
+  public boolean meets(List<Objective> objectives) {
+    for (Objective objective : objectives) {
+      if (!objective.isMetBy(value(objective.metric()))) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public String toString() {
+    return candidate.label();
+  }
+}
