@@ -308,7 +308,8 @@ public final class Advice {
           + Values.format(interval.high(), 2) + "]";
     }
     String value = metric.format(e.value(metric));
-    if (Double.isNaN(interval.low()) || interval.low() == interval.high()) {
+    if (Double.isNaN(interval.low()) || interval.low() == interval.high()
+        || (Double.isInfinite(interval.low()) && Double.isInfinite(interval.high()))) {
       return value;
     }
     return value + " [" + metric.format(Math.max(interval.low(), lowest(metric))) + "-"

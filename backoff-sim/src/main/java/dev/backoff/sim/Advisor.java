@@ -9,13 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorCompletionService;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.IntConsumer;
+import java.util.function.LongConsumer;
 
 /**
  * The policy advisor: searches strategy families and their parameters (first delay, multiplier, cap, jitter,
@@ -50,7 +44,9 @@ import java.util.function.IntConsumer;
  * gathered in candidate and seed order, so the same scenario, objectives, seeds and budget give the same
  * advice whatever the thread count.
  *
- * <p>Stateless and thread-safe; each call uses its own threads, stopped before it returns.
+ * <p>The runs go through {@link Runs} (which checks the heap for the runs in flight and stops them all when
+ * the caller is interrupted). Stateless and thread-safe; each call uses its own threads, stopped before it
+ * returns.
  */
 public final class Advisor {
   /** Candidates in the grid phase. */
@@ -100,14 +96,15 @@ public final class Advisor {
   /**
    * Searches for policies meeting {@code objectives} in {@code scenario}.
    *
-   * @param progress told the number of runs completed so far (from the calling thread), or null
+   * @param progress told the simulated seconds completed so far over all runs, rising to at most
+   *     {@link #totalSeconds}; called from worker threads, never concurrently; may be null
    * @throws NullPointerException if an argument other than {@code progress} is null
    * @throws IllegalArgumentException if {@code objectives} is empty
-   * @throws ScenarioException if an objective needs a disturbance to recover from and the scenario has none, or
-   *     a run could need more heap than this JVM has
+   * @throws ScenarioException if an objective needs a disturbance to recover from and the scenario has none,
+   *     the seeds would pass the largest seed, or the runs in flight could need more heap than this JVM has
    * @throws InterruptedException if the calling thread is interrupted (the runs under way are cancelled)
    */
-  public static Advice advise(Scenario scenario, List<Objective> objectives, Settings settings, IntConsumer progress)
+  public static Advice advise(Scenario scenario, List<Objective> objectives, Settings settings, LongConsumer progress)
       throws InterruptedException {
     java.util.Objects.requireNonNull(scenario, "scenario");
     java.util.Objects.requireNonNull(settings, "settings");
@@ -119,6 +116,7 @@ public final class Advisor {
     keys.remove("max-attempts");
     keys.remove("budget");
     Scenario base = Scenario.of(keys);
+    Runs.checkSeeds(base, settings.seeds());
     if (base.disturbanceStartNanos() == Long.MAX_VALUE) {
       for (Objective objective : objectives) {
         if (objective.metric() == Objective.Metric.RECOVERS || objective.metric() == Objective.Metric.RECOVERY_TIME) {
@@ -129,6 +127,11 @@ public final class Advisor {
     }
     Search search = new Search(base, objectives, settings, progress);
     return search.run();
+  }
+
+  /** The most simulated seconds a search can run: the run budget times the scenario's duration. */
+  public static long totalSeconds(Scenario scenario, Settings settings) {
+    return (long) settings.runs() * scenario.seconds();
   }
 
   /** The grid phase's candidates, in the order they are run. */
@@ -274,13 +277,13 @@ public final class Advisor {
     private final Scenario base;
     private final List<Objective> objectives;
     private final Settings settings;
-    private final IntConsumer progress;
+    private final LongConsumer progress;
     private final List<Evaluation> evaluations = new ArrayList<>();
     private final Set<String> seen = new HashSet<>();
     private int runsUsed;
     private int gridRun;
 
-    Search(Scenario base, List<Objective> objectives, Settings settings, IntConsumer progress) {
+    Search(Scenario base, List<Objective> objectives, Settings settings, LongConsumer progress) {
       this.base = base;
       this.objectives = objectives;
       this.settings = settings;
@@ -288,44 +291,39 @@ public final class Advisor {
     }
 
     Advice run() throws InterruptedException {
-      ExecutorService executor = Executors.newFixedThreadPool(settings.threads(), new Workers());
-      try {
-        List<PolicyCandidate> grid = affordable(grid());
-        gridRun = grid.size();
-        evaluate(executor, grid);
-        Set<String> refined = new HashSet<>();
-        Comparator<Evaluation> ranking = ranking(objectives);
-        boolean converged = false;
-        while (settings.runs() - runsUsed >= settings.seeds()) {
-          List<Evaluation> ranked = new ArrayList<>(evaluations);
-          ranked.sort(ranking);
-          Evaluation next = null;
-          for (int i = 0; i < Math.min(REFINED_TOP, ranked.size()); i++) {
-            if (!refined.contains(ranked.get(i).candidate().label())) {
-              next = ranked.get(i);
-              break;
-            }
-          }
-          if (next == null) {
-            converged = true;
-            break;
-          }
-          refined.add(next.candidate().label());
-          List<PolicyCandidate> fresh = new ArrayList<>();
-          for (PolicyCandidate neighbour : neighbours(next.candidate())) {
-            if (!seen.contains(neighbour.label())) {
-              fresh.add(neighbour);
-            }
-          }
-          evaluate(executor, affordable(fresh));
-        }
+      List<PolicyCandidate> grid = affordable(grid());
+      gridRun = grid.size();
+      evaluate(grid);
+      Set<String> refined = new HashSet<>();
+      Comparator<Evaluation> ranking = ranking(objectives);
+      boolean converged = false;
+      while (settings.runs() - runsUsed >= settings.seeds()) {
         List<Evaluation> ranked = new ArrayList<>(evaluations);
         ranked.sort(ranking);
-        return new Advice(base, objectives, settings, ranked, GRID_SIZE, gridRun, evaluations.size() - gridRun,
-            runsUsed, converged);
-      } finally {
-        executor.shutdownNow();
+        Evaluation next = null;
+        for (int i = 0; i < Math.min(REFINED_TOP, ranked.size()); i++) {
+          if (!refined.contains(ranked.get(i).candidate().label())) {
+            next = ranked.get(i);
+            break;
+          }
+        }
+        if (next == null) {
+          converged = true;
+          break;
+        }
+        refined.add(next.candidate().label());
+        List<PolicyCandidate> fresh = new ArrayList<>();
+        for (PolicyCandidate neighbour : neighbours(next.candidate())) {
+          if (!seen.contains(neighbour.label())) {
+            fresh.add(neighbour);
+          }
+        }
+        evaluate(affordable(fresh));
       }
+      List<Evaluation> ranked = new ArrayList<>(evaluations);
+      ranked.sort(ranking);
+      return new Advice(base, objectives, settings, ranked, GRID_SIZE, gridRun, evaluations.size() - gridRun,
+          runsUsed, converged);
     }
 
     /** The first candidates the remaining budget pays for, new ones only. */
@@ -343,62 +341,25 @@ public final class Advisor {
       return out;
     }
 
-    private void evaluate(ExecutorService executor, List<PolicyCandidate> batch) throws InterruptedException {
+    private void evaluate(List<PolicyCandidate> batch) throws InterruptedException {
       if (batch.isEmpty()) {
         return;
       }
       int seeds = settings.seeds();
-      ExecutorCompletionService<Summary> completion = new ExecutorCompletionService<>(executor);
-      List<Future<Summary>> futures = new ArrayList<>();
+      List<Runs.Task> tasks = new ArrayList<>();
       for (PolicyCandidate candidate : batch) {
+        Scenario scenario = base.with(candidate.scenarioKeys());
         for (int s = 0; s < seeds; s++) {
-          Map<String, Object> keys = candidate.scenarioKeys();
-          keys.put("seed", base.seed + s);
-          Scenario scenario = base.with(keys);
-          futures.add(completion.submit(() -> Simulator.run(scenario).policies().get(0).summary()));
+          tasks.add(Runs.task(scenario, candidate.policySpec(), base.seed + s));
         }
       }
-      try {
-        for (int done = 1; done <= futures.size(); done++) {
-          completion.take();
-          if (progress != null) {
-            progress.accept(runsUsed + done);
-          }
-        }
-        for (int c = 0; c < batch.size(); c++) {
-          List<Summary> runs = new ArrayList<>();
-          for (int s = 0; s < seeds; s++) {
-            runs.add(futures.get(c * seeds + s).get());
-          }
-          evaluations.add(new Evaluation(batch.get(c), runs));
-        }
-      } catch (ExecutionException e) {
-        Throwable cause = e.getCause();
-        if (cause instanceof RuntimeException runtime) {
-          throw runtime;
-        }
-        if (cause instanceof Error error) {
-          throw error;
-        }
-        throw new IllegalStateException(cause);
-      } finally {
-        for (Future<Summary> future : futures) {
-          future.cancel(true);
-        }
+      long before = (long) runsUsed * base.seconds();
+      List<Summary> summaries = Runs.summaries(tasks, settings.threads(),
+          progress == null ? null : seconds -> progress.accept(before + seconds));
+      for (int c = 0; c < batch.size(); c++) {
+        evaluations.add(new Evaluation(batch.get(c), summaries.subList(c * seeds, (c + 1) * seeds)));
       }
-      runsUsed += futures.size();
-    }
-  }
-
-  /** Daemon threads, so an abandoned search never keeps the JVM alive. */
-  private static final class Workers implements java.util.concurrent.ThreadFactory {
-    private final AtomicInteger count = new AtomicInteger();
-
-    @Override
-    public Thread newThread(Runnable task) {
-      Thread thread = new Thread(task, "backoff-advise-" + count.incrementAndGet());
-      thread.setDaemon(true);
-      return thread;
+      runsUsed += tasks.size();
     }
   }
 }

@@ -33,14 +33,31 @@ public final class Evaluation {
       if (metric == Objective.Metric.RECOVERS) {
         int recovered = recoveredRuns();
         values[index] = (double) recovered / runs.size();
-        double[] wilson = SeedStatistics.wilson(recovered, runs.size());
-        intervals[index] = new Interval(wilson[0], wilson[1]);
+        Stats.Interval wilson = Stats.wilson(recovered, runs.size());
+        intervals[index] = new Interval(wilson.lower(), wilson.upper());
       } else {
-        values[index] = SeedStatistics.mean(samples);
-        double[] interval = SeedStatistics.meanInterval(samples);
-        intervals[index] = new Interval(interval[0], interval[1]);
+        values[index] = mean(samples);
+        if (Double.isInfinite(values[index])) {
+          // A run without the number (no success, so no p99) is judged infinitely bad: no finite upper end.
+          double lowest = java.util.Arrays.stream(samples).min().orElse(Double.NaN);
+          intervals[index] = new Interval(lowest, Double.POSITIVE_INFINITY);
+        } else {
+          Stats.Estimate mean = Stats.Sample.of(samples).mean();
+          intervals[index] = new Interval(mean.lower(), mean.upper());
+        }
       }
     }
+  }
+
+  private static double mean(double[] samples) {
+    if (samples.length == 0) {
+      return Double.POSITIVE_INFINITY; // recovery-time when no run recovered
+    }
+    double sum = 0;
+    for (double sample : samples) {
+      sum += sample;
+    }
+    return sum / samples.length;
   }
 
   /** The per-seed values of a metric (recovery-time: only the seeds that recovered). */
@@ -85,9 +102,9 @@ public final class Evaluation {
   }
 
   /**
-   * A 95% interval for the metric: Wilson's score interval for the recovered fraction; for a mean, Student's t
-   * interval over the runs (a single run, or runs that all agree, give a point; an infinite value an infinite
-   * end).
+   * A 95% interval for the metric ({@link Stats}): Wilson's score interval for the recovered fraction; for a
+   * mean, Student's t interval over the runs (runs that all agree give a point, a single run the whole line;
+   * a run without the number, such as p99 with no success, an infinite upper end).
    */
   public Interval interval(Objective.Metric metric) {
     return intervals[metric.ordinal()];
