@@ -196,7 +196,7 @@ public final class Advice {
     StringBuilder out = new StringBuilder();
     out.append("searched ").append(gridRun).append(" of ").append(gridSize).append(" grid candidates and ")
         .append(refinementsRun).append(" refinements: ").append(runsUsed).append(" runs of ")
-        .append(scenario.seconds()).append(" s, ").append(settings.seeds()).append(" seeds each (")
+        .append(scenario.seconds()).append(" s, ").append(settings.seeds()).append(settings.seeds() == 1 ? " seed each (" : " seeds each (")
         .append(seedRange()).append("); ")
         .append(converged ? "stopped at a local optimum" : "stopped by the run budget (" + settings.runs() + ")")
         .append('\n');
