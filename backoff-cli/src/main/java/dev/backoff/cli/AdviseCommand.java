@@ -64,6 +64,12 @@ final class AdviseCommand implements Callable<Integer> {
       description = "Runs at once. Default: the processors available. The advice does not depend on it.")
   Integer threads;
 
+  @Option(names = "--prefer", paramLabel = "recovers|success-ratio|amplification|p99|recovery-time|peak-concurrency",
+      defaultValue = "success-ratio",
+      description = "Among the policies meeting every objective, the best is the one best on this metric (then the "
+          + "one most comfortably inside every bound). Default: ${DEFAULT-VALUE}, the most requests served.")
+  String prefer;
+
   @Option(names = "--format", paramLabel = "table|json", defaultValue = "table",
       description = "Output on stdout. Default: ${DEFAULT-VALUE}.")
   String format;
@@ -85,9 +91,19 @@ final class AdviseCommand implements Callable<Integer> {
       err.flush();
       return Errors.USAGE;
     }
+    Objective.Metric preferred = null;
+    for (Objective.Metric metric : Objective.Metric.values()) {
+      if (metric.id().equals(prefer.trim().toLowerCase(Locale.ROOT))) {
+        preferred = metric;
+      }
+    }
+    if (preferred == null) {
+      throw new Errors.UsageException("--prefer: unknown metric '" + prefer + "'; use "
+          + String.join(", ", Objective.Metric.ids()));
+    }
     Advisor.Settings settings;
     try {
-      settings = new Advisor.Settings(seeds, budget, threads == null ? Runs.defaultThreads() : threads);
+      settings = new Advisor.Settings(seeds, budget, threads == null ? Runs.defaultThreads() : threads, preferred);
     } catch (IllegalArgumentException e) {
       String message = e.getMessage();
       String flag = message.startsWith("seeds") ? "--seeds" : message.startsWith("threads") ? "--threads" : "--budget";

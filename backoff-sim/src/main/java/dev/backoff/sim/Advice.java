@@ -212,7 +212,9 @@ public final class Advice {
       out.append(rows(ranked.subList(0, Math.min(5, ranked.size())), true));
     } else {
       out.append(meeting.size()).append(meeting.size() == 1 ? " policy meets" : " policies meet")
-          .append(" every objective").append(meeting.size() > LISTED ? ", the best " + LISTED + ":" : ":")
+          .append(" every objective, best first (")
+          .append(settings.prefer().higherIsBetter() ? "highest " : "lowest ").append(settings.prefer().id())
+          .append(", then the widest margin)").append(meeting.size() > LISTED ? "; the first " + LISTED + ":" : ":")
           .append('\n');
       out.append(rows(meeting.subList(0, Math.min(LISTED, meeting.size())), true));
     }
@@ -331,6 +333,7 @@ public final class Advice {
     json.endArray();
     json.field("search").object().field("seeds").number(settings.seeds()).field("firstSeed").number(scenario.seed)
         .field("runBudget").number(settings.runs()).field("runs").number(runsUsed)
+        .field("prefer").string(settings.prefer().id())
         .field("gridCandidates").number(gridSize).field("gridRun").number(gridRun)
         .field("refinements").number(refinementsRun).field("converged").bool(converged).endObject();
     json.field("met").bool(met());

@@ -35,10 +35,11 @@ import java.util.function.LongConsumer;
  *       optimum).
  * </ol>
  *
- * <p><b>Ranking.</b> Candidates meeting every objective come first, ordered by their smallest relative margin
- * over the objectives ({@link Objective#margin}), the one most comfortably inside all the bounds first (ties:
- * the larger sum of margins); the others follow by their total relative shortfall, smallest first. Remaining
- * ties go by the candidate's label, so the order is total.
+ * <p><b>Ranking.</b> Candidates meeting every objective come first, ordered by the preferred metric
+ * ({@link Settings#prefer()}, by default the success ratio: the most requests served within the bounds), then
+ * by their smallest relative margin over the objectives ({@link Objective#margin}, the one most comfortably
+ * inside all the bounds first), then by the sum of those margins; the others follow by their total relative
+ * shortfall, smallest first. Remaining ties go by the candidate's label, so the order is total.
  *
  * <p><b>Determinism.</b> Each batch of runs is complete before the next batch is chosen, and results are
  * gathered in candidate and seed order, so the same scenario, objectives, seeds and budget give the same
@@ -71,15 +72,29 @@ public final class Advisor {
    * @param seeds runs per candidate, each with its own seed (the scenario's seed, then the next ones)
    * @param runs the most simulation runs the search may spend (candidates × seeds)
    * @param threads how many runs go at once; the advice does not depend on it
+   * @param prefer the metric that orders the candidates meeting every objective, best first in its good
+   *     direction (by default {@link Objective.Metric#SUCCESS_RATIO}: the most requests served within the
+   *     bounds, which is what retrying is for)
    */
-  public record Settings(int seeds, int runs, int threads) {
+  public record Settings(int seeds, int runs, int threads, Objective.Metric prefer) {
+    /**
+     * Settings preferring the highest success ratio.
+     *
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public Settings(int seeds, int runs, int threads) {
+      this(seeds, runs, threads, Objective.Metric.SUCCESS_RATIO);
+    }
+
     /**
      * Checks the values.
      *
      * @throws IllegalArgumentException naming the bad value: seeds outside 1..1000, runs below seeds (not even
      *     one candidate), threads outside 1..1024
+     * @throws NullPointerException if {@code prefer} is null
      */
     public Settings {
+      java.util.Objects.requireNonNull(prefer, "prefer");
       if (seeds < 1 || seeds > 1000) {
         throw new IllegalArgumentException("seeds must be from 1 to 1000, was " + seeds);
       }
@@ -242,8 +257,13 @@ public final class Advisor {
   }
 
   /** The ranking: see the class comment. */
-  static Comparator<Evaluation> ranking(List<Objective> objectives) {
-    return Comparator.<Evaluation, Boolean>comparing(e -> !e.meets(objectives))
+  static Comparator<Evaluation> ranking(List<Objective> objectives, Objective.Metric prefer) {
+    Comparator<Evaluation> meetingFirst = Comparator.comparing((Evaluation e) -> !e.meets(objectives));
+    // Only between two candidates that both meet every objective; the others go by their shortfall.
+    Comparator<Evaluation> preferredAmongMeeting = (a, b) -> a.meets(objectives) && b.meets(objectives)
+        ? Double.compare(a.value(prefer), b.value(prefer)) * (prefer.higherIsBetter() ? -1 : 1)
+        : 0;
+    return meetingFirst.thenComparing(preferredAmongMeeting)
         .thenComparing(Comparator.comparingDouble((Evaluation e) -> primaryScore(e, objectives)).reversed())
         .thenComparing(Comparator.comparingDouble((Evaluation e) -> secondaryScore(e, objectives)).reversed())
         .thenComparing(e -> e.candidate().label());
@@ -295,7 +315,7 @@ public final class Advisor {
       gridRun = grid.size();
       evaluate(grid);
       Set<String> refined = new HashSet<>();
-      Comparator<Evaluation> ranking = ranking(objectives);
+      Comparator<Evaluation> ranking = ranking(objectives, settings.prefer());
       boolean converged = false;
       while (settings.runs() - runsUsed >= settings.seeds()) {
         List<Evaluation> ranked = new ArrayList<>(evaluations);

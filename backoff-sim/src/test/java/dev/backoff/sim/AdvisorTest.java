@@ -57,6 +57,24 @@ class AdvisorTest {
   }
 
   @Test
+  void policiesMeetingEveryObjectiveAreOrderedByThePreferredMetric() throws InterruptedException {
+    List<Objective> objectives = Objective.parseAll("recovers>=0.5,amplification<=1.5");
+    Advice bySuccess = Advisor.advise(SMALL, objectives, new Advisor.Settings(1, 20, 2), null);
+    assertThat(bySuccess.meeting()).hasSizeGreaterThan(3);
+    assertThat(bySuccess.meeting()).extracting(e -> e.value(Metric.SUCCESS_RATIO))
+        .isSortedAccordingTo(java.util.Comparator.reverseOrder());
+    assertThat(bySuccess.table()).contains("best first (highest success-ratio, then the widest margin)");
+    Advice byAmplification = Advisor.advise(SMALL, objectives, new Advisor.Settings(1, 20, 2, Metric.AMPLIFICATION),
+        null);
+    assertThat(byAmplification.meeting()).extracting(e -> e.value(Metric.AMPLIFICATION)).isSorted();
+    // The same runs, only ordered differently.
+    assertThat(byAmplification.meeting()).extracting(e -> e.candidate().label())
+        .containsExactlyInAnyOrderElementsOf(bySuccess.meeting().stream().map(e -> e.candidate().label()).toList());
+    // Those missing an objective come after every one meeting them all.
+    assertThat(bySuccess.ranked().subList(0, bySuccess.meeting().size())).isEqualTo(bySuccess.meeting());
+  }
+
+  @Test
   void namesTheObjectiveThatBinds() throws InterruptedException {
     // The server's latency is 100 ms at best, so no p99 is 1 ms.
     Advice advice = advise("recovers>=0.5,p99<=1ms", 1, 20, 2);
