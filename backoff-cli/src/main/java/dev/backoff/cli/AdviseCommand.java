@@ -21,7 +21,7 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code backoff advise}: searches retry policies for those meeting objectives in a scenario, over several
- * seeds ({@link Advisor}), and prints them, the Pareto front of p99 against amplification, and the
+ * seeds ({@link Advisor}), and prints them, the Pareto front of success ratio against amplification and p99, and the
  * recommended policy as Java, {@code simulate} arguments and Spring properties. Exit 0 when a policy meets
  * every objective, 1 when none does (the output says which objective binds), 2 for a usage error.
  */
@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
     modelTransformer = AdviseCommand.ScenarioFlags.class,
     description = {"Search retry policies (strategy families, their parameters, attempt limits and retry budgets) "
         + "for those meeting your objectives in a scenario, over several seeds; print them, the trade-off "
-        + "between p99 and amplification, and the best one as Java, simulate arguments and Spring properties.",
+        + "between success ratio, amplification and p99, and the best one as Java, simulate arguments and Spring properties.",
         "Objectives: a comma-separated list of METRIC>=VALUE or METRIC<=VALUE (the metric's good direction): "
             + "recovers (fraction of seeds recovered, 0.95 or 95%), success-ratio (fraction), amplification "
             + "(attempts per request), p99 and recovery-time (durations such as 10s), peak-concurrency (requests). "

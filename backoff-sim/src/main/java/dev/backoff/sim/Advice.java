@@ -7,7 +7,7 @@ import java.util.Map;
 
 /**
  * What the {@linkplain Advisor advisor} found: every candidate it ran, ranked; those meeting every objective;
- * the Pareto front of p99 latency against amplification among the recovering candidates; the recommended
+ * the Pareto front of success ratio against amplification and p99 among the recovering candidates; the recommended
  * policy with its Java code, {@code simulate} arguments and Spring properties; or, when nothing met the
  * objectives, which objective binds. {@link #table()} and {@link #json()} write it for people and tools, the
  * same bytes for the same advice. Immutable and thread-safe.
@@ -95,23 +95,35 @@ public final class Advice {
     return 1;
   }
 
+  /** The metrics of the trade-off front: what retrying buys, and its two costs. */
+  public static final List<Objective.Metric> FRONT = List.of(Objective.Metric.SUCCESS_RATIO,
+      Objective.Metric.AMPLIFICATION, Objective.Metric.P99);
+
   /**
-   * The Pareto front of p99 latency against amplification (both lower is better) among the candidates that
-   * recovered in at least {@link #frontRecovery()} of their runs: those no other such candidate beats on one
-   * without being worse on the other. Ordered by p99, then amplification, then label.
+   * The Pareto front of the trade-off between success ratio (higher is better), amplification and p99 latency
+   * (lower is better) among the candidates that recovered in at least {@link #frontRecovery()} of their runs:
+   * those no other such candidate matches on all three and beats on one. Candidates with the same three values
+   * appear once, the best-ranked. Ordered by amplification, then p99, then success ratio (highest first).
    */
   public List<Evaluation> front() {
     double needed = frontRecovery();
     List<Evaluation> recovering = new ArrayList<>();
+    List<List<Double>> points = new ArrayList<>();
     for (Evaluation e : ranked) {
-      if (e.value(Objective.Metric.RECOVERS) >= needed) {
+      List<Double> point = FRONT.stream().map(e::value).toList();
+      if (e.value(Objective.Metric.RECOVERS) >= needed && !points.contains(point)) {
         recovering.add(e);
+        points.add(point);
       }
     }
-    List<Evaluation> front = new ArrayList<>(Pareto.front(recovering, e -> e.value(Objective.Metric.P99),
-        e -> e.value(Objective.Metric.AMPLIFICATION)));
-    front.sort(Comparator.comparingDouble((Evaluation e) -> e.value(Objective.Metric.P99))
-        .thenComparingDouble(e -> e.value(Objective.Metric.AMPLIFICATION))
+    List<java.util.function.ToDoubleFunction<Evaluation>> metrics = new ArrayList<>();
+    for (Objective.Metric metric : FRONT) {
+      metrics.add(metric.higherIsBetter() ? e -> -e.value(metric) : e -> e.value(metric));
+    }
+    List<Evaluation> front = new ArrayList<>(Pareto.front(recovering, metrics));
+    front.sort(Comparator.comparingDouble((Evaluation e) -> e.value(Objective.Metric.AMPLIFICATION))
+        .thenComparingDouble(e -> e.value(Objective.Metric.P99))
+        .thenComparingDouble(e -> -e.value(Objective.Metric.SUCCESS_RATIO))
         .thenComparing(e -> e.candidate().label()));
     return front;
   }
@@ -219,8 +231,8 @@ public final class Advice {
       out.append(rows(meeting.subList(0, Math.min(LISTED, meeting.size())), true));
     }
     List<Evaluation> front = front();
-    out.append("\ntrade-off, p99 against amplification (Pareto front of the policies recovering in ")
-        .append(Objective.Metric.RECOVERS.format(frontRecovery())).append(" of seeds or more):\n");
+    out.append("\ntrade-off: success-ratio against amplification and p99 (the Pareto front of the policies "
+        + "recovering in ").append(Objective.Metric.RECOVERS.format(frontRecovery())).append(" of seeds or more):\n");
     out.append(front.isEmpty() ? "(no policy recovered often enough)\n" : rows(front, false));
     Evaluation recommended = recommended();
     if (recommended != null) {

@@ -72,6 +72,23 @@ class AdvisorTest {
         .containsExactlyInAnyOrderElementsOf(bySuccess.meeting().stream().map(e -> e.candidate().label()).toList());
     // Those missing an objective come after every one meeting them all.
     assertThat(bySuccess.ranked().subList(0, bySuccess.meeting().size())).isEqualTo(bySuccess.meeting());
+    // The front: no recovering candidate beats a front member on all three metrics, and every recovering
+    // candidate off the front is matched or beaten by a front member.
+    List<Evaluation> front = bySuccess.front();
+    assertThat(front).isNotEmpty();
+    List<Evaluation> recovering = bySuccess.ranked().stream().filter(e -> e.value(Metric.RECOVERS) >= 0.5).toList();
+    for (Evaluation f : front) {
+      assertThat(recovering).contains(f);
+      assertThat(recovering).noneMatch(o -> atLeastAsGood(o, f) && !atLeastAsGood(f, o));
+    }
+    for (Evaluation e : recovering) {
+      assertThat(front).as(e.candidate().label()).anyMatch(f -> atLeastAsGood(f, e));
+    }
+  }
+
+  private static boolean atLeastAsGood(Evaluation a, Evaluation b) {
+    return a.value(Metric.SUCCESS_RATIO) >= b.value(Metric.SUCCESS_RATIO)
+        && a.value(Metric.AMPLIFICATION) <= b.value(Metric.AMPLIFICATION) && a.value(Metric.P99) <= b.value(Metric.P99);
   }
 
   @Test

@@ -43,6 +43,16 @@ class ParetoTest {
     assertThat(front(new Point("only", 1, 1))).containsExactly("only");
   }
 
+  @Test
+  void inThreeMetricsAPointBestOnOneStaysOnTheFront() {
+    record P(String name, double a, double b, double c) {}
+    List<P> points = List.of(new P("low-a", 1, 9, 9), new P("low-b", 9, 1, 9), new P("low-c", 9, 9, 1),
+        new P("middle", 5, 5, 5), new P("worse-than-middle", 5, 6, 5), new P("worst", 9, 9, 9));
+    List<java.util.function.ToDoubleFunction<P>> metrics = List.of(P::a, P::b, P::c);
+    assertThat(Pareto.front(points, metrics)).extracting(P::name)
+        .containsExactly("low-a", "low-b", "low-c", "middle");
+  }
+
   @Property(tries = 300)
   void theFrontIsExactlyTheUndominatedPoints(@ForAll @Size(max = 12) List<@IntRange(min = 0, max = 5) Integer> xs,
       @ForAll @Size(max = 12) List<@IntRange(min = 0, max = 5) Integer> ys) {
