@@ -17,6 +17,8 @@ public final class Advice {
   public static final String SPRING_NAME = "advised";
   /** How many of the candidates meeting every objective the table lists. */
   static final int LISTED = 10;
+  /** How many of the front's policies the table shows at most. */
+  static final int FRONT_SHOWN = 12;
 
   private final Scenario scenario;
   private final List<Objective> objectives;
@@ -230,10 +232,16 @@ public final class Advice {
           .append('\n');
       out.append(rows(meeting.subList(0, Math.min(LISTED, meeting.size())), true));
     }
+    out.append(MARKERS);
     List<Evaluation> front = front();
+    List<Evaluation> shown = spread(front, FRONT_SHOWN);
     out.append("\ntrade-off: success-ratio against amplification and p99 (the Pareto front of the policies "
         + "recovering in ").append(Objective.Metric.RECOVERS.format(frontRecovery())).append(" of seeds or more):\n");
-    out.append(front.isEmpty() ? "(no policy recovered often enough)\n" : rows(front, false));
+    out.append(front.isEmpty() ? "(no policy recovered often enough)\n" : rows(shown, false));
+    if (shown.size() < front.size()) {
+      out.append("(").append(shown.size()).append(" of the front's ").append(front.size())
+          .append(" policies, spread evenly by amplification; --format json lists them all)\n");
+    }
     Evaluation recommended = recommended();
     if (recommended != null) {
       PolicyCandidate c = recommended.candidate();
@@ -251,6 +259,18 @@ public final class Advice {
       }
     }
     return out.toString();
+  }
+
+  /** At most {@code most} items spread evenly over the list, the first and last included. */
+  static <T> List<T> spread(List<T> items, int most) {
+    if (items.size() <= most) {
+      return items;
+    }
+    List<T> out = new ArrayList<>();
+    for (int i = 0; i < most; i++) {
+      out.add(items.get((int) Math.round((double) i * (items.size() - 1) / (most - 1))));
+    }
+    return out;
   }
 
   private String seedRange() {
@@ -286,7 +306,7 @@ public final class Advice {
       row.add(c.maxAttempts() == null ? "preset" : Integer.toString(c.maxAttempts()));
       row.add(c.budget() == null ? "-" : c.budget());
       for (Objective.Metric metric : COLUMNS) {
-        row.add(cell(e, metric));
+        row.add(cell(e, metric) + marker(e, metric));
       }
       rows.add(row.toArray(String[]::new));
     }
@@ -314,6 +334,19 @@ public final class Advice {
     }
     return out.toString();
   }
+
+  /** {@code !} for a value missing its objective, {@code *} for one meeting it with an interval crossing the bound. */
+  private String marker(Evaluation e, Objective.Metric metric) {
+    for (Objective objective : objectives) {
+      if (objective.metric() == metric) {
+        return !objective.isMetBy(e.value(metric)) ? " !" : e.surelyMeets(objective) ? "" : " *";
+      }
+    }
+    return "";
+  }
+
+  static final String MARKERS = "!: misses its objective; *: meets it on the mean, but the 95% interval reaches past "
+      + "the bound (more --seeds would tell)\n";
 
   private static String cell(Evaluation e, Objective.Metric metric) {
     Evaluation.Interval interval = e.interval(metric);

@@ -35,7 +35,9 @@ import java.util.function.LongConsumer;
  *       optimum).
  * </ol>
  *
- * <p><b>Ranking.</b> Candidates meeting every objective come first, ordered by the preferred metric
+ * <p><b>Ranking.</b> Candidates meeting every objective come first: those whose 95% intervals also lie within
+ * every bound ({@link Evaluation#surelyMeets}) before those that meet them on the mean only, each group ordered
+ * by the preferred metric
  * ({@link Settings#prefer()}, by default the success ratio: the most requests served within the bounds), then
  * by their smallest relative margin over the objectives ({@link Objective#margin}, the one most comfortably
  * inside all the bounds first), then by the sum of those margins; the others follow by their total relative
@@ -260,13 +262,25 @@ public final class Advisor {
   static Comparator<Evaluation> ranking(List<Objective> objectives, Objective.Metric prefer) {
     Comparator<Evaluation> meetingFirst = Comparator.comparing((Evaluation e) -> !e.meets(objectives));
     // Only between two candidates that both meet every objective; the others go by their shortfall.
+    Comparator<Evaluation> surelyFirst = (a, b) -> a.meets(objectives) && b.meets(objectives)
+        ? Boolean.compare(!surelyMeets(a, objectives), !surelyMeets(b, objectives))
+        : 0;
     Comparator<Evaluation> preferredAmongMeeting = (a, b) -> a.meets(objectives) && b.meets(objectives)
         ? Double.compare(a.value(prefer), b.value(prefer)) * (prefer.higherIsBetter() ? -1 : 1)
         : 0;
-    return meetingFirst.thenComparing(preferredAmongMeeting)
+    return meetingFirst.thenComparing(surelyFirst).thenComparing(preferredAmongMeeting)
         .thenComparing(Comparator.comparingDouble((Evaluation e) -> primaryScore(e, objectives)).reversed())
         .thenComparing(Comparator.comparingDouble((Evaluation e) -> secondaryScore(e, objectives)).reversed())
         .thenComparing(e -> e.candidate().label());
+  }
+
+  static boolean surelyMeets(Evaluation e, List<Objective> objectives) {
+    for (Objective objective : objectives) {
+      if (!e.surelyMeets(objective)) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static double primaryScore(Evaluation e, List<Objective> objectives) {

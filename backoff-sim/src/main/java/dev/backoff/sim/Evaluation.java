@@ -120,6 +120,20 @@ public final class Evaluation {
     return true;
   }
 
+  /**
+   * True if the objective's 95% interval lies within its bound, not only the value: for a mean, the
+   * interval's far end meets the objective (a single run, whose interval is unbounded, never does). Always
+   * true for {@code recovers}, which is judged on the fraction itself (a handful of seeds cannot bound it
+   * tightly).
+   */
+  public boolean surelyMeets(Objective objective) {
+    if (objective.metric() == Objective.Metric.RECOVERS) {
+      return objective.isMetBy(value(objective.metric()));
+    }
+    Interval interval = interval(objective.metric());
+    return objective.isMetBy(objective.metric().higherIsBetter() ? interval.low() : interval.high());
+  }
+
   @Override
   public String toString() {
     return candidate.label();

@@ -47,6 +47,9 @@ class AdvisorTest {
         .allSatisfy(e -> assertThat(e.value(Metric.AMPLIFICATION)).isGreaterThan(1.02));
     Evaluation recommended = advice.recommended();
     assertThat(recommended).isSameAs(advice.meeting().get(0));
+    // Those whose intervals lie within the bounds come before those meeting them on the mean only.
+    List<Boolean> sure = advice.meeting().stream().map(e -> Advisor.surelyMeets(e, advice.objectives())).toList();
+    assertThat(sure.indexOf(false) < 0 || sure.lastIndexOf(true) < sure.indexOf(false)).as("%s", sure).isTrue();
     // Its numbers are the simulator's own: the same policy run on its own over the same seeds.
     for (int seed = 0; seed < 2; seed++) {
       Map<String, Object> keys = recommended.candidate().scenarioKeys();
@@ -89,6 +92,13 @@ class AdvisorTest {
   private static boolean atLeastAsGood(Evaluation a, Evaluation b) {
     return a.value(Metric.SUCCESS_RATIO) >= b.value(Metric.SUCCESS_RATIO)
         && a.value(Metric.AMPLIFICATION) <= b.value(Metric.AMPLIFICATION) && a.value(Metric.P99) <= b.value(Metric.P99);
+  }
+
+  @Test
+  void aLongFrontIsShownSpreadEvenly() {
+    assertThat(Advice.spread(List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9), 4)).containsExactly(0, 3, 6, 9);
+    assertThat(Advice.spread(List.of(0, 1, 2), 4)).containsExactly(0, 1, 2);
+    assertThat(Advice.spread(List.of(0, 1, 2, 3, 4), 2)).containsExactly(0, 4);
   }
 
   @Test
