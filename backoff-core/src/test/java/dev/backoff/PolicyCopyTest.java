@@ -26,6 +26,7 @@ class PolicyCopyTest {
         .interruptOnAttemptTimeout(true)
         .budget(RetryBudgets.tokenBucket().build())
         .circuitBreaker(CircuitBreaker.builder().build())
+        .rateLimiter(AdaptiveRateLimiter.builder().build())
         .retryOnResult(result -> result.isEmpty())
         .listener(new RetryListener<>() {
           @Override
