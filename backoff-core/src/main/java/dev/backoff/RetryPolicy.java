@@ -55,6 +55,7 @@ public final class RetryPolicy<R> {
   final long maxPushbackNanos;
   final RetryBudget budget;
   final CircuitBreaker breaker; // null: none
+  final Hedging hedging; // null: none
   final RetryListener<R>[] listeners;
   final NanoClock clock;
   final Sleeper sleeper;
@@ -85,6 +86,12 @@ public final class RetryPolicy<R> {
     this.maxPushbackNanos = b.maxPushbackNanos;
     this.budget = b.budget;
     this.breaker = b.breaker;
+    this.hedging = b.hedging;
+    if (hedging != null && hedging.maxHedges() != Hedging.UNBOUNDED && hedging.maxHedges() >= maxAttempts) {
+      throw new IllegalArgumentException("hedging maxHedges(" + hedging.maxHedges() + ") needs maxAttempts of at least "
+          + ((long) hedging.maxHedges() + 1) + " (the original attempt and the hedges), but maxAttempts was "
+          + maxAttempts);
+    }
     this.listeners = b.listeners.toArray(newListenerArray(b.listeners.size()));
     this.clock = b.clock;
     this.sleeper = b.sleeper;
@@ -119,6 +126,7 @@ public final class RetryPolicy<R> {
     this.maxPushbackNanos = p.maxPushbackNanos;
     this.budget = p.budget;
     this.breaker = p.breaker;
+    this.hedging = p.hedging;
     this.listeners = p.listeners;
     this.clock = p.clock;
     this.sleeper = p.sleeper;
@@ -233,6 +241,11 @@ public final class RetryPolicy<R> {
     return breaker;
   }
 
+  /** The hedging settings, or null if calls under this policy do not hedge (see {@link Builder#hedging}). */
+  public Hedging hedging() {
+    return hedging;
+  }
+
   /** The largest pushback hint that is honoured. */
   public Duration maxPushback() {
     return Duration.ofNanos(maxPushbackNanos);
@@ -258,7 +271,8 @@ public final class RetryPolicy<R> {
     return "RetryPolicy[" + name + ": " + maxAttempts + " attempts, " + backoff
         + (maxElapsedNanos == Long.MAX_VALUE ? "" : ", deadline " + Duration.ofNanos(maxElapsedNanos))
         + (budget == null ? "" : ", budget " + budget)
-        + (breaker == null ? "" : ", breaker " + breaker.name()) + "]";
+        + (breaker == null ? "" : ", breaker " + breaker.name())
+        + (hedging == null ? "" : ", " + hedging) + "]";
   }
 
   /**
@@ -285,6 +299,7 @@ public final class RetryPolicy<R> {
     private long maxPushbackNanos = DEFAULT_MAX_PUSHBACK_NANOS;
     private RetryBudget budget;
     private CircuitBreaker breaker;
+    private Hedging hedging;
     private final List<RetryListener<R>> listeners = new ArrayList<>();
     private NanoClock clock = NanoClock.system();
     private Sleeper sleeper = Sleeper.system();
@@ -313,6 +328,7 @@ public final class RetryPolicy<R> {
       maxPushbackNanos = p.maxPushbackNanos;
       budget = p.budget;
       breaker = p.breaker;
+      hedging = p.hedging;
       listeners.addAll(Arrays.asList(p.listeners));
       clock = p.clock;
       sleeper = p.sleeper;
@@ -530,6 +546,21 @@ public final class RetryPolicy<R> {
       return this;
     }
 
+    /**
+     * Hedges asynchronous calls: another attempt starts when the ones in flight have not answered within the
+     * hedging delay, and the first acceptable result wins (see {@link Hedging} for the full semantics). Every
+     * hedge counts as an attempt, so {@code maxAttempts} bounds them; the backoff is not used. Only the
+     * asynchronous executor and drivers run hedged calls: {@link RetryExecutor#of} rejects such a policy.
+     * Null removes it. Default: none.
+     *
+     * @throws IllegalArgumentException at {@link #build()} if {@code hedging} sets {@code maxHedges} that
+     *     {@code maxAttempts} does not allow
+     */
+    public Builder<R> hedging(Hedging hedging) {
+      this.hedging = hedging;
+      return this;
+    }
+
     /** Adds a listener. */
     @SuppressWarnings("unchecked") // a listener of a supertype only reads R values through its events
     public Builder<R> listener(RetryListener<? super R> listener) {
@@ -575,7 +606,8 @@ public final class RetryPolicy<R> {
     /**
      * Builds the immutable policy.
      *
-     * @throws IllegalArgumentException if {@code interruptOnAttemptTimeout} is on without an attempt timeout
+     * @throws IllegalArgumentException if {@code interruptOnAttemptTimeout} is on without an attempt timeout,
+     *     or the hedging's {@code maxHedges} exceeds {@code maxAttempts - 1}
      */
     public RetryPolicy<R> build() {
       return new RetryPolicy<>(this);
