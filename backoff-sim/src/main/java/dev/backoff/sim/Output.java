@@ -50,7 +50,9 @@ public final class Output {
             .append(Values.format(errors / 5, 2)).append(" req/sec, timedout: ")
             .append(Values.format(timeouts / 5, 2)).append(" req/sec | concurrency: ")
             .append(last.concurrency()).append(", latency: ")
-            .append(Values.human((long) (last.latencySeconds() * 1e9))).append('\n');
+            .append(Values.human((long) (last.latencySeconds() * 1e9)));
+        appendProtection(out, policy, end);
+        out.append('\n');
       }
       out.append('\n');
     }
@@ -58,13 +60,60 @@ public final class Output {
   }
 
   /**
+   * The 5-second timeline's storm-protection part for the seconds before {@code end}, for the mechanisms the
+   * policy uses: the breakers' open and half-open time fractions and the calls they refused per second.
+   */
+  private static void appendProtection(StringBuilder out, PolicyResult policy, int end) {
+    if (!policy.usesBreaker()) {
+      return;
+    }
+    List<Protection> series = policy.protection();
+    double open = 0;
+    double halfOpen = 0;
+    double refused = 0;
+    for (int t = end - 5; t < end; t++) {
+      Protection p = series.get(t);
+      open += p.breakerOpen();
+      halfOpen += p.breakerHalfOpen();
+      refused += p.refused();
+    }
+    out.append(" | breaker open: ").append(Values.format(100 * open / 5, 0)).append("%, half-open: ")
+        .append(Values.format(100 * halfOpen / 5, 0)).append("%, refused: ").append(Values.format(refused / 5, 2))
+        .append(" req/sec");
+  }
+
+  private static boolean anyBreaker(SimulationResult result) {
+    for (PolicyResult policy : result.policies()) {
+      if (policy.usesBreaker()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean anyProtection(SimulationResult result) {
+    for (PolicyResult policy : result.policies()) {
+      if (!policy.protection().isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * The summary table: one row per policy with its baseline and after-fault goodput, the {@link Recovery}
    * verdict's label, the recovery time, peak concurrency, amplification, success ratio and the p99 latency of
-   * the requests that succeeded. Missing numbers print as {@code -}.
+   * the requests that succeeded. Missing numbers print as {@code -}. When a policy has a circuit breaker, a
+   * last column gives the calls its breakers refused ({@code -} for the policies without one).
    */
   public static String summaryTable(SimulationResult result) {
+    boolean refusals = anyBreaker(result);
     String[] header = {"policy", "baseline/s", "after/s", "recovered", "recovery", "peak conc.", "amplification",
         "success", "p99 (successes)"};
+    if (refusals) {
+      header = java.util.Arrays.copyOf(header, header.length + 1);
+      header[header.length - 1] = "refused";
+    }
     List<PolicyResult> policies = result.policies();
     String[][] rows = new String[policies.size()][];
     for (int i = 0; i < rows.length; i++) {
@@ -76,6 +125,10 @@ public final class Output {
           Double.isFinite(s.successRatio()) ? Values.format(100 * s.successRatio(), 1) + "%" : "-",
           Double.isFinite(s.p99SuccessLatencySeconds()) ? Values.human((long) (s.p99SuccessLatencySeconds() * 1e9))
               : "-"};
+      if (refusals) {
+        rows[i] = java.util.Arrays.copyOf(rows[i], rows[i].length + 1);
+        rows[i][rows[i].length - 1] = p.usesBreaker() ? Long.toString(p.refusedCalls()) : "-";
+      }
     }
     int[] widths = new int[header.length];
     for (int c = 0; c < header.length; c++) {
@@ -200,12 +253,19 @@ public final class Output {
   /**
    * Every per-second value of every policy, one row per policy and second, with a header line; the client
    * latencies of a second in which nothing succeeded and the budget level of a policy without one are empty.
+   * When a policy uses a storm-protection mechanism, every row gets the {@link Protection} columns
+   * ({@code breakerOpen,breakerHalfOpen,refused,limiterFillRate,limiterWaits,limiterRefused,hedgesSent,
+   * hedgesInFlight,hedgesWon}), empty for the policies without one.
    */
   public static String csv(SimulationResult result) {
+    boolean protection = anyProtection(result);
     StringBuilder out = new StringBuilder("policy,t,newRequests,attempts,goodput,errors,timeouts,retries,gaveUp,"
-        + "concurrency,peakConcurrency,latencySeconds,clientP50Seconds,clientP99Seconds,budgetLevel\n");
+        + "concurrency,peakConcurrency,latencySeconds,clientP50Seconds,clientP99Seconds,budgetLevel"
+        + (protection ? ",breakerOpen,breakerHalfOpen,refused,limiterFillRate,limiterWaits,limiterRefused,"
+            + "hedgesSent,hedgesInFlight,hedgesWon" : "") + "\n");
     for (PolicyResult policy : result.policies()) {
       String name = csvField(policy.name());
+      List<Protection> extra = policy.protection();
       for (Second s : policy.series()) {
         out.append(name).append(',').append(s.t()).append(',').append(s.newRequests()).append(',')
             .append(s.attempts()).append(',').append(s.goodput()).append(',').append(s.errors()).append(',')
@@ -213,7 +273,20 @@ public final class Output {
             .append(s.concurrency()).append(',').append(s.peakConcurrency()).append(',')
             .append(Values.format(s.latencySeconds(), 6)).append(',').append(csvNumber(s.clientP50Seconds(), 6))
             .append(',').append(csvNumber(s.clientP99Seconds(), 6)).append(',')
-            .append(csvNumber(s.budgetLevel(), 3)).append('\n');
+            .append(csvNumber(s.budgetLevel(), 3));
+        if (protection) {
+          if (extra.isEmpty()) {
+            out.append(",,,,,,,,,");
+          } else {
+            Protection p = extra.get(s.t());
+            out.append(',').append(Values.format(p.breakerOpen(), 3)).append(',')
+                .append(Values.format(p.breakerHalfOpen(), 3)).append(',').append(p.refused()).append(',')
+                .append(csvNumber(p.limiterFillRate(), 3)).append(',').append(p.limiterWaits()).append(',')
+                .append(p.limiterRefused()).append(',').append(p.hedgesSent()).append(',')
+                .append(p.hedgesInFlight()).append(',').append(p.hedgesWon());
+          }
+        }
+        out.append('\n');
       }
     }
     return out.toString();
@@ -223,12 +296,14 @@ public final class Output {
    * The summary, one row per policy with a header line: {@code policy,verdict,recovered,baselineGoodput,
    * goodputAfterFault,recoverySeconds,peakConcurrency,amplification,successRatio,p99SuccessLatencySeconds,
    * logicalRequests,attempts}; the verdict is its {@linkplain Recovery#id() id}; a number the run does not
-   * have is an empty field; decimals as in {@link #json}.
+   * have is an empty field; decimals as in {@link #json}. When a policy has a breaker, a last column
+   * {@code refused} (empty for the policies without one).
    */
   public static String summaryCsv(SimulationResult result) {
+    boolean refusals = anyBreaker(result);
     StringBuilder out = new StringBuilder("policy,verdict,recovered,baselineGoodput,goodputAfterFault,"
         + "recoverySeconds,peakConcurrency,amplification,successRatio,p99SuccessLatencySeconds,logicalRequests,"
-        + "attempts\n");
+        + "attempts" + (refusals ? ",refused" : "") + "\n");
     for (PolicyResult policy : result.policies()) {
       Summary s = policy.summary();
       out.append(csvField(policy.name())).append(',').append(s.verdict().id()).append(',').append(s.recovered())
@@ -237,7 +312,11 @@ public final class Output {
           .append(s.recoverySeconds() == null ? "" : s.recoverySeconds().toString()).append(',')
           .append(s.peakConcurrency()).append(',').append(csvNumber(s.amplification(), 4)).append(',')
           .append(csvNumber(s.successRatio(), 4)).append(',').append(csvNumber(s.p99SuccessLatencySeconds(), 6))
-          .append(',').append(s.logicalRequests()).append(',').append(s.attempts()).append('\n');
+          .append(',').append(s.logicalRequests()).append(',').append(s.attempts());
+      if (refusals) {
+        out.append(',').append(policy.usesBreaker() ? Long.toString(policy.refusedCalls()) : "");
+      }
+      out.append('\n');
     }
     return out.toString();
   }
@@ -254,7 +333,9 @@ public final class Output {
    * "concurrency":…,"latencySeconds":…,…},…]}]}}: the summary starts with baselineGoodput, recovered,
    * recoverySeconds, peakConcurrency, amplification, successRatio, then verdict (its
    * {@linkplain Recovery#id() id}); each series entry with t, goodput, timeouts, concurrency, latencySeconds;
-   * more keys follow those. A number the run does not have is null.
+   * more keys follow those. A number the run does not have is null. A policy with a breaker adds
+   * {@code refused} to its summary and {@code breakerOpen}, {@code breakerHalfOpen} and {@code refused} to
+   * each series entry (see {@link Protection}); a policy without one has none of these keys.
    */
   public static String json(SimulationResult result) {
     Json json = Json.lines().object().field("policies").array();
@@ -272,9 +353,11 @@ public final class Output {
           .field("goodputAfterFault").decimal(s.goodputAfterFault(), 3)
           .field("p99SuccessLatencySeconds").decimal(s.p99SuccessLatencySeconds(), 6)
           .field("logicalRequests").number(s.logicalRequests())
-          .field("attempts").number(s.attempts())
-          .endObject()
-          .field("series").array();
+          .field("attempts").number(s.attempts());
+      if (p.usesBreaker()) {
+        json.field("refused").number(p.refusedCalls());
+      }
+      json.endObject().field("series").array();
       for (Second t : p.series()) {
         json.object().field("t").number(t.t())
             .field("goodput").number(t.goodput())
@@ -289,8 +372,14 @@ public final class Output {
             .field("peakConcurrency").number(t.peakConcurrency())
             .field("clientP50Seconds").decimal(t.clientP50Seconds(), 6)
             .field("clientP99Seconds").decimal(t.clientP99Seconds(), 6)
-            .field("budgetLevel").decimal(t.budgetLevel(), 3)
-            .endObject();
+            .field("budgetLevel").decimal(t.budgetLevel(), 3);
+        if (p.usesBreaker()) {
+          Protection protection = p.protection().get(t.t());
+          json.field("breakerOpen").decimal(protection.breakerOpen(), 3)
+              .field("breakerHalfOpen").decimal(protection.breakerHalfOpen(), 3)
+              .field("refused").number(protection.refused());
+        }
+        json.endObject();
       }
       json.endArray().endObject();
     }

@@ -61,6 +61,9 @@ public final class Scenario {
     key("max-attempts", "unlimited", "attempt limit, the first attempt included; when set it applies to every "
         + "policy, presets and storm-* too (unset: strategies unlimited, presets their own)");
     key("budget", dev.backoff.spec.BudgetSpec.DEFAULT, "retry budget of '+budget' policies: token-bucket[:capacity:cost:timeout-cost] (AWS), grpc[:max-tokens:token-ratio] or ratio[:ratio:min-per-second:window] (Finagle)");
+    key("breaker-scope", "shared", "circuit breakers of '+breaker' policies: shared (one per run, as the budget: "
+        + "the clients are one process's callers) or per-client (closed loop: one per client, a fleet of "
+        + "independent processes)");
     key("client", "closed", "client model: closed (as in the retry-storm experiment: N clients with think time) or open (Poisson arrivals)");
     key("clients", 1000L, "closed loop: number of clients");
     key("think-mean", "10s", "closed loop: mean of the exponential think time before each new request");
@@ -106,6 +109,7 @@ public final class Scenario {
   final List<PolicySpec> policies;
   final int maxAttempts;
   final String budget;
+  final boolean breakerPerClient;
   final boolean closedLoop;
   final int clients;
   final long thinkMeanNanos;
@@ -152,6 +156,7 @@ public final class Scenario {
     BudgetSpec.check(budget);
     String client = choice("client", "closed", "open");
     closedLoop = client.equals("closed");
+    breakerPerClient = choice("breaker-scope", "shared", "per-client").equals("per-client");
     clients = (int) Values.wholeNumber("clients", get("clients"), 1, Integer.MAX_VALUE);
     thinkMeanNanos = positiveDuration("think-mean");
     timeoutNanos = positiveDuration("timeout");
@@ -211,6 +216,10 @@ public final class Scenario {
         throw new ScenarioException("recheck", "a re-check interval of " + get("recheck")
             + " is longer than base-latency " + get("base-latency") + ": latencies would be meaningless");
       }
+    }
+    if (!closedLoop && breakerPerClient) {
+      throw new ScenarioException("breaker-scope", "per-client breakers need the closed client model (an open-loop "
+          + "arrival is one request, not a client that keeps a breaker); use breaker-scope: shared");
     }
     if (!closedLoop && raw.containsKey("clients")) {
       throw new ScenarioException("clients", "the open client model has no fixed client count (set rate instead); "

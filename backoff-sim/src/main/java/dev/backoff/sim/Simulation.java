@@ -1,9 +1,11 @@
 package dev.backoff.sim;
 
+import dev.backoff.CircuitBreaker;
 import dev.backoff.Decision;
 import dev.backoff.Pushback;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
+import dev.backoff.StopReason;
 import dev.backoff.driver.Engine;
 import dev.backoff.driver.Verdict;
 
@@ -16,6 +18,14 @@ import dev.backoff.driver.Verdict;
  * events are ordered by time, then by the order they were scheduled; every random number comes from
  * seeded SplitMix64 streams, one per client, so policies compared in one scenario see the same think times
  * until their behaviour diverges.
+ *
+ * <p>A {@code +breaker} policy drives the core's real {@link CircuitBreaker} on the virtual clock: every
+ * attempt asks it for a permit first, as the core loops do, and completes the permit with the attempt's
+ * outcome, classified as the policy classifies it; a refused first attempt fails the call at once without
+ * reaching the server, a refused retry stops the call ({@link StopReason#CIRCUIT_OPEN}), and the engine
+ * itself stops a retry that would meet an open breaker before its backoff. One breaker serves the run
+ * (the clients are one process's callers, as with the budget), or one per client with
+ * {@code breaker-scope: per-client}.
  */
 final class Simulation {
   private static final long SECOND = 1_000_000_000L;
@@ -35,6 +45,8 @@ final class Simulation {
   final Server server;
   private final RetryPolicy<Object> policy;
   private final RetryBudget budget;
+  /** The storm-protection series, or null when the policy uses no such mechanism. */
+  final ProtectionMetrics protection;
   private final long endNanos;
   private final SplitMix64 arrivals;
   private long arrivalCount;
@@ -53,11 +65,20 @@ final class Simulation {
     this.endNanos = scenario.durationNanos;
     this.metrics = new Metrics(scenario.seconds());
     this.budget = spec.withBudget ? BudgetSpec.create(scenario.budget, () -> now) : null;
-    this.policy = spec.build(scenario.maxAttempts, budget);
+    this.protection = spec.breaker != null ? new ProtectionMetrics(scenario.seconds()) : null;
+    this.policy = spec.build(scenario.maxAttempts, budget,
+        spec.breaker != null && !scenario.breakerPerClient ? newBreaker("") : null);
     this.server = scenario.serverModel == Scenario.ServerModel.POOL
         ? new PoolServer(this, scenario, SplitMix64.stream(scenario.seed, -1))
         : new CurveServer(this, scenario);
     this.arrivals = SplitMix64.stream(scenario.seed, -2);
+  }
+
+  /** A breaker of the policy's +breaker settings on the virtual clock, its transitions in the series. */
+  private CircuitBreaker newBreaker(String suffix) {
+    protection.breakerAdded();
+    return spec.breaker.builder().name(spec.name + suffix).clock(() -> now)
+        .listener((breaker, from, to) -> protection.transition(from, to, now)).build();
   }
 
   void schedule(long at, int kind, Object target, long datum) {
@@ -76,6 +97,9 @@ final class Simulation {
     // The last second's sample, at the end of the run.
     metrics.sample(metrics.seconds - 1, server.concurrency(), server.latencyNanos(),
         budget == null ? Double.NaN : budget.level());
+    if (protection != null) {
+      protection.sample(metrics.seconds - 1, endNanos, Double.NaN, 0);
+    }
     if (progress != null) {
       progress.second(metrics.seconds);
     }
@@ -93,7 +117,11 @@ final class Simulation {
     }
     if (scenario.closedLoop) {
       for (int i = 0; i < scenario.clients; i++) {
-        think(new Caller(SplitMix64.stream(scenario.seed, i), true), 0);
+        Caller caller = new Caller(SplitMix64.stream(scenario.seed, i), true);
+        if (scenario.breakerPerClient && spec.breaker != null) {
+          caller.policy = spec.build(scenario.maxAttempts, budget, newBreaker("#" + i));
+        }
+        think(caller, 0);
       }
     } else {
       scheduleNextArrival(0);
@@ -117,6 +145,9 @@ final class Simulation {
         case SAMPLE:
           int index = (int) q.datum;
           metrics.sample(index, server.concurrency(), server.latencyNanos(), budget == null ? Double.NaN : budget.level());
+          if (protection != null) {
+            protection.sample(index, now, Double.NaN, 0);
+          }
           if (progress != null) {
             progress.second(index + 1);
           }
@@ -184,6 +215,15 @@ final class Simulation {
       metrics.newRequests[second]++;
       logicalRequests++;
     }
+    CircuitBreaker breaker = policyOf(caller).circuitBreaker();
+    if (breaker != null) {
+      CircuitBreaker.Permit permit = breaker.tryAcquire();
+      if (permit == null) {
+        refused(caller, now);
+        return;
+      }
+      caller.permit = permit;
+    }
     metrics.attempts[second]++;
     attemptsTotal++;
     Attempt attempt = new Attempt(caller, now);
@@ -191,6 +231,24 @@ final class Simulation {
     if (attempt.state == Attempt.PENDING) {
       queue.scheduleInOrder(EventQueue.TIMEOUT_LANE, now + scenario.timeoutNanos, TIMEOUT, attempt, 0);
     }
+  }
+
+  private RetryPolicy<Object> policyOf(Caller caller) {
+    return caller.policy != null ? caller.policy : policy;
+  }
+
+  /**
+   * The breaker refused the caller's next attempt: nothing is sent. A first attempt fails the call at once;
+   * a retry ends it with {@link StopReason#CIRCUIT_OPEN} (a budget gets that retry's permission back).
+   */
+  private void refused(Caller caller, long now) {
+    int second = Metrics.second(now);
+    protection.refused[second]++;
+    if (caller.execution != null) {
+      caller.execution.stop(StopReason.CIRCUIT_OPEN, now);
+    }
+    metrics.gaveUp[second]++;
+    endCall(caller, now);
   }
 
   private void timeout(Attempt attempt, long now) {
@@ -223,7 +281,12 @@ final class Simulation {
     if (outcome == Server.OK) {
       metrics.success(now, now - caller.callStartNanos);
       succeededCalls++;
-      Engine.succeeded(policy, caller.execution, null, caller.callStartNanos, now);
+      CircuitBreaker.Permit permit = caller.permit;
+      if (permit != null) {
+        caller.permit = null;
+        permit.onSuccess();
+      }
+      Engine.succeeded(policyOf(caller), caller.execution, null, caller.callStartNanos, now);
       endCall(caller, now);
     } else {
       metrics.errors[Metrics.second(now)]++;
@@ -232,10 +295,17 @@ final class Simulation {
   }
 
   private void fail(Caller caller, Throwable failure, long hintNanos, long now) {
+    CircuitBreaker.Permit permit = caller.permit;
+    if (permit != null) {
+      // Before the engine decides, as the loops do: the engine asks the breaker whether a retry may go ahead.
+      caller.permit = null;
+      permit.onFailure(PolicySpec.failureClass(failure));
+    }
     if (caller.execution == null) {
+      RetryPolicy<Object> callerPolicy = policyOf(caller);
       RetryPolicy<Object> callPolicy = spec.firstRetryQuirk && caller.closedLoop
-          ? PolicySpec.withFirstRetryAfter(policy, caller.thinkNanos)
-          : policy;
+          ? PolicySpec.withFirstRetryAfter(callerPolicy, caller.thinkNanos)
+          : callerPolicy;
       caller.execution = Engine.newExecution(callPolicy, caller.callStartNanos, caller.random);
     }
     Decision decision = Engine.record(caller.execution, null, failure, verdict(hintNanos), now);
@@ -243,6 +313,9 @@ final class Simulation {
       metrics.retries[Metrics.second(now)]++;
       schedule(now + decision.delayNanos(), SEND, caller, 0);
     } else {
+      if (decision.stopReason() == StopReason.CIRCUIT_OPEN) {
+        protection.refused[Metrics.second(now)]++;
+      }
       metrics.gaveUp[Metrics.second(now)]++;
       endCall(caller, now);
     }
