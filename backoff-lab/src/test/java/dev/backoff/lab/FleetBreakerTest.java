@@ -1,0 +1,44 @@
+package dev.backoff.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.backoff.testing.ScriptedHttpServer;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A fleet with a +breaker policy against a real server on loopback that always answers 503: the breaker
+ * opens, refuses the fleet's requests, and every attempt the server saw is counted once (a retry the breaker
+ * refuses after its wait ends the call without an attempt of its own).
+ */
+class FleetBreakerTest {
+
+  @Test
+  void refusalsAreCountedAndEveryAttemptTheServerSawOnce() throws Exception {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(ScriptedHttpServer.Response.of(503))) {
+      ClientFleet fleet = ClientFleet.builder().uri(server.uri("/api")).clients(10).think(Duration.ofMillis(20))
+          .timeout(Duration.ofSeconds(5)).policy("fixed:50ms+breaker:50%:5:10m:1").start();
+      FleetTotals totals;
+      try {
+        // The breaker opens after 5 failed calls and stays open for 10 minutes: the server's count stops
+        // growing, while the fleet's refusals keep growing.
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        do {
+          Thread.sleep(100);
+          totals = fleet.totals();
+        } while ((totals.refused() < 50 || totals.attempts() != server.requestCount()) && System.nanoTime() < deadline);
+      } finally {
+        fleet.close();
+      }
+      assertThat(totals.refused()).isGreaterThanOrEqualTo(50);
+      assertThat(totals.attempts()).isEqualTo(server.requestCount());
+      assertThat(totals.errors()).isEqualTo(totals.attempts());
+      assertThat(totals.ok()).isZero();
+      // Far fewer attempts than requests: most never reached the server.
+      assertThat(totals.attempts()).isLessThan(totals.requests() / 2);
+      assertThat(totals.toString()).contains(", refused by the breaker " + totals.refused() + ")");
+      assertThat(new LabSample(0, totals, -1, Double.NaN, LabSample.ServerState.UNKNOWN).toJson())
+          .contains("\"refused\":" + totals.refused());
+    }
+  }
+}
