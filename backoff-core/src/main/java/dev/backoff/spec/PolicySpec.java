@@ -1,6 +1,8 @@
 package dev.backoff.spec;
 
+import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.CircuitBreaker;
+import dev.backoff.Hedging;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
@@ -15,8 +17,9 @@ import java.util.Locale;
  *       sets another). No parameters: the budget's own grammar is {@link BudgetSpec}'s.
  *   <li>{@code +breaker[:RATE[:WINDOW[:WAIT[:TRIALS]]]]}: a {@linkplain Breaker circuit breaker}, by default
  *       {@code +breaker:50%:20:30s:3}.
- *   <li>{@code +adaptive[:MODE]}: an {@linkplain Adaptive adaptive client-side rate limiter} that learns the
- *       sustainable send rate from throttling answers; MODE {@code wait} (the default) or {@code fail}.
+ *   <li>{@code +adaptive[:MAX_WAIT]}: an {@linkplain Adaptive adaptive client-side rate limiter} that learns
+ *       the sustainable send rate from throttling answers; MAX_WAIT {@code wait} (the default: wait as long
+ *       as it takes), {@code fail} (fail fast when no token is there) or a duration.
  *   <li>{@code +hedge:DELAY[:MAX]}: {@linkplain Hedge hedging}: another attempt after DELAY without an
  *       answer, up to MAX (default 1) hedges besides the first attempt.
  * </ul>
@@ -40,7 +43,7 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
   public static final String BUDGET_SUFFIX = "+budget";
 
   private static final List<String> SUFFIXES = List.of("+budget", "+breaker[:rate%:window:wait:trials]",
-      "+adaptive[:wait|fail]", "+hedge:delay[:max-hedges]");
+      "+adaptive[:wait|fail|max-wait]", "+hedge:delay[:max-hedges]");
 
   /**
    * Splits {@code text} into base and suffixes and checks every suffix's parameters; the base is not
@@ -212,29 +215,45 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
   }
 
   /**
-   * The settings of {@code +adaptive[:MODE]}, an adaptive client-side rate limiter (AWS's adaptive retry
-   * mode): before every attempt, first or retry, it takes a token from a bucket whose fill rate drops on
-   * each throttling answer and grows back once throttling stops. MODE {@code wait} (the default) waits for
-   * the token; {@code fail} fails the attempt at once when no token is there. Immutable and thread-safe.
+   * The settings of {@code +adaptive[:MAX_WAIT]}, an {@link AdaptiveRateLimiter} (AWS's adaptive retry mode):
+   * before every attempt, first or retry, it takes a token from a bucket whose fill rate drops on each
+   * throttling answer and grows back once throttling stops. MAX_WAIT is how long an attempt may wait for its
+   * token: {@code wait} (the default) as long as it takes, as the AWS SDKs do; {@code fail} not at all (the
+   * attempt fails at once when no token is there); or a duration. Immutable and thread-safe.
    *
-   * @param failFast whether MODE is {@code fail}
+   * @param maxWaitNanos MAX_WAIT in nanoseconds: 0 for {@code fail}, {@link Long#MAX_VALUE} for {@code wait}
    */
-  public record Adaptive(boolean failFast) {
-    /** The limiter of a bare {@code +adaptive}: it waits for its token. */
-    public static final Adaptive DEFAULT = new Adaptive(false);
+  public record Adaptive(long maxWaitNanos) {
+    /** The limiter of a bare {@code +adaptive}: it waits for its token as long as it takes. */
+    public static final Adaptive DEFAULT = new Adaptive(Long.MAX_VALUE);
 
     static Adaptive parse(String policy, String[] parameters) {
       if (parameters.length > 1) {
-        throw bad(policy, "+adaptive takes at most 1 parameter (+adaptive[:wait|fail])");
+        throw bad(policy, "+adaptive takes at most 1 parameter (+adaptive[:wait|fail|max-wait])");
       }
-      if (parameters.length == 0 || parameters[0] == null) {
+      if (parameters.length == 0 || parameters[0] == null || parameters[0].equals("wait")) {
         return DEFAULT;
       }
-      return switch (parameters[0]) {
-        case "wait" -> DEFAULT;
-        case "fail" -> new Adaptive(true);
-        default -> throw bad(policy, "adaptive mode '" + Durations.show(parameters[0]) + "': use wait or fail");
-      };
+      if (parameters[0].equals("fail")) {
+        return new Adaptive(0);
+      }
+      try {
+        return new Adaptive(Durations.parseNanos(parameters[0]));
+      } catch (IllegalArgumentException e) {
+        throw bad(policy, "adaptive max-wait '" + Durations.show(parameters[0]) + "': use wait, fail or a "
+            + "duration (" + e.getMessage() + ")");
+      }
+    }
+
+    /** Whether the limiter fails fast ({@code fail}: no wait at all). */
+    public boolean failFast() {
+      return maxWaitNanos == 0;
+    }
+
+    /** A builder for this limiter (AWS's defaults and this maximum wait), ready for a name and a clock. */
+    public AdaptiveRateLimiter.Builder builder() {
+      AdaptiveRateLimiter.Builder builder = AdaptiveRateLimiter.builder();
+      return maxWaitNanos == Long.MAX_VALUE ? builder : builder.maxWait(Duration.ofNanos(maxWaitNanos));
     }
   }
 
@@ -264,6 +283,14 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
       int max = parameters.length > 1 && parameters[1] != null
           ? (int) whole(policy, "hedge max-hedges", parameters[1], 1, 10) : 1;
       return new Hedge(delay, max);
+    }
+
+    /**
+     * The core's {@link Hedging} for these settings. A policy that uses it needs {@code maxAttempts} of at
+     * least MAX + 1.
+     */
+    public Hedging hedging() {
+      return Hedging.after(Duration.ofNanos(delayNanos)).maxHedges(maxHedges);
     }
   }
 

@@ -42,10 +42,13 @@ class PolicySpecSuffixTest {
     assertThat(spec.base()).isEqualTo("full-jitter");
     assertThat(spec.withBudget()).isTrue();
     assertThat(spec.breaker()).isEqualTo(PolicySpec.Breaker.DEFAULT);
-    assertThat(spec.adaptive()).isEqualTo(new PolicySpec.Adaptive(true));
+    assertThat(spec.adaptive()).isEqualTo(new PolicySpec.Adaptive(0));
+    assertThat(spec.adaptive().failFast()).isTrue();
     assertThat(spec.hedge()).isEqualTo(new PolicySpec.Hedge(50_000_000L, 2));
     assertThat(PolicySpec.parse("fixed+adaptive").adaptive()).isEqualTo(PolicySpec.Adaptive.DEFAULT);
+    assertThat(PolicySpec.parse("fixed+adaptive:wait").adaptive()).isEqualTo(new PolicySpec.Adaptive(Long.MAX_VALUE));
     assertThat(PolicySpec.parse("fixed+adaptive:wait").adaptive().failFast()).isFalse();
+    assertThat(PolicySpec.parse("fixed+adaptive:250ms").adaptive()).isEqualTo(new PolicySpec.Adaptive(250_000_000L));
     assertThat(PolicySpec.parse("fixed+hedge:0s").hedge()).isEqualTo(new PolicySpec.Hedge(0, 1));
   }
 
@@ -56,7 +59,7 @@ class PolicySpecSuffixTest {
     assertBad("fixed+budget:grpc", "bad policy 'fixed+budget:grpc': +budget takes no parameters (the budget "
         + "itself is set where the policy is used, such as the simulator's budget key)");
     assertBad("fixed+", "bad policy 'fixed+': unknown suffix '+'; use +budget, "
-        + "+breaker[:rate%:window:wait:trials], +adaptive[:wait|fail], +hedge:delay[:max-hedges]");
+        + "+breaker[:rate%:window:wait:trials], +adaptive[:wait|fail|max-wait], +hedge:delay[:max-hedges]");
     assertBad("fixed+breaker:150%", "bad policy 'fixed+breaker:150%': breaker failure rate '150%': out of range (0..100]%");
     assertBad("fixed+breaker:0", "bad policy 'fixed+breaker:0': breaker failure rate '0': out of range (0..100]%");
     assertBad("fixed+breaker:half", "bad policy 'fixed+breaker:half': breaker failure rate 'half': not a percentage");
@@ -72,10 +75,11 @@ class PolicySpecSuffixTest {
         + "range (1..10000)");
     assertBad("fixed+breaker:1:2:3s:4:5", "bad policy 'fixed+breaker:1:2:3s:4:5': +breaker takes at most 4 "
         + "parameters (+breaker[:rate%:window:wait:trials])");
-    assertBad("fixed+adaptive:sometimes", "bad policy 'fixed+adaptive:sometimes': adaptive mode 'sometimes': use "
-        + "wait or fail");
+    assertBad("fixed+adaptive:sometimes", "bad policy 'fixed+adaptive:sometimes': adaptive max-wait 'sometimes': "
+        + "use wait, fail or a duration ('sometimes' is not a duration; write e.g. 250ms, 1s, 1.5s, 2m, 1m30s, 1h, "
+        + "1d or ISO-8601 like PT1S)");
     assertBad("fixed+adaptive:wait:1", "bad policy 'fixed+adaptive:wait:1': +adaptive takes at most 1 parameter "
-        + "(+adaptive[:wait|fail])");
+        + "(+adaptive[:wait|fail|max-wait])");
     assertBad("fixed+hedge", "bad policy 'fixed+hedge': +hedge needs a delay, such as +hedge:50ms");
     assertBad("fixed+hedge::2", "bad policy 'fixed+hedge::2': +hedge needs a delay, such as +hedge:50ms");
     assertBad("fixed+hedge:-5ms", "bad policy 'fixed+hedge:-5ms': hedge delay '-5ms': duration must not be "
@@ -121,6 +125,19 @@ class PolicySpecSuffixTest {
     assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
     breaker.tryAcquire().onFailure(FailureClass.TRANSIENT);
     assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+  }
+
+  @Test
+  void theAdaptiveAndHedgeSuffixesBuildTheCoreObjects() {
+    dev.backoff.AdaptiveRateLimiter waiting = PolicySpec.parse("fixed+adaptive").adaptive().builder().build();
+    assertThat(waiting.maxWait()).isEqualTo(java.time.Duration.ofNanos(Long.MAX_VALUE));
+    assertThat(PolicySpec.parse("fixed+adaptive:fail").adaptive().builder().build().maxWait())
+        .isEqualTo(java.time.Duration.ZERO);
+    assertThat(PolicySpec.parse("fixed+adaptive:2s").adaptive().builder().build().maxWait())
+        .isEqualTo(java.time.Duration.ofSeconds(2));
+    dev.backoff.Hedging hedging = PolicySpec.parse("fixed+hedge:50ms:2").hedge().hedging();
+    assertThat(hedging.delay()).isEqualTo(java.time.Duration.ofMillis(50));
+    assertThat(hedging.maxHedges()).isEqualTo(2);
   }
 
   private static void assertBad(String text, String message) {

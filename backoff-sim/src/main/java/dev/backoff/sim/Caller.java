@@ -19,6 +19,10 @@ final class Caller {
   RetryPolicy<Object> policy;
   /** The breaker's permit for the attempt in flight, until its outcome is known; null without a breaker. */
   CircuitBreaker.Permit permit;
+  /** The next send already holds its breaker permit and rate limiter token (it waited for the token). */
+  boolean admitted;
+  /** The current call's hedged attempts ({@code +hedge} policies), or null. */
+  HedgeState hedge;
 
   Caller(SplitMix64 random, boolean closedLoop) {
     this.random = random;

@@ -50,6 +50,14 @@ public final class HtmlReport {
         appendProtection(data, "breakerOpen", policy.protection(), Protection::breakerOpen, 3);
         appendProtection(data, "refused", policy.protection(), x -> (double) x.refused(), 0);
       }
+      if (policy.usesAdaptive()) {
+        appendProtection(data, "limiterFillRate", policy.protection(), Protection::limiterFillRate, 2);
+        appendProtection(data, "limiterRefused", policy.protection(), x -> (double) x.limiterRefused(), 0);
+      }
+      if (policy.usesHedging()) {
+        appendProtection(data, "hedgesSent", policy.protection(), x -> (double) x.hedgesSent(), 0);
+        appendProtection(data, "hedgesInFlight", policy.protection(), x -> (double) x.hedgesInFlight(), 0);
+      }
       data.endObject();
     }
     data.endArray().endObject();
@@ -255,6 +263,14 @@ public final class HtmlReport {
           if (lines('breakerOpen').length) {
             chart('Circuit breaker: fraction of time open', lines('breakerOpen'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'open'});
             chart('Calls refused by the breaker per second', lines('refused'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'refused/s'});
+          }
+          if (lines('limiterFillRate').length) {
+            chart('Adaptive limiter: fill rate (0 until the first throttle)', lines('limiterFillRate'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'tokens/s'});
+            chart('Calls refused by the limiter per second', lines('limiterRefused'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'refused/s'});
+          }
+          if (lines('hedgesSent').length) {
+            chart('Hedges sent per second', lines('hedgesSent'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'hedges/s'});
+            chart('Hedges in flight', lines('hedgesInFlight'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'hedges'});
           }
         }
         function contention() {

@@ -95,6 +95,9 @@ final class MemoryEstimate {
         callerBytes = saturatedAdd(callerBytes, saturatedMultiply(s.clients, breakerBytes(spec)));
       }
       long perClient = closedLoopAttempts(s, policy);
+      if (spec.hedge != null) {
+        perClient = saturatedMultiply(perClient, spec.hedge.maxHedges() + 1L); // each call may have all in flight
+      }
       inFlight = Math.min(serverBound, saturatedMultiply(perClient, s.clients));
     } else {
       Call call = deadCall(s, policy);
@@ -103,7 +106,7 @@ final class MemoryEstimate {
           ? arrivals(s.rateProfile, s.durationNanos)
           : Math.min(arrivals(s.rateProfile, s.durationNanos), s.rateProfile.maxRate() * call.endNanos / (double) SECOND);
       callerBytes = saturated(callers * BYTES_PER_CALLER);
-      inFlight = Math.min(serverBound, saturated(call.retained));
+      inFlight = Math.min(serverBound, saturated(call.retained * (spec.hedge == null ? 1.0 : spec.hedge.maxHedges() + 1.0)));
     }
     return new long[] {saturatedAdd(callerBytes, saturatedMultiply(inFlight, perAttempt)), inFlight};
   }

@@ -64,10 +64,33 @@ public final class Output {
    * policy uses: the breakers' open and half-open time fractions and the calls they refused per second.
    */
   private static void appendProtection(StringBuilder out, PolicyResult policy, int end) {
+    List<Protection> series = policy.protection();
+    if (policy.usesAdaptive()) {
+      double waits = 0;
+      double refused = 0;
+      for (int t = end - 5; t < end; t++) {
+        waits += series.get(t).limiterWaits();
+        refused += series.get(t).limiterRefused();
+      }
+      double rate = series.get(end - 1).limiterFillRate();
+      out.append(" | limiter: ").append(rate > 0 ? Values.format(rate, 1) + " req/sec" : "off")
+          .append(", waits: ").append(Values.format(waits / 5, 2)).append(" req/sec, refused: ")
+          .append(Values.format(refused / 5, 2)).append(" req/sec");
+    }
+    if (policy.usesHedging()) {
+      double sent = 0;
+      double won = 0;
+      for (int t = end - 5; t < end; t++) {
+        sent += series.get(t).hedgesSent();
+        won += series.get(t).hedgesWon();
+      }
+      out.append(" | hedges: ").append(Values.format(sent / 5, 2)).append(" req/sec, in flight: ")
+          .append(series.get(end - 1).hedgesInFlight()).append(", won: ").append(Values.format(won / 5, 2))
+          .append(" req/sec");
+    }
     if (!policy.usesBreaker()) {
       return;
     }
-    List<Protection> series = policy.protection();
     double open = 0;
     double halfOpen = 0;
     double refused = 0;
@@ -82,9 +105,23 @@ public final class Output {
         .append(" req/sec");
   }
 
+  /** Whether a policy refuses calls locally: it has a breaker or an adaptive limiter. */
+  private static boolean refuses(PolicyResult policy) {
+    return policy.usesBreaker() || policy.usesAdaptive();
+  }
+
   private static boolean anyBreaker(SimulationResult result) {
     for (PolicyResult policy : result.policies()) {
-      if (policy.usesBreaker()) {
+      if (refuses(policy)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean anyHedging(SimulationResult result) {
+    for (PolicyResult policy : result.policies()) {
+      if (policy.usesHedging()) {
         return true;
       }
     }
@@ -103,16 +140,23 @@ public final class Output {
   /**
    * The summary table: one row per policy with its baseline and after-fault goodput, the {@link Recovery}
    * verdict's label, the recovery time, peak concurrency, amplification, success ratio and the p99 latency of
-   * the requests that succeeded. Missing numbers print as {@code -}. When a policy has a circuit breaker, a
-   * last column gives the calls its breakers refused ({@code -} for the policies without one).
+   * the requests that succeeded. Missing numbers print as {@code -}. When a policy has a circuit breaker or
+   * an adaptive limiter, a column {@code refused} gives the calls they refused (failed at once, never sent;
+   * {@code -} for the policies without either); when a policy hedges, a column {@code hedges (won)} the
+   * hedges sent and the calls a hedge won.
    */
   public static String summaryTable(SimulationResult result) {
     boolean refusals = anyBreaker(result);
+    boolean hedging = anyHedging(result);
     String[] header = {"policy", "baseline/s", "after/s", "recovered", "recovery", "peak conc.", "amplification",
         "success", "p99 (successes)"};
     if (refusals) {
       header = java.util.Arrays.copyOf(header, header.length + 1);
       header[header.length - 1] = "refused";
+    }
+    if (hedging) {
+      header = java.util.Arrays.copyOf(header, header.length + 1);
+      header[header.length - 1] = "hedges (won)";
     }
     List<PolicyResult> policies = result.policies();
     String[][] rows = new String[policies.size()][];
@@ -127,7 +171,11 @@ public final class Output {
               : "-"};
       if (refusals) {
         rows[i] = java.util.Arrays.copyOf(rows[i], rows[i].length + 1);
-        rows[i][rows[i].length - 1] = p.usesBreaker() ? Long.toString(p.refusedCalls()) : "-";
+        rows[i][rows[i].length - 1] = refuses(p) ? Long.toString(p.refusedCalls() + p.limiterRefusedCalls()) : "-";
+      }
+      if (hedging) {
+        rows[i] = java.util.Arrays.copyOf(rows[i], rows[i].length + 1);
+        rows[i][rows[i].length - 1] = p.usesHedging() ? p.hedgesSent() + " (" + p.hedgesWon() + ")" : "-";
       }
     }
     int[] widths = new int[header.length];
@@ -296,14 +344,15 @@ public final class Output {
    * The summary, one row per policy with a header line: {@code policy,verdict,recovered,baselineGoodput,
    * goodputAfterFault,recoverySeconds,peakConcurrency,amplification,successRatio,p99SuccessLatencySeconds,
    * logicalRequests,attempts}; the verdict is its {@linkplain Recovery#id() id}; a number the run does not
-   * have is an empty field; decimals as in {@link #json}. When a policy has a breaker, a last column
-   * {@code refused} (empty for the policies without one).
+   * have is an empty field; decimals as in {@link #json}. When a policy has a breaker or an adaptive
+   * limiter, a column {@code refused} (the calls they refused; empty for the policies without either); when
+   * a policy hedges, columns {@code hedgesSent,hedgesWon}.
    */
   public static String summaryCsv(SimulationResult result) {
     boolean refusals = anyBreaker(result);
     StringBuilder out = new StringBuilder("policy,verdict,recovered,baselineGoodput,goodputAfterFault,"
         + "recoverySeconds,peakConcurrency,amplification,successRatio,p99SuccessLatencySeconds,logicalRequests,"
-        + "attempts" + (refusals ? ",refused" : "") + "\n");
+        + "attempts" + (refusals ? ",refused" : "") + (anyHedging(result) ? ",hedgesSent,hedgesWon" : "") + "\n");
     for (PolicyResult policy : result.policies()) {
       Summary s = policy.summary();
       out.append(csvField(policy.name())).append(',').append(s.verdict().id()).append(',').append(s.recovered())
@@ -314,7 +363,11 @@ public final class Output {
           .append(csvNumber(s.successRatio(), 4)).append(',').append(csvNumber(s.p99SuccessLatencySeconds(), 6))
           .append(',').append(s.logicalRequests()).append(',').append(s.attempts());
       if (refusals) {
-        out.append(',').append(policy.usesBreaker() ? Long.toString(policy.refusedCalls()) : "");
+        out.append(',').append(refuses(policy)
+            ? Long.toString(policy.refusedCalls() + policy.limiterRefusedCalls()) : "");
+      }
+      if (anyHedging(result)) {
+        out.append(',').append(policy.usesHedging() ? policy.hedgesSent() + "," + policy.hedgesWon() : ",");
       }
       out.append('\n');
     }
@@ -335,7 +388,11 @@ public final class Output {
    * {@linkplain Recovery#id() id}); each series entry with t, goodput, timeouts, concurrency, latencySeconds;
    * more keys follow those. A number the run does not have is null. A policy with a breaker adds
    * {@code refused} to its summary and {@code breakerOpen}, {@code breakerHalfOpen} and {@code refused} to
-   * each series entry (see {@link Protection}); a policy without one has none of these keys.
+   * each series entry; one with an adaptive limiter {@code limiterWaits} and {@code limiterRefused} to its
+   * summary and {@code limiterFillRate} (0 until the first throttle), {@code limiterWaits} and
+   * {@code limiterRefused} to each entry; one that hedges {@code hedgesSent} and {@code hedgesWon} to its
+   * summary and {@code hedgesSent}, {@code hedgesInFlight} and {@code hedgesWon} to each entry (see
+   * {@link Protection}). A policy without the mechanism has none of its keys.
    */
   public static String json(SimulationResult result) {
     Json json = Json.lines().object().field("policies").array();
@@ -356,6 +413,12 @@ public final class Output {
           .field("attempts").number(s.attempts());
       if (p.usesBreaker()) {
         json.field("refused").number(p.refusedCalls());
+      }
+      if (p.usesAdaptive()) {
+        json.field("limiterWaits").number(p.limiterWaits()).field("limiterRefused").number(p.limiterRefusedCalls());
+      }
+      if (p.usesHedging()) {
+        json.field("hedgesSent").number(p.hedgesSent()).field("hedgesWon").number(p.hedgesWon());
       }
       json.endObject().field("series").array();
       for (Second t : p.series()) {
@@ -378,6 +441,18 @@ public final class Output {
           json.field("breakerOpen").decimal(protection.breakerOpen(), 3)
               .field("breakerHalfOpen").decimal(protection.breakerHalfOpen(), 3)
               .field("refused").number(protection.refused());
+        }
+        if (p.usesAdaptive()) {
+          Protection protection = p.protection().get(t.t());
+          json.field("limiterFillRate").decimal(protection.limiterFillRate(), 3)
+              .field("limiterWaits").number(protection.limiterWaits())
+              .field("limiterRefused").number(protection.limiterRefused());
+        }
+        if (p.usesHedging()) {
+          Protection protection = p.protection().get(t.t());
+          json.field("hedgesSent").number(protection.hedgesSent())
+              .field("hedgesInFlight").number(protection.hedgesInFlight())
+              .field("hedgesWon").number(protection.hedgesWon());
         }
         json.endObject();
       }

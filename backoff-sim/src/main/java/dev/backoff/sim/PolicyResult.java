@@ -108,6 +108,42 @@ public final class PolicyResult {
     return total;
   }
 
+  /** Attempts the adaptive limiter refused over the run (see {@link Protection#limiterRefused()}). */
+  public long limiterRefusedCalls() {
+    long total = 0;
+    for (Protection second : protection) {
+      total += second.limiterRefused();
+    }
+    return total;
+  }
+
+  /** Attempts the adaptive limiter delayed over the run (see {@link Protection#limiterWaits()}). */
+  public long limiterWaits() {
+    long total = 0;
+    for (Protection second : protection) {
+      total += second.limiterWaits();
+    }
+    return total;
+  }
+
+  /** Hedged attempts sent over the run (see {@link Protection#hedgesSent()}). */
+  public long hedgesSent() {
+    long total = 0;
+    for (Protection second : protection) {
+      total += second.hedgesSent();
+    }
+    return total;
+  }
+
+  /** Calls a hedge won over the run (see {@link Protection#hedgesWon()}). */
+  public long hedgesWon() {
+    long total = 0;
+    for (Protection second : protection) {
+      total += second.hedgesWon();
+    }
+    return total;
+  }
+
   /** Events the engine processed for this run. */
   public long events() {
     return events;

@@ -1,5 +1,6 @@
 package dev.backoff.sim;
 
+import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.Backoff;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.FailureClass;
@@ -17,7 +18,8 @@ import java.util.concurrent.TimeoutException;
  * {@code aws-standard}, {@code google-cloud:32s}) or an {@linkplain ExperimentPolicies experiment policy}
  * ({@code storm-exponential}), with the grammar's optional suffixes: {@code +budget} attaches the scenario's
  * retry budget, {@code +breaker[:...]} a circuit breaker on the virtual clock (one per run, or one per client
- * with {@code breaker-scope: per-client}). The scenario's {@code max-attempts} applies to strategies; to presets and experiment policies only
+ * with {@code breaker-scope: per-client}), {@code +adaptive[:...]} an adaptive rate limiter (one per run) and
+ * {@code +hedge:DELAY[:MAX]} hedging. The scenario's {@code max-attempts} applies to strategies; to presets and experiment policies only
  * when the scenario sets it (they keep their own limits otherwise). Immutable.
  */
 final class PolicySpec {
@@ -101,9 +103,9 @@ final class PolicySpec {
     } catch (IllegalArgumentException e) {
       throw new ScenarioException("policies", e.getMessage());
     }
-    if (policy.adaptive() != null || policy.hedge() != null) {
-      throw new ScenarioException("policies", "policy '" + policy.text() + "': the simulator does not run "
-          + (policy.adaptive() != null ? "+adaptive" : "+hedge") + " yet");
+    if (policy.adaptive() != null && policy.hedge() != null) {
+      throw new ScenarioException("policies", "policy '" + policy.text() + "': the simulator runs +adaptive or "
+          + "+hedge, not both in one policy (a hedge waiting for the limiter's token is not modelled)");
     }
     String experiment = ExperimentPolicies.canonical(policy.base());
     if (experiment != null) {
@@ -134,11 +136,20 @@ final class PolicySpec {
     return build(maxAttempts, budget, null);
   }
 
+  /** Builds the policy for one run without a rate limiter (see the four-argument build). */
+  RetryPolicy<Object> build(int maxAttempts, RetryBudget budget, CircuitBreaker circuitBreaker) {
+    return build(maxAttempts, budget, circuitBreaker, null);
+  }
+
   /**
    * Builds the policy for one run (or one client); {@code budget} is that run's budget (or null without
-   * +budget), {@code circuitBreaker} the breaker its attempts ask (or null without +breaker).
+   * +budget), {@code circuitBreaker} the breaker its attempts ask (or null without +breaker),
+   * {@code rateLimiter} the run's adaptive limiter (or null without +adaptive); +hedge adds its hedging.
+   *
+   * @throws IllegalArgumentException if the policy's attempt limit leaves no room for its hedges
    */
-  RetryPolicy<Object> build(int maxAttempts, RetryBudget budget, CircuitBreaker circuitBreaker) {
+  RetryPolicy<Object> build(int maxAttempts, RetryBudget budget, CircuitBreaker circuitBreaker,
+      AdaptiveRateLimiter rateLimiter) {
     RetryPolicy.Builder<Object> builder;
     if (preset != null) {
       builder = preset.policy();
@@ -156,6 +167,10 @@ final class PolicySpec {
       builder.budget(budget);
     }
     builder.circuitBreaker(circuitBreaker);
+    builder.rateLimiter(rateLimiter);
+    if (hedge != null) {
+      builder.hedging(hedge.hedging());
+    }
     return builder.build();
   }
 

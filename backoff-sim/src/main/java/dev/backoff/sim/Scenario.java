@@ -196,6 +196,16 @@ public final class Scenario {
     faults = Fault.parseAll(get("faults"), durationNanos, String.valueOf(get("duration")).trim());
     policies = PolicySpec.parseAll(get("policies"), raw.containsKey("max-attempts")
         && maxAttempts != Integer.MAX_VALUE);
+    for (PolicySpec spec : policies) {
+      if (spec.hedge != null) {
+        try {
+          spec.build(maxAttempts, null); // hedges need room in the attempt limit
+        } catch (IllegalArgumentException e) {
+          throw new ScenarioException(raw.containsKey("max-attempts") ? "max-attempts" : "policies",
+              "policy '" + spec.name + "': " + e.getMessage());
+        }
+      }
+    }
     checkContradictions();
     checkMemory();
   }
