@@ -58,7 +58,9 @@ final class StrategiesCommand implements Callable<Integer> {
     out.println("Add +budget for a retry budget (simulate: the scenario's budget key; lab: "
         + BudgetSpec.DEFAULT + "): " + String.join(", ", BudgetSpec.usage()) + ".");
     out.println("Add +breaker[:rate%:window:wait:trials] for a circuit breaker (default +breaker:50%:20:30s:3; the "
-        + "window is a number of calls or a duration). Suffixes combine: full-jitter+budget+breaker.");
+        + "window is a number of calls or a duration), +adaptive[:wait|fail|max-wait] for AWS's adaptive rate "
+        + "limiter, +hedge:delay[:max-hedges] for hedging (simulate only). Suffixes combine: "
+        + "full-jitter+budget+breaker.");
     out.flush();
     return 0;
   }

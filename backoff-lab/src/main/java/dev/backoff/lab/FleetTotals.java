@@ -12,8 +12,9 @@ package dev.backoff.lab;
  * @param requests logical requests started (each client's request, however many attempts it takes)
  * @param succeeded logical requests that succeeded
  * @param failed logical requests whose retries stopped without success
- * @param refused logical requests the policy's circuit breaker ended without an attempt it would not permit:
- *     a first attempt refused (the request failed at once) or a retry refused (counted in failed too)
+ * @param refused logical requests the policy's circuit breaker or adaptive rate limiter ended without an
+ *     attempt it would not permit: a first attempt refused (the request failed at once) or a retry refused
+ *     (counted in failed too)
  */
 record FleetTotals(long attempts, long ok, long errors, long timeouts, long retries, long requests, long succeeded,
     long failed, long refused) {
@@ -36,6 +37,6 @@ record FleetTotals(long attempts, long ok, long errors, long timeouts, long retr
   public String toString() {
     return "attempts " + attempts + " (ok " + ok + ", errors " + errors + ", timeouts " + timeouts + "), retries "
         + retries + ", requests " + requests + " (succeeded " + succeeded + ", failed " + failed
-        + (refused == 0 ? "" : ", refused by the breaker " + refused) + ")";
+        + (refused == 0 ? "" : ", refused by the breaker or limiter " + refused) + ")";
   }
 }

@@ -1,6 +1,8 @@
 package dev.backoff.lab;
 
 import dev.backoff.CircuitOpenException;
+import dev.backoff.RateLimitedException;
+import dev.backoff.StopReason;
 import dev.backoff.RetryEvent;
 import dev.backoff.RetryListener;
 import dev.backoff.RetryPolicy;
@@ -21,10 +23,10 @@ import java.util.concurrent.ScheduledExecutorService;
  * attempt's outcome to the observer (a failed attempt as the retry it causes or the stop it ends in, a good
  * one as the success).
  *
- * <p>With a circuit breaker, a refused first attempt fails the call with a {@link CircuitOpenException} and
- * no event, and a retry the breaker refuses after its wait ends the call with a stop event but no attempt of
- * its own; so such a policy's listener also hears when attempts start (per call), to count each attempt's
- * outcome once.
+ * <p>With a circuit breaker or an adaptive rate limiter, a refused first attempt fails the call with a
+ * {@link CircuitOpenException} or {@link RateLimitedException} and no event, and a retry refused after its
+ * wait ends the call with a stop event but no attempt of its own; so such a policy's listener also hears when
+ * attempts start (per call), to count each attempt's outcome once.
  */
 final class HttpSender implements LogicalRequestSender {
   private final RetryingHttpClient client;
@@ -37,7 +39,8 @@ final class HttpSender implements LogicalRequestSender {
     this.request = request;
     this.observer = observer;
     RetryPolicy<HttpResponse<?>> built = policy.build();
-    Listener listener = built.circuitBreaker() == null ? new Listener(observer) : new BreakerListener(observer);
+    Listener listener = built.circuitBreaker() != null || built.rateLimiter() != null
+        ? new BreakerListener(observer) : new Listener(observer);
     this.client = RetryingHttpClient.builder(http)
         .policy(built.toBuilder().listener(listener).maxSuppressed(0).build())
         .attemptTimeout(timeout)
@@ -53,7 +56,7 @@ final class HttpSender implements LogicalRequestSender {
     return client.sendAsync(request, HttpResponse.BodyHandlers.discarding())
         .handle((response, failure) -> {
           for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof CircuitOpenException) {
+            if (cause instanceof CircuitOpenException || cause instanceof RateLimitedException) {
               observer.refused(); // the first attempt was refused: nothing was sent
               break;
             }
@@ -90,7 +93,7 @@ final class HttpSender implements LogicalRequestSender {
 
     @Override
     public void onExhausted(RetryEvent<HttpResponse<?>> event) {
-      if (event.stopReason() == dev.backoff.StopReason.CIRCUIT_OPEN) {
+      if (event.stopReason() == StopReason.CIRCUIT_OPEN || event.stopReason() == StopReason.RATE_LIMITED) {
         observer.refused();
       }
       attemptEnded(event);

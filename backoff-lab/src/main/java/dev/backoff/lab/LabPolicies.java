@@ -16,7 +16,9 @@ import java.util.List;
  * simulator); a preset, which keeps its own limits. A {@code +budget} suffix adds a retry budget shared by
  * the whole fleet: {@link BudgetSpec#DEFAULT}, AWS's token bucket, as the simulator's default. A
  * {@code +breaker[:...]} suffix adds the same circuit breaker as the simulator's ({@link PolicySpec.Breaker}),
- * also shared by the whole fleet (the simulator's default {@code breaker-scope}: one client process). What is
+ * also shared by the whole fleet (the simulator's default {@code breaker-scope}: one client process);
+ * {@code +adaptive[:...]} an adaptive rate limiter shared by the fleet. {@code +hedge} is refused: the lab's
+ * client does not hedge in this build. What is
  * retried (429 and 5xx, connection failures and timeouts) is backoff-http's rule, added by its client.
  * Stateless.
  */
@@ -35,9 +37,9 @@ public final class LabPolicies {
       throw new IllegalArgumentException("policy name must not be blank");
     }
     PolicySpec spec = PolicySpec.parse(name);
-    if (spec.adaptive() != null || spec.hedge() != null) {
-      throw new IllegalArgumentException("policy '" + name + "': the lab does not run "
-          + (spec.adaptive() != null ? "+adaptive" : "+hedge") + " yet");
+    if (spec.hedge() != null) {
+      throw new IllegalArgumentException("policy '" + name + "': the lab's HTTP client does not hedge in this "
+          + "build; see what +hedge does with 'backoff simulate'");
     }
     String experiment = ExperimentPolicies.canonical(spec.base());
     RetryPolicy.Builder<R> builder;
@@ -54,7 +56,7 @@ public final class LabPolicies {
       } catch (IllegalArgumentException e) {
         if (e.getMessage().startsWith("unknown strategy")) {
           throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", names())
-              + ", each also with +budget or +breaker[:rate%:window:wait:trials]");
+              + ", each also with +budget, +breaker[:rate%:window:wait:trials] or +adaptive[:wait|fail|max-wait]");
         }
         throw e;
       }
@@ -67,6 +69,10 @@ public final class LabPolicies {
     if (spec.breaker() != null) {
       builder.circuitBreaker(spec.breaker().builder().name(spec.text()).build());
     }
+    if (spec.adaptive() != null) {
+      builder.rateLimiter(spec.adaptive().builder().name(spec.text()).build());
+    }
+
     return builder.name(spec.text());
   }
 

@@ -70,6 +70,12 @@ class LabPoliciesTest {
     assertThat(policy("fixed+breaker:50%:10s").circuitBreaker().toString())
         .isEqualTo("CircuitBreaker[fixed+breaker:50%:10s: CLOSED, last 10s, opens at 50.0% of at least 10 calls]");
     assertThat(policy("fixed").circuitBreaker()).isNull();
+    RetryPolicy<Object> adaptive = policy("full-jitter+adaptive:fail");
+    assertThat(adaptive.rateLimiter()).isNotNull();
+    assertThat(adaptive.rateLimiter().maxWait()).isZero();
+    assertThatThrownBy(() -> policy("full-jitter+hedge:50ms:2")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("policy 'full-jitter+hedge:50ms:2': the lab's HTTP client does not hedge in this build; see "
+            + "what +hedge does with 'backoff simulate'");
     assertThatThrownBy(() -> policy("fixed+breaker:150%")).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("bad policy 'fixed+breaker:150%': breaker failure rate '150%': out of range (0..100]%");
   }

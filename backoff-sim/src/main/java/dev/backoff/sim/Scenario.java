@@ -57,7 +57,8 @@ public final class Scenario {
     key("policies", List.of("storm-fixed", "storm-exponential", "storm-exponential-full-jitter",
             "storm-exponential-full-jitter+budget"),
         "policies to compare (see 'backoff strategies': the experiment's storm-*, strategies like "
-            + "full-jitter:100ms:20s, presets; suffixes +budget, +breaker[:rate%:window:wait:trials])");
+            + "full-jitter:100ms:20s, presets; suffixes +budget, +breaker[:rate%:window:wait:trials], +adaptive[:wait|fail|max-wait], "
+            + "+hedge:delay[:max-hedges])");
     key("max-attempts", "unlimited", "attempt limit, the first attempt included; when set it applies to every "
         + "policy, presets and storm-* too (unset: strategies unlimited, presets their own)");
     key("budget", dev.backoff.spec.BudgetSpec.DEFAULT, "retry budget of '+budget' policies: token-bucket[:capacity:cost:timeout-cost] (AWS), grpc[:max-tokens:token-ratio] or ratio[:ratio:min-per-second:window] (Finagle)");
