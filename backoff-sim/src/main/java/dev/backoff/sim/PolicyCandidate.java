@@ -282,14 +282,8 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
     return properties;
   }
 
-  /** The strategy as the core parses it (for checks). */
-  BackoffSpec parsedStrategy() {
-    return BackoffSpec.parse(strategySpec());
-  }
-
   static String number(double value) {
-    String text = BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
-    return text;
+    return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
   }
 
   /** {@link #label()}. */
