@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -375,12 +376,18 @@ class HedgingTest {
   }
 
   @Test
-  void theSynchronousExecutorRejectsAHedgingPolicy() {
+  void aSynchronousCallUnderAHedgingPolicyIsRejectedBeforeAnyAttempt() {
     RetryPolicy<String> policy = policy(100).build();
-    assertThatThrownBy(() -> RetryExecutor.of(policy))
+    RetryExecutor<String> executor = RetryExecutor.of(policy); // a driver may hold both executors
+    AtomicInteger calls = new AtomicInteger();
+    assertThatThrownBy(() -> executor.call(() -> "x" + calls.incrementAndGet()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'hedged' hedges")
         .hasMessageContaining("AsyncRetryExecutor");
+    assertThatThrownBy(() -> RetryLoops.sync(executor, context -> "x" + calls.incrementAndGet(),
+        OutcomeJudge.policyRules()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(calls).hasValue(0);
   }
 
   @Test
