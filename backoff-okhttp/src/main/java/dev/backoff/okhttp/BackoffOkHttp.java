@@ -155,7 +155,7 @@ public final class BackoffOkHttp {
     AsyncExchange exchange = new AsyncExchange(this, client, request);
     CompletableFuture<Response> call = exchange.start();
     call.whenComplete((response, failure) -> {
-      Call last = exchange.lastCall();
+      Call last = exchange.lastCall(response);
       if (failure == null) {
         try {
           callback.onResponse(last, response);
