@@ -13,10 +13,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -66,6 +68,27 @@ class HedgedExchangeTest {
       Throwable slow = http.asyncExchanges.get(0).handle((r, t) -> t).get(10, TimeUnit.SECONDS);
       assertThat(Exchange.unwrap(slow)).isInstanceOf(CancellationException.class);
       assertThat(listener.summary()).containsExactly("hedge 2", "hedge won 2", "success 2 " + response);
+    }
+  }
+
+  @Test
+  void onlyTheWinnersBodyReachesTheCallersHandler() throws Exception {
+    // The first response's headers come at once and its body trickles; the hedge's comes whole.
+    try (ScriptedHttpServer server = new ScriptedHttpServer(
+        Response.of(200, "trickled").trickle(Duration.ofMillis(100)), Response.of(200, "whole"))) {
+      AtomicInteger applied = new AtomicInteger();
+      HttpResponse.BodyHandler<String> handler = info -> {
+        applied.incrementAndGet(); // a handler with a side effect (the CLI's prints the body as it arrives)
+        return HttpResponse.BodySubscribers.ofString(StandardCharsets.UTF_8);
+      };
+      CompletableFuture<HttpResponse<String>> call =
+          client().sendAsync(HttpRequest.newBuilder(server.uri("/")).build(), handler);
+      awaitRequests(server, 1);
+      scheduler.advance(Duration.ofMillis(50)); // sends the hedge unless the first headers already won
+      HttpResponse<String> response = call.get(10, TimeUnit.SECONDS);
+
+      assertThat(response.body()).isIn("trickled", "whole");
+      assertThat(applied).hasValue(1);
     }
   }
 
