@@ -93,6 +93,22 @@ class HedgedExchangeTest {
   }
 
   @Test
+  void aRequestThatMustNotBeRepeatedIsNeverHedged() throws Exception {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(
+        Response.of(201, "created").delay(Duration.ofMillis(300)), Response.of(201, "twice"))) {
+      CompletableFuture<HttpResponse<String>> call = client().sendAsync(HttpRequest.newBuilder(server.uri("/"))
+          .POST(HttpRequest.BodyPublishers.ofString("order")).build(), BodyHandlers.ofString());
+      awaitRequests(server, 1);
+      assertThat(scheduler.pending()).isZero(); // no hedge planned
+      scheduler.advance(Duration.ofSeconds(1));
+
+      assertThat(call.get(10, TimeUnit.SECONDS).body()).isEqualTo("created");
+      assertThat(server.requestCount()).isEqualTo(1);
+      assertThat(listener.kinds()).containsExactly(RecordingListener.Kind.SUCCESS);
+    }
+  }
+
+  @Test
   void aRetryableStatusSendsTheHedgeAtOnceAndTheOriginalCanStillWin() throws Exception {
     try (ScriptedHttpServer server = new ScriptedHttpServer(
         Response.of(200, "original").delay(Duration.ofMillis(300)), Response.of(503, "busy"))) {

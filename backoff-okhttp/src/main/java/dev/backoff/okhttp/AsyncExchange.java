@@ -50,9 +50,10 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
     this.client = Objects.requireNonNull(client, "client must not be null");
     this.request = Objects.requireNonNull(request, "request must not be null");
     this.rules = owner.httpRules();
-    this.executor = owner.asyncExecutor();
-    this.policy = executor.policy();
     this.repeatable = rules.isRepeatable(OkHttpViews.request(request));
+    // A request that must not be repeated is never hedged: a hedge would send it twice.
+    this.executor = repeatable ? owner.asyncExecutor() : owner.unhedgedExecutor();
+    this.policy = executor.policy();
     this.answers = policy.hedging() == null ? null : Collections.synchronizedMap(new IdentityHashMap<>());
   }
 

@@ -107,6 +107,25 @@ class HedgedEnqueueTest {
   }
 
   @Test
+  void aRequestThatMustNotBeRepeatedIsNeverHedged() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(201).body("created").headersDelay(300, TimeUnit.MILLISECONDS)
+        .build());
+    server.enqueue(new MockResponse.Builder().code(201).body("twice").build());
+    Request post = new Request.Builder().url(server.url("/orders"))
+        .post(okhttp3.RequestBody.create("order", okhttp3.MediaType.get("text/plain"))).build();
+
+    CompletableFuture<Response> call = backoff().enqueue(client, post);
+    await("the request reached the server", () -> server.getRequestCount() == 1);
+    assertThat(scheduler.pending()).isZero(); // no hedge planned
+    scheduler.advance(Duration.ofSeconds(1));
+    try (Response response = call.get(10, TimeUnit.SECONDS)) {
+      assertThat(response.body().string()).isEqualTo("created");
+    }
+    assertThat(server.getRequestCount()).isEqualTo(1);
+    assertThat(events).isEmpty();
+  }
+
+  @Test
   void theCallbackGetsTheWinningAttemptsCallEvenWhenTheOriginalWins() throws Exception {
     // The original answers after the hedge was sent (2 s leaves a starved machine room to send it); the hedge
     // never does.
