@@ -53,6 +53,8 @@ public final class Execution<R> {
   private Object call;
   // The circuit breaker's permit for the attempt in flight, until its outcome is reported (or released).
   private CircuitBreaker.Permit permit;
+  // The async loop holds a token from the policy's rate limiter while it waits to start the next attempt.
+  private boolean rateTokenHeld;
 
   Execution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
     this.policy = policy;
@@ -116,6 +118,10 @@ public final class Execution<R> {
     }
     lastNanos = nowNanos;
     releasePermit();
+    if (rateTokenHeld) {
+      rateTokenHeld = false;
+      policy.rateLimiter.unreserve();
+    }
     FailureClass granted = grantedRetryClass;
     if (granted != null) {
       grantedRetryClass = null;
@@ -323,6 +329,9 @@ public final class Execution<R> {
     done = true;
     lastResult = result;
     lastFailure = null; // the last attempt returned a result: no event may report an old failure
+    if (policy.rateLimiter != null) {
+      policy.rateLimiter.onResponse(false);
+    }
     CircuitBreaker.Permit attemptPermit = permit;
     if (attemptPermit != null) {
       permit = null;
@@ -388,6 +397,10 @@ public final class Execution<R> {
 
   private Decision decide(FailureClass failureClass, StopReason refusal, long hint, long nowNanos) {
     lastFailureClass = failureClass;
+    // Every attempt's outcome is a response to the limiter, except one the caller cut short.
+    if (policy.rateLimiter != null && refusal != StopReason.INTERRUPTED && refusal != StopReason.CANCELLED) {
+      policy.rateLimiter.onResponse(failureClass == FailureClass.THROTTLED);
+    }
     CircuitBreaker.Permit attemptPermit = permit;
     if (attemptPermit != null) {
       permit = null;
@@ -467,6 +480,19 @@ public final class Execution<R> {
    */
   void permit(CircuitBreaker.Permit attemptPermit) {
     this.permit = attemptPermit;
+  }
+
+  /**
+   * The async loop: whether it holds a rate limiter's token for the next attempt while waiting for it (a
+   * {@link #stop} then gives the token back).
+   */
+  void rateTokenHeld(boolean held) {
+    this.rateTokenHeld = held;
+  }
+
+  /** Whether the async loop holds a rate limiter's token for the next attempt (see {@link #rateTokenHeld(boolean)}). */
+  boolean rateTokenHeld() {
+    return rateTokenHeld;
   }
 
   /** Gives the breaker back the permit of an attempt whose outcome will not be reported. */

@@ -55,6 +55,7 @@ public final class RetryPolicy<R> {
   final long maxPushbackNanos;
   final RetryBudget budget;
   final CircuitBreaker breaker; // null: none
+  final AdaptiveRateLimiter rateLimiter; // null: none
   final Hedging hedging; // null: none
   final RetryListener<R>[] listeners;
   final NanoClock clock;
@@ -86,6 +87,7 @@ public final class RetryPolicy<R> {
     this.maxPushbackNanos = b.maxPushbackNanos;
     this.budget = b.budget;
     this.breaker = b.breaker;
+    this.rateLimiter = b.rateLimiter;
     this.hedging = b.hedging;
     if (hedging != null && hedging.maxHedges() != Hedging.UNBOUNDED && hedging.maxHedges() >= maxAttempts) {
       throw new IllegalArgumentException("hedging maxHedges(" + hedging.maxHedges() + ") needs maxAttempts of at least "
@@ -126,6 +128,7 @@ public final class RetryPolicy<R> {
     this.maxPushbackNanos = p.maxPushbackNanos;
     this.budget = p.budget;
     this.breaker = p.breaker;
+    this.rateLimiter = p.rateLimiter;
     this.hedging = p.hedging;
     this.listeners = p.listeners;
     this.clock = p.clock;
@@ -236,6 +239,11 @@ public final class RetryPolicy<R> {
     return budget;
   }
 
+  /** The adaptive rate limiter every attempt takes a token from, or null. */
+  public AdaptiveRateLimiter rateLimiter() {
+    return rateLimiter;
+  }
+
   /** The circuit breaker every attempt asks first, or null. */
   public CircuitBreaker circuitBreaker() {
     return breaker;
@@ -272,6 +280,7 @@ public final class RetryPolicy<R> {
         + (maxElapsedNanos == Long.MAX_VALUE ? "" : ", deadline " + Duration.ofNanos(maxElapsedNanos))
         + (budget == null ? "" : ", budget " + budget)
         + (breaker == null ? "" : ", breaker " + breaker.name())
+        + (rateLimiter == null ? "" : ", rate limiter " + rateLimiter.name())
         + (hedging == null ? "" : ", " + hedging) + "]";
   }
 
@@ -299,6 +308,7 @@ public final class RetryPolicy<R> {
     private long maxPushbackNanos = DEFAULT_MAX_PUSHBACK_NANOS;
     private RetryBudget budget;
     private CircuitBreaker breaker;
+    private AdaptiveRateLimiter rateLimiter;
     private Hedging hedging;
     private final List<RetryListener<R>> listeners = new ArrayList<>();
     private NanoClock clock = NanoClock.system();
@@ -328,6 +338,7 @@ public final class RetryPolicy<R> {
       maxPushbackNanos = p.maxPushbackNanos;
       budget = p.budget;
       breaker = p.breaker;
+      rateLimiter = p.rateLimiter;
       hedging = p.hedging;
       listeners.addAll(Arrays.asList(p.listeners));
       clock = p.clock;
@@ -543,6 +554,24 @@ public final class RetryPolicy<R> {
      */
     public Builder<R> circuitBreaker(CircuitBreaker breaker) {
       this.breaker = breaker;
+      return this;
+    }
+
+    /**
+     * An adaptive client-side rate limiter, usually shared by every call to one service; null removes it.
+     * Every attempt, the first included, takes a token from it ({@link AdaptiveRateLimiter#reserve()}) just
+     * before it starts (after the backoff's sleep, and after the circuit breaker, if any, permitted it), and
+     * reports whether its outcome was a throttle (an outcome this policy classifies
+     * {@link FailureClass#THROTTLED}). When the limiter says wait, the call waits on the policy's
+     * {@linkplain #sleeper sleeper} (synchronous calls) or the executor's scheduler (asynchronous calls),
+     * honouring interruption and cancellation; a wait that would end past the deadline stops the call
+     * ({@link StopReason#DEADLINE_EXCEEDED}), and a refusal stops it with {@link StopReason#RATE_LIMITED}.
+     * A first attempt stopped this way fails the call with a {@link RateLimitedException}, or its recovery's
+     * value; a retry stopped this way leaves the last attempt's failure (or result), like any other stop.
+     * Until the limiter's first throttle, it costs a call one volatile read and, per attempt, one clock read.
+     */
+    public Builder<R> rateLimiter(AdaptiveRateLimiter rateLimiter) {
+      this.rateLimiter = rateLimiter;
       return this;
     }
 
