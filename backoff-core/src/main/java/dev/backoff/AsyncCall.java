@@ -131,6 +131,9 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       }
     }
     startNanos = FirstAttempt.start(policy, executor.clock);
+    if (policy.rateLimiter != null && !passedRateGate(startNanos, permit)) {
+      return;
+    }
     startAttempt(permit);
   }
 
@@ -167,6 +170,8 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       execution.stopNanos(StopReason.CANCELLED, executor.clock.nanoTime());
       return null;
     }
+    // This task may run after the rate limiter's wait: its token is then this attempt's (a stop gives it back).
+    boolean rateWaitOver = execution.rateTokenHeld();
     CircuitBreaker breaker = executor.policy.breaker;
     CircuitBreaker.Permit permit = null;
     if (breaker != null) {
@@ -183,9 +188,54 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         return null;
       }
     }
+    if (rateWaitOver) {
+      execution.rateTokenHeld(false); // the attempt goes now
+    } else if (executor.policy.rateLimiter != null && !passedRateGate(execution.startNanos(), permit)) {
+      return null;
+    }
     execution.onRetryStart();
     startAttempt(permit);
     return null;
+  }
+
+  /**
+   * Takes the rate limiter's token for the attempt about to start. Returns true if it may start now;
+   * otherwise the call has either stopped (refused, or a wait past the deadline) or is scheduled to run
+   * again after the wait, holding its token (the first attempt's wait creates the execution early). An
+   * attempt that does not start now gives its circuit breaker permit back: a waiting call holds none, and
+   * asks the breaker again when its wait is over.
+   */
+  @SuppressWarnings("unchecked")
+  private boolean passedRateGate(long callStartNanos, CircuitBreaker.Permit permit) {
+    RetryPolicy<R> policy = executor.policy;
+    long wait = policy.rateLimiter.reserve();
+    if (wait == 0) {
+      return true;
+    }
+    release(permit);
+    StopReason refusal = RateGate.refusal(policy, wait, callStartNanos, executor.clock);
+    if (refusal == null) {
+      if (execution == null) {
+        execution = FirstAttempt.failed(policy, startNanos, executor.clock.nanoTime(), executor.random, identity());
+      }
+      execution.rateTokenHeld(true);
+      scheduleRetry(wait);
+      return false;
+    }
+    IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
+    state = DONE;
+    try {
+      if (execution == null) {
+        super.complete(RateGate.refusedFirst(policy, refusal,
+            attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
+      } else {
+        execution.stopNanos(refusal, executor.clock.nanoTime());
+        settle(false);
+      }
+    } catch (Throwable stopped) {
+      super.completeExceptionally(stopped); // the refusal, or a recovery's failure
+    }
+    return false;
   }
 
   /**

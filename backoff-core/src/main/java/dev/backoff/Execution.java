@@ -43,6 +43,8 @@ public final class Execution<R> {
   // The breaker permit passed in with the outcome being recorded has not been reported yet: if a policy
   // callback throws before it is, the permit is released, so the breaker never waits for it.
   private static final int PERMIT_OPEN = 16;
+  // The async loop holds a token from the policy's rate limiter while it waits to start the next attempt.
+  private static final int RATE_TOKEN_HELD = 32;
   private static final StopReason[] STOP_REASONS = StopReason.values();
 
   private final RetryPolicy<R> policy;
@@ -132,6 +134,10 @@ public final class Execution<R> {
       return;
     }
     lastNanos = nowNanos;
+    if ((flags & RATE_TOKEN_HELD) != 0) {
+      flags &= ~RATE_TOKEN_HELD;
+      policy.rateLimiter.unreserve();
+    }
     if ((flags & RETRY_GRANTED) != 0) {
       flags &= ~RETRY_GRANTED;
       policy.budget.release(lastFailureClass);
@@ -208,18 +214,140 @@ public final class Execution<R> {
     rememberFailure(failure);
     int inspected = Classification.inspect(policy, failure);
     StopReason refusal = Classification.refusal(policy, failure, inspected);
-    FailureClass failureClass;
+    return decide(failureClass(failure, inspected, refusal), refusal, hint, nowNanos, permit);
+  }
+
+  private FailureClass failureClass(Throwable failure, int inspected, StopReason refusal) {
     if (refusal != null) {
-      failureClass = FailureClass.TRANSIENT;
-    } else if (policy.failureClassifier == Classification.DEFAULT_CLASSIFIER) {
-      failureClass = (inspected & Classification.TIMEOUT) != 0 ? FailureClass.TIMEOUT : FailureClass.TRANSIENT;
-    } else {
-      failureClass = policy.failureClassifier.apply(failure);
-      if (failureClass == null) {
-        failureClass = FailureClass.TRANSIENT;
+      return FailureClass.TRANSIENT;
+    }
+    if (policy.failureClassifier == Classification.DEFAULT_CLASSIFIER) {
+      return (inspected & Classification.TIMEOUT) != 0 ? FailureClass.TIMEOUT : FailureClass.TRANSIENT;
+    }
+    FailureClass failureClass = policy.failureClassifier.apply(failure);
+    return failureClass == null ? FailureClass.TRANSIENT : failureClass;
+  }
+
+  // Hedging (HedgedCall, and the simulator through Engine): several attempts of one call may be in flight,
+  // so an attempt's failure does not by itself end the call, and the next attempt needs no backoff.
+
+  /**
+   * Hedging: asks for one more attempt alongside those in flight. Refuses it once {@code started} attempts
+   * reach the hedging's bound, once the deadline has passed, or when the budget refuses it (asked for the
+   * class {@code triggerClass}, that of the failure that triggered the hedge, or {@link FailureClass#TRANSIENT}
+   * when the hedging delay did). A granted hedge is charged to the budget and counted among the retries, and
+   * the listeners hear of it. Does not end the call.
+   *
+   * @return null if the hedge may start now, else why not
+   */
+  StopReason tryHedge(int started, FailureClass triggerClass, Throwable trigger, long nowNanos) {
+    if ((flags & DONE) != 0) {
+      StopReason stopped = stopReason();
+      throw new IllegalStateException("the call has already ended: " + (stopped == null ? "success" : stopped));
+    }
+    if (started >= policy.hedging.maxStarted(policy.maxAttempts)) {
+      return StopReason.ATTEMPTS_EXHAUSTED;
+    }
+    if (policy.maxElapsedNanos != Long.MAX_VALUE && nowNanos - startNanos > policy.maxElapsedNanos) {
+      return StopReason.DEADLINE_EXCEEDED;
+    }
+    FailureClass failureClass = triggerClass == null ? FailureClass.TRANSIENT : triggerClass;
+    if (policy.budget != null && !policy.budget.tryAcquire(failureClass)) {
+      return StopReason.BUDGET_EXHAUSTED;
+    }
+    retriesScheduled++;
+    attempts = Math.max(attempts, started + 1); // a hedged call's attempts are those it started
+    if (lastFailureClass == null) {
+      lastFailureClass = failureClass; // what the budget refunds on success
+    }
+    if (policy.listeners.length > 0) {
+      Listeners.tell(policy.listeners, Listeners.HEDGE_SENT, new RetryEvent<>(policy.name, started + 1,
+          nowNanos - startNanos, null, trigger, triggerClass, 0, null, 0, call()));
+    }
+    return null;
+  }
+
+  /**
+   * Hedging: records a failed (or retryable) attempt's outcome, judged, with the circuit breaker's
+   * {@code attemptPermit} for it (or null). Returns:
+   * <ul>
+   *   <li>a retry decision: the next hedge may start after its delay (zero: at once; a pushback hint
+   *       otherwise);
+   *   <li>a stop decision with the call still running ({@link #isDone()} false): no further hedge may start
+   *       (the server said stop, or asked for longer than the maximum pushback); the attempts in flight go on;
+   *   <li>a stop decision with the call ended ({@link #isDone()} true): the failure was fatal (not retryable,
+   *       aborted, or the driver's stop verdict); the listeners have heard.
+   * </ul>
+   */
+  Decision recordHedged(R result, Throwable failure, Verdict verdict, CircuitBreaker.Permit attemptPermit,
+      long nowNanos) {
+    if (verdict.isAccept()) {
+      throw new IllegalArgumentException("an accepted outcome is a success, not a hedged failure: " + verdict);
+    }
+    try {
+      if ((flags & DONE) != 0) {
+        StopReason stopped = stopReason();
+        throw new IllegalStateException("the call has already ended: " + (stopped == null ? "success" : stopped));
+      }
+      attempts = Math.max(attempts, 1); // counted when started (tryHedge), not when they end
+      lastNanos = nowNanos;
+      StopReason refusal = verdict.stopReason();
+      FailureClass failureClass;
+      if (failure != null) {
+        rememberFailure(failure);
+        if (refusal == null) {
+          int inspected = Classification.inspect(policy, failure);
+          refusal = Classification.refusal(policy, failure, inspected);
+          failureClass = failureClass(failure, inspected, refusal);
+        } else {
+          failureClass = FailureClass.TRANSIENT;
+        }
+      } else {
+        rememberResult(result);
+        failureClass = resultClass(result);
+      }
+      lastFailureClass = failureClass;
+      if (attemptPermit != null) {
+        if (refusal == null) {
+          attemptPermit.onFailure(failureClass);
+        } else {
+          attemptPermit.release();
+        }
+        attemptPermit = null;
+      }
+      if (refusal != null) {
+        return decision(end(refusal));
+      }
+      if (policy.budget != null) {
+        policy.budget.onFailure(failureClass);
+      }
+      long hint = verdict.usesPolicyPushback() ? policyHint(result, failure) : verdict.pushbackHintNanos();
+      if (hint == Pushback.STOP) {
+        return Decision.stop(StopReason.PUSHBACK);
+      }
+      if (hint > policy.maxPushbackNanos) {
+        return Decision.stop(StopReason.PUSHBACK_TOO_LONG);
+      }
+      return Decision.retryAfter(Math.max(0, hint));
+    } finally {
+      if (attemptPermit != null) {
+        attemptPermit.release(); // a policy callback threw before the outcome reached the breaker
       }
     }
-    return decide(failureClass, refusal, hint, nowNanos, permit);
+  }
+
+  /**
+   * Hedging: attempt {@code attempt} returned the accepted {@code result}; the listeners hear which one won
+   * ({@link RetryListener#onHedgeWon} when it was a hedge), then of the success.
+   */
+  Decision succeedHedged(R result, int attempt, long nowNanos) {
+    if (attempt > 1 && policy.listeners.length > 0 && (flags & DONE) == 0) {
+      Listeners.tell(policy.listeners, Listeners.HEDGE_WON, new RetryEvent<>(policy.name, attempt,
+          nowNanos - startNanos, result, null, null, 0, null, 0, call()));
+    }
+    // The winner was counted when it started; succeed counts it again, so it starts from one fewer.
+    attempts = Math.max(attempts, 1) - 1;
+    return decision(succeed(result, nowNanos, null));
   }
 
   private long recordRetryableResult(R result, long hint, long nowNanos, CircuitBreaker.Permit permit) {
@@ -239,6 +367,9 @@ public final class Execution<R> {
     // The last attempt returned a result: no event may report an old failure (nor is it kept as an earlier one).
     last = result;
     flags &= ~LAST_IS_FAILURE;
+    if (policy.rateLimiter != null) {
+      policy.rateLimiter.onResponse(false);
+    }
     if (permit != null) {
       flags &= ~PERMIT_OPEN;
       permit.onSuccess();
@@ -329,6 +460,10 @@ public final class Execution<R> {
   private long decide(FailureClass failureClass, StopReason refusal, long hint, long nowNanos,
       CircuitBreaker.Permit permit) {
     lastFailureClass = failureClass;
+    // Every attempt's outcome is a response to the limiter, except one the caller cut short.
+    if (policy.rateLimiter != null && refusal != StopReason.INTERRUPTED && refusal != StopReason.CANCELLED) {
+      policy.rateLimiter.onResponse(failureClass == FailureClass.THROTTLED);
+    }
     if (permit != null) {
       flags &= ~PERMIT_OPEN;
       // As with the budget, only failures the rules would retry say something about the dependency.
@@ -402,6 +537,24 @@ public final class Execution<R> {
 
   private Object call() {
     return rare instanceof Rare r ? r.call : null;
+  }
+
+  /**
+   * The async loop: whether it holds a rate limiter's token for the next attempt while waiting for it (a
+   * {@link #stop} then gives the token back).
+   */
+  void rateTokenHeld(boolean held) {
+    flags = (byte) (held ? flags | RATE_TOKEN_HELD : flags & ~RATE_TOKEN_HELD);
+  }
+
+  /** Whether the async loop holds a rate limiter's token for the next attempt (see {@link #rateTokenHeld(boolean)}). */
+  boolean rateTokenHeld() {
+    return (flags & RATE_TOKEN_HELD) != 0;
+  }
+
+  /** The class of the last retryable failure (or of the budget's charge for a hedge), or null. */
+  FailureClass lastFailureClass() {
+    return lastFailureClass;
   }
 
   /** The loops: the call's identity in the events this execution sends (see {@link RetryEvent#call()}). */

@@ -47,6 +47,23 @@ final class SyncLoop {
       }
     }
     long start = FirstAttempt.start(policy, clock);
+    if (policy.rateLimiter != null) {
+      StopReason refusal;
+      try {
+        refusal = RateGate.await(policy, target, kind, executor.sleeper, start, clock);
+      } catch (InterruptedException | RuntimeException | Error stopped) {
+        if (permit != null) {
+          permit.release();
+        }
+        throw stopped;
+      }
+      if (refusal != null) {
+        if (permit != null) {
+          permit.release();
+        }
+        return RateGate.refusedFirst(policy, refusal, recovery);
+      }
+    }
     // Only a driver's hook reads the context: the executors' targets get none, and allocate none.
     Context context = kind == HOOK ? new Context(policy, clock, start) : null;
     // The call's identity in listener events, only for listeners of attempt events (RetryEvent.call()).
@@ -131,6 +148,31 @@ final class SyncLoop {
         permit = policy.breaker.tryAcquire();
         if (permit == null) { // the breaker opened (or ran out of trials) during the sleep
           execution.stopNanos(StopReason.CIRCUIT_OPEN, clock.nanoTime());
+          decision = Execution.STOPPED;
+          break;
+        }
+      }
+      if (policy.rateLimiter != null) {
+        StopReason refusal;
+        try {
+          refusal = RateGate.await(policy, target, kind, executor.sleeper, execution.startNanos(), clock);
+        } catch (InterruptedException | RuntimeException | Error stopped) {
+          if (permit != null) {
+            permit.release(); // the attempt will not run
+          }
+          if (stopped instanceof InterruptedException interrupted) {
+            throw stopInterrupted(execution, clock, interrupted);
+          }
+          throw stopped;
+        }
+        if (refusal != null && permit != null) {
+          permit.release();
+        }
+        if (refusal == StopReason.CANCELLED) {
+          throw stopCancelled(execution, clock);
+        }
+        if (refusal != null) {
+          execution.stopNanos(refusal, clock.nanoTime());
           decision = Execution.STOPPED;
           break;
         }
