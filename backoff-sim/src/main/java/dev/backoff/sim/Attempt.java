@@ -6,12 +6,24 @@ final class Attempt {
   static final int ANSWERED = 1;
   static final int TIMED_OUT = 2;
 
+  /**
+   * An attempt for a request whose client gave up and whose own attempt the server no longer keeps (see
+   * {@link ServiceRing}): events addressed to it are lost on arrival, as for any abandoned attempt. One per
+   * run (a run writes to it), never shared between runs.
+   */
+  static Attempt abandoned() {
+    Attempt attempt = new Attempt(null, -1);
+    attempt.state = TIMED_OUT;
+    return attempt;
+  }
+
   final Caller caller;
   final long sentNanos;
   long serviceStartNanos;
+  long answeredNanos = -1; // when a server answered (even if the client had given up)
+  long ticket = -1; // its place in a knee or linear server's ring (ServiceRing), -1 before it got there
   int epoch; // the server's crash epoch when it entered; events from an older epoch are void
   int state;
-  long answeredNanos = -1; // when a server answered (even if the client had given up)
   int outcome = -1;
 
   Attempt(Caller caller, long sentNanos) {

@@ -198,6 +198,7 @@ final class Simulation {
       return;
     }
     attempt.state = Attempt.TIMED_OUT;
+    server.abandon(attempt);
     metrics.timeouts[Metrics.second(now)]++;
     fail(attempt.caller, PolicySpec.TIMEOUT, -1, now);
   }
