@@ -38,8 +38,9 @@ final class CurveServer extends Server {
   private final ServiceRing inService = new ServiceRing();
   private final Attempt abandoned = Attempt.abandoned(); // stands for the requests whose attempt was dropped
   private int polledCount;
-  // Polling mode: the requests in service, so that a crash can fail them (identity: attempts have no equals).
-  private final java.util.Set<Attempt> polled = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  // Polling mode: the requests in service, so that a crash can fail them, in the order they entered (attempts
+  // have no equals, so this is an identity set; an identity hash order would differ from run to run).
+  private final java.util.Set<Attempt> polled = new java.util.LinkedHashSet<>();
   private long scheduledAt = Long.MIN_VALUE; // the pending completion event's time, MIN_VALUE if none
   private final List<Attempt> deferredTicks = new ArrayList<>();
   private long[] latencyTable = new long[0]; // D(c) by c, for the current capacity and added latency
