@@ -5,6 +5,8 @@ final class Attempt {
   static final int PENDING = 0;
   static final int ANSWERED = 1;
   static final int TIMED_OUT = 2;
+  /** A hedged attempt whose call another attempt already decided: its answer is ignored. */
+  static final int ABANDONED = 3;
 
   /**
    * An attempt for a request whose client gave up and whose own attempt the server no longer keeps (see
@@ -25,6 +27,7 @@ final class Attempt {
   int epoch; // the server's crash epoch when it entered; events from an older epoch are void
   int state;
   int outcome = -1;
+  int number; // the attempt's number in its call (1: the first), for hedged calls; 0 otherwise
 
   Attempt(Caller caller, long sentNanos) {
     this.caller = caller;
