@@ -65,7 +65,7 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--seeds", paramLabel = "<count>",
       description = "Run each policy over COUNT seeds (the scenario's seed, seed+1, ..., seed+COUNT-1) and report, "
           + "per policy, the share of runs that recovered and the mean, median and p90 of each headline number, "
-          + "with 95% intervals. With --tipping-point: each seed's tipping point, and their median with its "
+          + "with 95%% intervals. With --tipping-point: each seed's tipping point, and their median with its "
           + "interval. See docs/simulator.md, 'Confidence and sweeps'.")
   Integer seeds;
 

@@ -275,7 +275,7 @@ final class Svg {
           .append(d.length() == 0 ? "M0,0" : d).append("\" stroke=\"").append(line.color())
           .append("\" stroke-width=\"1.5\" fill=\"none\"/>\n");
       for (int i = 0; i < xs.length; i++) {
-        if (!Double.isFinite(line.ys()[i]) || Double.isNaN(line.lows()[i])) {
+        if (!Double.isFinite(line.ys()[i]) || !Double.isFinite(line.lows()[i]) || !Double.isFinite(line.highs()[i])) {
           continue;
         }
         double px = x.at(xs[i], left, right);
@@ -337,7 +337,9 @@ final class Svg {
             .append("</title></rect>\n");
         if (labels) {
           svg.append("<text x=\"").append(n(left + (c + 0.5) * cellWidth)).append("\" y=\"")
-              .append(n(y + cellHeight / 2 + 4)).append("\" text-anchor=\"middle\">").append(escape(metric.format(v)))
+              .append(n(y + cellHeight / 2 + 4)).append("\" text-anchor=\"middle\"")
+              .append(!Double.isNaN(share) && (higherIsBetter ? share : 1 - share) > 0.55 ? " style=\"fill:#fff\"" : "")
+              .append('>').append(escape(metric.format(v)))
               .append("</text>\n");
         }
       }
