@@ -30,6 +30,10 @@ final class SeedsRun {
     }
     Scenario scenario = SimulateCommand.scenario(command.spec, command.scenarioFile);
     PrintWriter out = command.spec.commandLine().getOut();
+    if (command.tippingPoint && command.reportDirectory != null) {
+      throw new Errors.UsageException("--report: the tipping-point search over seeds writes no report; drop --report "
+          + "(--format json gives every seed's answer)");
+    }
     if (command.tippingPoint) {
       int total = scenario.policyNames().size() * command.seeds;
       List<Confidence.TippingPointRange> ranges;

@@ -101,6 +101,8 @@ class SimulateSeedsTest {
     assertUsage(CliRunner.run(args("--seeds", "3", "--threads", "0")), "backoff: --threads: must be at least 1, was 0");
     assertUsage(CliRunner.run(args("--threads", "2")), "backoff: --threads: sets how many runs over seeds go at once; add --seeds COUNT");
     assertUsage(CliRunner.run(args("--seeds", "2", "--timeline")), "--timeline");
+    assertUsage(CliRunner.run(args("--seeds", "2", "--tipping-point", "--report", "out")),
+        "backoff: --report: the tipping-point search over seeds writes no report");
     assertUsage(CliRunner.run(args("--seeds", "3", "--seed", "9223372036854775806")),
         "backoff: seeds: 3 seeds from seed 9223372036854775806 would pass the largest seed");
   }

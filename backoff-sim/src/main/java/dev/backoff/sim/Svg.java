@@ -46,7 +46,7 @@ final class Svg {
 
     /** A log axis over powers of ten from below {@code low} to above {@code high} (both positive). */
     static Axis log(double low, double high) {
-      return new Axis(Math.pow(10, Math.floor(Math.log10(low))), Math.pow(10, Math.ceil(Math.log10(high))));
+      return new Axis(StrictMath.pow(10, Math.floor(StrictMath.log10(low))), StrictMath.pow(10, Math.ceil(StrictMath.log10(high))));
     }
 
     /** Whether values this far apart (all positive, the largest 30 times the smallest or more) read better on a log axis. */
@@ -78,7 +78,7 @@ final class Svg {
         high = high + pad;
       }
       double span = high - low;
-      double step = Math.pow(10, Math.floor(Math.log10(span / 5)));
+      double step = StrictMath.pow(10, Math.floor(StrictMath.log10(span / 5)));
       double error = span / 5 / step;
       if (error >= 7.5) {
         step *= 10;
@@ -97,7 +97,7 @@ final class Svg {
     double at(double value, double from, double to) {
       double clamped = Math.max(min, Math.min(max, value));
       if (log) {
-        return from + Math.log10(clamped / min) / Math.log10(max / min) * (to - from);
+        return from + StrictMath.log10(clamped / min) / StrictMath.log10(max / min) * (to - from);
       }
       return from + (clamped - min) / (max - min) * (to - from);
     }
