@@ -99,6 +99,20 @@ public final class Confidence {
     private final Map<Recovery, Integer> verdicts;
     private final Map<Metric, Stats.Sample> samples = new EnumMap<>(Metric.class);
 
+    /**
+     * The statistics of one policy's runs (such as {@link Runs#summaries} returns for its tasks), in seed order.
+     *
+     * @throws NullPointerException if {@code name}, {@code runs} or a run is null
+     * @throws IllegalArgumentException if {@code runs} is empty
+     */
+    public static PolicyStats of(String name, List<Summary> runs) {
+      Objects.requireNonNull(name, "name");
+      if (runs.isEmpty()) {
+        throw new IllegalArgumentException("runs must not be empty");
+      }
+      return new PolicyStats(name, runs);
+    }
+
     PolicyStats(String name, List<Summary> runs) {
       this.name = name;
       this.runs = List.copyOf(runs);

@@ -46,6 +46,11 @@ class ConfidenceTest {
     assertThat(peak.median()).isEqualTo(new Stats.Estimate(505.5, 502, 900));
     assertThat(p.sample(Metric.P99).size()).isEqualTo(9);
     assertThat(p.values(Metric.RECOVERED)).containsExactly(1, 1, 1, 1, 1, 1, 1, 1, 0, 0);
+    Confidence.PolicyStats same = Confidence.PolicyStats.of("fixed", tenRuns());
+    assertThat(same.runs()).isEqualTo(p.runs());
+    assertThat(same.sample(Metric.PEAK_CONCURRENCY).median()).isEqualTo(peak.median());
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Confidence.PolicyStats.of("fixed", List.of()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("runs must not be empty");
   }
 
   @Test
