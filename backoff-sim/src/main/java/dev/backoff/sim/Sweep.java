@@ -458,7 +458,9 @@ public final class Sweep {
       while (parts.size() > 1 && parts.get(parts.size() - 1).isEmpty()) {
         parts.remove(parts.size() - 1);
       }
-      out.add(String.join(":", parts) + (parsed.withBudget() ? dev.backoff.spec.PolicySpec.BUDGET_SUFFIX : ""));
+      // The suffixes (+budget, +breaker:..., +hedge:...) as written, after the rewritten strategy.
+      String text = parsed.text();
+      out.add(String.join(":", parts) + (text.indexOf('+') >= 0 ? text.substring(text.indexOf('+')) : ""));
     }
     return out;
   }

@@ -60,6 +60,8 @@ class SweepTest {
     assertThat(Sweep.withPolicyParameter(List.of("exponential:100ms:2:20s:full+budget"), "cap", "5s"))
         .containsExactly("exponential:100ms:2:5s:full+budget");
     assertThat(Sweep.withPolicyParameter(List.of("exponential"), "multiplier", "3")).containsExactly("exponential::3");
+    assertThat(Sweep.withPolicyParameter(List.of("full-jitter:100ms:20s+budget+breaker:50%:20:30s:3"), "cap", "5s"))
+        .containsExactly("full-jitter:100ms:5s+budget+breaker:50%:20:30s:3");
     assertThat(Sweep.withPolicyParameter(List.of("linear"), "increment", "10ms")).containsExactly("linear::10ms");
     assertThat(Sweep.withPolicyParameter(List.of("fixed:1s"), "initial", "2s")).containsExactly("fixed:2s");
     assertThat(Sweep.withPolicyParameter(List.of("gaussian"), "jitter-factor", "0.2")).containsExactly("gaussian::::0.2");
