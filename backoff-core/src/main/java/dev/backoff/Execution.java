@@ -269,6 +269,10 @@ public final class Execution<R> {
         failureClass = resultClass(result);
       }
       lastFailureClass = failureClass;
+      // Every attempt's outcome is a response to the limiter, except one the caller cut short.
+      if (policy.rateLimiter != null && refusal != StopReason.INTERRUPTED && refusal != StopReason.CANCELLED) {
+        policy.rateLimiter.onResponse(failureClass == FailureClass.THROTTLED);
+      }
       if (attemptPermit != null) {
         if (refusal == null) {
           attemptPermit.onFailure(failureClass);
