@@ -45,8 +45,8 @@ final class HelpTexts {
     Map<String, String> variables = new LinkedHashMap<>();
     variables.put("BACKOFF_JAVA_OPTS", "JVM options for the ./backoff launcher, such as -Xmx2g. They come "
         + "last, so they can undo the launcher's -XX:+ExitOnOutOfMemoryError.");
-    variables.put("BACKOFF_NO_PROGRESS", "When set (to any value, even empty), simulate, advise and contention show no "
-        + "progress bar. The bar appears only on a terminal anyway.");
+    variables.put("BACKOFF_NO_PROGRESS", "When set (to any value, even empty), simulate, sweep, advise and "
+        + "contention show no progress bar. The bar appears only on a terminal anyway.");
     ENVIRONMENT = Collections.unmodifiableMap(variables);
   }
 

@@ -21,7 +21,8 @@ import java.util.Arrays;
  *       It needs two runs; with one, both ends are infinite.
  * </ul>
  *
- * Stateless and thread-safe; every result is a deterministic function of its input.
+ * Stateless and thread-safe; every result is a deterministic function of its input, the same on every JDK
+ * and platform ({@link StrictMath}, never {@code Math}'s intrinsics, which may differ in the last place).
  */
 public final class Stats {
   private Stats() {}
@@ -288,11 +289,11 @@ public final class Stats {
     if (x >= 1) {
       return 1;
     }
-    double logFront = logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log1p(-x);
+    double logFront = logGamma(a + b) - logGamma(a) - logGamma(b) + a * StrictMath.log(x) + b * StrictMath.log1p(-x);
     if (x < (a + 1) / (a + b + 2)) {
-      return Math.exp(logFront) * betaFraction(x, a, b) / a;
+      return StrictMath.exp(logFront) * betaFraction(x, a, b) / a;
     }
-    return 1 - Math.exp(logFront) * betaFraction(1 - x, b, a) / b;
+    return 1 - StrictMath.exp(logFront) * betaFraction(1 - x, b, a) / b;
   }
 
   private static double betaFraction(double x, double a, double b) {
@@ -333,7 +334,7 @@ public final class Stats {
   static double logGamma(double x) {
     if (x < 0.5) {
       // Reflection: Γ(x)Γ(1-x) = π / sin(πx).
-      return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
+      return StrictMath.log(Math.PI / Math.abs(StrictMath.sin(Math.PI * x))) - logGamma(1 - x);
     }
     double y = x - 1;
     double sum = LANCZOS[0];
@@ -341,6 +342,6 @@ public final class Stats {
       sum += LANCZOS[i] / (y + i);
     }
     double t = y + 7.5;
-    return 0.5 * Math.log(2 * Math.PI) + (y + 0.5) * Math.log(t) - t + Math.log(sum);
+    return 0.5 * StrictMath.log(2 * Math.PI) + (y + 0.5) * StrictMath.log(t) - t + StrictMath.log(sum);
   }
 }
