@@ -51,9 +51,10 @@ class ApiBaselineTest {
         difference.ifPresent(differences::add);
       }
     }
-    assertThat(differences).as(() -> "The public API changed. If the change is intended, accept it with\n  "
-        + UPDATE_COMMAND + "\nand commit the .api files; otherwise undo it.\n\n"
-        + String.join("\n", differences)).isEmpty();
+    if (!differences.isEmpty()) {
+      throw new AssertionError("The public API changed. If the change is intended, accept it with\n  "
+          + UPDATE_COMMAND + "\nand commit the .api files; otherwise undo it.\n\n" + String.join("\n", differences));
+    }
   }
 
   /** backoff-bom's managed artifacts: the published modules. */
@@ -72,7 +73,7 @@ class ApiBaselineTest {
    * Where this build put a module's classes, as the test class path has them: its jar in a reactor
    * {@code verify}, its class directory in a {@code test} run.
    */
-  private static Path classesOf(String artifactId) {
+  static Path classesOf(String artifactId) {
     Pattern jar = Pattern.compile(Pattern.quote(artifactId) + "-\\d[^" + Pattern.quote(File.separator) + "]*\\.jar");
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
       Path path = Path.of(entry);

@@ -40,8 +40,9 @@ import java.util.zip.ZipFile;
  * type parameters, superclass, interfaces and permitted subclasses, and each of its public or protected
  * fields (constants with their values), constructors ({@code <init>}) and methods with generic signatures
  * and {@code throws} clauses. Protected members count only in classes that can be subclassed (not final).
- * Synthetic and bridge members (compiler-made) are left out. Packages exported only to named modules (the
- * driver SPI) are listed in a section of their own.
+ * Synthetic and bridge members (compiler-made) are left out, and so are Kotlin's {@code internal} and
+ * {@code private} declarations, which are public in the class file (see {@link KotlinVisibility}). Packages
+ * exported only to named modules (the driver SPI) are listed in a section of their own.
  *
  * <p>The text comes from the class files alone (see {@link ClassFile}), sorted by name, so it is the same
  * whichever JDK runs the check, and it changes exactly when a class file's API does.
@@ -160,6 +161,9 @@ public final class ApiDump {
       return false;
     }
     ClassFile.Nesting nesting = type.nesting().get(type.name());
+    if (!KotlinVisibility.of(type).typeIsApi()) {
+      return false; // Kotlin's internal or private, public only in the class file
+    }
     if (nesting == null) {
       return (type.access() & ACC_PUBLIC) != 0;
     }
@@ -184,16 +188,17 @@ public final class ApiDump {
     StringBuilder text = new StringBuilder(declaration(type)).append('\n');
     boolean extensible = (modifiers(type) & ACC_FINAL) == 0;
     boolean isInterface = (type.access() & ACC_INTERFACE) != 0;
+    KotlinVisibility kotlin = KotlinVisibility.of(type);
     List<String[]> members = new ArrayList<>(); // sort key, line
     for (ClassFile.Member field : type.fields()) {
-      if ((field.access() & ACC_SYNTHETIC) == 0 && member(field, extensible)) {
+      if ((field.access() & ACC_SYNTHETIC) == 0 && member(field, extensible) && !kotlin.hides(field)) {
         members.add(new String[] {"0 " + field.name(), field(field)});
       }
     }
     for (ClassFile.Member method : type.methods()) {
       // Synthetic and bridge methods are compiler-made (lambda bodies, accessors, erasure bridges).
       if ((method.access() & (ACC_SYNTHETIC | ACC_BRIDGE)) == 0 && member(method, extensible)
-          && !method.name().equals("<clinit>")) {
+          && !method.name().equals("<clinit>") && !kotlin.hides(method)) {
         String line = method(method, isInterface);
         members.add(new String[] {(method.name().equals("<init>") ? "1 " : "2 ") + method.name() + " " + line, line});
       }

@@ -15,6 +15,7 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipOutputStream;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,9 @@ class ApiDumpTest {
   private static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
 
   @TempDir Path dir;
+  /** The fixture as compiled once for every test that reads it unchanged. */
+  @TempDir static Path shared;
+  private static Path fixtureClasses;
 
   private static final Map<String, String> FIXTURE = Map.ofEntries(
       Map.entry("module-info.java", """
@@ -172,16 +176,19 @@ class ApiDumpTest {
         public abstract void call() throws java.lang.Exception
       """;
 
+  @BeforeAll
+  static void compileFixture() throws IOException {
+    fixtureClasses = compile(shared, "v1", FIXTURE);
+  }
+
   @Test
   void theDumpHoldsExactlyThePublicAndProtectedApiOfTheExportedPackages() throws Exception {
-    Path classes = compile("v1", FIXTURE);
-
-    assertThat(ApiDump.module("fixture", classes, null)).isEqualTo(EXPECTED);
+    assertThat(ApiDump.module("fixture", fixtureClasses, null)).isEqualTo(EXPECTED);
   }
 
   @Test
   void aJarReadsTheSameAsItsClassDirectory() throws Exception {
-    Path classes = compile("v1", FIXTURE);
+    Path classes = fixtureClasses;
     Path jar = dir.resolve("fixture.jar");
     try (ZipOutputStream out = new ZipOutputStream(Files.newOutputStream(jar))) {
       for (Map.Entry<String, byte[]> file : ApiDump.classFiles(classes).entrySet()) {
@@ -198,7 +205,7 @@ class ApiDumpTest {
     Map<String, String> changed = new java.util.HashMap<>(FIXTURE);
     changed.put("fix/api/Widget.java", FIXTURE.get("fix/api/Widget.java")
         .replace("@Deprecated(forRemoval = true) public void old() {}", ""));
-    String current = ApiDump.module("fixture", compile("v2", changed), null);
+    String current = ApiDump.module("fixture", compile(dir, "v2", changed), null);
 
     Optional<String> report = ApiDiff.compare("fixture.api", EXPECTED, current);
 
@@ -218,7 +225,7 @@ class ApiDumpTest {
     Map<String, String> changed = new java.util.HashMap<>(FIXTURE);
     changed.put("fix/spi/Hook.java", "package fix.spi;\npublic interface Hook { void call(); }\n");
     changed.put("fix/api/Extra.java", "package fix.api;\npublic final class Extra { private Extra() {} }\n");
-    String current = ApiDump.module("fixture", compile("v3", changed), null);
+    String current = ApiDump.module("fixture", compile(dir, "v3", changed), null);
 
     String report = ApiDiff.compare("fixture.api", EXPECTED, current).orElseThrow();
 
@@ -256,7 +263,7 @@ class ApiDumpTest {
   void aJarWithoutDescriptorIsReadAsAnAutomaticModuleExportingEveryPackage() throws Exception {
     Map<String, String> sources = new java.util.HashMap<>(FIXTURE);
     sources.remove("module-info.java");
-    Path classes = compile("auto", sources);
+    Path classes = compile(dir, "auto", sources);
 
     String text = ApiDump.module("auto", classes, "fix.auto");
 
@@ -266,8 +273,26 @@ class ApiDumpTest {
     assertThat(text).doesNotContain("Driver SPI");
   }
 
+  @Test
+  void kotlinInternalDeclarationsAreNotApiThoughTheirClassFilesArePublic() throws Exception {
+    // backoff-kotlin as built: internal classes (CoroutineAttempt), an internal constructor and an internal
+    // member (RetryPolicyBuilder's, build() compiled as the public build$backoff_kotlin) next to public API.
+    Path kotlin = ApiBaselineTest.classesOf("backoff-kotlin");
+    Map<String, byte[]> files = ApiDump.classFiles(kotlin);
+    assertThat(ClassFile.read(files.get("dev/backoff/kotlin/CoroutineAttempt.class")).access() & ClassFile.ACC_PUBLIC)
+        .as("an internal class is public in its class file").isNotZero();
+
+    String text = ApiDump.module("backoff-kotlin", kotlin, "dev.backoff.kotlin");
+
+    assertThat(text).contains("public final class dev.backoff.kotlin.RetryPolicyBuilder<T> extends java.lang.Object\n",
+        "  public final void setMaxAttempts(int)\n",
+        "  public static final <T> dev.backoff.RetryPolicy<T> retryPolicy(");
+    assertThat(text).doesNotContain("CoroutineAttempt", "build$backoff_kotlin",
+        "RetryPolicyBuilder<T> extends java.lang.Object\n  public <init>");
+  }
+
   /** Compiles sources into a fresh class directory with {@code --release 17}. */
-  private Path compile(String name, Map<String, String> sources) throws IOException {
+  private static Path compile(Path dir, String name, Map<String, String> sources) throws IOException {
     Path source = dir.resolve(name + "-src");
     Path classes = dir.resolve(name + "-classes");
     List<String> arguments = new ArrayList<>(List.of("--release", "17", "-d", classes.toString()));

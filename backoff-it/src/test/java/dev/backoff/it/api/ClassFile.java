@@ -5,12 +5,15 @@ import java.io.DataInputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The parts of one class file that make up its API, read straight from the bytes: names, access flags,
- * generic signatures, thrown exceptions, constant values, nesting, permitted subclasses and deprecation.
+ * generic signatures, thrown exceptions, constant values, nesting, permitted subclasses, annotations (such as
+ * {@code @Deprecated}) and a Kotlin class's metadata.
  * Nothing is loaded or initialised, so a class whose signatures name a library that is absent (an optional
  * dependency) reads as well as any other, and the result depends on the class file alone, never on the JVM
  * that reads it.
@@ -21,15 +24,19 @@ import java.util.Map;
  * @param interfaces the direct superinterfaces' binary names, in declaration order
  * @param signature the generic signature, or {@code null} when the class has none
  * @param permitted the permitted subclasses of a sealed class (empty when not sealed)
- * @param deprecated whether the class is annotated {@code @Deprecated}
+ * @param annotations the descriptors of the class's annotations kept in the class file, visible at run time
+ *     or not ({@code Ljava/lang/Deprecated;}, {@code Lkotlin/PublishedApi;}...)
  * @param record whether the class is a record
  * @param fields the declared fields, in class-file order
  * @param methods the declared methods and constructors, in class-file order
  * @param nesting the {@code InnerClasses} entries by the inner class's binary name
+ * @param kotlin the values of a Kotlin class's {@code @kotlin.Metadata} annotation by element name
+ *     ({@code k}, {@code mv}, {@code d1}...: {@code Integer}, {@code String} or a {@code List} of them), or
+ *     {@code null} when the class was not compiled from Kotlin
  */
 record ClassFile(String name, int access, String superName, List<String> interfaces, String signature,
-    List<String> permitted, boolean deprecated, boolean record, List<Member> fields, List<Member> methods,
-    Map<String, Nesting> nesting) {
+    List<String> permitted, Set<String> annotations, boolean record, List<Member> fields, List<Member> methods,
+    Map<String, Nesting> nesting, Map<String, Object> kotlin) {
 
   static final int ACC_PUBLIC = 0x0001;
   static final int ACC_PRIVATE = 0x0002;
@@ -54,10 +61,20 @@ record ClassFile(String name, int access, String superName, List<String> interfa
    * @param exceptions the classes of its {@code Exceptions} attribute (methods), in declaration order
    * @param constant a field's {@code ConstantValue} ({@code Integer}, {@code Long}, {@code Float},
    *     {@code Double} or {@code String}), or {@code null}
-   * @param deprecated whether it is annotated {@code @Deprecated}
+   * @param annotations the descriptors of its annotations kept in the class file
    */
   record Member(int access, String name, String descriptor, String signature, List<String> exceptions,
-      Object constant, boolean deprecated) {}
+      Object constant, Set<String> annotations) {
+    /** Whether it is annotated {@code @Deprecated}. */
+    boolean deprecated() {
+      return annotations.contains("Ljava/lang/Deprecated;");
+    }
+  }
+
+  /** Whether the class is annotated {@code @Deprecated}. */
+  boolean deprecated() {
+    return annotations.contains("Ljava/lang/Deprecated;");
+  }
 
   /**
    * One {@code InnerClasses} entry.
@@ -93,20 +110,30 @@ record ClassFile(String name, int access, String superName, List<String> interfa
     List<Member> methods = readMembers(in, pool);
     String signature = null;
     List<String> permitted = new ArrayList<>();
-    boolean deprecated = false;
+    Set<String> annotations = new HashSet<>();
     boolean record = false;
     Map<String, Nesting> nesting = new HashMap<>();
+    Map<String, Object> kotlin = null;
     for (int i = in.readUnsignedShort(); i > 0; i--) {
       String attribute = (String) pool[in.readUnsignedShort()];
       int length = in.readInt();
       switch (attribute) {
         case "Signature" -> signature = (String) pool[in.readUnsignedShort()];
-        case "Deprecated" -> deprecated = true;
+        case "Deprecated" -> annotations.add("Ljava/lang/Deprecated;"); // as Kotlin marks deprecation
         case "Record" -> {
           record = true;
           in.skipNBytes(length);
         }
-        case "RuntimeVisibleAnnotations" -> deprecated |= readDeprecated(in, pool);
+        case "RuntimeVisibleAnnotations", "RuntimeInvisibleAnnotations" -> {
+          for (int n = in.readUnsignedShort(); n > 0; n--) {
+            Map<String, Object> values = new HashMap<>();
+            String type = readAnnotation(in, pool, values);
+            annotations.add(type);
+            if (type.equals("Lkotlin/Metadata;")) {
+              kotlin = Map.copyOf(values);
+            }
+          }
+        }
         case "PermittedSubclasses" -> {
           for (int n = in.readUnsignedShort(); n > 0; n--) {
             permitted.add(className(pool, in.readUnsignedShort()));
@@ -124,7 +151,7 @@ record ClassFile(String name, int access, String superName, List<String> interfa
       }
     }
     return new ClassFile(name, access, superName, List.copyOf(interfaces), signature, List.copyOf(permitted),
-        deprecated, record, fields, methods, Map.copyOf(nesting));
+        Set.copyOf(annotations), record, fields, methods, Map.copyOf(nesting), kotlin);
   }
 
   private static Object[] readPool(DataInputStream in) throws IOException {
@@ -174,15 +201,19 @@ record ClassFile(String name, int access, String superName, List<String> interfa
       String signature = null;
       List<String> exceptions = new ArrayList<>();
       Object constant = null;
-      boolean deprecated = false;
+      Set<String> annotations = new HashSet<>();
       for (int n = in.readUnsignedShort(); n > 0; n--) {
         String attribute = (String) pool[in.readUnsignedShort()];
         int length = in.readInt();
         switch (attribute) {
           case "Signature" -> signature = (String) pool[in.readUnsignedShort()];
           case "ConstantValue" -> constant = pool[in.readUnsignedShort()];
-          case "Deprecated" -> deprecated = true;
-          case "RuntimeVisibleAnnotations" -> deprecated |= readDeprecated(in, pool);
+          case "Deprecated" -> annotations.add("Ljava/lang/Deprecated;");
+          case "RuntimeVisibleAnnotations", "RuntimeInvisibleAnnotations" -> {
+            for (int a = in.readUnsignedShort(); a > 0; a--) {
+              annotations.add(readAnnotation(in, pool, new HashMap<>()));
+            }
+          }
           case "Exceptions" -> {
             for (int e = in.readUnsignedShort(); e > 0; e--) {
               exceptions.add(className(pool, in.readUnsignedShort()));
@@ -191,41 +222,49 @@ record ClassFile(String name, int access, String superName, List<String> interfa
           default -> in.skipNBytes(length);
         }
       }
-      members.add(new Member(access, name, descriptor, signature, List.copyOf(exceptions), constant, deprecated));
+      members.add(new Member(access, name, descriptor, signature, List.copyOf(exceptions), constant,
+          Set.copyOf(annotations)));
     }
     return members;
   }
 
-  /** Reads a {@code RuntimeVisibleAnnotations} attribute; true if it holds {@code java.lang.Deprecated}. */
-  private static boolean readDeprecated(DataInputStream in, Object[] pool) throws IOException {
-    boolean deprecated = false;
-    for (int n = in.readUnsignedShort(); n > 0; n--) {
-      deprecated |= "Ljava/lang/Deprecated;".equals(readAnnotation(in, pool));
-    }
-    return deprecated;
-  }
-
-  private static String readAnnotation(DataInputStream in, Object[] pool) throws IOException {
+  /** Reads one annotation into {@code values} (constants, and lists of them), returning its type. */
+  private static String readAnnotation(DataInputStream in, Object[] pool, Map<String, Object> values)
+      throws IOException {
     String type = (String) pool[in.readUnsignedShort()];
     for (int pairs = in.readUnsignedShort(); pairs > 0; pairs--) {
-      in.readUnsignedShort(); // element name
-      skipElementValue(in, pool);
+      String element = (String) pool[in.readUnsignedShort()];
+      Object value = readElementValue(in, pool);
+      if (value != null) {
+        values.put(element, value);
+      }
     }
     return type;
   }
 
-  private static void skipElementValue(DataInputStream in, Object[] pool) throws IOException {
+  /** A constant (as the pool holds it) or a list of them; {@code null} for enums, classes and annotations. */
+  private static Object readElementValue(DataInputStream in, Object[] pool) throws IOException {
     int tag = in.readUnsignedByte();
     switch (tag) {
-      case 'B', 'C', 'D', 'F', 'I', 'J', 'S', 'Z', 's', 'c' -> in.readUnsignedShort();
-      case 'e' -> in.readInt();
-      case '@' -> readAnnotation(in, pool);
-      case '[' -> {
+      case 'B', 'C', 'D', 'F', 'I', 'J', 'S', 'Z', 's':
+        return pool[in.readUnsignedShort()];
+      case 'c':
+        in.readUnsignedShort();
+        return null;
+      case 'e':
+        in.readInt();
+        return null;
+      case '@':
+        readAnnotation(in, pool, new HashMap<>());
+        return null;
+      case '[':
+        List<Object> list = new ArrayList<>();
         for (int n = in.readUnsignedShort(); n > 0; n--) {
-          skipElementValue(in, pool);
+          list.add(readElementValue(in, pool));
         }
-      }
-      default -> throw new IOException("not a class file: annotation element tag " + (char) tag);
+        return list;
+      default:
+        throw new IOException("not a class file: annotation element tag " + (char) tag);
     }
   }
 }
