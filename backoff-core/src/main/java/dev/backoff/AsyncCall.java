@@ -132,6 +132,9 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       }
     }
     startNanos = FirstAttempt.start(policy, executor.clock);
+    if (policy.rateLimiter != null && !passedRateGate(startNanos)) {
+      return;
+    }
     startAttempt();
   }
 
@@ -168,6 +171,12 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
       return null;
     }
+    if (execution.rateTokenHeld()) {
+      execution.rateTokenHeld(false); // this task ran after the rate limiter's wait: the attempt goes now
+      execution.onRetryStart();
+      startAttempt();
+      return null;
+    }
     CircuitBreaker breaker = executor.policy.breaker;
     if (breaker != null) {
       CircuitBreaker.Permit permit = breaker.tryAcquire();
@@ -183,9 +192,50 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       }
       execution.permit(permit);
     }
+    if (executor.policy.rateLimiter != null && !passedRateGate(execution.startNanos())) {
+      return null;
+    }
     execution.onRetryStart();
     startAttempt();
     return null;
+  }
+
+  /**
+   * Takes the rate limiter's token for the attempt about to start. Returns true if it may start now;
+   * otherwise the call has either stopped (refused, or a wait past the deadline) or is scheduled to run
+   * again after the wait, holding its token (the first attempt's wait creates the execution early).
+   */
+  @SuppressWarnings("unchecked")
+  private boolean passedRateGate(long callStartNanos) {
+    RetryPolicy<R> policy = executor.policy;
+    long wait = policy.rateLimiter.reserve();
+    if (wait == 0) {
+      return true;
+    }
+    StopReason refusal = RateGate.refusal(policy, wait, callStartNanos, executor.clock);
+    if (refusal == null) {
+      if (execution == null) {
+        execution = FirstAttempt.failed(policy, startNanos, executor.clock.nanoTime(), executor.random, identity());
+        handOverFirstPermit();
+      }
+      execution.rateTokenHeld(true);
+      scheduleRetry(wait);
+      return false;
+    }
+    IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
+    state = DONE;
+    try {
+      if (execution == null) {
+        releasePermits();
+        super.complete(RateGate.refusedFirst(policy, refusal,
+            attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
+      } else {
+        settle(execution.stop(refusal, executor.clock.nanoTime()));
+      }
+    } catch (Throwable stopped) {
+      super.completeExceptionally(stopped); // the refusal, or a recovery's failure
+    }
+    return false;
   }
 
   @SuppressWarnings("unchecked")

@@ -16,10 +16,16 @@ final class FirstAttempt {
     return policy.needsStartTime ? clock.nanoTime() : 0;
   }
 
-  /** The first attempt succeeded: tells the budget and listeners, reading the clock only if needed. */
+  /**
+   * The first attempt succeeded: tells the rate limiter, the budget and listeners, reading the clock only if
+   * they need it.
+   */
   static <R> void succeeded(RetryPolicy<R> policy, R result, long start, NanoClock clock, Object call) {
+    if (policy.rateLimiter != null) {
+      policy.rateLimiter.onResponse(false);
+    }
     if (policy.budget != null || policy.listeners.length > 0) {
-      succeeded(policy, result, start, policy.needsStartTime ? clock.nanoTime() : 0, call);
+      tell(policy, result, start, policy.needsStartTime ? clock.nanoTime() : 0, call);
     }
   }
 
@@ -28,8 +34,22 @@ final class FirstAttempt {
     succeeded(policy, result, startNanos, nowNanos, null);
   }
 
-  /** The first attempt of {@code call} (its identity for attempt listeners, or null) succeeded at {@code nowNanos}. */
+  /**
+   * The first attempt of {@code call} (its identity for attempt listeners, or null) succeeded at
+   * {@code nowNanos} (a driver's own reading): tells the rate limiter, the budget and listeners.
+   */
   static <R> void succeeded(RetryPolicy<R> policy, R result, long startNanos, long nowNanos, Object call) {
+    if (policy.rateLimiter != null) {
+      policy.rateLimiter.onResponse(false);
+    }
+    tell(policy, result, startNanos, nowNanos, call);
+  }
+
+  /**
+   * The first attempt of {@code call} (its identity for attempt listeners, or null) succeeded at
+   * {@code nowNanos}: tells the budget and listeners (the rate limiter has been told).
+   */
+  private static <R> void tell(RetryPolicy<R> policy, R result, long startNanos, long nowNanos, Object call) {
     RetryBudget budget = policy.budget;
     if (budget != null) {
       budget.onCall();

@@ -55,6 +55,8 @@ public final class RetryPolicy<R> {
   final long maxPushbackNanos;
   final RetryBudget budget;
   final CircuitBreaker breaker; // null: none
+  final AdaptiveRateLimiter rateLimiter; // null: none
+  final Hedging hedging; // null: none
   final RetryListener<R>[] listeners;
   final NanoClock clock;
   final Sleeper sleeper;
@@ -85,6 +87,13 @@ public final class RetryPolicy<R> {
     this.maxPushbackNanos = b.maxPushbackNanos;
     this.budget = b.budget;
     this.breaker = b.breaker;
+    this.rateLimiter = b.rateLimiter;
+    this.hedging = b.hedging;
+    if (hedging != null && hedging.maxHedges() != Hedging.UNBOUNDED && hedging.maxHedges() >= maxAttempts) {
+      throw new IllegalArgumentException("hedging maxHedges(" + hedging.maxHedges() + ") needs maxAttempts of at least "
+          + ((long) hedging.maxHedges() + 1) + " (the original attempt and the hedges), but maxAttempts was "
+          + maxAttempts);
+    }
     this.listeners = b.listeners.toArray(newListenerArray(b.listeners.size()));
     this.clock = b.clock;
     this.sleeper = b.sleeper;
@@ -119,6 +128,8 @@ public final class RetryPolicy<R> {
     this.maxPushbackNanos = p.maxPushbackNanos;
     this.budget = p.budget;
     this.breaker = p.breaker;
+    this.rateLimiter = p.rateLimiter;
+    this.hedging = p.hedging;
     this.listeners = p.listeners;
     this.clock = p.clock;
     this.sleeper = p.sleeper;
@@ -228,9 +239,19 @@ public final class RetryPolicy<R> {
     return budget;
   }
 
+  /** The adaptive rate limiter every attempt takes a token from, or null. */
+  public AdaptiveRateLimiter rateLimiter() {
+    return rateLimiter;
+  }
+
   /** The circuit breaker every attempt asks first, or null. */
   public CircuitBreaker circuitBreaker() {
     return breaker;
+  }
+
+  /** The hedging settings, or null if calls under this policy do not hedge (see {@link Builder#hedging}). */
+  public Hedging hedging() {
+    return hedging;
   }
 
   /** The largest pushback hint that is honoured. */
@@ -258,7 +279,9 @@ public final class RetryPolicy<R> {
     return "RetryPolicy[" + name + ": " + maxAttempts + " attempts, " + backoff
         + (maxElapsedNanos == Long.MAX_VALUE ? "" : ", deadline " + Duration.ofNanos(maxElapsedNanos))
         + (budget == null ? "" : ", budget " + budget)
-        + (breaker == null ? "" : ", breaker " + breaker.name()) + "]";
+        + (breaker == null ? "" : ", breaker " + breaker.name())
+        + (rateLimiter == null ? "" : ", rate limiter " + rateLimiter.name())
+        + (hedging == null ? "" : ", " + hedging) + "]";
   }
 
   /**
@@ -285,6 +308,8 @@ public final class RetryPolicy<R> {
     private long maxPushbackNanos = DEFAULT_MAX_PUSHBACK_NANOS;
     private RetryBudget budget;
     private CircuitBreaker breaker;
+    private AdaptiveRateLimiter rateLimiter;
+    private Hedging hedging;
     private final List<RetryListener<R>> listeners = new ArrayList<>();
     private NanoClock clock = NanoClock.system();
     private Sleeper sleeper = Sleeper.system();
@@ -313,6 +338,8 @@ public final class RetryPolicy<R> {
       maxPushbackNanos = p.maxPushbackNanos;
       budget = p.budget;
       breaker = p.breaker;
+      rateLimiter = p.rateLimiter;
+      hedging = p.hedging;
       listeners.addAll(Arrays.asList(p.listeners));
       clock = p.clock;
       sleeper = p.sleeper;
@@ -530,6 +557,39 @@ public final class RetryPolicy<R> {
       return this;
     }
 
+    /**
+     * An adaptive client-side rate limiter, usually shared by every call to one service; null removes it.
+     * Every attempt, the first included, takes a token from it ({@link AdaptiveRateLimiter#reserve()}) just
+     * before it starts (after the backoff's sleep, and after the circuit breaker, if any, permitted it), and
+     * reports whether its outcome was a throttle (an outcome this policy classifies
+     * {@link FailureClass#THROTTLED}). When the limiter says wait, the call waits on the policy's
+     * {@linkplain #sleeper sleeper} (synchronous calls) or the executor's scheduler (asynchronous calls),
+     * honouring interruption and cancellation; a wait that would end past the deadline stops the call
+     * ({@link StopReason#DEADLINE_EXCEEDED}), and a refusal stops it with {@link StopReason#RATE_LIMITED}.
+     * A first attempt stopped this way fails the call with a {@link RateLimitedException}, or its recovery's
+     * value; a retry stopped this way leaves the last attempt's failure (or result), like any other stop.
+     * Until the limiter's first throttle, it costs a call one volatile read and, per attempt, one clock read.
+     */
+    public Builder<R> rateLimiter(AdaptiveRateLimiter rateLimiter) {
+      this.rateLimiter = rateLimiter;
+      return this;
+    }
+
+    /**
+     * Hedges asynchronous calls: another attempt starts when the ones in flight have not answered within the
+     * hedging delay, and the first acceptable result wins (see {@link Hedging} for the full semantics). Every
+     * hedge counts as an attempt, so {@code maxAttempts} bounds them; the backoff is not used. Only the
+     * asynchronous executor and drivers run hedged calls: {@link RetryExecutor#of} rejects such a policy.
+     * Null removes it. Default: none.
+     *
+     * @throws IllegalArgumentException at {@link #build()} if {@code hedging} sets {@code maxHedges} that
+     *     {@code maxAttempts} does not allow
+     */
+    public Builder<R> hedging(Hedging hedging) {
+      this.hedging = hedging;
+      return this;
+    }
+
     /** Adds a listener. */
     @SuppressWarnings("unchecked") // a listener of a supertype only reads R values through its events
     public Builder<R> listener(RetryListener<? super R> listener) {
@@ -575,7 +635,8 @@ public final class RetryPolicy<R> {
     /**
      * Builds the immutable policy.
      *
-     * @throws IllegalArgumentException if {@code interruptOnAttemptTimeout} is on without an attempt timeout
+     * @throws IllegalArgumentException if {@code interruptOnAttemptTimeout} is on without an attempt timeout,
+     *     or the hedging's {@code maxHedges} exceeds {@code maxAttempts - 1}
      */
     public RetryPolicy<R> build() {
       return new RetryPolicy<>(this);

@@ -21,6 +21,11 @@ public enum StopReason {
    * retry was due) or half-open with every trial call taken. No sleep precedes this stop.
    */
   CIRCUIT_OPEN(true, "circuit breaker open"),
+  /**
+   * The policy's {@link AdaptiveRateLimiter} refused the attempt: its wait for a token would have exceeded
+   * the limiter's maximum wait (zero when it fails fast).
+   */
+  RATE_LIMITED(true, "rate limiter refused"),
   /** The calling thread was interrupted. */
   INTERRUPTED(false, "interrupted"),
   /** The caller cancelled the call (async). */

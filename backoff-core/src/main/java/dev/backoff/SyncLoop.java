@@ -47,6 +47,23 @@ final class SyncLoop {
       }
     }
     long start = FirstAttempt.start(policy, clock);
+    if (policy.rateLimiter != null) {
+      StopReason refusal;
+      try {
+        refusal = RateGate.await(policy, target, kind, executor.sleeper, start, clock);
+      } catch (InterruptedException | RuntimeException | Error stopped) {
+        if (permit != null) {
+          permit.release();
+        }
+        throw stopped;
+      }
+      if (refusal != null) {
+        if (permit != null) {
+          permit.release();
+        }
+        return RateGate.refusedFirst(policy, refusal, recovery);
+      }
+    }
     // Only a driver's hook reads the context: the executors' targets get none, and allocate none.
     Context context = kind == HOOK ? new Context(policy, clock, start) : null;
     // The call's identity in listener events, only for listeners of attempt events (RetryEvent.call()).
@@ -124,6 +141,21 @@ final class SyncLoop {
           break;
         }
         execution.permit(permit);
+      }
+      if (policy.rateLimiter != null) {
+        StopReason refusal;
+        try {
+          refusal = RateGate.await(policy, target, kind, executor.sleeper, execution.startNanos(), clock);
+        } catch (InterruptedException interrupted) {
+          throw stopInterrupted(execution, clock, interrupted);
+        }
+        if (refusal == StopReason.CANCELLED) {
+          throw stopCancelled(execution, clock);
+        }
+        if (refusal != null) {
+          decision = execution.stop(refusal, clock.nanoTime());
+          break;
+        }
       }
       if (context != null) {
         context.attempt++;

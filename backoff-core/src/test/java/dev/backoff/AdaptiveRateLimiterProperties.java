@@ -1,0 +1,95 @@
+package dev.backoff;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
+import net.jqwik.api.constraints.DoubleRange;
+import net.jqwik.api.constraints.IntRange;
+
+/**
+ * The limiter's invariants over random sequences of responses (throttled or not), reservations, returned
+ * tokens and clock steps, with random constants: once enabled, the fill rate is never below the minimum,
+ * never NaN, never infinite; the capacity is never below its minimum; the tokens never exceed the capacity;
+ * a throttle never raises the rate (and lowers it unless it is at the minimum); reservations return 0 before
+ * the first throttle, and otherwise 0, a positive wait within the maximum wait, or REFUSED.
+ */
+class AdaptiveRateLimiterProperties {
+
+  enum Kind { SUCCESS, THROTTLE, RESERVE, UNRESERVE, ADVANCE }
+
+  record Step(Kind kind, long amount) {}
+
+  @Provide
+  Arbitrary<List<Step>> steps() {
+    Arbitrary<Step> step = Arbitraries.frequencyOf(
+        Tuple.of(6, Arbitraries.just(new Step(Kind.SUCCESS, 0))),
+        Tuple.of(2, Arbitraries.just(new Step(Kind.THROTTLE, 0))),
+        Tuple.of(4, Arbitraries.just(new Step(Kind.RESERVE, 0))),
+        Tuple.of(1, Arbitraries.just(new Step(Kind.UNRESERVE, 0))),
+        Tuple.of(4, Arbitraries.longs().between(0, 5_000_000_000L).map(n -> new Step(Kind.ADVANCE, n))));
+    return step.list().ofMinSize(1).ofMaxSize(400);
+  }
+
+  @Property(tries = 500)
+  void invariantsHold(@ForAll("steps") List<Step> steps,
+      @ForAll @DoubleRange(min = 0.05, max = 0.95) double beta,
+      @ForAll @DoubleRange(min = 0.01, max = 10) double scaleConstant,
+      @ForAll @DoubleRange(min = 0.05, max = 1) double smoothing,
+      @ForAll @DoubleRange(min = 0.01, max = 5) double minFillRate,
+      @ForAll @DoubleRange(min = 1, max = 20) double minCapacity,
+      @ForAll @IntRange(min = 1, max = 2_000) int bucketMillis,
+      @ForAll @IntRange(min = -1, max = 5_000) int maxWaitMillis) {
+    AtomicLong now = new AtomicLong(Long.MAX_VALUE - 60_000_000_000L); // near the end: readings may wrap
+    AdaptiveRateLimiter.Builder builder = AdaptiveRateLimiter.builder().clock(now::get).beta(beta)
+        .scaleConstant(scaleConstant).smoothing(smoothing).minFillRate(minFillRate).minCapacity(minCapacity)
+        .timeBucket(Duration.ofMillis(bucketMillis));
+    long maxWait = maxWaitMillis < 0 ? Long.MAX_VALUE : maxWaitMillis * 1_000_000L;
+    if (maxWaitMillis >= 0) {
+      builder.maxWait(Duration.ofMillis(maxWaitMillis));
+    }
+    AdaptiveRateLimiter limiter = builder.build();
+    for (Step step : steps) {
+      double before = limiter.fillRate();
+      boolean wasEnabled = limiter.enabled();
+      switch (step.kind()) {
+        case SUCCESS -> limiter.onResponse(false);
+        case THROTTLE -> {
+          limiter.onResponse(true);
+          if (wasEnabled) {
+            assertThat(limiter.fillRate()).as("a throttle never raises the rate").isLessThanOrEqualTo(before);
+            if (before > minFillRate) {
+              assertThat(limiter.fillRate()).as("and lowers it above the minimum").isLessThan(before);
+            }
+          }
+        }
+        case RESERVE -> {
+          long wait = limiter.reserve();
+          if (!wasEnabled) {
+            assertThat(wait).isZero();
+          } else {
+            assertThat(wait == AdaptiveRateLimiter.REFUSED || (wait >= 0 && wait <= maxWait))
+                .as("wait %d within %d", wait, maxWait).isTrue();
+          }
+        }
+        case UNRESERVE -> limiter.unreserve();
+        case ADVANCE -> now.addAndGet(step.amount());
+      }
+      assertThat(limiter.measuredSendRate()).as("measured").isGreaterThanOrEqualTo(0).isFinite();
+      if (limiter.enabled()) {
+        assertThat(limiter.fillRate()).as("fill rate").isGreaterThanOrEqualTo(minFillRate).isFinite();
+        assertThat(limiter.capacity()).as("capacity").isGreaterThanOrEqualTo(minCapacity).isFinite();
+        assertThat(limiter.tokens()).as("tokens").isLessThanOrEqualTo(limiter.capacity()).isNotNaN();
+      } else {
+        assertThat(limiter.fillRate()).isZero();
+      }
+    }
+  }
+}

@@ -1,0 +1,300 @@
+package dev.backoff;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.assertj.core.data.Offset;
+
+/**
+ * The adaptive limiter's formulas against worked examples computed by hand from the published model (the
+ * class comment), with explicit times on a fake clock; its fail-fast and wait limits; its arguments.
+ */
+class AdaptiveRateLimiterTest {
+  private static final long MS = 1_000_000L;
+  private static final Offset<Double> EXACT = within(1e-9);
+  // Anywhere: the limiter's time starts at its construction, and only differences are used.
+  private final AtomicLong now = new AtomicLong(-7_000 * MS);
+  private final AtomicInteger clockReads = new AtomicInteger();
+  private final List<String> heard = new ArrayList<>();
+
+  private final NanoClock clock = () -> {
+    clockReads.incrementAndGet();
+    return now.get();
+  };
+
+  private AdaptiveRateLimiter.Builder limiter() {
+    return AdaptiveRateLimiter.builder().name("svc").clock(clock).listener(new AdaptiveRateLimiter.Listener() {
+      @Override
+      public void onRateChange(AdaptiveRateLimiter limiter, double fillRate, double measured, boolean throttled) {
+        heard.add(String.format(java.util.Locale.ROOT, "%s %.9f", throttled ? "throttle" : "rate", fillRate));
+      }
+
+      @Override
+      public void onWait(AdaptiveRateLimiter limiter, long waitNanos) {
+        heard.add("wait " + waitNanos);
+      }
+
+      @Override
+      public void onRefusal(AdaptiveRateLimiter limiter, long waitNanos) {
+        heard.add("refused " + waitNanos);
+      }
+    });
+  }
+
+  /** Moves the fake clock to {@code ms} milliseconds after the limiter was built at {@code origin}. */
+  private void at(long origin, long ms) {
+    now.set(origin + ms * MS);
+  }
+
+  @Test
+  void theDefaultsWorkedExample() {
+    long origin = now.get();
+    AdaptiveRateLimiter limiter = limiter().build();
+    int readsAtBuild = clockReads.get();
+
+    // t = 0.1 s: four successes. Not enabled: only counted (bucket 0, still open); nothing limited, and a
+    // reservation reads no clock.
+    at(origin, 100);
+    for (int i = 0; i < 4; i++) {
+      limiter.onResponse(false);
+    }
+    assertThat(limiter.enabled()).isFalse();
+    assertThat(limiter.measuredSendRate()).isZero();
+    assertThat(limiter.fillRate()).isZero();
+    int reads = clockReads.get();
+    assertThat(limiter.reserve()).isZero();
+    assertThat(clockReads.get()).as("a reservation before the first throttle reads no clock").isEqualTo(reads);
+    assertThat(reads - readsAtBuild).as("one read per response").isEqualTo(4);
+
+    // t = 0.6 s: a throttle, in bucket 1 (0.5 s buckets). It closes bucket 0: 5 responses / 0.5 s = 10/s,
+    // measured = 0.8 * 10 + 0.2 * 0 = 8. First throttle: W_max = measured = 8, K = cbrt(8 * 0.3 / 0.4) =
+    // cbrt(6) = 1.8171205928..., rate = 0.7 * 8 = 5.6 (below the ceiling 2 * 8 = 16): fill 5.6/s,
+    // capacity 5.6, and the bucket starts full.
+    at(origin, 600);
+    limiter.onResponse(true);
+    assertThat(limiter.enabled()).isTrue();
+    assertThat(limiter.measuredSendRate()).isCloseTo(8.0, EXACT);
+    assertThat(limiter.fillRate()).isCloseTo(5.6, EXACT);
+    assertThat(limiter.capacity()).isCloseTo(5.6, EXACT);
+    assertThat(limiter.tokens()).isCloseTo(5.6, EXACT);
+    assertThat(limiter.throttles()).isEqualTo(1);
+
+    // Five requests go at once (5.6 -> 0.6 tokens); the sixth waits (1 - 0.6) / 5.6 s = 0.0714285714... s,
+    // rounded up to whole nanoseconds: 71 428 572 ns (the token is taken: 0.6 -> -0.4).
+    for (int i = 0; i < 5; i++) {
+      assertThat(limiter.reserve()).isZero();
+    }
+    assertThat(limiter.reserve()).isEqualTo(71_428_572L);
+    assertThat(limiter.tokens()).isCloseTo(-0.4, EXACT);
+    assertThat(limiter.waits()).isEqualTo(1);
+    limiter.unreserve(); // that request is not sent after all: -0.4 -> 0.6
+    assertThat(limiter.tokens()).isCloseTo(0.6, EXACT);
+
+    // t = 1.1 s: a success, in bucket 2. It closes bucket 1: 1 response / 0.5 s = 2/s, measured =
+    // 0.8 * 2 + 0.2 * 8 = 3.2. Cubic: x = 1.1 - 0.6 - K = -1.3171205928..., 0.4 * x^3 + 8 = 7.0860201715;
+    // the ceiling 2 * 3.2 = 6.4 is lower: fill 6.4. The tokens first refill at the old rate for 0.5 s:
+    // 0.6 + 0.5 * 5.6 = 3.4.
+    at(origin, 1_100);
+    limiter.onResponse(false);
+    assertThat(limiter.measuredSendRate()).isCloseTo(3.2, EXACT);
+    assertThat(limiter.fillRate()).isCloseTo(6.4, EXACT);
+    assertThat(limiter.capacity()).isCloseTo(6.4, EXACT);
+    assertThat(limiter.tokens()).isCloseTo(3.4, EXACT);
+
+    // t = 1.1 s: a throttle, same bucket (counted, measured unchanged). W_max = min(3.2, 6.4) = 3.2,
+    // K = cbrt(3.2 * 0.3 / 0.4) = cbrt(2.4) = 1.3388659001..., rate = 0.7 * 3.2 = 2.24: fill 2.24,
+    // capacity 2.24, the tokens clipped from 3.4 to 2.24.
+    limiter.onResponse(true);
+    assertThat(limiter.fillRate()).isCloseTo(2.24, EXACT);
+    assertThat(limiter.tokens()).isCloseTo(2.24, EXACT);
+
+    // t = 2.1 s: a success, in bucket 4. It closes buckets 2-3: 2 responses / 1 s = 2/s, measured =
+    // 0.8 * 2 + 0.2 * 3.2 = 2.24. Cubic: x = 2.1 - 1.1 - 1.3388659002 = -0.3388659002,
+    // 0.4 * x^3 + 3.2 = 3.1844351982 (below the ceiling 4.48): fill 3.1844351982; tokens stay 2.24 (full
+    // at the old capacity, below the new one).
+    at(origin, 2_100);
+    limiter.onResponse(false);
+    assertThat(limiter.measuredSendRate()).isCloseTo(2.24, EXACT);
+    assertThat(limiter.fillRate()).isCloseTo(3.1844351981502323, EXACT);
+    assertThat(limiter.tokens()).isCloseTo(2.24, EXACT);
+
+    assertThat(heard).containsExactly("throttle 5.600000000", "wait 71428572", "rate 6.400000000",
+        "throttle 2.240000000", "rate 3.184435198");
+  }
+
+  /**
+   * The cubic curve alone (the send-rate ceiling lifted, 1 s buckets): W_max = 36 makes
+   * K = cbrt(36 * 0.3 / 0.4) = cbrt(27) = 3 s, so the rate is 0.4 * (t - t_last - 3)^3 + 36.
+   */
+  @Test
+  void theCubicCurveFallsByBetaFlattensAtTheOldRateAndThenProbesBeyondIt() {
+    long origin = now.get();
+    AdaptiveRateLimiter limiter = limiter().timeBucket(Duration.ofSeconds(1)).sendRateCeiling(1_000).build();
+    at(origin, 500);
+    for (int i = 0; i < 44; i++) {
+      limiter.onResponse(false);
+    }
+    // t = 1 s: the 45th response, a throttle, closes bucket 0: 45/s, measured 0.8 * 45 = 36 = W_max.
+    at(origin, 1_000);
+    limiter.onResponse(true);
+    assertThat(limiter.measuredSendRate()).isCloseTo(36, EXACT);
+    assertThat(limiter.fillRate()).as("0.7 * 36").isCloseTo(25.2, EXACT);
+    at(origin, 2_000);
+    limiter.onResponse(false);
+    assertThat(limiter.fillRate()).as("0.4 * (1 - 3)^3 + 36").isCloseTo(32.8, EXACT);
+    at(origin, 4_000);
+    limiter.onResponse(false);
+    assertThat(limiter.fillRate()).as("0.4 * 0^3 + 36: the plateau at W_max").isCloseTo(36, EXACT);
+    at(origin, 5_000);
+    limiter.onResponse(false);
+    assertThat(limiter.fillRate()).as("0.4 * 1^3 + 36").isCloseTo(36.4, EXACT);
+    at(origin, 7_000);
+    limiter.onResponse(false);
+    assertThat(limiter.fillRate()).as("0.4 * 3^3 + 36").isCloseTo(46.8, EXACT);
+    assertThat(limiter.capacity()).isCloseTo(46.8, EXACT);
+    // The measured rate meanwhile (one response a bucket-span): t=2: 0.8*1 + 0.2*36 = 8; t=4: 1 over 2 s,
+    // 0.8*0.5 + 0.2*8 = 2; t=5: 0.8*1 + 0.2*2 = 1.2; t=7: 1 over 2 s, 0.8*0.5 + 0.2*1.2 = 0.64.
+    assertThat(limiter.measuredSendRate()).isCloseTo(0.64, EXACT);
+    // t = 7 s, a throttle: W_max = min(measured 0.64, fill 46.8) = 0.64, rate 0.7 * 0.64 = 0.448, below the
+    // minimum fill rate: fill 0.5, capacity 1 (the minimum), tokens clipped to 1.
+    limiter.onResponse(true);
+    assertThat(limiter.fillRate()).isEqualTo(0.5);
+    assertThat(limiter.capacity()).isEqualTo(1.0);
+    assertThat(limiter.tokens()).isEqualTo(1.0);
+  }
+
+  @Test
+  void aThrottleBeforeAnyMeasurementLeavesTheMinimumRate() {
+    long origin = now.get();
+    AdaptiveRateLimiter limiter = limiter().build();
+    limiter.onResponse(true); // bucket 0 still open: measured 0, rate 0 -> the minimums
+    assertThat(limiter.fillRate()).isEqualTo(0.5);
+    assertThat(limiter.capacity()).isEqualTo(1.0);
+    assertThat(limiter.reserve()).isZero(); // the full bucket's one token
+    assertThat(limiter.reserve()).as("(1 - 0) / 0.5 s").isEqualTo(2_000_000_000L);
+    assertThat(limiter.reserve()).as("(1 + 1) / 0.5 s: queued behind the first").isEqualTo(4_000_000_000L);
+    at(origin, 4_000); // both waits over: -2 + 4 * 0.5 = 0 tokens, the next waits 2 s again
+    assertThat(limiter.tokens()).isZero();
+    at(origin, 6_000); // -2 + 6 * 0.5 = 1 token
+    assertThat(limiter.tokens()).isEqualTo(1.0);
+    assertThat(limiter.reserve()).isZero();
+  }
+
+  @Test
+  void failFastRefusesWithoutTakingAToken() {
+    long origin = now.get();
+    AdaptiveRateLimiter limiter = limiter().failFast(true).build();
+    limiter.onResponse(true);
+    assertThat(limiter.reserve()).isZero();
+    assertThat(limiter.reserve()).isEqualTo(AdaptiveRateLimiter.REFUSED);
+    assertThat(limiter.tokens()).as("no token taken").isZero();
+    assertThat(limiter.refusals()).isEqualTo(1);
+    assertThat(heard).containsExactly("throttle 0.500000000", "refused 2000000000");
+    at(origin, 2_000);
+    assertThat(limiter.reserve()).isZero();
+  }
+
+  @Test
+  void aMaximumWaitRefusesOnlyLongerWaits() {
+    long origin = now.get();
+    AdaptiveRateLimiter limiter = limiter().maxWait(Duration.ofSeconds(2)).build();
+    limiter.onResponse(true);
+    assertThat(limiter.reserve()).isZero();
+    assertThat(limiter.reserve()).isEqualTo(2_000_000_000L); // exactly the maximum: allowed
+    assertThat(limiter.reserve()).isEqualTo(AdaptiveRateLimiter.REFUSED); // 4 s
+    at(origin, 1_000);
+    assertThat(limiter.reserve()).isEqualTo(AdaptiveRateLimiter.REFUSED); // still 3 s
+    assertThat(limiter.waits()).isEqualTo(1);
+    assertThat(limiter.refusals()).isEqualTo(2);
+    assertThat(limiter.maxWait()).isEqualTo(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void unreserveNeverOverfillsTheBucket() {
+    AdaptiveRateLimiter limiter = limiter().build();
+    limiter.unreserve(); // not enabled: nothing to give back
+    limiter.onResponse(true);
+    limiter.unreserve();
+    assertThat(limiter.tokens()).isEqualTo(1.0);
+  }
+
+  @Test
+  void theArgumentsAreCheckedWithTheirNames() {
+    AdaptiveRateLimiter.Builder b = AdaptiveRateLimiter.builder();
+    assertThatThrownBy(() -> b.beta(1)).hasMessage("beta must be in (0, 1), was 1.0");
+    assertThatThrownBy(() -> b.beta(0)).hasMessage("beta must be in (0, 1), was 0.0");
+    assertThatThrownBy(() -> b.beta(Double.NaN)).hasMessage("beta must be in (0, 1), was NaN");
+    assertThatThrownBy(() -> b.scaleConstant(0)).hasMessage("scaleConstant must be positive and finite, was 0.0");
+    assertThatThrownBy(() -> b.scaleConstant(Double.POSITIVE_INFINITY))
+        .hasMessage("scaleConstant must be positive and finite, was Infinity");
+    assertThatThrownBy(() -> b.smoothing(1.5)).hasMessage("smoothing must be in (0, 1], was 1.5");
+    assertThatThrownBy(() -> b.smoothing(0)).hasMessage("smoothing must be in (0, 1], was 0.0");
+    assertThatThrownBy(() -> b.minFillRate(-1)).hasMessage("minFillRate must be positive and finite, was -1.0");
+    assertThatThrownBy(() -> b.minCapacity(0.5)).hasMessage("minCapacity must be at least 1 and finite, was 0.5");
+    assertThatThrownBy(() -> b.sendRateCeiling(0.9))
+        .hasMessage("sendRateCeiling must be at least 1 and finite, was 0.9");
+    assertThatThrownBy(() -> b.timeBucket(Duration.ofNanos(999_999)))
+        .hasMessage("timeBucket must be at least 1ms, was PT0.000999999S");
+    assertThatThrownBy(() -> b.timeBucket(null)).hasMessage("timeBucket must not be null");
+    assertThatThrownBy(() -> b.maxWait(Duration.ofMillis(-1))).hasMessage("maxWait must not be negative, was PT-0.001S");
+    assertThatThrownBy(() -> b.name(" ")).hasMessage("name must not be blank, was ' '");
+    assertThatThrownBy(() -> b.clock(null)).hasMessage("clock must not be null");
+    assertThatThrownBy(() -> b.listener(null)).hasMessage("listener must not be null");
+  }
+
+  @Test
+  void aThrowingListenerChangesNothing() {
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().clock(clock)
+        .listener(new AdaptiveRateLimiter.Listener() {
+          @Override
+          public void onRateChange(AdaptiveRateLimiter l, double fillRate, double measured, boolean throttled) {
+            throw new IllegalStateException("a broken listener");
+          }
+        }).build();
+    limiter.onResponse(true);
+    assertThat(limiter.fillRate()).isEqualTo(0.5);
+  }
+
+  /** Many threads reserving at once get distinct places in the queue: the waits are the sequence k / rate. */
+  @Test
+  void concurrentReservationsQueueOneRefillIntervalApart() throws Exception {
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().clock(clock).build();
+    limiter.onResponse(true); // 0.5/s, one token
+    assertThat(limiter.reserve()).isZero();
+    int threads = 8;
+    int each = 250;
+    List<Long> waits = java.util.Collections.synchronizedList(new ArrayList<>());
+    CountDownLatch start = new CountDownLatch(1);
+    List<Thread> started = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread thread = new Thread(() -> {
+        try {
+          start.await();
+        } catch (InterruptedException e) {
+          return;
+        }
+        for (int i = 0; i < each; i++) {
+          waits.add(limiter.reserve());
+        }
+      });
+      thread.start();
+      started.add(thread);
+    }
+    start.countDown();
+    for (Thread thread : started) {
+      thread.join();
+    }
+    // The clock stands still: reservation k (from 1) waits k / 0.5 s = 2k s, each exactly once.
+    assertThat(waits).hasSize(threads * each);
+    assertThat(waits.stream().sorted().toList()).isEqualTo(
+        java.util.stream.LongStream.rangeClosed(1, threads * each).map(k -> 2_000_000_000L * k).boxed().toList());
+  }
+}

@@ -1,0 +1,319 @@
+package dev.backoff;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.FakeScheduler;
+import dev.backoff.testing.RecordingListener;
+import dev.backoff.testing.RecordingSleeper;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * An adaptive rate limiter composed with a retry policy, through both executors, on a fake clock: every
+ * attempt (first attempts and retries) takes a token; a wait happens on the policy's sleeper (sync) or the
+ * scheduler (async); a refusal, a wait past the deadline, an interrupt or a cancel stop the call and give
+ * the token back; a throttled outcome (a result or failure the policy classifies THROTTLED) is reported.
+ *
+ * <p>The limiter's numbers in these tests: a first throttle inside the first 0.5 s bucket finds no measured
+ * rate, so the limiter starts at its minimums, 0.5 token/s and one token (full). Waits are then
+ * {@code (1 - tokens) / 0.5} s.
+ */
+class AdaptiveRateLimiterCompositionTest {
+  private static final Duration BACKOFF = Duration.ofMillis(125); // 0.125 s: exact in binary
+  private final FakeClock clock = new FakeClock();
+  private final RecordingSleeper sleeper = new RecordingSleeper(clock);
+  private final FakeScheduler scheduler = new FakeScheduler(clock);
+  private final RecordingListener<String> listener = new RecordingListener<>();
+
+  private AdaptiveRateLimiter.Builder limiter() {
+    return AdaptiveRateLimiter.builder().name("svc").clock(clock);
+  }
+
+  private RetryPolicy.Builder<String> policy(AdaptiveRateLimiter limiter) {
+    return RetryPolicy.<String>builder().maxAttempts(5).backoff(Backoff.fixed(BACKOFF)).clock(clock)
+        .sleeper(sleeper).retryOnResult("429"::equals)
+        .classifyResults(result -> "429".equals(result) ? FailureClass.THROTTLED : FailureClass.TRANSIENT)
+        .rateLimiter(limiter).listener(listener);
+  }
+
+  /** Answers from a script, one per attempt; the last repeats. */
+  private static Callable<String> answers(AtomicInteger attempts, String... script) {
+    return () -> script[Math.min(attempts.getAndIncrement(), script.length - 1)];
+  }
+
+  @Test
+  void syncThrottlesEnableTheLimiterAndTheRetryWaitsForItsToken() throws Exception {
+    AdaptiveRateLimiter limiter = limiter().build();
+    RetryExecutor<String> executor = RetryExecutor.of(policy(limiter).build());
+    AtomicInteger attempts = new AtomicInteger();
+
+    String result = executor.call(answers(attempts, "429", "429", "ok"));
+
+    // Attempt 1: not enabled, no wait; its 429 enables the limiter (1 token, 0.5/s). Sleep 0.125 s;
+    // attempt 2 takes the token; its 429 leaves the minimum rate and the bucket empty. Sleep 0.125 s
+    // (0.0625 token earned); attempt 3 waits (1 - 0.0625) / 0.5 = 1.875 s on the policy's sleeper.
+    assertThat(result).isEqualTo("ok");
+    assertThat(attempts).hasValue(3);
+    assertThat(sleeper.sleeps()).containsExactly(BACKOFF, BACKOFF, Duration.ofMillis(1_875));
+    assertThat(limiter.enabled()).isTrue();
+    assertThat(limiter.throttles()).isEqualTo(2);
+    assertThat(limiter.waits()).isEqualTo(1);
+  }
+
+  @Test
+  void syncTheLimiterGatesFirstAttemptsToo() throws Exception {
+    AdaptiveRateLimiter limiter = limiter().build();
+    RetryExecutor<String> executor = RetryExecutor.of(policy(limiter).maxAttempts(1).build());
+    AtomicInteger attempts = new AtomicInteger();
+    assertThat(executor.call(answers(attempts, "429"))).isEqualTo("429"); // enables it: 1 token
+    assertThat(executor.call(answers(attempts, "ok"))).isEqualTo("ok"); // takes it, no wait
+    assertThat(sleeper.sleeps()).isEmpty();
+    assertThat(executor.call(answers(attempts, "ok"))).isEqualTo("ok"); // waits a whole token: 2 s
+    assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(2));
+  }
+
+  @Test
+  void syncFailFastRefusesTheFirstAttemptWithARateLimitedException() {
+    AdaptiveRateLimiter limiter = limiter().failFast(true).build();
+    limiter.onResponse(true); // another caller's throttle: 1 token
+    assertThat(limiter.reserve()).isZero(); // someone else takes it
+    RetryExecutor<String> executor = RetryExecutor.of(policy(limiter).build());
+    AtomicInteger attempts = new AtomicInteger();
+
+    Throwable refused = catchThrowable(() -> executor.call(answers(attempts, "ok")));
+
+    assertThat(refused).isInstanceOf(RateLimitedException.class)
+        .hasMessage("rate limiter 'svc' refused the first attempt: its wait for a token exceeded the limiter's "
+            + "maximum wait, 0s");
+    assertThat(attempts).hasValue(0);
+    assertThat(sleeper.sleeps()).isEmpty();
+  }
+
+  @Test
+  void syncARefusedFirstAttemptIsRecovered() throws Exception {
+    AdaptiveRateLimiter limiter = limiter().failFast(true).build();
+    limiter.onResponse(true);
+    limiter.reserve();
+    RetryExecutor<String> executor = RetryExecutor.of(policy(limiter).build());
+    String value = executor.call(() -> "never", (last, failure, history) ->
+        "fallback after " + failure.getClass().getSimpleName() + ", " + history.stopReason());
+    assertThat(value).isEqualTo("fallback after RateLimitedException, RATE_LIMITED");
+  }
+
+  @Test
+  void syncFailFastStopsARetryWithRateLimitedAndTheLastFailure() {
+    AdaptiveRateLimiter limiter = limiter().failFast(true).build();
+    RetryExecutor<String> executor = RetryExecutor.of(policy(limiter)
+        .classifyFailures(failure -> FailureClass.THROTTLED).build());
+    AtomicInteger attempts = new AtomicInteger();
+
+    Throwable failure = catchThrowable(() -> executor.call(() -> {
+      throw new IOException("throttled " + attempts.incrementAndGet());
+    }));
+
+    // Attempt 1's throttle enables the limiter with one token; attempt 2 takes it; its throttle leaves the
+    // bucket empty, and retry 2 is refused after its backoff.
+    assertThat(failure).isInstanceOf(IOException.class).hasMessage("throttled 2");
+    assertThat(RetryHistory.of(failure).stopReason()).isEqualTo(StopReason.RATE_LIMITED);
+    assertThat(listener.stopReasons()).containsExactly(StopReason.RATE_LIMITED);
+    assertThat(sleeper.sleeps()).containsExactly(BACKOFF, BACKOFF);
+    assertThat(limiter.refusals()).isEqualTo(1);
+  }
+
+  @Test
+  void syncAFirstAttemptWhoseWaitPassesTheDeadlineIsRefusedAndGivesTheTokenBack() {
+    AdaptiveRateLimiter limiter = limiter().build();
+    limiter.onResponse(true);
+    limiter.reserve(); // empty: the next attempt would wait 2 s
+    RetryExecutor<String> executor = RetryExecutor.of(policy(limiter).maxElapsed(Duration.ofSeconds(1)).build());
+    AtomicInteger attempts = new AtomicInteger();
+
+    Throwable refused = catchThrowable(() -> executor.call(answers(attempts, "ok")));
+
+    assertThat(refused).isInstanceOf(RateLimitedException.class).hasMessage("rate limiter 'svc' refused the first "
+        + "attempt: its wait for a token would end past the policy's deadline, 1s");
+    assertThat(attempts).hasValue(0);
+    assertThat(sleeper.sleeps()).isEmpty();
+    assertThat(limiter.tokens()).as("the token given back").isZero();
+  }
+
+  @Test
+  void syncARetryWhoseWaitPassesTheDeadlineStopsWithTheLastFailure() {
+    AdaptiveRateLimiter limiter = limiter().build();
+    limiter.onResponse(true); // enabled, one token
+    RetryExecutor<String> executor = RetryExecutor.of(policy(limiter).maxElapsed(Duration.ofSeconds(1))
+        .classifyFailures(failure -> FailureClass.THROTTLED).build());
+    AtomicInteger attempts = new AtomicInteger();
+
+    Throwable failure = catchThrowable(() -> executor.call(() -> {
+      throw new IOException("throttled " + attempts.incrementAndGet());
+    }));
+
+    // Attempt 1 takes the token and is throttled; after 0.125 s the retry would wait 1.875 s: 2 s > 1 s.
+    assertThat(failure).isInstanceOf(IOException.class).hasMessage("throttled 1");
+    assertThat(RetryHistory.of(failure).stopReason()).isEqualTo(StopReason.DEADLINE_EXCEEDED);
+    assertThat(sleeper.sleeps()).containsExactly(BACKOFF);
+    assertThat(limiter.tokens()).as("the token given back: 0.0625 earned, none taken").isEqualTo(0.0625);
+  }
+
+  @Test
+  void syncAnInterruptDuringTheWaitStopsTheCallAndGivesTheTokenBack() {
+    AdaptiveRateLimiter limiter = limiter().build();
+    limiter.onResponse(true);
+    limiter.reserve(); // the bucket is empty: the next call waits 2 s
+    RecordingSleeper interrupting = new RecordingSleeper(clock).interruptAfter(0);
+    RetryExecutor<String> executor = RetryExecutor.of(policy(limiter).sleeper(interrupting).build());
+    AtomicInteger attempts = new AtomicInteger();
+
+    Throwable failure = catchThrowable(() -> executor.call(answers(attempts, "ok")));
+
+    assertThat(failure).isInstanceOf(InterruptedException.class);
+    assertThat(Thread.interrupted()).as("the flag is set again (and cleared here)").isTrue();
+    assertThat(attempts).hasValue(0);
+    assertThat(limiter.tokens()).as("the token given back").isZero();
+  }
+
+  @Test
+  void asyncTheFirstAttemptAndTheRetriesWaitOnTheScheduler() throws Exception {
+    AdaptiveRateLimiter limiter = limiter().build();
+    limiter.onResponse(true);
+    limiter.reserve(); // empty: the first attempt waits 2 s
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(policy(limiter).build(), scheduler);
+    AtomicInteger attempts = new AtomicInteger();
+    Callable<String> script = answers(attempts, "429", "ok");
+
+    CompletableFuture<String> future = executor.call(() -> {
+      try {
+        return CompletableFuture.completedFuture(script.call());
+      } catch (Exception e) {
+        return CompletableFuture.failedFuture(e);
+      }
+    });
+    assertThat(attempts).as("nothing sent before the token").hasValue(0);
+    while (scheduler.runNext()) {
+      // each wait as it falls due
+    }
+
+    // Wait 2 s; attempt 1's 429 (a throttle: fill stays at the minimum, tokens 0); backoff 0.125 s
+    // (0.0625 token); the retry waits 1.875 s more for its token, then succeeds.
+    assertThat(future.get()).isEqualTo("ok");
+    assertThat(attempts).hasValue(2);
+    assertThat(scheduler.delays()).containsExactly(Duration.ofSeconds(2), BACKOFF, Duration.ofMillis(1_875));
+    assertThat(sleeper.sleeps()).as("async calls never sleep").isEmpty();
+  }
+
+  @Test
+  void asyncACancelDuringTheWaitMakesNoAttemptAndGivesTheTokenBack() {
+    AdaptiveRateLimiter limiter = limiter().build();
+    limiter.onResponse(true);
+    limiter.reserve();
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(policy(limiter).build(), scheduler);
+    AtomicInteger attempts = new AtomicInteger();
+    CompletableFuture<String> future = executor.call(() -> {
+      attempts.incrementAndGet();
+      return CompletableFuture.completedFuture("ok");
+    });
+    assertThat(scheduler.pending()).isEqualTo(1);
+    assertThat(limiter.tokens()).isEqualTo(-1.0);
+
+    assertThat(future.cancel(false)).isTrue();
+    scheduler.advance(Duration.ofSeconds(10));
+
+    assertThat(attempts).hasValue(0);
+    assertThat(limiter.tokens()).as("given back, then refilled to the capacity").isEqualTo(1.0);
+    assertThat(listener.stopReasons()).containsExactly(StopReason.CANCELLED);
+  }
+
+  @Test
+  void asyncFailFastRefusesTheFirstAttemptAndStopsARetry() {
+    AdaptiveRateLimiter limiter = limiter().failFast(true).build();
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(policy(limiter).build(), scheduler);
+    AtomicInteger attempts = new AtomicInteger();
+    CompletableFuture<String> future = executor.call(
+        () -> CompletableFuture.completedFuture(attempts.incrementAndGet() < 9 ? "429" : "ok"));
+    while (scheduler.runNext()) {
+      // run each retry as it falls due
+    }
+    // Attempt 1's 429 enables the limiter (1 token); retry 1 takes it; its 429 empties the bucket; retry 2 is
+    // refused: the call ends with the last result.
+    assertThat(future.join()).isEqualTo("429");
+    assertThat(attempts).hasValue(2);
+    assertThat(listener.stopReasons()).containsExactly(StopReason.RATE_LIMITED);
+
+    CompletableFuture<String> refused = executor.call(() -> CompletableFuture.completedFuture("never"));
+    assertThat(catchThrowable(refused::get)).isInstanceOf(ExecutionException.class).cause()
+        .isInstanceOf(RateLimitedException.class);
+  }
+
+  @Test
+  void asyncAWaitPastTheDeadlineStopsTheCall() {
+    AdaptiveRateLimiter limiter = limiter().build();
+    limiter.onResponse(true);
+    limiter.reserve();
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(
+        policy(limiter).maxElapsed(Duration.ofSeconds(1)).build(), scheduler);
+    CompletableFuture<String> future = executor.call(() -> CompletableFuture.completedFuture("never"));
+    assertThat(catchThrowable(future::get)).cause().isInstanceOf(RateLimitedException.class)
+        .hasMessageContaining("would end past the policy's deadline, 1s");
+    assertThat(scheduler.pending()).isZero();
+    assertThat(limiter.tokens()).as("the token given back").isZero();
+  }
+
+  @Test
+  void withoutALimiterNothingChanges() throws Exception {
+    RetryPolicy<String> policy = RetryPolicy.<String>builder().clock(clock).sleeper(sleeper).build();
+    assertThat(policy.rateLimiter()).isNull();
+    assertThat(RetryExecutor.of(policy).call(() -> "ok")).isEqualTo("ok");
+    assertThat(policy.toString()).doesNotContain("rate limiter");
+    assertThat(policy(limiter().build()).build().toString()).contains("rate limiter svc");
+  }
+
+  /**
+   * A limiter not yet enabled costs the success path no allocation and no clock read of the policy's; the
+   * limiter reads its own clock once per call (measuring the send rate) and never in {@code reserve}.
+   */
+  @Test
+  void aLimiterNotYetEnabledKeepsTheSuccessPathFree() throws Exception {
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    org.junit.jupiter.api.Assumptions.assumeTrue(threads instanceof com.sun.management.ThreadMXBean,
+        "allocation counting needs com.sun.management.ThreadMXBean");
+    com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) threads;
+    org.junit.jupiter.api.Assumptions.assumeTrue(counter.isThreadAllocatedMemorySupported()
+        && counter.isThreadAllocatedMemoryEnabled());
+    AtomicInteger policyReads = new AtomicInteger();
+    AtomicInteger limiterReads = new AtomicInteger();
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().clock(() -> {
+      limiterReads.incrementAndGet();
+      return 0;
+    }).build();
+    RetryExecutor<String> executor = RetryExecutor.of(RetryPolicy.<String>builder().clock(() -> {
+      policyReads.incrementAndGet();
+      return 0;
+    }).rateLimiter(limiter).build());
+    Callable<String> attempt = () -> "ok";
+    long id = Thread.currentThread().getId();
+    int calls = 200_000;
+    for (int i = 0; i < calls; i++) { // warm up: class loading and first-call linking allocate
+      executor.call(attempt);
+    }
+    limiterReads.set(0);
+    long before = counter.getThreadAllocatedBytes(id);
+    for (int i = 0; i < calls; i++) {
+      executor.call(attempt);
+    }
+    long allocated = counter.getThreadAllocatedBytes(id) - before;
+    // One allocation per call would be at least 16 bytes x 200 000; allow only measurement noise.
+    assertThat(allocated).as("bytes allocated by %d successful calls", calls).isLessThan(64 * 1024);
+    assertThat(policyReads).hasValue(0);
+    assertThat(limiterReads).as("one read per response, none per reservation").hasValue(calls);
+    assertThat(limiter.enabled()).isFalse();
+  }
+}
