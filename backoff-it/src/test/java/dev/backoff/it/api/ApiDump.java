@@ -27,6 +27,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -146,7 +147,7 @@ public final class ApiDump {
   public static String render(List<ClassFile> classes, Set<String> packages) {
     Map<String, ClassFile> byName = new HashMap<>();
     classes.forEach(type -> byName.put(type.name(), type));
-    Map<String, String> blocks = new java.util.TreeMap<>();
+    Map<String, String> blocks = new TreeMap<>();
     for (ClassFile type : classes) {
       if (packages.contains(packageOf(type.name())) && visible(type, byName)) {
         blocks.put(sourceName(type.name()), block(type));
@@ -417,7 +418,7 @@ public final class ApiDump {
 
   /** Every {@code .class} file under a directory or in a jar, by its path with slashes. */
   static Map<String, byte[]> classFiles(Path location) throws IOException {
-    Map<String, byte[]> files = new java.util.TreeMap<>();
+    Map<String, byte[]> files = new TreeMap<>();
     if (Files.isDirectory(location)) {
       try (Stream<Path> paths = Files.walk(location)) {
         for (Path path : (Iterable<Path>) paths.filter(isClassFile())::iterator) {

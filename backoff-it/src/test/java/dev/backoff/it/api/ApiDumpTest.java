@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -202,7 +203,7 @@ class ApiDumpTest {
 
   @Test
   void aRemovedMethodIsReportedAsTheLinesThatDiffer() throws Exception {
-    Map<String, String> changed = new java.util.HashMap<>(FIXTURE);
+    Map<String, String> changed = new HashMap<>(FIXTURE);
     changed.put("fix/api/Widget.java", FIXTURE.get("fix/api/Widget.java")
         .replace("@Deprecated(forRemoval = true) public void old() {}", ""));
     String current = ApiDump.module("fixture", compile(dir, "v2", changed), null);
@@ -222,7 +223,7 @@ class ApiDumpTest {
 
   @Test
   void aChangedSignatureAndAnAddedTypeAreBothReported() throws Exception {
-    Map<String, String> changed = new java.util.HashMap<>(FIXTURE);
+    Map<String, String> changed = new HashMap<>(FIXTURE);
     changed.put("fix/spi/Hook.java", "package fix.spi;\npublic interface Hook { void call(); }\n");
     changed.put("fix/api/Extra.java", "package fix.api;\npublic final class Extra { private Extra() {} }\n");
     String current = ApiDump.module("fixture", compile(dir, "v3", changed), null);
@@ -261,7 +262,7 @@ class ApiDumpTest {
 
   @Test
   void aJarWithoutDescriptorIsReadAsAnAutomaticModuleExportingEveryPackage() throws Exception {
-    Map<String, String> sources = new java.util.HashMap<>(FIXTURE);
+    Map<String, String> sources = new HashMap<>(FIXTURE);
     sources.remove("module-info.java");
     Path classes = compile(dir, "auto", sources);
 
