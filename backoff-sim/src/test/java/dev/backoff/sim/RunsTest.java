@@ -128,16 +128,24 @@ class RunsTest {
   @Test
   void moreConcurrentStormsThanTheHeapHoldsAreRefusedSayingHowManyThreadsFit() {
     long usable = MemoryEstimate.usableBytes();
-    Scenario probe = Scenario.of(Map.of("clients", 1000, "policies", "fixed"));
-    long perClient = MemoryEstimate.estimate(probe, probe.policies.get(0))[0] / 1000;
-    // Each storm needs 40% of what a run may use: one at a time fits, three do not.
-    long clients = (long) (0.4 * usable / perClient);
+    // The estimate is a fixed part (such as a server's latency table) plus a part per client: two probes
+    // give both, so each storm can be sized to 40% of what a run may use: one at a time fits, three do not.
+    long at1000 = estimate(1000);
+    long at2000 = estimate(2000);
+    double perClient = (at2000 - at1000) / 1000.0;
+    double fixed = at1000 - 1000 * perClient;
+    long clients = (long) ((0.4 * usable - fixed) / perClient);
     Scenario big = Scenario.of(Map.of("clients", clients, "policies", "fixed", "duration", "400s"));
     List<Runs.Task> tasks = Runs.seeds(big, 3);
     assertThatThrownBy(() -> Runs.summaries(tasks, 3, null)).isInstanceOf(ScenarioException.class)
         .hasMessageStartingWith("threads: 3 runs, 3 at a time, may need about ")
         .hasMessageContaining("use at most 2 threads")
         .hasMessageContaining("BACKOFF_JAVA_OPTS=-Xmx");
+  }
+
+  private static long estimate(long clients) {
+    Scenario probe = Scenario.of(Map.of("clients", clients, "policies", "fixed", "duration", "400s"));
+    return MemoryEstimate.estimate(probe, probe.policies.get(0))[0];
   }
 
   private static String render(List<PolicyResult> results) {
