@@ -51,6 +51,11 @@ import java.util.random.RandomGenerator;
  * A listener that throws (anything but a {@link VirtualMachineError}) changes no outcome and never escapes
  * from {@code cancel} or {@code complete}; see {@link RetryListener}.
  *
+ * <h2>Hedging</h2>
+ * A policy with {@linkplain RetryPolicy.Builder#hedging hedging} runs each call as a hedged call: further
+ * attempts start alongside a slow one, the first acceptable result wins and the others are cancelled. See
+ * {@link Hedging} for the rules; cancellation, the attempt timeout, listeners and outcomes are as above.
+ *
  * <h2>Memory</h2>
  * A call waiting for its retry holds three objects besides the caller's failure: the returned future
  * (which is also the scheduled task), the {@link Execution}, and the scheduler's task handle.
@@ -181,6 +186,11 @@ public final class AsyncRetryExecutor<R> {
    */
   public <T extends R> CompletableFuture<T> call(Supplier<? extends CompletionStage<T>> supplier) {
     Nanos.requireNonNull("supplier", supplier);
+    if (policy.hedging != null) {
+      HedgedCall<R, T> hedged = new HedgedCall<>(this, HedgedCall.of(supplier), null, null);
+      hedged.start();
+      return hedged;
+    }
     AsyncCall<R, T> call = new AsyncCall<>(this, supplier, null);
     call.start();
     return call;
@@ -198,6 +208,11 @@ public final class AsyncRetryExecutor<R> {
       Recovery<T> recovery) {
     Nanos.requireNonNull("supplier", supplier);
     Nanos.requireNonNull("recovery", recovery);
+    if (policy.hedging != null) {
+      HedgedCall<R, T> hedged = new HedgedCall<>(this, HedgedCall.of(supplier), null, recovery);
+      hedged.start();
+      return hedged;
+    }
     AsyncCall<R, T> call = new AsyncCall<>(this, supplier, recovery);
     call.start();
     return call;

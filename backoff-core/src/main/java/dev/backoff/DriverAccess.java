@@ -32,6 +32,23 @@ final class DriverAccess implements CoreAccess {
   }
 
   @Override
+  public <R> StopReason tryHedge(Execution<R> execution, int started, FailureClass triggerClass, Throwable trigger,
+      long nowNanos) {
+    return execution.tryHedge(started, triggerClass, trigger, nowNanos);
+  }
+
+  @Override
+  public <R> Decision recordHedged(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+      CircuitBreaker.Permit permit, long nowNanos) {
+    return execution.recordHedged(result, failure, verdict, permit, nowNanos);
+  }
+
+  @Override
+  public <R> void hedgeSucceeded(Execution<R> execution, R result, int attempt, long nowNanos) {
+    execution.succeedHedged(result, attempt, nowNanos);
+  }
+
+  @Override
   public <R> void firstTrySucceeded(RetryPolicy<R> policy, R result, long startNanos, long nowNanos) {
     FirstAttempt.succeeded(policy, result, startNanos, nowNanos);
   }
@@ -84,6 +101,11 @@ final class DriverAccess implements CoreAccess {
   @Override
   public <R, T extends R> CompletableFuture<T> async(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt,
       OutcomeJudge<R> judge) {
+    if (executor.policy.hedging != null) {
+      HedgedCall<R, T> hedged = new HedgedCall<>(executor, attempt, judge, null);
+      hedged.start();
+      return hedged;
+    }
     // The judge stays as given: in the async loop a null judge marks the executor's own Supplier.
     AsyncCall<R, T> call = new AsyncCall<>(executor, attempt, judge);
     call.start();

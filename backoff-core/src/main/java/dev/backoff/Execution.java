@@ -176,18 +176,140 @@ public final class Execution<R> {
     lastResult = null;
     int flags = Classification.inspect(policy, failure);
     StopReason refusal = Classification.refusal(policy, failure, flags);
-    FailureClass failureClass;
+    return decide(failureClass(failure, flags, refusal), refusal, hint, nowNanos);
+  }
+
+  private FailureClass failureClass(Throwable failure, int flags, StopReason refusal) {
     if (refusal != null) {
-      failureClass = FailureClass.TRANSIENT;
-    } else if (policy.failureClassifier == Classification.DEFAULT_CLASSIFIER) {
-      failureClass = (flags & Classification.TIMEOUT) != 0 ? FailureClass.TIMEOUT : FailureClass.TRANSIENT;
-    } else {
-      failureClass = policy.failureClassifier.apply(failure);
-      if (failureClass == null) {
-        failureClass = FailureClass.TRANSIENT;
+      return FailureClass.TRANSIENT;
+    }
+    if (policy.failureClassifier == Classification.DEFAULT_CLASSIFIER) {
+      return (flags & Classification.TIMEOUT) != 0 ? FailureClass.TIMEOUT : FailureClass.TRANSIENT;
+    }
+    FailureClass failureClass = policy.failureClassifier.apply(failure);
+    return failureClass == null ? FailureClass.TRANSIENT : failureClass;
+  }
+
+  // Hedging (HedgedCall, and the simulator through Engine): several attempts of one call may be in flight,
+  // so an attempt's failure does not by itself end the call, and the next attempt needs no backoff.
+
+  /**
+   * Hedging: asks for one more attempt alongside those in flight. Refuses it once {@code started} attempts
+   * reach the hedging's bound, once the deadline has passed, or when the budget refuses it (asked for the
+   * class {@code triggerClass}, that of the failure that triggered the hedge, or {@link FailureClass#TRANSIENT}
+   * when the hedging delay did). A granted hedge is charged to the budget and counted among the retries, and
+   * the listeners hear of it. Does not end the call.
+   *
+   * @return null if the hedge may start now, else why not
+   */
+  StopReason tryHedge(int started, FailureClass triggerClass, Throwable trigger, long nowNanos) {
+    if (done) {
+      throw new IllegalStateException("the call has already ended: " + (stopReason == null ? "success" : stopReason));
+    }
+    if (started >= policy.hedging.maxStarted(policy.maxAttempts)) {
+      return StopReason.ATTEMPTS_EXHAUSTED;
+    }
+    if (policy.maxElapsedNanos != Long.MAX_VALUE && nowNanos - startNanos > policy.maxElapsedNanos) {
+      return StopReason.DEADLINE_EXCEEDED;
+    }
+    FailureClass failureClass = triggerClass == null ? FailureClass.TRANSIENT : triggerClass;
+    if (policy.budget != null && !policy.budget.tryAcquire(failureClass)) {
+      return StopReason.BUDGET_EXHAUSTED;
+    }
+    retriesScheduled++;
+    attempts = Math.max(attempts, started + 1); // a hedged call's attempts are those it started
+    if (lastFailureClass == null) {
+      lastFailureClass = failureClass; // what the budget refunds on success
+    }
+    if (policy.listeners.length > 0) {
+      Listeners.tell(policy.listeners, Listeners.HEDGE_SENT, new RetryEvent<>(policy.name, started + 1,
+          nowNanos - startNanos, null, trigger, triggerClass, 0, null, 0, call));
+    }
+    return null;
+  }
+
+  /**
+   * Hedging: records a failed (or retryable) attempt's outcome, judged, with the circuit breaker's
+   * {@code attemptPermit} for it (or null). Returns:
+   * <ul>
+   *   <li>a retry decision: the next hedge may start after its delay (zero: at once; a pushback hint
+   *       otherwise);
+   *   <li>a stop decision with the call still running ({@link #isDone()} false): no further hedge may start
+   *       (the server said stop, or asked for longer than the maximum pushback); the attempts in flight go on;
+   *   <li>a stop decision with the call ended ({@link #isDone()} true): the failure was fatal (not retryable,
+   *       aborted, or the driver's stop verdict); the listeners have heard.
+   * </ul>
+   */
+  Decision recordHedged(R result, Throwable failure, Verdict verdict, CircuitBreaker.Permit attemptPermit,
+      long nowNanos) {
+    if (verdict.isAccept()) {
+      throw new IllegalArgumentException("an accepted outcome is a success, not a hedged failure: " + verdict);
+    }
+    try {
+      if (done) {
+        throw new IllegalStateException("the call has already ended: " + (stopReason == null ? "success" : stopReason));
+      }
+      attempts = Math.max(attempts, 1); // counted when started (tryHedge), not when they end
+      lastNanos = nowNanos;
+      StopReason refusal = verdict.stopReason();
+      FailureClass failureClass;
+      if (failure != null) {
+        rememberFailure(failure);
+        lastResult = null;
+        if (refusal == null) {
+          int flags = Classification.inspect(policy, failure);
+          refusal = Classification.refusal(policy, failure, flags);
+          failureClass = failureClass(failure, flags, refusal);
+        } else {
+          failureClass = FailureClass.TRANSIENT;
+        }
+      } else {
+        lastResult = result;
+        forgetLastFailure();
+        failureClass = resultClass(result);
+      }
+      lastFailureClass = failureClass;
+      if (attemptPermit != null) {
+        if (refusal == null) {
+          attemptPermit.onFailure(failureClass);
+        } else {
+          attemptPermit.release();
+        }
+        attemptPermit = null;
+      }
+      if (refusal != null) {
+        return end(refusal);
+      }
+      if (policy.budget != null) {
+        policy.budget.onFailure(failureClass);
+      }
+      long hint = verdict.usesPolicyPushback() ? policyHint(result, failure) : verdict.pushbackHintNanos();
+      if (hint == Pushback.STOP) {
+        return Decision.stop(StopReason.PUSHBACK);
+      }
+      if (hint > policy.maxPushbackNanos) {
+        return Decision.stop(StopReason.PUSHBACK_TOO_LONG);
+      }
+      return Decision.retryAfter(Math.max(0, hint));
+    } finally {
+      if (attemptPermit != null) {
+        attemptPermit.release(); // a policy callback threw before the outcome reached the breaker
       }
     }
-    return decide(failureClass, refusal, hint, nowNanos);
+  }
+
+  /**
+   * Hedging: attempt {@code attempt} returned the accepted {@code result}; the listeners hear which one won
+   * ({@link RetryListener#onHedgeWon} when it was a hedge), then of the success.
+   */
+  Decision succeedHedged(R result, int attempt, long nowNanos) {
+    if (attempt > 1 && policy.listeners.length > 0 && !done) {
+      Listeners.tell(policy.listeners, Listeners.HEDGE_WON, new RetryEvent<>(policy.name, attempt,
+          nowNanos - startNanos, result, null, null, 0, null, 0, call));
+    }
+    // The winner was counted when it started; succeed counts it again, so it starts from one fewer.
+    attempts = Math.max(attempts, 1) - 1;
+    return succeed(result, nowNanos);
   }
 
   private Decision recordRetryableResult(R result, long hint, long nowNanos) {
@@ -465,6 +587,11 @@ public final class Execution<R> {
    */
   void markEnd(long nowNanos) {
     lastNanos = nowNanos;
+  }
+
+  /** The class of the last retryable failure (or of the budget's charge for a hedge), or null. */
+  FailureClass lastFailureClass() {
+    return lastFailureClass;
   }
 
   /** Attempts recorded so far. */

@@ -25,23 +25,31 @@ final class FirstAttempt {
       policy.rateLimiter.onResponse(false);
     }
     if (policy.budget != null || policy.listeners.length > 0) {
-      succeeded(policy, result, start, policy.needsStartTime ? clock.nanoTime() : 0, call);
+      tell(policy, result, start, policy.needsStartTime ? clock.nanoTime() : 0, call);
     }
   }
 
   /** The first attempt succeeded at {@code nowNanos} (a driver's own reading). */
   static <R> void succeeded(RetryPolicy<R> policy, R result, long startNanos, long nowNanos) {
+    succeeded(policy, result, startNanos, nowNanos, null);
+  }
+
+  /**
+   * The first attempt of {@code call} (its identity for attempt listeners, or null) succeeded at
+   * {@code nowNanos} (a driver's own reading): tells the rate limiter, the budget and listeners.
+   */
+  static <R> void succeeded(RetryPolicy<R> policy, R result, long startNanos, long nowNanos, Object call) {
     if (policy.rateLimiter != null) {
       policy.rateLimiter.onResponse(false);
     }
-    succeeded(policy, result, startNanos, nowNanos, null);
+    tell(policy, result, startNanos, nowNanos, call);
   }
 
   /**
    * The first attempt of {@code call} (its identity for attempt listeners, or null) succeeded at
    * {@code nowNanos}: tells the budget and listeners (the rate limiter has been told).
    */
-  private static <R> void succeeded(RetryPolicy<R> policy, R result, long startNanos, long nowNanos, Object call) {
+  private static <R> void tell(RetryPolicy<R> policy, R result, long startNanos, long nowNanos, Object call) {
     RetryBudget budget = policy.budget;
     if (budget != null) {
       budget.onCall();

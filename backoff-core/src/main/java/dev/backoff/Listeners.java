@@ -17,6 +17,8 @@ final class Listeners {
   static final int ABORTED = 3;
   static final int ATTEMPT_STARTED = 4;
   static final int ATTEMPT_FINISHED = 5;
+  static final int HEDGE_SENT = 6;
+  static final int HEDGE_WON = 7;
 
   private static final AtomicBoolean WARNED = new AtomicBoolean();
 
@@ -36,6 +38,8 @@ final class Listeners {
           case EXHAUSTED -> listener.onExhausted(event);
           case ATTEMPT_STARTED -> listener.onAttemptStarted(event);
           case ATTEMPT_FINISHED -> listener.onAttemptFinished(event);
+          case HEDGE_SENT -> listener.onHedgeSent(event);
+          case HEDGE_WON -> listener.onHedgeWon(event);
           default -> listener.onAborted(event);
         }
       } catch (VirtualMachineError fatal) {

@@ -50,6 +50,10 @@ public final class RetryExecutor<R> {
 
   private RetryExecutor(RetryPolicy<R> policy, NanoClock clock, Sleeper sleeper, RandomGenerator random,
       RetryScheduler scheduler) {
+    if (policy.hedging != null) {
+      throw new IllegalArgumentException("policy '" + policy.name + "' hedges (" + policy.hedging + "), which needs "
+          + "attempts side by side: use AsyncRetryExecutor (or an asynchronous driver), or a policy without hedging");
+    }
     this.policy = policy;
     this.clock = clock;
     this.sleeper = sleeper;
@@ -60,6 +64,9 @@ public final class RetryExecutor<R> {
   /**
    * An executor using the policy's clock, sleeper and random source; attempt-timeout watchdogs (see
    * {@link RetryPolicy.Builder#interruptOnAttemptTimeout}) run on the shared default scheduler.
+   *
+   * @throws IllegalArgumentException if the policy {@linkplain RetryPolicy#hedging() hedges}: one thread cannot
+   *     run attempts side by side (use {@link AsyncRetryExecutor})
    */
   public static <R> RetryExecutor<R> of(RetryPolicy<R> policy) {
     Nanos.requireNonNull("policy", policy);

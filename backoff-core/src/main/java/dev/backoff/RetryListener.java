@@ -37,6 +37,22 @@ public interface RetryListener<R> {
   /** A retry was scheduled after a failed attempt; {@link RetryEvent#delay()} is the wait before it. */
   default void onRetryScheduled(RetryEvent<R> event) {}
 
+  /**
+   * A hedged call (see {@link Hedging}) started another attempt alongside those in flight.
+   * {@link RetryEvent#attempts()} is the new attempt's number (2 for the first hedge), {@link RetryEvent#elapsed()}
+   * the time since the call started, and {@link RetryEvent#failure()} the failure that triggered it at once, or
+   * null when the hedging delay passed without an answer. Runs on the thread that starts the hedge, just before
+   * it starts.
+   */
+  default void onHedgeSent(RetryEvent<R> event) {}
+
+  /**
+   * A hedge's result won a hedged call: {@link RetryEvent#attempts()} is the winning attempt's number (2 or
+   * more), {@link RetryEvent#result()} its result. Sent just before {@link #onSuccess}; not sent when the
+   * original attempt won.
+   */
+  default void onHedgeWon(RetryEvent<R> event) {}
+
   /** The call succeeded, after {@link RetryEvent#attempts()} attempts. */
   default void onSuccess(RetryEvent<R> event) {}
 

@@ -56,6 +56,7 @@ public final class RetryPolicy<R> {
   final RetryBudget budget;
   final CircuitBreaker breaker; // null: none
   final AdaptiveRateLimiter rateLimiter; // null: none
+  final Hedging hedging; // null: none
   final RetryListener<R>[] listeners;
   final NanoClock clock;
   final Sleeper sleeper;
@@ -87,6 +88,12 @@ public final class RetryPolicy<R> {
     this.budget = b.budget;
     this.breaker = b.breaker;
     this.rateLimiter = b.rateLimiter;
+    this.hedging = b.hedging;
+    if (hedging != null && hedging.maxHedges() != Hedging.UNBOUNDED && hedging.maxHedges() >= maxAttempts) {
+      throw new IllegalArgumentException("hedging maxHedges(" + hedging.maxHedges() + ") needs maxAttempts of at least "
+          + ((long) hedging.maxHedges() + 1) + " (the original attempt and the hedges), but maxAttempts was "
+          + maxAttempts);
+    }
     this.listeners = b.listeners.toArray(newListenerArray(b.listeners.size()));
     this.clock = b.clock;
     this.sleeper = b.sleeper;
@@ -122,6 +129,7 @@ public final class RetryPolicy<R> {
     this.budget = p.budget;
     this.breaker = p.breaker;
     this.rateLimiter = p.rateLimiter;
+    this.hedging = p.hedging;
     this.listeners = p.listeners;
     this.clock = p.clock;
     this.sleeper = p.sleeper;
@@ -241,6 +249,11 @@ public final class RetryPolicy<R> {
     return breaker;
   }
 
+  /** The hedging settings, or null if calls under this policy do not hedge (see {@link Builder#hedging}). */
+  public Hedging hedging() {
+    return hedging;
+  }
+
   /** The largest pushback hint that is honoured. */
   public Duration maxPushback() {
     return Duration.ofNanos(maxPushbackNanos);
@@ -267,7 +280,8 @@ public final class RetryPolicy<R> {
         + (maxElapsedNanos == Long.MAX_VALUE ? "" : ", deadline " + Duration.ofNanos(maxElapsedNanos))
         + (budget == null ? "" : ", budget " + budget)
         + (breaker == null ? "" : ", breaker " + breaker.name())
-        + (rateLimiter == null ? "" : ", rate limiter " + rateLimiter.name()) + "]";
+        + (rateLimiter == null ? "" : ", rate limiter " + rateLimiter.name())
+        + (hedging == null ? "" : ", " + hedging) + "]";
   }
 
   /**
@@ -295,6 +309,7 @@ public final class RetryPolicy<R> {
     private RetryBudget budget;
     private CircuitBreaker breaker;
     private AdaptiveRateLimiter rateLimiter;
+    private Hedging hedging;
     private final List<RetryListener<R>> listeners = new ArrayList<>();
     private NanoClock clock = NanoClock.system();
     private Sleeper sleeper = Sleeper.system();
@@ -324,6 +339,7 @@ public final class RetryPolicy<R> {
       budget = p.budget;
       breaker = p.breaker;
       rateLimiter = p.rateLimiter;
+      hedging = p.hedging;
       listeners.addAll(Arrays.asList(p.listeners));
       clock = p.clock;
       sleeper = p.sleeper;
@@ -559,6 +575,21 @@ public final class RetryPolicy<R> {
       return this;
     }
 
+    /**
+     * Hedges asynchronous calls: another attempt starts when the ones in flight have not answered within the
+     * hedging delay, and the first acceptable result wins (see {@link Hedging} for the full semantics). Every
+     * hedge counts as an attempt, so {@code maxAttempts} bounds them; the backoff is not used. Only the
+     * asynchronous executor and drivers run hedged calls: {@link RetryExecutor#of} rejects such a policy.
+     * Null removes it. Default: none.
+     *
+     * @throws IllegalArgumentException at {@link #build()} if {@code hedging} sets {@code maxHedges} that
+     *     {@code maxAttempts} does not allow
+     */
+    public Builder<R> hedging(Hedging hedging) {
+      this.hedging = hedging;
+      return this;
+    }
+
     /** Adds a listener. */
     @SuppressWarnings("unchecked") // a listener of a supertype only reads R values through its events
     public Builder<R> listener(RetryListener<? super R> listener) {
@@ -604,7 +635,8 @@ public final class RetryPolicy<R> {
     /**
      * Builds the immutable policy.
      *
-     * @throws IllegalArgumentException if {@code interruptOnAttemptTimeout} is on without an attempt timeout
+     * @throws IllegalArgumentException if {@code interruptOnAttemptTimeout} is on without an attempt timeout,
+     *     or the hedging's {@code maxHedges} exceeds {@code maxAttempts - 1}
      */
     public RetryPolicy<R> build() {
       return new RetryPolicy<>(this);

@@ -27,6 +27,7 @@ class PolicyCopyTest {
         .budget(RetryBudgets.tokenBucket().build())
         .circuitBreaker(CircuitBreaker.builder().build())
         .rateLimiter(AdaptiveRateLimiter.builder().build())
+        .hedging(Hedging.after(Duration.ofMillis(50)).maxHedges(2))
         .retryOnResult(result -> result.isEmpty())
         .listener(new RetryListener<>() {
           @Override

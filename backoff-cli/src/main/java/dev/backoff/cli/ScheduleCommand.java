@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.backoff.Backoff;
+import dev.backoff.Preset;
 import dev.backoff.plan.Distribution;
 import dev.backoff.plan.Schedule;
 import dev.backoff.plan.ScheduleRow;
+import dev.backoff.spec.BackoffSpec;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
@@ -37,8 +39,12 @@ final class ScheduleCommand implements Callable<Integer> {
   @Mixin
   StrategyOptions strategy = new StrategyOptions();
 
-  @Option(names = "--retries", paramLabel = "<count>", defaultValue = "10", description = "Retries to show (>= 1). Default ${DEFAULT-VALUE}.")
-  int retries;
+  @Option(names = "--retries", paramLabel = "<count>",
+      description = "Retries to show (>= 1). Default: a preset's own retries (its attempts - 1), else "
+          + ScheduleCommand.DEFAULT_RETRIES + ".")
+  Integer retries;
+
+  static final int DEFAULT_RETRIES = 10;
 
   @Option(names = "--samples", paramLabel = "<count>", description = "Monte-Carlo samples for jittered strategies. Default " + Schedule.DEFAULT_SAMPLES + ".")
   Integer samples;
@@ -55,7 +61,7 @@ final class ScheduleCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    if (retries < 1) {
+    if (retries != null && retries < 1) {
       throw new Errors.UsageException("--retries must be at least 1, was " + retries);
     }
     if (samples != null && samples < 1) {
@@ -65,9 +71,11 @@ final class ScheduleCommand implements Callable<Integer> {
       SchedulePlot.check(plot);
     }
     Backoff backoff = strategy.backoff();
+    PrintWriter err = spec.commandLine().getErr();
+    int shown = retries != null ? retries : presetRetries(err);
     Schedule schedule;
     try {
-      schedule = Schedule.of(backoff, retries, samples != null ? samples : Schedule.DEFAULT_SAMPLES,
+      schedule = Schedule.of(backoff, shown, samples != null ? samples : Schedule.DEFAULT_SAMPLES,
           seed != null ? seed : 0);
     } catch (IllegalArgumentException e) {
       // The planner names its parameters; the command line names its flags.
@@ -76,7 +84,6 @@ final class ScheduleCommand implements Callable<Integer> {
           ? "--retries × --samples" + message.substring("retries × samples".length())
           : "--" + message);
     }
-    PrintWriter err = spec.commandLine().getErr();
     err.println("backoff: " + strategy.name() + ": " + backoff + "; " + schedule.describeMethod());
     if (schedule.method() == Schedule.Method.EXACT && (samples != null || seed != null)) {
       err.println("backoff: note: the schedule is exact, --samples and --seed are unused");
@@ -95,6 +102,28 @@ final class ScheduleCommand implements Callable<Integer> {
     }
     err.flush();
     return 0;
+  }
+
+  /**
+   * The retries to show when {@code --retries} is not given: a preset's own (it stops after its attempts),
+   * saying so on stderr, else {@link #DEFAULT_RETRIES}.
+   */
+  private int presetRetries(PrintWriter err) {
+    if (strategy.experiment() != null) {
+      return DEFAULT_RETRIES;
+    }
+    BackoffSpec parsed = strategy.spec();
+    if (!parsed.isPreset()) {
+      return DEFAULT_RETRIES;
+    }
+    Preset preset = parsed.preset();
+    int attempts = preset.maxAttempts();
+    if (attempts <= 1 || attempts == Integer.MAX_VALUE) {
+      return DEFAULT_RETRIES;
+    }
+    err.println("backoff: " + preset.id() + " stops after " + attempts + " attempts: showing its " + (attempts - 1)
+        + " retries (--retries N shows more)");
+    return attempts - 1;
   }
 
   private static void printTable(PrintWriter out, Schedule schedule, boolean random) {

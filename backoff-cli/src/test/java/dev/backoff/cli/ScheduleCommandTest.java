@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.backoff.Preset;
 import dev.backoff.sim.ExperimentPolicies;
 import java.awt.image.BufferedImage;
 import java.io.ByteArrayInputStream;
@@ -122,6 +123,26 @@ class ScheduleCommandTest {
       assertThat(result.out.lines().count()).as(name).isEqualTo(4);
       assertThat(result.out).doesNotContain("NaN").doesNotContain("Infinity");
     }
+  }
+
+  @Test
+  void aPresetShowsItsOwnRetriesUnlessAskedForMore() {
+    for (Preset preset : Preset.values()) {
+      CliRunner result = CliRunner.run("schedule", "--strategy", preset.id(), "--samples", "50", "--format", "csv");
+      assertThat(result.exitCode).as(preset.id() + ": " + result.err).isZero();
+      int expected = preset.maxAttempts() == Integer.MAX_VALUE || preset.maxAttempts() <= 1
+          ? ScheduleCommand.DEFAULT_RETRIES : preset.maxAttempts() - 1;
+      assertThat(result.out.lines().count()).as(preset.id()).isEqualTo(expected + 1L);
+      if (expected != ScheduleCommand.DEFAULT_RETRIES) {
+        assertThat(result.err).as(preset.id())
+            .contains(preset.id() + " stops after " + preset.maxAttempts() + " attempts: showing its " + expected + " retries");
+      }
+    }
+    CliRunner aws = CliRunner.run("schedule", "--strategy", "aws-standard", "--retries", "5", "--format", "csv");
+    assertThat(aws.out.lines().count()).isEqualTo(6);
+    assertThat(aws.err).doesNotContain("stops after");
+    CliRunner strategy = CliRunner.run("schedule", "--strategy", "exponential", "--format", "csv");
+    assertThat(strategy.out.lines().count()).isEqualTo(ScheduleCommand.DEFAULT_RETRIES + 1L);
   }
 
   @Test

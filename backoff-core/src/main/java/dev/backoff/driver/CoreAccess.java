@@ -38,6 +38,17 @@ public interface CoreAccess {
   /** Records an attempt's judged outcome and decides. */
   <R> Decision record(Execution<R> execution, R result, Throwable failure, Verdict verdict, long nowNanos);
 
+  /** Hedging: may another attempt start now (see {@link Engine#tryHedge}). */
+  <R> dev.backoff.StopReason tryHedge(Execution<R> execution, int started, dev.backoff.FailureClass triggerClass,
+      Throwable trigger, long nowNanos);
+
+  /** Hedging: records a failed attempt's outcome (see {@link Engine#recordHedged}). */
+  <R> Decision recordHedged(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+      dev.backoff.CircuitBreaker.Permit permit, long nowNanos);
+
+  /** Hedging: records the winning attempt's result (see {@link Engine#hedgeSucceeded}). */
+  <R> void hedgeSucceeded(Execution<R> execution, R result, int attempt, long nowNanos);
+
   /** Records a call whose first attempt succeeded, without an execution. */
   <R> void firstTrySucceeded(RetryPolicy<R> policy, R result, long startNanos, long nowNanos);
 

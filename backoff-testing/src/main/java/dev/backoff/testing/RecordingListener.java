@@ -34,11 +34,15 @@ public final class RecordingListener<R> implements RetryListener<R> {
     /** {@link RetryListener#onExhausted}: the call ran out of retries. */
     EXHAUSTED,
     /** {@link RetryListener#onAborted}: the call was cut short. */
-    ABORTED;
+    ABORTED,
+    /** {@link RetryListener#onHedgeSent}: a hedged call started another attempt. */
+    HEDGE,
+    /** {@link RetryListener#onHedgeWon}: a hedge's result won its call. */
+    HEDGE_WON;
 
     /** True for the kinds that end a call: {@link #SUCCESS}, {@link #EXHAUSTED} and {@link #ABORTED}. */
     public boolean endsCall() {
-      return this != RETRY;
+      return this == SUCCESS || this == EXHAUSTED || this == ABORTED;
     }
   }
 
@@ -64,7 +68,8 @@ public final class RecordingListener<R> implements RetryListener<R> {
 
     /**
      * A one-line summary: {@code retry <attempts> in <delay>}, {@code success <attempts> <result>},
-     * {@code exhausted <stop reason>} or {@code aborted <stop reason>}, with the delay as
+     * {@code exhausted <stop reason>}, {@code aborted <stop reason>}, {@code hedge <attempt>} (with
+     * {@code after <failure's message>} when a failure triggered it) or {@code hedge won <attempt>}, with the delay as
      * {@link java.time.Duration#toString()} prints it ({@code PT0.1S}) and the stop reason's enum name.
      */
     public String summary() {
@@ -73,6 +78,9 @@ public final class RecordingListener<R> implements RetryListener<R> {
         case SUCCESS -> "success " + event.attempts() + " " + event.result();
         case EXHAUSTED -> "exhausted " + event.stopReason();
         case ABORTED -> "aborted " + event.stopReason();
+        case HEDGE -> "hedge " + event.attempts()
+            + (event.failure() == null ? "" : " after " + event.failure().getMessage());
+        case HEDGE_WON -> "hedge won " + event.attempts();
       };
     }
   }
@@ -123,6 +131,16 @@ public final class RecordingListener<R> implements RetryListener<R> {
   @Override
   public void onAborted(RetryEvent<R> event) {
     record(Kind.ABORTED, event);
+  }
+
+  @Override
+  public void onHedgeSent(RetryEvent<R> event) {
+    record(Kind.HEDGE, event);
+  }
+
+  @Override
+  public void onHedgeWon(RetryEvent<R> event) {
+    record(Kind.HEDGE_WON, event);
   }
 
   private synchronized void record(Kind kind, RetryEvent<R> event) {
