@@ -318,4 +318,42 @@ class AdaptiveRateLimiterCompositionTest {
     assertThat(limiterReads).as("one read per response (no rate measured), none per reservation").hasValue(calls);
     assertThat(limiter.enabled()).isFalse();
   }
+
+  /** An enabled limiter (with tokens to spare) costs the success path two clock reads and no allocation. */
+  @Test
+  void anEnabledLimiterAllocatesNothingEither() throws Exception {
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    org.junit.jupiter.api.Assumptions.assumeTrue(threads instanceof com.sun.management.ThreadMXBean,
+        "allocation counting needs com.sun.management.ThreadMXBean");
+    com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) threads;
+    org.junit.jupiter.api.Assumptions.assumeTrue(counter.isThreadAllocatedMemorySupported()
+        && counter.isThreadAllocatedMemoryEnabled());
+    AtomicInteger limiterReads = new AtomicInteger();
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().minFillRate(1e12).minCapacity(1e6).clock(() -> {
+      limiterReads.incrementAndGet();
+      return clock.nanoTime();
+    }).build();
+    limiter.onResponse(true);
+    RetryExecutor<String> executor = RetryExecutor.of(RetryPolicy.<String>builder().clock(clock).sleeper(sleeper)
+        .rateLimiter(limiter).build());
+    Callable<String> attempt = () -> {
+      clock.advanceNanos(1_000); // 1 us a call: 10^6 tokens/s at most, far below the minimum fill rate
+      return "ok";
+    };
+    long id = Thread.currentThread().getId();
+    int calls = 200_000;
+    for (int i = 0; i < calls; i++) { // warm up: class loading and first-call linking allocate
+      executor.call(attempt);
+    }
+    limiterReads.set(0);
+    long before = counter.getThreadAllocatedBytes(id);
+    for (int i = 0; i < calls; i++) {
+      executor.call(attempt);
+    }
+    long allocated = counter.getThreadAllocatedBytes(id) - before;
+    assertThat(allocated).as("bytes allocated by %d successful calls", calls).isLessThan(64 * 1024);
+    assertThat(limiterReads).as("a reservation and a response each read the clock").hasValue(2 * calls);
+    assertThat(limiter.waits() + limiter.refusals()).isZero();
+    assertThat(sleeper.sleeps()).isEmpty();
+  }
 }
