@@ -269,6 +269,10 @@ public final class Execution<R> {
         failureClass = resultClass(result);
       }
       lastFailureClass = failureClass;
+      // As in decide: every hedged attempt's outcome is a response to the rate limiter, unless cut short.
+      if (policy.rateLimiter != null && refusal != StopReason.INTERRUPTED && refusal != StopReason.CANCELLED) {
+        policy.rateLimiter.onResponse(failureClass == FailureClass.THROTTLED);
+      }
       if (attemptPermit != null) {
         if (refusal == null) {
           attemptPermit.onFailure(failureClass);

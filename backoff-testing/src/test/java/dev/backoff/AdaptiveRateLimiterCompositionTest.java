@@ -267,6 +267,24 @@ class AdaptiveRateLimiterCompositionTest {
     assertThat(limiter.tokens()).as("the token given back").isZero();
   }
 
+  /** A hedged call's throttled attempts reach the limiter too (its attempts are not gated yet). */
+  @Test
+  void aHedgedCallsThrottlesAreReported() throws Exception {
+    AdaptiveRateLimiter limiter = limiter().build();
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(policy(limiter)
+        .hedging(Hedging.after(Duration.ofMillis(100))).build(), scheduler);
+    AtomicInteger attempts = new AtomicInteger();
+    CompletableFuture<String> future = executor.call(
+        () -> CompletableFuture.completedFuture(attempts.incrementAndGet() == 1 ? "429" : "ok"));
+    while (scheduler.runNext()) {
+      // the hedge after the 429
+    }
+    assertThat(future.get()).isEqualTo("ok");
+    assertThat(attempts).hasValue(2);
+    assertThat(limiter.throttles()).isEqualTo(1);
+    assertThat(limiter.enabled()).isTrue();
+  }
+
   @Test
   void withoutALimiterNothingChanges() throws Exception {
     RetryPolicy<String> policy = RetryPolicy.<String>builder().clock(clock).sleeper(sleeper).build();
