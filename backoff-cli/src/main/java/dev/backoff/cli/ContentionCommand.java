@@ -93,7 +93,8 @@ final class ContentionCommand implements Callable<Integer> {
       "network-mean", "Mean delay of each message (read or conditional write); delays are |normal(mean, deviation)|.",
       "network-deviation", "Standard deviation of each message's delay.",
       "strategies", "Strategies to compare, comma-separated: none, exponential (no jitter), full, equal, "
-          + "decorrelated, decorrelatedV2.",
+          + "decorrelated, decorrelatedV2; each may add +budget or +breaker[:rate%:window:wait:trials] (one budget "
+          + "and breaker shared by a run's clients; a refused client gives up without writing).",
       "seed", "Random seed: the same seed and keys give the same output.");
 
   /** One {@code --KEY VALUE} option per contention key. */

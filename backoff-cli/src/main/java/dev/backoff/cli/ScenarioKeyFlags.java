@@ -51,6 +51,7 @@ final class ScenarioKeyFlags {
       case "faults" -> "<fault>[,<fault>...]";
       case "budget" -> "<budget>";
       case "client" -> "closed|open";
+      case "breaker-scope" -> "shared|per-client";
       case "rate-profile" -> "constant|step|spike|ramp";
       case "server" -> "knee|linear|pool";
       case "queue-order" -> "fifo|lifo";

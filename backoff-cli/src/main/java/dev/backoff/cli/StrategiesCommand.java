@@ -57,6 +57,10 @@ final class StrategiesCommand implements Callable<Integer> {
     out.println("Durations: 250ms, 1.5s, 2m, 1h, 1d, 500us, 10ns or ISO-8601 (PT1S); a bare number needs a unit.");
     out.println("Add +budget for a retry budget (simulate: the scenario's budget key; lab: "
         + BudgetSpec.DEFAULT + "): " + String.join(", ", BudgetSpec.usage()) + ".");
+    out.println("Add +breaker[:rate%:window:wait:trials] for a circuit breaker (default +breaker:50%:20:30s:3; the "
+        + "window is a number of calls or a duration), +adaptive[:wait|fail|max-wait] for AWS's adaptive rate "
+        + "limiter, +hedge:delay[:max-hedges] for hedging (simulate only). Suffixes combine: "
+        + "full-jitter+budget+breaker.");
     out.flush();
     return 0;
   }

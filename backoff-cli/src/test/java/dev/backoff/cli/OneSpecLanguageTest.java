@@ -68,6 +68,41 @@ class OneSpecLanguageTest {
   }
 
   @Test
+  void theStormProtectionSuffixesMeanTheSameEverywhere() throws Exception {
+    CliRunner simulate = CliRunner.run("simulate", "--policies", SPEC + "+budget+breaker:50%:10:5s", "--clients", "20",
+        "--duration", "20s", "--faults", "crash@5s+10s", "--format", "json");
+    assertThat(simulate.exitCode).as(simulate.err).isZero();
+    com.fasterxml.jackson.databind.JsonNode policy = new ObjectMapper().readTree(simulate.out).get("policies").get(0);
+    assertThat(policy.get("name").asText()).isEqualTo(SPEC + "+budget+breaker:50%:10:5s");
+    assertThat(policy.get("summary").get("refused").asLong()).isPositive();
+    assertThat(policy.get("series").get(10).get("breakerOpen").asDouble()).isPositive();
+    CliRunner table = CliRunner.run("simulate", "--policies", "fixed,fixed+breaker", "--clients", "20",
+        "--duration", "20s", "--faults", "crash@5s+10s");
+    assertThat(table.exitCode).as(table.err).isZero();
+    assertThat(table.out.lines().findFirst().orElseThrow()).endsWith("refused");
+
+    try (LabServer server = LabServer.builder().start()) {
+      CliRunner client = CliRunner.run("lab", "client", "--url", server.apiUri().toString(), "--clients", "2",
+          "--think-mean", "100ms", "--timeout", "1s", "--policy", SPEC + "+breaker", "--duration", "1s",
+          "--format", "json");
+      assertThat(client.exitCode).as(client.err).isZero();
+      assertThat(client.out).startsWith("{\"policy\":\"" + SPEC + "+breaker\"").contains("\"refused\":0");
+    }
+    String message = "bad policy 'fixed+breaker:150%': breaker failure rate '150%': out of range (0..100]%";
+    assertUsage(CliRunner.run("simulate", "--policies", "fixed+breaker:150%"), message);
+    assertUsage(CliRunner.run("lab", "demo", "--policies", "fixed+breaker:150%"), message);
+    assertUsage(CliRunner.run("lab", "client", "--policy", "fixed+breaker:150%", "--duration", "1s"), message);
+    assertThat(CliRunner.run("strategies").out).contains("+breaker[:rate%:window:wait:trials]",
+        "+adaptive[:wait|fail|max-wait]", "+hedge:delay[:max-hedges]");
+    CliRunner others = CliRunner.run("simulate", "--policies", "fixed+adaptive:fail,fixed+hedge:50ms", "--clients",
+        "20", "--duration", "10s", "--faults", "none", "--format", "json");
+    assertThat(others.exitCode).as(others.err).isZero();
+    assertThat(others.out).contains("\"limiterFillRate\"", "\"hedgesSent\"");
+    assertUsage(CliRunner.run("lab", "client", "--policy", "fixed+hedge:50ms", "--duration", "1s"),
+        "the lab's HTTP client does not hedge in this build");
+  }
+
+  @Test
   void aBareNumberIsRefusedWithTheSameHintEverywhere() {
     String hint = "'10' has no unit; write 10s";
     assertUsage(CliRunner.run("simulate", "--think-mean", "10"), hint);

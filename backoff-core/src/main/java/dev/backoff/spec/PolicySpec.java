@@ -1,24 +1,56 @@
 package dev.backoff.spec;
 
+import dev.backoff.AdaptiveRateLimiter;
+import dev.backoff.CircuitBreaker;
+import dev.backoff.Hedging;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 
 /**
  * A policy as written: a strategy or preset ({@link BackoffSpec}'s grammar, or a name a driver adds, such as
- * the simulator's experiment clients) and an optional {@code +budget} suffix that attaches the context's retry
- * budget ({@link BudgetSpec#DEFAULT} unless the context sets another). Immutable and thread-safe.
+ * the simulator's experiment clients) followed by optional suffixes, each at most once, in any order:
+ *
+ * <ul>
+ *   <li>{@code +budget}: attaches the context's retry budget ({@link BudgetSpec#DEFAULT} unless the context
+ *       sets another). No parameters: the budget's own grammar is {@link BudgetSpec}'s.
+ *   <li>{@code +breaker[:RATE[:WINDOW[:WAIT[:TRIALS]]]]}: a {@linkplain Breaker circuit breaker}, by default
+ *       {@code +breaker:50%:20:30s:3}.
+ *   <li>{@code +adaptive[:MAX_WAIT]}: an {@linkplain Adaptive adaptive client-side rate limiter} that learns
+ *       the sustainable send rate from throttling answers; MAX_WAIT {@code wait} (the default: wait as long
+ *       as it takes), {@code fail} (fail fast when no token is there) or a duration.
+ *   <li>{@code +hedge:DELAY[:MAX]}: {@linkplain Hedge hedging}: another attempt after DELAY without an
+ *       answer, up to MAX (default 1) hedges besides the first attempt.
+ * </ul>
+ *
+ * <p>For example {@code full-jitter+budget+breaker}, {@code aws-standard+adaptive},
+ * {@code exponential:100ms:2:20s:full+hedge:50ms:2}. An empty parameter takes its default
+ * ({@code +breaker::50} sets only the window). Suffix names and their parameters are case-insensitive.
+ * Every part is checked here, once, so the simulator, the lab and the command line reject the same
+ * mistakes with the same message, which names the policy and the bad part. Immutable and thread-safe.
  *
  * @param text the spec as written, trimmed (the policy's name in reports)
- * @param base the part before {@code +budget}, lower case
+ * @param base the part before the first {@code +}, lower case
  * @param withBudget whether {@code +budget} was given
+ * @param breaker the {@code +breaker} suffix's settings, or null without it
+ * @param adaptive the {@code +adaptive} suffix's settings, or null without it
+ * @param hedge the {@code +hedge} suffix's settings, or null without it
  */
-public record PolicySpec(String text, String base, boolean withBudget) {
+public record PolicySpec(String text, String base, boolean withBudget, Breaker breaker, Adaptive adaptive,
+    Hedge hedge) {
   /** The suffix that attaches a budget. */
   public static final String BUDGET_SUFFIX = "+budget";
 
+  private static final List<String> SUFFIXES = List.of("+budget", "+breaker[:rate%:window:wait:trials]",
+      "+adaptive[:wait|fail|max-wait]", "+hedge:delay[:max-hedges]");
+
   /**
-   * Splits {@code text} into base and suffix; the base is not resolved here.
+   * Splits {@code text} into base and suffixes and checks every suffix's parameters; the base is not
+   * resolved here.
    *
-   * @throws IllegalArgumentException if the text or its base is blank, or it has another {@code +} suffix
+   * @throws IllegalArgumentException if the text or its base is blank, a suffix is unknown or given twice,
+   *     or a suffix's parameter is malformed or out of range; the message names the policy and the part
    * @throws NullPointerException if {@code text} is null
    */
   public static PolicySpec parse(String text) {
@@ -27,15 +59,53 @@ public record PolicySpec(String text, String base, boolean withBudget) {
     }
     String trimmed = text.trim();
     String lower = trimmed.toLowerCase(Locale.ROOT);
-    boolean budget = lower.endsWith(BUDGET_SUFFIX);
-    String base = budget ? lower.substring(0, lower.length() - BUDGET_SUFFIX.length()).trim() : lower;
+    String[] parts = lower.split("\\+", -1);
+    String base = parts[0].trim();
     if (base.isEmpty()) {
       throw new IllegalArgumentException("policy '" + Durations.show(text) + "' names no strategy");
     }
-    if (base.contains("+")) {
-      throw new IllegalArgumentException("bad policy '" + Durations.show(text) + "': the only suffix is +budget");
+    boolean budget = false;
+    Breaker breaker = null;
+    Adaptive adaptive = null;
+    Hedge hedge = null;
+    for (int i = 1; i < parts.length; i++) {
+      String part = parts[i].trim();
+      String[] fields = part.split(":", -1);
+      String name = fields[0].trim();
+      String[] parameters = new String[fields.length - 1];
+      for (int f = 1; f < fields.length; f++) {
+        parameters[f - 1] = fields[f].trim().isEmpty() ? null : fields[f].trim();
+      }
+      boolean repeated = switch (name) {
+        case "budget" -> budget;
+        case "breaker" -> breaker != null;
+        case "adaptive" -> adaptive != null;
+        case "hedge" -> hedge != null;
+        default -> throw bad(text, "unknown suffix '+" + Durations.show(part) + "'; use "
+            + String.join(", ", SUFFIXES));
+      };
+      if (repeated) {
+        throw bad(text, "+" + name + " is given twice");
+      }
+      switch (name) {
+        case "budget" -> {
+          if (parameters.length > 0) {
+            throw bad(text, "+budget takes no parameters (the budget itself is set where the policy is used, "
+                + "such as the simulator's budget key)");
+          }
+          budget = true;
+        }
+        case "breaker" -> breaker = Breaker.parse(text, parameters);
+        case "adaptive" -> adaptive = Adaptive.parse(text, parameters);
+        default -> hedge = Hedge.parse(text, parameters);
+      }
     }
-    return new PolicySpec(trimmed, base, budget);
+    return new PolicySpec(trimmed, base, budget, breaker, adaptive, hedge);
+  }
+
+  /** Every suffix form, for help texts. */
+  public static List<String> suffixes() {
+    return SUFFIXES;
   }
 
   /**
@@ -45,5 +115,202 @@ public record PolicySpec(String text, String base, boolean withBudget) {
    */
   public BackoffSpec strategy() {
     return BackoffSpec.parse(base);
+  }
+
+  /**
+   * The settings of {@code +breaker[:RATE[:WINDOW[:WAIT[:TRIALS]]]]}, a {@link CircuitBreaker}:
+   *
+   * <ul>
+   *   <li>RATE: the failure rate in percent at or above which the breaker opens, in (0, 100], with or without
+   *       {@code %}; default 50%.
+   *   <li>WINDOW: a whole number of calls (a count window of the last N calls, which must all be in before
+   *       the rate counts) or a duration (a time window of that length in 10 buckets, whose rate counts from
+   *       {@value #TIME_WINDOW_MINIMUM_CALLS} calls on); default 20 calls. Twenty calls react within a few
+   *       seconds at the rates a simulated fleet sends, yet a single unlucky call cannot open it.
+   *   <li>WAIT: how long the breaker stays open before it lets trial calls through; default 30 s.
+   *   <li>TRIALS: the trial calls the half-open breaker permits at a time, all of which must succeed to close
+   *       it; default 3.
+   * </ul>
+   *
+   * Immutable and thread-safe.
+   *
+   * @param failureRatePercent RATE
+   * @param windowCalls WINDOW in calls, or 0 for a time window
+   * @param windowNanos WINDOW as a duration, in nanoseconds, or 0 for a count window
+   * @param waitNanos WAIT in nanoseconds
+   * @param trialCalls TRIALS
+   */
+  public record Breaker(double failureRatePercent, int windowCalls, long windowNanos, long waitNanos,
+      int trialCalls) {
+    /** The breaker of a bare {@code +breaker}: 50%, 20 calls, 30 s, 3 trials. */
+    public static final Breaker DEFAULT = new Breaker(50, 20, 0, 30_000_000_000L, 3);
+    /** The least calls a time window must hold before its failure rate counts. */
+    public static final int TIME_WINDOW_MINIMUM_CALLS = 10;
+    private static final int TIME_WINDOW_BUCKETS = 10;
+
+    static Breaker parse(String policy, String[] parameters) {
+      if (parameters.length > 4) {
+        throw bad(policy, "+breaker takes at most 4 parameters (+breaker[:rate%:window:wait:trials])");
+      }
+      double rate = DEFAULT.failureRatePercent;
+      int calls = DEFAULT.windowCalls;
+      long windowNanos = 0;
+      long wait = DEFAULT.waitNanos;
+      int trials = DEFAULT.trialCalls;
+      if (parameters.length > 0 && parameters[0] != null) {
+        String value = parameters[0];
+        String number = value.endsWith("%") ? value.substring(0, value.length() - 1).trim() : value;
+        try {
+          rate = new BigDecimal(number).doubleValue();
+        } catch (NumberFormatException e) {
+          throw bad(policy, "breaker failure rate '" + Durations.show(value) + "': not a percentage");
+        }
+        if (!(rate > 0 && rate <= 100)) {
+          throw bad(policy, "breaker failure rate '" + Durations.show(value) + "': out of range (0..100]%");
+        }
+      }
+      if (parameters.length > 1 && parameters[1] != null) {
+        String value = parameters[1];
+        if (value.chars().allMatch(c -> c >= '0' && c <= '9' || c == '_')) {
+          calls = (int) whole(policy, "breaker window", value, 1, 1_000_000);
+        } else {
+          try {
+            windowNanos = Durations.parseNanos(value);
+          } catch (IllegalArgumentException e) {
+            throw bad(policy, "breaker window '" + Durations.show(value)
+                + "': neither a number of calls nor a duration (" + e.getMessage() + ")");
+          }
+          if (windowNanos / TIME_WINDOW_BUCKETS < 1_000_000) {
+            throw bad(policy, "breaker window '" + Durations.show(value) + "': a time window must be at least 10ms");
+          }
+          calls = 0;
+        }
+      }
+      if (parameters.length > 2 && parameters[2] != null) {
+        try {
+          wait = Durations.parseNanos(parameters[2]);
+        } catch (IllegalArgumentException e) {
+          throw bad(policy, "breaker wait '" + Durations.show(parameters[2]) + "': " + e.getMessage());
+        }
+      }
+      if (parameters.length > 3 && parameters[3] != null) {
+        trials = (int) whole(policy, "breaker trials", parameters[3], 1, 10_000);
+      }
+      return new Breaker(rate, calls, windowNanos, wait, trials);
+    }
+
+    /**
+     * A builder for this breaker, ready for a name, a clock and listeners.
+     */
+    public CircuitBreaker.Builder builder() {
+      CircuitBreaker.Builder builder = CircuitBreaker.builder()
+          .failureRateThreshold(failureRatePercent)
+          .waitInOpen(Duration.ofNanos(waitNanos))
+          .trialCalls(trialCalls);
+      return windowCalls > 0
+          ? builder.countWindow(windowCalls).minimumCalls(windowCalls)
+          : builder.timeWindow(Duration.ofNanos(windowNanos), TIME_WINDOW_BUCKETS)
+              .minimumCalls(TIME_WINDOW_MINIMUM_CALLS);
+    }
+  }
+
+  /**
+   * The settings of {@code +adaptive[:MAX_WAIT]}, an {@link AdaptiveRateLimiter} (AWS's adaptive retry mode):
+   * before every attempt, first or retry, it takes a token from a bucket whose fill rate drops on each
+   * throttling answer and grows back once throttling stops. MAX_WAIT is how long an attempt may wait for its
+   * token: {@code wait} (the default) as long as it takes, as the AWS SDKs do; {@code fail} not at all (the
+   * attempt fails at once when no token is there); or a duration. Immutable and thread-safe.
+   *
+   * @param maxWaitNanos MAX_WAIT in nanoseconds: 0 for {@code fail}, {@link Long#MAX_VALUE} for {@code wait}
+   */
+  public record Adaptive(long maxWaitNanos) {
+    /** The limiter of a bare {@code +adaptive}: it waits for its token as long as it takes. */
+    public static final Adaptive DEFAULT = new Adaptive(Long.MAX_VALUE);
+
+    static Adaptive parse(String policy, String[] parameters) {
+      if (parameters.length > 1) {
+        throw bad(policy, "+adaptive takes at most 1 parameter (+adaptive[:wait|fail|max-wait])");
+      }
+      if (parameters.length == 0 || parameters[0] == null || parameters[0].equals("wait")) {
+        return DEFAULT;
+      }
+      if (parameters[0].equals("fail")) {
+        return new Adaptive(0);
+      }
+      try {
+        return new Adaptive(Durations.parseNanos(parameters[0]));
+      } catch (IllegalArgumentException e) {
+        throw bad(policy, "adaptive max-wait '" + Durations.show(parameters[0]) + "': use wait, fail or a "
+            + "duration (" + e.getMessage() + ")");
+      }
+    }
+
+    /** Whether the limiter fails fast ({@code fail}: no wait at all). */
+    public boolean failFast() {
+      return maxWaitNanos == 0;
+    }
+
+    /** A builder for this limiter (AWS's defaults and this maximum wait), ready for a name and a clock. */
+    public AdaptiveRateLimiter.Builder builder() {
+      AdaptiveRateLimiter.Builder builder = AdaptiveRateLimiter.builder();
+      return maxWaitNanos == Long.MAX_VALUE ? builder : builder.maxWait(Duration.ofNanos(maxWaitNanos));
+    }
+  }
+
+  /**
+   * The settings of {@code +hedge:DELAY[:MAX]}, hedging: when an attempt has had no answer for DELAY, another
+   * one is sent alongside it, up to MAX hedges (1 to 10; default 1) besides the first attempt; the first
+   * acceptable answer wins and the others are abandoned. DELAY is required (no default suits every
+   * service: it should sit near the latency's 95th percentile). Immutable and thread-safe.
+   *
+   * @param delayNanos DELAY in nanoseconds, 0 or more
+   * @param maxHedges MAX
+   */
+  public record Hedge(long delayNanos, int maxHedges) {
+    static Hedge parse(String policy, String[] parameters) {
+      if (parameters.length == 0 || parameters[0] == null) {
+        throw bad(policy, "+hedge needs a delay, such as +hedge:50ms");
+      }
+      if (parameters.length > 2) {
+        throw bad(policy, "+hedge takes at most 2 parameters (+hedge:delay[:max-hedges])");
+      }
+      long delay;
+      try {
+        delay = Durations.parseNanos(parameters[0]);
+      } catch (IllegalArgumentException e) {
+        throw bad(policy, "hedge delay '" + Durations.show(parameters[0]) + "': " + e.getMessage());
+      }
+      int max = parameters.length > 1 && parameters[1] != null
+          ? (int) whole(policy, "hedge max-hedges", parameters[1], 1, 10) : 1;
+      return new Hedge(delay, max);
+    }
+
+    /**
+     * The core's {@link Hedging} for these settings. A policy that uses it needs {@code maxAttempts} of at
+     * least MAX + 1.
+     */
+    public Hedging hedging() {
+      return Hedging.after(Duration.ofNanos(delayNanos)).maxHedges(maxHedges);
+    }
+  }
+
+  private static long whole(String policy, String name, String value, long min, long max) {
+    BigDecimal exact;
+    try {
+      exact = new BigDecimal(value.replace("_", ""));
+    } catch (NumberFormatException e) {
+      throw bad(policy, name + " '" + Durations.show(value) + "': not a whole number");
+    }
+    if (exact.signum() != 0 && exact.stripTrailingZeros().scale() > 0) {
+      throw bad(policy, name + " '" + Durations.show(value) + "': not a whole number");
+    }
+    if (exact.compareTo(BigDecimal.valueOf(min)) < 0 || exact.compareTo(BigDecimal.valueOf(max)) > 0) {
+      throw bad(policy, name + " '" + Durations.show(value) + "': out of range (" + min + ".." + max + ")");
+    }
+    return exact.longValueExact();
+  }
+
+  private static IllegalArgumentException bad(String policy, String why) {
+    return new IllegalArgumentException("bad policy '" + Durations.show(policy.trim()) + "': " + why);
   }
 }

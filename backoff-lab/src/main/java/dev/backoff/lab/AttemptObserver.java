@@ -24,4 +24,7 @@ interface AttemptObserver {
 
   /** The policy scheduled a retry. */
   void retryScheduled();
+
+  /** The policy's circuit breaker refused a logical request's next attempt (its first or a retry). */
+  void refused();
 }

@@ -144,6 +144,7 @@ public final class ClientFleet implements AutoCloseable {
     final LongAdder requests = new LongAdder();
     final LongAdder succeeded = new LongAdder();
     final LongAdder failed = new LongAdder();
+    final LongAdder refused = new LongAdder();
 
     @Override
     public void attemptStarted() {
@@ -164,9 +165,14 @@ public final class ClientFleet implements AutoCloseable {
       retries.increment();
     }
 
+    @Override
+    public void refused() {
+      refused.increment();
+    }
+
     FleetTotals snapshot() {
       return new FleetTotals(attempts.sum(), ok.sum(), errors.sum(), timeouts.sum(), retries.sum(), requests.sum(),
-          succeeded.sum(), failed.sum());
+          succeeded.sum(), failed.sum(), refused.sum());
     }
   }
 

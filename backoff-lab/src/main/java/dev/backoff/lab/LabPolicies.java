@@ -14,7 +14,11 @@ import java.util.List;
  * {@link ExperimentPolicies}), which retry without limit; every strategy with optional colon parameters
  * ({@code full-jitter}, {@code exponential:100ms:2:20s:full}), which also retries without limit (as in the
  * simulator); a preset, which keeps its own limits. A {@code +budget} suffix adds a retry budget shared by
- * the whole fleet: {@link BudgetSpec#DEFAULT}, AWS's token bucket, as the simulator's default. What is
+ * the whole fleet: {@link BudgetSpec#DEFAULT}, AWS's token bucket, as the simulator's default. A
+ * {@code +breaker[:...]} suffix adds the same circuit breaker as the simulator's ({@link PolicySpec.Breaker}),
+ * also shared by the whole fleet (the simulator's default {@code breaker-scope}: one client process);
+ * {@code +adaptive[:...]} an adaptive rate limiter shared by the fleet. {@code +hedge} is refused: the lab's
+ * client does not hedge in this build. What is
  * retried (429 and 5xx, connection failures and timeouts) is backoff-http's rule, added by its client.
  * Stateless.
  */
@@ -22,15 +26,21 @@ public final class LabPolicies {
   private LabPolicies() {}
 
   /**
-   * A builder for the policy with this name (named after it), ready for further settings.
+   * A builder for the policy with this name (named after it), ready for further settings. Each call builds
+   * a fresh budget and breaker, which every policy built from the builder shares.
    *
-   * @throws IllegalArgumentException naming the unknown policy and listing the known names
+   * @throws IllegalArgumentException naming the unknown policy and listing the known names, or the bad part
+   *     of a suffix
    */
   public static <R> RetryPolicy.Builder<R> named(String name) {
     if (name == null || name.isBlank()) {
       throw new IllegalArgumentException("policy name must not be blank");
     }
     PolicySpec spec = PolicySpec.parse(name);
+    if (spec.hedge() != null) {
+      throw new IllegalArgumentException("policy '" + name + "': the lab's HTTP client does not hedge in this "
+          + "build; see what +hedge does with 'backoff simulate'");
+    }
     String experiment = ExperimentPolicies.canonical(spec.base());
     RetryPolicy.Builder<R> builder;
     if (experiment != null) {
@@ -46,7 +56,7 @@ public final class LabPolicies {
       } catch (IllegalArgumentException e) {
         if (e.getMessage().startsWith("unknown strategy")) {
           throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", names())
-              + ", each also with +budget");
+              + ", each also with +budget, +breaker[:rate%:window:wait:trials] or +adaptive[:wait|fail|max-wait]");
         }
         throw e;
       }
@@ -56,6 +66,13 @@ public final class LabPolicies {
     if (spec.withBudget()) {
       builder.budget(BudgetSpec.parse(BudgetSpec.DEFAULT).create(NanoClock.system()));
     }
+    if (spec.breaker() != null) {
+      builder.circuitBreaker(spec.breaker().builder().name(spec.text()).build());
+    }
+    if (spec.adaptive() != null) {
+      builder.rateLimiter(spec.adaptive().builder().name(spec.text()).build());
+    }
+
     return builder.name(spec.text());
   }
 

@@ -59,20 +59,25 @@ final class LabRecorder {
 
   /**
    * The original experiment's five-second client line for the samples {@code [from, to)}: {@code OK: x req/sec, errors: y
-   * req/sec, timedout: z req/sec}.
+   * req/sec, timedout: z req/sec}, then {@code , refused: r req/sec} if a circuit breaker refused requests in
+   * those seconds.
    */
   public static String rateLine(List<LabSample> samples, int from, int to) {
     long ok = 0;
     long errors = 0;
     long timeouts = 0;
+    long refused = 0;
     int seconds = Math.max(1, to - from);
     for (int i = from; i < to; i++) {
       FleetTotals counts = samples.get(i).counts();
       ok += counts.ok();
       errors += counts.errors();
       timeouts += counts.timeouts();
+      refused += counts.refused();
     }
     return String.format(java.util.Locale.ROOT, "OK: %.2f req/sec, errors: %.2f req/sec, timedout: %.2f req/sec",
-        (double) ok / seconds, (double) errors / seconds, (double) timeouts / seconds);
+        (double) ok / seconds, (double) errors / seconds, (double) timeouts / seconds)
+        + (refused == 0 ? "" : String.format(java.util.Locale.ROOT, ", refused: %.2f req/sec",
+            (double) refused / seconds));
   }
 }

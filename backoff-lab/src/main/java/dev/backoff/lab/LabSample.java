@@ -38,6 +38,7 @@ record LabSample(int second, FleetTotals counts, int concurrency, double latency
         .field("t").number(second).field("goodput").number(goodput()).field("errors").number(counts.errors())
         .field("timeouts").number(counts.timeouts()).field("attempts").number(counts.attempts())
         .field("retries").number(counts.retries())
+        .field("refused").number(counts.refused())
         .field("concurrency").number(concurrency < 0 ? null : concurrency)
         .field("latencySeconds").decimal(latencySeconds, 3)
         .field("server").string(serverState.name().toLowerCase(Locale.ROOT))

@@ -56,6 +56,31 @@ class LabPoliciesTest {
   }
 
   @Test
+  void breakerSuffixAddsTheSimulatorsBreakerSharedByTheFleet() {
+    RetryPolicy.Builder<Object> builder = LabPolicies.named("full-jitter+budget+breaker:25%:40:1m:5");
+    RetryPolicy<Object> policy = builder.build();
+    assertThat(policy.circuitBreaker()).isNotNull();
+    assertThat(policy.budget()).isNotNull();
+    assertThat(policy.circuitBreaker().toString())
+        .isEqualTo("CircuitBreaker[full-jitter+budget+breaker:25%:40:1m:5: CLOSED, last 40 calls, opens at 25.0% of "
+            + "at least 40 calls]");
+    assertThat(builder.build().circuitBreaker()).isSameAs(policy.circuitBreaker());
+    assertThat(policy("fixed+breaker").circuitBreaker().toString())
+        .isEqualTo("CircuitBreaker[fixed+breaker: CLOSED, last 20 calls, opens at 50.0% of at least 20 calls]");
+    assertThat(policy("fixed+breaker:50%:10s").circuitBreaker().toString())
+        .isEqualTo("CircuitBreaker[fixed+breaker:50%:10s: CLOSED, last 10s, opens at 50.0% of at least 10 calls]");
+    assertThat(policy("fixed").circuitBreaker()).isNull();
+    RetryPolicy<Object> adaptive = policy("full-jitter+adaptive:fail");
+    assertThat(adaptive.rateLimiter()).isNotNull();
+    assertThat(adaptive.rateLimiter().maxWait()).isZero();
+    assertThatThrownBy(() -> policy("full-jitter+hedge:50ms:2")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("policy 'full-jitter+hedge:50ms:2': the lab's HTTP client does not hedge in this build; see "
+            + "what +hedge does with 'backoff simulate'");
+    assertThatThrownBy(() -> policy("fixed+breaker:150%")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("bad policy 'fixed+breaker:150%': breaker failure rate '150%': out of range (0..100]%");
+  }
+
+  @Test
   void unknownNamesListTheKnownOnes() {
     assertThatThrownBy(() -> policy("sometimes")).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'sometimes'").hasMessageContaining("storm-fixed, storm-exponential");

@@ -1,9 +1,11 @@
 package dev.backoff.sim;
 
 import dev.backoff.Backoff;
+import dev.backoff.CircuitBreaker;
 import dev.backoff.Decision;
 import dev.backoff.Execution;
 import dev.backoff.Jitter;
+import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
 import dev.backoff.driver.Engine;
 import java.time.Duration;
@@ -20,6 +22,15 @@ import java.util.Map;
  * policy under test) and starts over. Every message takes {@code |normal(mean, deviation)|}. Reported per
  * strategy and N: mean write calls and mean completion time (until the last client has written) over R
  * runs. Stateless and thread-safe; each run is deterministic given the seed.
+ *
+ * <p>A strategy may carry the policy grammar's {@code +budget} and {@code +breaker[:...]} suffixes
+ * ({@code full+breaker}): the run's clients then share one retry budget ({@link dev.backoff.spec.BudgetSpec#DEFAULT})
+ * and one circuit breaker on the virtual clock, as callers of one service writing one row. Every attempt
+ * (read and conditional write) asks the breaker first; a conflict is a failure, a write that lands a
+ * success. A client whose retry the budget or the breaker refuses gives up without writing, and the
+ * completion time is then until every client has written or given up; {@link Row#gaveUp()} says how many
+ * did. {@code +adaptive} and {@code +hedge} are refused: a conflict is not a throttling answer, and a hedged
+ * conditional write would conflict with its own twin.
  */
 public final class Contention {
   private Contention() {}
@@ -56,9 +67,16 @@ public final class Contention {
    * @param strategy the strategy's name
    * @param clients N
    * @param calls mean write calls per run
-   * @param timeMs mean time until every client has written, in milliseconds
+   * @param timeMs mean time until every client has written (or given up), in milliseconds
+   * @param gaveUp mean clients per run that gave up without writing (a {@code +budget} or {@code +breaker}
+   *     strategy's refusal; always 0 for the others)
    */
-  public record Row(String strategy, int clients, double calls, double timeMs) {}
+  public record Row(String strategy, int clients, double calls, double timeMs, double gaveUp) {
+    /** A row in which no client gave up. */
+    public Row(String strategy, int clients, double calls, double timeMs) {
+      this(strategy, clients, calls, timeMs, 0);
+    }
+  }
 
   /**
    * The most write calls a run may be estimated to need: the work grows with the square of the clients
@@ -111,13 +129,16 @@ public final class Contention {
     long seed = Values.wholeNumber("seed", merged.get("seed"), Long.MIN_VALUE, Long.MAX_VALUE);
     List<String> strategies = Scenario.asStrings(merged.get("strategies"));
     List<Backoff> backoffs = new ArrayList<>();
+    List<dev.backoff.spec.PolicySpec> specs = new ArrayList<>();
     for (String name : strategies) {
-      backoffs.add(strategy(name, Duration.ofNanos(base), Duration.ofNanos(cap)));
+      dev.backoff.spec.PolicySpec spec = suffixes(name);
+      specs.add(spec);
+      backoffs.add(strategy(spec.base(), Duration.ofNanos(base), Duration.ofNanos(cap)));
     }
     double total = 0;
-    for (String name : strategies) {
+    for (dev.backoff.spec.PolicySpec spec : specs) {
       for (int n : clients) {
-        total += runs * estimatedCalls(name, n);
+        total += runs * estimatedCalls(spec.base(), n);
       }
     }
     if (total > MAX_ESTIMATED_CALLS) {
@@ -129,22 +150,31 @@ public final class Contention {
     double done = 0;
     List<Row> rows = new ArrayList<>();
     for (int s = 0; s < strategies.size(); s++) {
-      RetryPolicy<Object> policy = RetryPolicy.builder().name(strategies.get(s)).unlimitedAttempts()
-          .backoff(backoffs.get(s)).maxSuppressed(0).build();
+      dev.backoff.spec.PolicySpec spec = specs.get(s);
       for (int n : clients) {
         double calls = 0;
         double time = 0;
+        double gaveUp = 0;
         for (long r = 0; r < runs; r++) {
+          // A fresh budget and breaker per run, on the run's virtual clock.
+          long[] clock = new long[1];
+          RetryBudget budget = spec.withBudget()
+              ? dev.backoff.spec.BudgetSpec.parse(dev.backoff.spec.BudgetSpec.DEFAULT).create(() -> clock[0]) : null;
+          CircuitBreaker breaker = spec.breaker() == null ? null
+              : spec.breaker().builder().name(spec.text()).clock(() -> clock[0]).build();
+          RetryPolicy<Object> policy = RetryPolicy.builder().name(strategies.get(s)).unlimitedAttempts()
+              .backoff(backoffs.get(s)).maxSuppressed(0).budget(budget).circuitBreaker(breaker).build();
           // The same random stream for every strategy at (N, run): common random numbers.
-          long[] outcome = runOnce(policy, n, mean, deviation, SplitMix64.stream(seed, n * 1_000_003L + r));
+          long[] outcome = runOnce(policy, n, mean, deviation, SplitMix64.stream(seed, n * 1_000_003L + r), clock);
           calls += outcome[0];
           time += outcome[1];
+          gaveUp += outcome[2];
           if (progress != null) {
-            done += estimatedCalls(strategies.get(s), n);
+            done += estimatedCalls(spec.base(), n);
             progress.accept((int) Math.min(999, 1000 * done / total));
           }
         }
-        rows.add(new Row(strategies.get(s), n, calls / runs, time / runs / 1e6));
+        rows.add(new Row(strategies.get(s), n, calls / runs, time / runs / 1e6, gaveUp / runs));
       }
     }
     if (progress != null) {
@@ -175,6 +205,25 @@ public final class Contention {
     return nanos;
   }
 
+  /** The strategy's suffixes, checked: only +budget and +breaker apply to the contention scenario. */
+  private static dev.backoff.spec.PolicySpec suffixes(String name) {
+    dev.backoff.spec.PolicySpec spec;
+    try {
+      spec = dev.backoff.spec.PolicySpec.parse(name);
+    } catch (IllegalArgumentException e) {
+      throw new ScenarioException("strategies", e.getMessage());
+    }
+    if (spec.adaptive() != null) {
+      throw new ScenarioException("strategies", "strategy '" + name + "': +adaptive does not apply to contention "
+          + "(a conflict is not a throttling answer); use +budget or +breaker");
+    }
+    if (spec.hedge() != null) {
+      throw new ScenarioException("strategies", "strategy '" + name + "': +hedge does not apply to contention "
+          + "(a hedged conditional write would conflict with its own twin); use +budget or +breaker");
+    }
+    return spec;
+  }
+
   static Backoff strategy(String name, Duration base, Duration cap) {
     switch (name.toLowerCase(Locale.ROOT)) {
       case "none":
@@ -199,8 +248,21 @@ public final class Contention {
   private static final int WRITE = 1; // the conditional write reaches the row
   private static final int RESULT = 2; // the write's outcome reaches the client
 
-  /** One run: returns {write calls, completion time in nanoseconds}. */
+  /** One run without a budget or breaker: returns {write calls, completion time in nanoseconds, 0}. */
   static long[] runOnce(RetryPolicy<Object> policy, int clients, long mean, long deviation, SplitMix64 random) {
+    return runOnce(policy, clients, mean, deviation, random, new long[1]);
+  }
+
+  /**
+   * One run: returns {write calls, completion time in nanoseconds, clients that gave up}; {@code clock[0]}
+   * is kept at the virtual time, for the policy's budget and breaker.
+   */
+  static long[] runOnce(RetryPolicy<Object> policy, int clients, long mean, long deviation, SplitMix64 random,
+      long[] clock) {
+    CircuitBreaker breaker = policy.circuitBreaker();
+    boolean mayGiveUp = breaker != null || policy.budget() != null;
+    CircuitBreaker.Permit[] permits = breaker == null ? null : new CircuitBreaker.Permit[clients];
+    long gaveUp = 0;
     EventQueue queue = new EventQueue();
     long[] readVersion = new long[clients];
     boolean[] succeeded = new boolean[clients];
@@ -217,9 +279,22 @@ public final class Contention {
     while (remaining > 0) {
       queue.poll();
       long now = queue.time;
+      clock[0] = now;
       int client = (int) queue.datum;
       switch (queue.kind) {
         case READ:
+          if (breaker != null) {
+            permits[client] = breaker.tryAcquire();
+            if (permits[client] == null) { // refused: the client gives up without writing
+              if (executions[client] != null) {
+                executions[client].stop(dev.backoff.StopReason.CIRCUIT_OPEN, now);
+              }
+              remaining--;
+              gaveUp++;
+              finished = now;
+              break;
+            }
+          }
           readVersion[client] = version;
           // The version travels back, then the write travels to the row.
           queue.schedule(now + delay(random, mean, deviation) + delay(random, mean, deviation), WRITE, null, client);
@@ -236,45 +311,81 @@ public final class Contention {
           break;
         default:
           if (succeeded[client]) {
+            if (permits != null) {
+              permits[client].onSuccess();
+            }
+            if (mayGiveUp) {
+              Engine.succeeded(policy, executions[client], null, startNanos[client], now);
+            }
             remaining--;
             finished = now;
             break;
+          }
+          if (permits != null) {
+            permits[client].onFailure(dev.backoff.FailureClass.TRANSIENT);
           }
           if (executions[client] == null) {
             executions[client] = Engine.newExecution(policy, startNanos[client], random);
           }
           Decision decision = executions[client].onFailure(PolicySpec.ERROR, now);
+          if (decision.isStop()) { // only a budget or a breaker stops an unlimited policy
+            remaining--;
+            gaveUp++;
+            finished = now;
+            break;
+          }
           queue.schedule(now + decision.delayNanos() + delay(random, mean, deviation), READ, null, client);
       }
     }
-    return new long[] {calls, finished};
+    return new long[] {calls, finished, gaveUp};
   }
 
   private static long delay(SplitMix64 random, long mean, long deviation) {
     return (long) Math.abs(mean + deviation * random.nextStandardNormal());
   }
 
-  /** {@code {"results":[{"strategy":…,"clients":…,"calls":…,"timeMs":…},…]}}. */
+  /**
+   * {@code {"results":[{"strategy":…,"clients":…,"calls":…,"timeMs":…},…]}}; a row of a {@code +budget} or
+   * {@code +breaker} strategy adds {@code "gaveUp":…}.
+   */
   public static String json(List<Row> rows) {
     Json json = Json.lines().object().field("results").array();
     for (Row row : rows) {
       json.object().field("strategy").string(row.strategy()).field("clients").number(row.clients())
-          .field("calls").decimal(row.calls(), 3).field("timeMs").decimal(row.timeMs(), 3).endObject();
+          .field("calls").decimal(row.calls(), 3).field("timeMs").decimal(row.timeMs(), 3);
+      if (mayGiveUp(row)) {
+        json.field("gaveUp").decimal(row.gaveUp(), 3);
+      }
+      json.endObject();
     }
     return json.endArray().endObject() + "\n";
   }
 
-  /** One CSV line per strategy and N. */
+  /** One CSV line per strategy and N; a last column {@code gaveUp} if a strategy has +budget or +breaker. */
   public static String csv(List<Row> rows) {
-    StringBuilder out = new StringBuilder("strategy,clients,calls,timeMs\n");
+    boolean gaveUp = rows.stream().anyMatch(Contention::mayGiveUp);
+    StringBuilder out = new StringBuilder("strategy,clients,calls,timeMs" + (gaveUp ? ",gaveUp" : "") + "\n");
     for (Row row : rows) {
-      out.append(row.strategy()).append(',').append(row.clients()).append(',').append(Values.format(row.calls(), 3))
-          .append(',').append(Values.format(row.timeMs(), 3)).append('\n');
+      out.append(row.strategy().contains(",") ? '"' + row.strategy() + '"' : row.strategy()).append(',')
+          .append(row.clients()).append(',').append(Values.format(row.calls(), 3))
+          .append(',').append(Values.format(row.timeMs(), 3));
+      if (gaveUp) {
+        out.append(',').append(Values.format(row.gaveUp(), 3));
+      }
+      out.append('\n');
     }
     return out.toString();
   }
 
-  /** A table: one row per N, calls and time per strategy. */
+  /** Whether the row's strategy may give up (it has +budget or +breaker). */
+  static boolean mayGiveUp(Row row) {
+    return row.strategy().contains("+");
+  }
+
+  /**
+   * A table: one row per N, calls and time per strategy, and the clients that gave up if a strategy has
+   * +budget or +breaker.
+   */
   public static String table(List<Row> rows) {
     List<String> strategies = new ArrayList<>();
     List<Integer> clients = new ArrayList<>();
@@ -287,7 +398,10 @@ public final class Contention {
       }
     }
     StringBuilder out = new StringBuilder();
-    for (String metric : List.of("mean write calls", "mean completion time (ms)")) {
+    List<String> metrics = rows.stream().anyMatch(Contention::mayGiveUp)
+        ? List.of("mean write calls", "mean completion time (ms)", "mean clients that gave up")
+        : List.of("mean write calls", "mean completion time (ms)");
+    for (String metric : metrics) {
       out.append(metric).append('\n').append(String.format(Locale.ROOT, "%8s", "clients"));
       for (String s : strategies) {
         out.append(String.format(Locale.ROOT, "%16s", s));
@@ -298,7 +412,8 @@ public final class Contention {
         for (String s : strategies) {
           for (Row row : rows) {
             if (row.clients() == n && row.strategy().equals(s)) {
-              double value = metric.startsWith("mean write") ? row.calls() : row.timeMs();
+              double value = metric.startsWith("mean write") ? row.calls()
+                  : metric.startsWith("mean completion") ? row.timeMs() : row.gaveUp();
               out.append(String.format(Locale.ROOT, "%16s", Values.format(value, 1)));
             }
           }

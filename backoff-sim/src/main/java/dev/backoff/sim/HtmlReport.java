@@ -46,6 +46,18 @@ public final class HtmlReport {
       appendArray(data, "concurrency", series, x -> (double) x.concurrency(), 0);
       appendArray(data, "latency", series, Second::latencySeconds, 4);
       appendArray(data, "p99", series, Second::clientP99Seconds, 4);
+      if (policy.usesBreaker()) {
+        appendProtection(data, "breakerOpen", policy.protection(), Protection::breakerOpen, 3);
+        appendProtection(data, "refused", policy.protection(), x -> (double) x.refused(), 0);
+      }
+      if (policy.usesAdaptive()) {
+        appendProtection(data, "limiterFillRate", policy.protection(), Protection::limiterFillRate, 2);
+        appendProtection(data, "limiterRefused", policy.protection(), x -> (double) x.limiterRefused(), 0);
+      }
+      if (policy.usesHedging()) {
+        appendProtection(data, "hedgesSent", policy.protection(), x -> (double) x.hedgesSent(), 0);
+        appendProtection(data, "hedgesInFlight", policy.protection(), x -> (double) x.hedgesInFlight(), 0);
+      }
       data.endObject();
     }
     data.endArray().endObject();
@@ -70,6 +82,19 @@ public final class HtmlReport {
   private static void appendArray(Json out, String name, List<Second> series, Field field, int decimals) {
     out.field(name).array();
     for (Second second : series) {
+      out.decimal(field.of(second), decimals);
+    }
+    out.endArray();
+  }
+
+  private interface ProtectionField {
+    double of(Protection second);
+  }
+
+  private static void appendProtection(Json out, String name, List<Protection> series, ProtectionField field,
+      int decimals) {
+    out.field(name).array();
+    for (Protection second : series) {
       out.decimal(field.of(second), decimals);
     }
     out.endArray();
@@ -224,7 +249,9 @@ public final class HtmlReport {
           });
           document.getElementById('summary').innerHTML = table + '</table>';
           function lines(field) {
-            return data.policies.map(function (p, i) { return {name: p.name, color: COLORS[i % COLORS.length], xs: seconds(p[field].length), ys: p[field]}; });
+            var out = [];
+            data.policies.forEach(function (p, i) { if (p[field]) { out.push({name: p.name, color: COLORS[i % COLORS.length], xs: seconds(p[field].length), ys: p[field]}); } });
+            return out;
           }
           chart('Goodput (successful requests per second)', lines('goodput'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'req/s'});
           chart('Timeouts per second', lines('timeouts'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'timeouts/s'});
@@ -232,6 +259,19 @@ public final class HtmlReport {
           chart('Server latency (log scale)', lines('latency'), {shade: data.faults, log: true, unit: 's', xLabel: 'time (s)', yLabel: 'latency'});
           chart('Attempts per second', lines('attempts'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'attempts/s'});
           chart('Client p99 latency of successful requests (log scale)', lines('p99'), {shade: data.faults, log: true, unit: 's', xLabel: 'time (s)', yLabel: 'latency'});
+          // Storm protection: only the policies that use a mechanism have its series.
+          if (lines('breakerOpen').length) {
+            chart('Circuit breaker: fraction of time open', lines('breakerOpen'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'open'});
+            chart('Calls refused by the breaker per second', lines('refused'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'refused/s'});
+          }
+          if (lines('limiterFillRate').length) {
+            chart('Adaptive limiter: fill rate (0 until the first throttle)', lines('limiterFillRate'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'tokens/s'});
+            chart('Calls refused by the limiter per second', lines('limiterRefused'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'refused/s'});
+          }
+          if (lines('hedgesSent').length) {
+            chart('Hedges sent per second', lines('hedgesSent'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'hedges/s'});
+            chart('Hedges in flight', lines('hedgesInFlight'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'hedges'});
+          }
         }
         function contention() {
           var names = [], byName = {};

@@ -23,6 +23,12 @@ final class MemoryEstimate {
   static final long BYTES_PER_POLLED_ATTEMPT = 160;
   static final long BYTES_PER_CLIENT = 300;
   static final long BYTES_PER_CALLER = 250;
+  /**
+   * A client's own breaker and policy ({@code breaker-scope: per-client}), besides 4 bytes per call of a
+   * count window: measured with the allocation counter at 1336 bytes for a 20-call window
+   * (BreakerSimulationTest checks the bound).
+   */
+  static final long BYTES_PER_CLIENT_BREAKER = 1400;
   static final long BYTES_PER_SECOND = 128; // the per-second series of one policy's result
   /** The share of the heap a run may plan to use: the rest is headroom for the collector and garbage. */
   static final double USABLE_HEAP = 0.7;
@@ -77,7 +83,7 @@ final class MemoryEstimate {
 
   /** {bytes, in-flight requests} of one policy's run. */
   static long[] estimate(Scenario s, PolicySpec spec) {
-    RetryPolicy<Object> policy = spec.build(s.maxAttempts, null);
+    RetryPolicy<Object> policy = spec.build(s.maxAttempts, null, null);
     boolean bounded = s.serverModel == Scenario.ServerModel.POOL;
     long serverBound = bounded ? (long) s.workers + s.queueSize + s.backlog : Long.MAX_VALUE;
     long perAttempt = s.recheckNanos > 0 ? BYTES_PER_POLLED_ATTEMPT : BYTES_PER_ATTEMPT;
@@ -85,7 +91,13 @@ final class MemoryEstimate {
     long callerBytes;
     if (s.closedLoop) {
       callerBytes = BYTES_PER_CLIENT * s.clients;
+      if (s.breakerPerClient && spec.breaker != null) {
+        callerBytes = saturatedAdd(callerBytes, saturatedMultiply(s.clients, breakerBytes(spec)));
+      }
       long perClient = closedLoopAttempts(s, policy);
+      if (spec.hedge != null) {
+        perClient = saturatedMultiply(perClient, spec.hedge.maxHedges() + 1L); // each call may have all in flight
+      }
       inFlight = Math.min(serverBound, saturatedMultiply(perClient, s.clients));
     } else {
       Call call = deadCall(s, policy);
@@ -94,9 +106,14 @@ final class MemoryEstimate {
           ? arrivals(s.rateProfile, s.durationNanos)
           : Math.min(arrivals(s.rateProfile, s.durationNanos), s.rateProfile.maxRate() * call.endNanos / (double) SECOND);
       callerBytes = saturated(callers * BYTES_PER_CALLER);
-      inFlight = Math.min(serverBound, saturated(call.retained));
+      inFlight = Math.min(serverBound, saturated(call.retained * (spec.hedge == null ? 1.0 : spec.hedge.maxHedges() + 1.0)));
     }
     return new long[] {saturatedAdd(callerBytes, saturatedMultiply(inFlight, perAttempt)), inFlight};
+  }
+
+  /** The bytes of one client's own breaker and policy. */
+  static long breakerBytes(PolicySpec spec) {
+    return BYTES_PER_CLIENT_BREAKER + 4L * spec.breaker.windowCalls();
   }
 
   /** Attempts one closed-loop client sends over the run if no attempt is ever answered. */

@@ -50,7 +50,9 @@ public final class Output {
             .append(Values.format(errors / 5, 2)).append(" req/sec, timedout: ")
             .append(Values.format(timeouts / 5, 2)).append(" req/sec | concurrency: ")
             .append(last.concurrency()).append(", latency: ")
-            .append(Values.human((long) (last.latencySeconds() * 1e9))).append('\n');
+            .append(Values.human((long) (last.latencySeconds() * 1e9)));
+        appendProtection(out, policy, end);
+        out.append('\n');
       }
       out.append('\n');
     }
@@ -58,13 +60,104 @@ public final class Output {
   }
 
   /**
+   * The 5-second timeline's storm-protection part for the seconds before {@code end}, for the mechanisms the
+   * policy uses: the breakers' open and half-open time fractions and the calls they refused per second.
+   */
+  private static void appendProtection(StringBuilder out, PolicyResult policy, int end) {
+    List<Protection> series = policy.protection();
+    if (policy.usesAdaptive()) {
+      double waits = 0;
+      double refused = 0;
+      for (int t = end - 5; t < end; t++) {
+        waits += series.get(t).limiterWaits();
+        refused += series.get(t).limiterRefused();
+      }
+      double rate = series.get(end - 1).limiterFillRate();
+      out.append(" | limiter: ").append(rate > 0 ? Values.format(rate, 1) + " req/sec" : "off")
+          .append(", waits: ").append(Values.format(waits / 5, 2)).append(" req/sec, refused: ")
+          .append(Values.format(refused / 5, 2)).append(" req/sec");
+    }
+    if (policy.usesHedging()) {
+      double sent = 0;
+      double won = 0;
+      for (int t = end - 5; t < end; t++) {
+        sent += series.get(t).hedgesSent();
+        won += series.get(t).hedgesWon();
+      }
+      out.append(" | hedges: ").append(Values.format(sent / 5, 2)).append(" req/sec, in flight: ")
+          .append(series.get(end - 1).hedgesInFlight()).append(", won: ").append(Values.format(won / 5, 2))
+          .append(" req/sec");
+    }
+    if (!policy.usesBreaker()) {
+      return;
+    }
+    double open = 0;
+    double halfOpen = 0;
+    double refused = 0;
+    for (int t = end - 5; t < end; t++) {
+      Protection p = series.get(t);
+      open += p.breakerOpen();
+      halfOpen += p.breakerHalfOpen();
+      refused += p.refused();
+    }
+    out.append(" | breaker open: ").append(Values.format(100 * open / 5, 0)).append("%, half-open: ")
+        .append(Values.format(100 * halfOpen / 5, 0)).append("%, refused: ").append(Values.format(refused / 5, 2))
+        .append(" req/sec");
+  }
+
+  /** Whether a policy refuses calls locally: it has a breaker or an adaptive limiter. */
+  private static boolean refuses(PolicyResult policy) {
+    return policy.usesBreaker() || policy.usesAdaptive();
+  }
+
+  private static boolean anyBreaker(SimulationResult result) {
+    for (PolicyResult policy : result.policies()) {
+      if (refuses(policy)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean anyHedging(SimulationResult result) {
+    for (PolicyResult policy : result.policies()) {
+      if (policy.usesHedging()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean anyProtection(SimulationResult result) {
+    for (PolicyResult policy : result.policies()) {
+      if (!policy.protection().isEmpty()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * The summary table: one row per policy with its baseline and after-fault goodput, the {@link Recovery}
    * verdict's label, the recovery time, peak concurrency, amplification, success ratio and the p99 latency of
-   * the requests that succeeded. Missing numbers print as {@code -}.
+   * the requests that succeeded. Missing numbers print as {@code -}. When a policy has a circuit breaker or
+   * an adaptive limiter, a column {@code refused} gives the calls they refused (failed at once, never sent;
+   * {@code -} for the policies without either); when a policy hedges, a column {@code hedges (won)} the
+   * hedges sent and the calls a hedge won.
    */
   public static String summaryTable(SimulationResult result) {
+    boolean refusals = anyBreaker(result);
+    boolean hedging = anyHedging(result);
     String[] header = {"policy", "baseline/s", "after/s", "recovered", "recovery", "peak conc.", "amplification",
         "success", "p99 (successes)"};
+    if (refusals) {
+      header = java.util.Arrays.copyOf(header, header.length + 1);
+      header[header.length - 1] = "refused";
+    }
+    if (hedging) {
+      header = java.util.Arrays.copyOf(header, header.length + 1);
+      header[header.length - 1] = "hedges (won)";
+    }
     List<PolicyResult> policies = result.policies();
     String[][] rows = new String[policies.size()][];
     for (int i = 0; i < rows.length; i++) {
@@ -76,6 +169,14 @@ public final class Output {
           Double.isFinite(s.successRatio()) ? Values.format(100 * s.successRatio(), 1) + "%" : "-",
           Double.isFinite(s.p99SuccessLatencySeconds()) ? Values.human((long) (s.p99SuccessLatencySeconds() * 1e9))
               : "-"};
+      if (refusals) {
+        rows[i] = java.util.Arrays.copyOf(rows[i], rows[i].length + 1);
+        rows[i][rows[i].length - 1] = refuses(p) ? Long.toString(p.refusedCalls() + p.limiterRefusedCalls()) : "-";
+      }
+      if (hedging) {
+        rows[i] = java.util.Arrays.copyOf(rows[i], rows[i].length + 1);
+        rows[i][rows[i].length - 1] = p.usesHedging() ? p.hedgesSent() + " (" + p.hedgesWon() + ")" : "-";
+      }
     }
     int[] widths = new int[header.length];
     for (int c = 0; c < header.length; c++) {
@@ -200,12 +301,19 @@ public final class Output {
   /**
    * Every per-second value of every policy, one row per policy and second, with a header line; the client
    * latencies of a second in which nothing succeeded and the budget level of a policy without one are empty.
+   * When a policy uses a storm-protection mechanism, every row gets the {@link Protection} columns
+   * ({@code breakerOpen,breakerHalfOpen,refused,limiterFillRate,limiterWaits,limiterRefused,hedgesSent,
+   * hedgesInFlight,hedgesWon}), empty for the policies without one.
    */
   public static String csv(SimulationResult result) {
+    boolean protection = anyProtection(result);
     StringBuilder out = new StringBuilder("policy,t,newRequests,attempts,goodput,errors,timeouts,retries,gaveUp,"
-        + "concurrency,peakConcurrency,latencySeconds,clientP50Seconds,clientP99Seconds,budgetLevel\n");
+        + "concurrency,peakConcurrency,latencySeconds,clientP50Seconds,clientP99Seconds,budgetLevel"
+        + (protection ? ",breakerOpen,breakerHalfOpen,refused,limiterFillRate,limiterWaits,limiterRefused,"
+            + "hedgesSent,hedgesInFlight,hedgesWon" : "") + "\n");
     for (PolicyResult policy : result.policies()) {
       String name = csvField(policy.name());
+      List<Protection> extra = policy.protection();
       for (Second s : policy.series()) {
         out.append(name).append(',').append(s.t()).append(',').append(s.newRequests()).append(',')
             .append(s.attempts()).append(',').append(s.goodput()).append(',').append(s.errors()).append(',')
@@ -213,7 +321,20 @@ public final class Output {
             .append(s.concurrency()).append(',').append(s.peakConcurrency()).append(',')
             .append(Values.format(s.latencySeconds(), 6)).append(',').append(csvNumber(s.clientP50Seconds(), 6))
             .append(',').append(csvNumber(s.clientP99Seconds(), 6)).append(',')
-            .append(csvNumber(s.budgetLevel(), 3)).append('\n');
+            .append(csvNumber(s.budgetLevel(), 3));
+        if (protection) {
+          if (extra.isEmpty()) {
+            out.append(",,,,,,,,,");
+          } else {
+            Protection p = extra.get(s.t());
+            out.append(',').append(Values.format(p.breakerOpen(), 3)).append(',')
+                .append(Values.format(p.breakerHalfOpen(), 3)).append(',').append(p.refused()).append(',')
+                .append(csvNumber(p.limiterFillRate(), 3)).append(',').append(p.limiterWaits()).append(',')
+                .append(p.limiterRefused()).append(',').append(p.hedgesSent()).append(',')
+                .append(p.hedgesInFlight()).append(',').append(p.hedgesWon());
+          }
+        }
+        out.append('\n');
       }
     }
     return out.toString();
@@ -223,12 +344,15 @@ public final class Output {
    * The summary, one row per policy with a header line: {@code policy,verdict,recovered,baselineGoodput,
    * goodputAfterFault,recoverySeconds,peakConcurrency,amplification,successRatio,p99SuccessLatencySeconds,
    * logicalRequests,attempts}; the verdict is its {@linkplain Recovery#id() id}; a number the run does not
-   * have is an empty field; decimals as in {@link #json}.
+   * have is an empty field; decimals as in {@link #json}. When a policy has a breaker or an adaptive
+   * limiter, a column {@code refused} (the calls they refused; empty for the policies without either); when
+   * a policy hedges, columns {@code hedgesSent,hedgesWon}.
    */
   public static String summaryCsv(SimulationResult result) {
+    boolean refusals = anyBreaker(result);
     StringBuilder out = new StringBuilder("policy,verdict,recovered,baselineGoodput,goodputAfterFault,"
         + "recoverySeconds,peakConcurrency,amplification,successRatio,p99SuccessLatencySeconds,logicalRequests,"
-        + "attempts\n");
+        + "attempts" + (refusals ? ",refused" : "") + (anyHedging(result) ? ",hedgesSent,hedgesWon" : "") + "\n");
     for (PolicyResult policy : result.policies()) {
       Summary s = policy.summary();
       out.append(csvField(policy.name())).append(',').append(s.verdict().id()).append(',').append(s.recovered())
@@ -237,7 +361,15 @@ public final class Output {
           .append(s.recoverySeconds() == null ? "" : s.recoverySeconds().toString()).append(',')
           .append(s.peakConcurrency()).append(',').append(csvNumber(s.amplification(), 4)).append(',')
           .append(csvNumber(s.successRatio(), 4)).append(',').append(csvNumber(s.p99SuccessLatencySeconds(), 6))
-          .append(',').append(s.logicalRequests()).append(',').append(s.attempts()).append('\n');
+          .append(',').append(s.logicalRequests()).append(',').append(s.attempts());
+      if (refusals) {
+        out.append(',').append(refuses(policy)
+            ? Long.toString(policy.refusedCalls() + policy.limiterRefusedCalls()) : "");
+      }
+      if (anyHedging(result)) {
+        out.append(',').append(policy.usesHedging() ? policy.hedgesSent() + "," + policy.hedgesWon() : ",");
+      }
+      out.append('\n');
     }
     return out.toString();
   }
@@ -254,7 +386,13 @@ public final class Output {
    * "concurrency":…,"latencySeconds":…,…},…]}]}}: the summary starts with baselineGoodput, recovered,
    * recoverySeconds, peakConcurrency, amplification, successRatio, then verdict (its
    * {@linkplain Recovery#id() id}); each series entry with t, goodput, timeouts, concurrency, latencySeconds;
-   * more keys follow those. A number the run does not have is null.
+   * more keys follow those. A number the run does not have is null. A policy with a breaker adds
+   * {@code refused} to its summary and {@code breakerOpen}, {@code breakerHalfOpen} and {@code refused} to
+   * each series entry; one with an adaptive limiter {@code limiterWaits} and {@code limiterRefused} to its
+   * summary and {@code limiterFillRate} (0 until the first throttle), {@code limiterWaits} and
+   * {@code limiterRefused} to each entry; one that hedges {@code hedgesSent} and {@code hedgesWon} to its
+   * summary and {@code hedgesSent}, {@code hedgesInFlight} and {@code hedgesWon} to each entry (see
+   * {@link Protection}). A policy without the mechanism has none of its keys.
    */
   public static String json(SimulationResult result) {
     Json json = Json.lines().object().field("policies").array();
@@ -272,9 +410,17 @@ public final class Output {
           .field("goodputAfterFault").decimal(s.goodputAfterFault(), 3)
           .field("p99SuccessLatencySeconds").decimal(s.p99SuccessLatencySeconds(), 6)
           .field("logicalRequests").number(s.logicalRequests())
-          .field("attempts").number(s.attempts())
-          .endObject()
-          .field("series").array();
+          .field("attempts").number(s.attempts());
+      if (p.usesBreaker()) {
+        json.field("refused").number(p.refusedCalls());
+      }
+      if (p.usesAdaptive()) {
+        json.field("limiterWaits").number(p.limiterWaits()).field("limiterRefused").number(p.limiterRefusedCalls());
+      }
+      if (p.usesHedging()) {
+        json.field("hedgesSent").number(p.hedgesSent()).field("hedgesWon").number(p.hedgesWon());
+      }
+      json.endObject().field("series").array();
       for (Second t : p.series()) {
         json.object().field("t").number(t.t())
             .field("goodput").number(t.goodput())
@@ -289,8 +435,26 @@ public final class Output {
             .field("peakConcurrency").number(t.peakConcurrency())
             .field("clientP50Seconds").decimal(t.clientP50Seconds(), 6)
             .field("clientP99Seconds").decimal(t.clientP99Seconds(), 6)
-            .field("budgetLevel").decimal(t.budgetLevel(), 3)
-            .endObject();
+            .field("budgetLevel").decimal(t.budgetLevel(), 3);
+        if (p.usesBreaker()) {
+          Protection protection = p.protection().get(t.t());
+          json.field("breakerOpen").decimal(protection.breakerOpen(), 3)
+              .field("breakerHalfOpen").decimal(protection.breakerHalfOpen(), 3)
+              .field("refused").number(protection.refused());
+        }
+        if (p.usesAdaptive()) {
+          Protection protection = p.protection().get(t.t());
+          json.field("limiterFillRate").decimal(protection.limiterFillRate(), 3)
+              .field("limiterWaits").number(protection.limiterWaits())
+              .field("limiterRefused").number(protection.limiterRefused());
+        }
+        if (p.usesHedging()) {
+          Protection protection = p.protection().get(t.t());
+          json.field("hedgesSent").number(protection.hedgesSent())
+              .field("hedgesInFlight").number(protection.hedgesInFlight())
+              .field("hedgesWon").number(protection.hedgesWon());
+        }
+        json.endObject();
       }
       json.endArray().endObject();
     }

@@ -12,12 +12,25 @@ public final class PolicyResult {
   private final Summary summary;
   private final List<Second> series;
   private final long events;
+  private final List<Protection> protection;
+  private final boolean breaker;
+  private final boolean adaptive;
+  private final boolean hedging;
 
   PolicyResult(String name, Summary summary, List<Second> series, long events) {
+    this(name, summary, series, events, List.of(), false, false, false);
+  }
+
+  PolicyResult(String name, Summary summary, List<Second> series, long events, List<Protection> protection,
+      boolean breaker, boolean adaptive, boolean hedging) {
     this.name = name;
     this.summary = summary;
     this.series = List.copyOf(series);
     this.events = events;
+    this.protection = List.copyOf(protection);
+    this.breaker = breaker;
+    this.adaptive = adaptive;
+    this.hedging = hedging;
   }
 
   static PolicyResult of(Simulation simulation, long events) {
@@ -30,7 +43,18 @@ public final class PolicyResult {
     }
     Summary summary = Summary.of(simulation.scenario, m, simulation.logicalRequests(), simulation.succeededCalls(),
         simulation.attempts());
-    return new PolicyResult(simulation.spec.name, summary, series, events);
+    ProtectionMetrics p = simulation.protection;
+    if (p == null) {
+      return new PolicyResult(simulation.spec.name, summary, series, events);
+    }
+    List<Protection> protection = new ArrayList<>(m.seconds);
+    for (int t = 0; t < m.seconds; t++) {
+      protection.add(new Protection(t, p.breakerOpen[t], p.breakerHalfOpen[t], p.refused[t], p.limiterFillRate[t],
+          p.limiterWaits[t], p.limiterRefused[t], p.hedgesSent[t], p.hedgesInFlight[t], p.hedgesWon[t]));
+    }
+    PolicySpec spec = simulation.spec;
+    return new PolicyResult(spec.name, summary, series, events, protection, spec.breaker != null,
+        spec.adaptive != null, spec.hedge != null);
   }
 
   private static double seconds(long clientLatencyNanos) {
@@ -50,6 +74,74 @@ public final class PolicyResult {
   /** One entry per simulated second. */
   public List<Second> series() {
     return series;
+  }
+
+  /**
+   * One entry per simulated second with what the policy's storm-protection mechanisms did (breaker,
+   * adaptive limiter, hedging); empty if it uses none.
+   */
+  public List<Protection> protection() {
+    return protection;
+  }
+
+  /** Whether the policy has a circuit breaker ({@code +breaker}). */
+  public boolean usesBreaker() {
+    return breaker;
+  }
+
+  /** Whether the policy has an adaptive rate limiter ({@code +adaptive}). */
+  public boolean usesAdaptive() {
+    return adaptive;
+  }
+
+  /** Whether the policy hedges ({@code +hedge}). */
+  public boolean usesHedging() {
+    return hedging;
+  }
+
+  /** Calls the breaker refused over the run (see {@link Protection#refused()}); 0 without one. */
+  public long refusedCalls() {
+    long total = 0;
+    for (Protection second : protection) {
+      total += second.refused();
+    }
+    return total;
+  }
+
+  /** Attempts the adaptive limiter refused over the run (see {@link Protection#limiterRefused()}). */
+  public long limiterRefusedCalls() {
+    long total = 0;
+    for (Protection second : protection) {
+      total += second.limiterRefused();
+    }
+    return total;
+  }
+
+  /** Attempts the adaptive limiter delayed over the run (see {@link Protection#limiterWaits()}). */
+  public long limiterWaits() {
+    long total = 0;
+    for (Protection second : protection) {
+      total += second.limiterWaits();
+    }
+    return total;
+  }
+
+  /** Hedged attempts sent over the run (see {@link Protection#hedgesSent()}). */
+  public long hedgesSent() {
+    long total = 0;
+    for (Protection second : protection) {
+      total += second.hedgesSent();
+    }
+    return total;
+  }
+
+  /** Calls a hedge won over the run (see {@link Protection#hedgesWon()}). */
+  public long hedgesWon() {
+    long total = 0;
+    for (Protection second : protection) {
+      total += second.hedgesWon();
+    }
+    return total;
   }
 
   /** Events the engine processed for this run. */

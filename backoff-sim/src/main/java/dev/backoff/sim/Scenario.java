@@ -57,10 +57,14 @@ public final class Scenario {
     key("policies", List.of("storm-fixed", "storm-exponential", "storm-exponential-full-jitter",
             "storm-exponential-full-jitter+budget"),
         "policies to compare (see 'backoff strategies': the experiment's storm-*, strategies like "
-            + "full-jitter:100ms:20s, presets; suffix +budget)");
+            + "full-jitter:100ms:20s, presets; suffixes +budget, +breaker[:rate%:window:wait:trials], +adaptive[:wait|fail|max-wait], "
+            + "+hedge:delay[:max-hedges])");
     key("max-attempts", "unlimited", "attempt limit, the first attempt included; when set it applies to every "
         + "policy, presets and storm-* too (unset: strategies unlimited, presets their own)");
     key("budget", dev.backoff.spec.BudgetSpec.DEFAULT, "retry budget of '+budget' policies: token-bucket[:capacity:cost:timeout-cost] (AWS), grpc[:max-tokens:token-ratio] or ratio[:ratio:min-per-second:window] (Finagle)");
+    key("breaker-scope", "shared", "circuit breakers of '+breaker' policies: shared (one per run, as the budget: "
+        + "the clients are one process's callers) or per-client (closed loop: one per client, a fleet of "
+        + "independent processes)");
     key("client", "closed", "client model: closed (as in the retry-storm experiment: N clients with think time) or open (Poisson arrivals)");
     key("clients", 1000L, "closed loop: number of clients");
     key("think-mean", "10s", "closed loop: mean of the exponential think time before each new request");
@@ -106,6 +110,7 @@ public final class Scenario {
   final List<PolicySpec> policies;
   final int maxAttempts;
   final String budget;
+  final boolean breakerPerClient;
   final boolean closedLoop;
   final int clients;
   final long thinkMeanNanos;
@@ -152,6 +157,7 @@ public final class Scenario {
     BudgetSpec.check(budget);
     String client = choice("client", "closed", "open");
     closedLoop = client.equals("closed");
+    breakerPerClient = choice("breaker-scope", "shared", "per-client").equals("per-client");
     clients = (int) Values.wholeNumber("clients", get("clients"), 1, Integer.MAX_VALUE);
     thinkMeanNanos = positiveDuration("think-mean");
     timeoutNanos = positiveDuration("timeout");
@@ -191,6 +197,16 @@ public final class Scenario {
     faults = Fault.parseAll(get("faults"), durationNanos, String.valueOf(get("duration")).trim());
     policies = PolicySpec.parseAll(get("policies"), raw.containsKey("max-attempts")
         && maxAttempts != Integer.MAX_VALUE);
+    for (PolicySpec spec : policies) {
+      if (spec.hedge != null) {
+        try {
+          spec.build(maxAttempts, null); // hedges need room in the attempt limit
+        } catch (IllegalArgumentException e) {
+          throw new ScenarioException(raw.containsKey("max-attempts") ? "max-attempts" : "policies",
+              "policy '" + spec.name + "': " + e.getMessage());
+        }
+      }
+    }
     checkContradictions();
     checkMemory();
   }
@@ -211,6 +227,10 @@ public final class Scenario {
         throw new ScenarioException("recheck", "a re-check interval of " + get("recheck")
             + " is longer than base-latency " + get("base-latency") + ": latencies would be meaningless");
       }
+    }
+    if (!closedLoop && breakerPerClient) {
+      throw new ScenarioException("breaker-scope", "per-client breakers need the closed client model (an open-loop "
+          + "arrival is one request, not a client that keeps a breaker); use breaker-scope: shared");
     }
     if (!closedLoop && raw.containsKey("clients")) {
       throw new ScenarioException("clients", "the open client model has no fixed client count (set rate instead); "

@@ -1,9 +1,13 @@
 package dev.backoff.sim;
 
+import dev.backoff.AdaptiveRateLimiter;
+import dev.backoff.CircuitBreaker;
 import dev.backoff.Decision;
+import dev.backoff.Execution;
 import dev.backoff.Pushback;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
+import dev.backoff.StopReason;
 import dev.backoff.driver.Engine;
 import dev.backoff.driver.Verdict;
 
@@ -16,6 +20,24 @@ import dev.backoff.driver.Verdict;
  * events are ordered by time, then by the order they were scheduled; every random number comes from
  * seeded SplitMix64 streams, one per client, so policies compared in one scenario see the same think times
  * until their behaviour diverges.
+ *
+ * <p>A {@code +breaker} policy drives the core's real {@link CircuitBreaker} on the virtual clock: every
+ * attempt asks it for a permit first, as the core loops do, and completes the permit with the attempt's
+ * outcome, classified as the policy classifies it; a refused first attempt fails the call at once without
+ * reaching the server, a refused retry stops the call ({@link StopReason#CIRCUIT_OPEN}), and the engine
+ * itself stops a retry that would meet an open breaker before its backoff. One breaker serves the run
+ * (the clients are one process's callers, as with the budget), or one per client with
+ * {@code breaker-scope: per-client}.
+ *
+ * <p>A {@code +adaptive} policy drives the core's {@link AdaptiveRateLimiter} on the virtual clock, one per
+ * run (like the budget): every attempt reserves a token just before it is sent, after the breaker's permit;
+ * a wait schedules the send later (the permit and token held), a refusal fails the call like a breaker's.
+ * The engine reports each outcome to the limiter (a shed request, 429 or 503, is a throttle).
+ *
+ * <p>A {@code +hedge} policy runs the engine's hedging steps ({@link Engine#tryHedge},
+ * {@link Engine#recordHedged}, {@link Engine#hedgeSucceeded}): a caller may have several attempts in
+ * flight; the first OK wins, the others are abandoned (the server still does their work: that is hedging's
+ * load cost) and their answers ignored.
  */
 final class Simulation {
   private static final long SECOND = 1_000_000_000L;
@@ -27,6 +49,7 @@ final class Simulation {
   static final int ARRIVAL = 6;
   static final int ERROR_ARRIVES = 7;
   static final int REJECTION_ARRIVES = 8;
+  static final int HEDGE = 9;
 
   final Scenario scenario;
   final PolicySpec spec;
@@ -35,6 +58,11 @@ final class Simulation {
   final Server server;
   private final RetryPolicy<Object> policy;
   private final RetryBudget budget;
+  private final AdaptiveRateLimiter limiter; // null without +adaptive
+  private final int maxStarted; // attempts a hedged call may start; 0 without +hedge
+  private int hedgesInFlight;
+  /** The storm-protection series, or null when the policy uses no such mechanism. */
+  final ProtectionMetrics protection;
   private final long endNanos;
   private final SplitMix64 arrivals;
   private long arrivalCount;
@@ -53,11 +81,24 @@ final class Simulation {
     this.endNanos = scenario.durationNanos;
     this.metrics = new Metrics(scenario.seconds());
     this.budget = spec.withBudget ? BudgetSpec.create(scenario.budget, () -> now) : null;
-    this.policy = spec.build(scenario.maxAttempts, budget);
+    this.protection = spec.breaker != null || spec.adaptive != null || spec.hedge != null
+        ? new ProtectionMetrics(scenario.seconds()) : null;
+    this.limiter = spec.adaptive == null ? null : spec.adaptive.builder().name(spec.name).clock(() -> now).build();
+    this.policy = spec.build(scenario.maxAttempts, budget,
+        spec.breaker != null && !scenario.breakerPerClient ? newBreaker("") : null, limiter);
+    this.maxStarted = spec.hedge == null ? 0
+        : (int) Math.min(policy.maxAttempts(), (long) spec.hedge.maxHedges() + 1);
     this.server = scenario.serverModel == Scenario.ServerModel.POOL
         ? new PoolServer(this, scenario, SplitMix64.stream(scenario.seed, -1))
         : new CurveServer(this, scenario);
     this.arrivals = SplitMix64.stream(scenario.seed, -2);
+  }
+
+  /** A breaker of the policy's +breaker settings on the virtual clock, its transitions in the series. */
+  private CircuitBreaker newBreaker(String suffix) {
+    protection.breakerAdded();
+    return spec.breaker.builder().name(spec.name + suffix).clock(() -> now)
+        .listener((breaker, from, to) -> protection.transition(from, to, now)).build();
   }
 
   void schedule(long at, int kind, Object target, long datum) {
@@ -76,6 +117,9 @@ final class Simulation {
     // The last second's sample, at the end of the run.
     metrics.sample(metrics.seconds - 1, server.concurrency(), server.latencyNanos(),
         budget == null ? Double.NaN : budget.level());
+    if (protection != null) {
+      protection.sample(metrics.seconds - 1, endNanos, fillRate(), hedgesInFlight);
+    }
     if (progress != null) {
       progress.second(metrics.seconds);
     }
@@ -93,7 +137,14 @@ final class Simulation {
     }
     if (scenario.closedLoop) {
       for (int i = 0; i < scenario.clients; i++) {
-        think(new Caller(SplitMix64.stream(scenario.seed, i), true), 0);
+        Caller caller = new Caller(SplitMix64.stream(scenario.seed, i), true);
+        if (maxStarted > 0) {
+          caller.hedge = new HedgeState(maxStarted);
+        }
+        if (scenario.breakerPerClient && spec.breaker != null) {
+          caller.policy = spec.build(scenario.maxAttempts, budget, newBreaker("#" + i), limiter);
+        }
+        think(caller, 0);
       }
     } else {
       scheduleNextArrival(0);
@@ -117,6 +168,9 @@ final class Simulation {
         case SAMPLE:
           int index = (int) q.datum;
           metrics.sample(index, server.concurrency(), server.latencyNanos(), budget == null ? Double.NaN : budget.level());
+          if (protection != null) {
+            protection.sample(index, now, fillRate(), hedgesInFlight);
+          }
           if (progress != null) {
             progress.second(index + 1);
           }
@@ -136,10 +190,17 @@ final class Simulation {
         case REJECTION_ARRIVES:
           deliver((Attempt) q.target, Server.REJECTED, q.datum, now);
           break;
+        case HEDGE:
+          hedgeDue((Caller) q.target, q.datum, now);
+          break;
         default:
           server.onEvent(q.kind, q.target, q.datum, now);
       }
     }
+  }
+
+  private double fillRate() {
+    return limiter == null ? Double.NaN : limiter.fillRate();
   }
 
   private void think(Caller caller, long now) {
@@ -171,6 +232,9 @@ final class Simulation {
 
   private void arrival(long now) {
     Caller caller = new Caller(SplitMix64.stream(scenario.seed, Integer.MAX_VALUE + ++arrivalCount), false);
+    if (maxStarted > 0) {
+      caller.hedge = new HedgeState(maxStarted);
+    }
     send(caller, now);
     scheduleNextArrival(now);
   }
@@ -183,14 +247,241 @@ final class Simulation {
       caller.execution = null;
       metrics.newRequests[second]++;
       logicalRequests++;
+      if (caller.hedge != null) {
+        caller.hedge.reset();
+      }
     }
-    metrics.attempts[second]++;
+    CircuitBreaker.Permit permit = null;
+    if (caller.admitted) {
+      caller.admitted = false; // its permit and token were taken when it started to wait
+      permit = caller.permit;
+    } else {
+      CircuitBreaker breaker = policyOf(caller).circuitBreaker();
+      if (breaker != null) {
+        permit = breaker.tryAcquire();
+        if (permit == null) {
+          refused(caller, StopReason.CIRCUIT_OPEN, now);
+          return;
+        }
+      }
+      if (limiter != null) {
+        long wait = limiter.reserve();
+        if (wait < 0) {
+          if (permit != null) {
+            permit.release();
+          }
+          refused(caller, StopReason.RATE_LIMITED, now);
+          return;
+        }
+        if (wait > 0) {
+          protection.limiterWaits[second]++;
+          caller.permit = permit;
+          caller.admitted = true;
+          schedule(now + wait, SEND, caller, 0);
+          return;
+        }
+      }
+    }
+    Attempt attempt = sendAttempt(caller, now);
+    HedgeState hedge = caller.hedge;
+    if (hedge == null) {
+      caller.permit = permit;
+    } else {
+      attempt.number = 1;
+      hedge.attempts[0] = attempt;
+      hedge.permits[0] = permit;
+      hedge.started = 1;
+      hedge.inFlight = 1;
+      planHedge(caller, now + spec.hedge.delayNanos());
+    }
+  }
+
+  private Attempt sendAttempt(Caller caller, long now) {
+    metrics.attempts[Metrics.second(now)]++;
     attemptsTotal++;
     Attempt attempt = new Attempt(caller, now);
     server.submit(attempt, now);
     if (attempt.state == Attempt.PENDING) {
       queue.scheduleInOrder(EventQueue.TIMEOUT_LANE, now + scenario.timeoutNanos, TIMEOUT, attempt, 0);
     }
+    return attempt;
+  }
+
+  /** Plans the caller's next hedge at {@code at}, replacing a planned one, if another may still start. */
+  private void planHedge(Caller caller, long at) {
+    HedgeState hedge = caller.hedge;
+    hedge.generation++;
+    hedge.planned = !hedge.noMore && hedge.started < maxStarted;
+    if (hedge.planned) {
+      schedule(at, HEDGE, caller, hedge.generation);
+    }
+  }
+
+  /** A planned hedge falls due: the breaker and the engine decide whether it starts. */
+  private void hedgeDue(Caller caller, long generation, long now) {
+    HedgeState hedge = caller.hedge;
+    if (generation != hedge.generation || !hedge.planned) {
+      return; // replaced, or the call has ended
+    }
+    hedge.planned = false;
+    Execution<Object> execution = execution(caller);
+    CircuitBreaker breaker = policyOf(caller).circuitBreaker();
+    CircuitBreaker.Permit permit = null;
+    if (breaker != null) {
+      permit = breaker.tryAcquire();
+      if (permit == null) {
+        protection.refused[Metrics.second(now)]++;
+        noMoreHedges(caller, StopReason.CIRCUIT_OPEN, now);
+        return;
+      }
+    }
+    StopReason no = Engine.tryHedge(execution, hedge.started, hedge.triggerClass, hedge.trigger, now);
+    if (no != null) {
+      if (permit != null) {
+        permit.release();
+      }
+      noMoreHedges(caller, no, now);
+      return;
+    }
+    hedge.triggerClass = null;
+    hedge.trigger = null;
+    Attempt attempt = sendAttempt(caller, now);
+    int index = hedge.started++;
+    attempt.number = index + 1;
+    hedge.attempts[index] = attempt;
+    hedge.permits[index] = permit;
+    hedge.inFlight++;
+    protection.hedgesSent[Metrics.second(now)]++;
+    hedgesInFlight++;
+    planHedge(caller, now + spec.hedge.delayNanos());
+  }
+
+  /** No further hedge may start; the call ends now if no attempt is in flight. */
+  private void noMoreHedges(Caller caller, StopReason reason, long now) {
+    HedgeState hedge = caller.hedge;
+    hedge.noMore = true;
+    hedge.planned = false;
+    hedge.generation++;
+    if (hedge.stopReason == null) {
+      hedge.stopReason = reason;
+    }
+    if (hedge.inFlight == 0) {
+      caller.execution.stop(hedge.stopReason, now);
+      metrics.gaveUp[Metrics.second(now)]++;
+      endCall(caller, now);
+    }
+  }
+
+  /** Takes a hedged attempt off its call; returns its breaker permit. */
+  private CircuitBreaker.Permit settle(Attempt attempt) {
+    HedgeState hedge = attempt.caller.hedge;
+    int index = attempt.number - 1;
+    CircuitBreaker.Permit permit = hedge.permits[index];
+    hedge.permits[index] = null;
+    hedge.attempts[index] = null;
+    hedge.inFlight--;
+    if (attempt.number > 1) {
+      hedgesInFlight--;
+    }
+    return permit;
+  }
+
+  /** A hedged attempt failed (an error, a shed request or a timeout). */
+  private void hedgedFailure(Attempt attempt, Throwable failure, long hintNanos, long now) {
+    Caller caller = attempt.caller;
+    HedgeState hedge = caller.hedge;
+    CircuitBreaker.Permit permit = settle(attempt);
+    Execution<Object> execution = execution(caller);
+    Decision decision = Engine.recordHedged(execution, null, failure, verdict(hintNanos), permit, now);
+    if (execution.isDone()) { // a fatal failure ended the call
+      abandonHedges(caller);
+      metrics.gaveUp[Metrics.second(now)]++;
+      endCall(caller, now);
+      return;
+    }
+    if (decision.isRetry()) {
+      // The next hedge starts after the decision's delay (at once, or the server's pushback).
+      hedge.triggerClass = PolicySpec.failureClass(failure);
+      hedge.trigger = failure;
+      planHedge(caller, now + decision.delayNanos());
+      if (hedge.planned || hedge.inFlight > 0) {
+        return;
+      }
+      noMoreHedges(caller, StopReason.ATTEMPTS_EXHAUSTED, now);
+    } else {
+      noMoreHedges(caller, decision.stopReason(), now);
+    }
+  }
+
+  /** A hedged attempt answered OK: it wins the call, and the others are abandoned. */
+  private void hedgeWon(Attempt attempt, long now) {
+    Caller caller = attempt.caller;
+    CircuitBreaker.Permit permit = settle(attempt);
+    if (permit != null) {
+      permit.onSuccess();
+    }
+    if (caller.execution == null) {
+      Engine.succeeded(policyOf(caller), null, null, caller.callStartNanos, now);
+    } else {
+      Engine.hedgeSucceeded(caller.execution, null, attempt.number, now);
+    }
+    if (attempt.number > 1) {
+      protection.hedgesWon[Metrics.second(now)]++;
+    }
+    abandonHedges(caller);
+    endCall(caller, now);
+  }
+
+  /** Abandons the call's other attempts in flight (their answers are ignored) and its planned hedge. */
+  private void abandonHedges(Caller caller) {
+    HedgeState hedge = caller.hedge;
+    for (int i = 0; i < hedge.attempts.length; i++) {
+      Attempt other = hedge.attempts[i];
+      if (other != null) {
+        other.state = Attempt.ABANDONED;
+        CircuitBreaker.Permit permit = settle(other);
+        if (permit != null) {
+          permit.release();
+        }
+      }
+    }
+    hedge.planned = false;
+    hedge.generation++;
+  }
+
+  /** The caller's execution, created at its call's first failure or first hedge. */
+  private Execution<Object> execution(Caller caller) {
+    if (caller.execution == null) {
+      RetryPolicy<Object> callerPolicy = policyOf(caller);
+      RetryPolicy<Object> callPolicy = spec.firstRetryQuirk && caller.closedLoop
+          ? PolicySpec.withFirstRetryAfter(callerPolicy, caller.thinkNanos)
+          : callerPolicy;
+      caller.execution = Engine.newExecution(callPolicy, caller.callStartNanos, caller.random);
+    }
+    return caller.execution;
+  }
+
+  private RetryPolicy<Object> policyOf(Caller caller) {
+    return caller.policy != null ? caller.policy : policy;
+  }
+
+  /**
+   * The breaker ({@link StopReason#CIRCUIT_OPEN}) or the rate limiter ({@link StopReason#RATE_LIMITED})
+   * refused the caller's next attempt: nothing is sent. A first attempt fails the call at once; a retry ends
+   * it with that reason (a budget gets that retry's permission back).
+   */
+  private void refused(Caller caller, StopReason reason, long now) {
+    int second = Metrics.second(now);
+    if (reason == StopReason.CIRCUIT_OPEN) {
+      protection.refused[second]++;
+    } else {
+      protection.limiterRefused[second]++;
+    }
+    if (caller.execution != null) {
+      caller.execution.stop(reason, now);
+    }
+    metrics.gaveUp[second]++;
+    endCall(caller, now);
   }
 
   private void timeout(Attempt attempt, long now) {
@@ -199,7 +490,11 @@ final class Simulation {
     }
     attempt.state = Attempt.TIMED_OUT;
     metrics.timeouts[Metrics.second(now)]++;
-    fail(attempt.caller, PolicySpec.TIMEOUT, -1, now);
+    if (attempt.caller.hedge != null) {
+      hedgedFailure(attempt, PolicySpec.TIMEOUT, -1, now);
+    } else {
+      fail(attempt.caller, PolicySpec.TIMEOUT, -1, now);
+    }
   }
 
   /**
@@ -220,29 +515,46 @@ final class Simulation {
     }
     attempt.state = Attempt.ANSWERED;
     Caller caller = attempt.caller;
-    if (outcome == Server.OK) {
+    if (outcome == Server.OK && caller.hedge != null) {
       metrics.success(now, now - caller.callStartNanos);
       succeededCalls++;
-      Engine.succeeded(policy, caller.execution, null, caller.callStartNanos, now);
+      hedgeWon(attempt, now);
+    } else if (outcome == Server.OK) {
+      metrics.success(now, now - caller.callStartNanos);
+      succeededCalls++;
+      CircuitBreaker.Permit permit = caller.permit;
+      if (permit != null) {
+        caller.permit = null;
+        permit.onSuccess();
+      }
+      Engine.succeeded(policyOf(caller), caller.execution, null, caller.callStartNanos, now);
       endCall(caller, now);
     } else {
       metrics.errors[Metrics.second(now)]++;
-      fail(caller, outcome == Server.REJECTED ? PolicySpec.REJECTED : PolicySpec.ERROR, hintNanos, now);
+      Throwable failure = outcome == Server.REJECTED ? PolicySpec.REJECTED : PolicySpec.ERROR;
+      if (caller.hedge != null) {
+        hedgedFailure(attempt, failure, hintNanos, now);
+      } else {
+        fail(caller, failure, hintNanos, now);
+      }
     }
   }
 
   private void fail(Caller caller, Throwable failure, long hintNanos, long now) {
-    if (caller.execution == null) {
-      RetryPolicy<Object> callPolicy = spec.firstRetryQuirk && caller.closedLoop
-          ? PolicySpec.withFirstRetryAfter(policy, caller.thinkNanos)
-          : policy;
-      caller.execution = Engine.newExecution(callPolicy, caller.callStartNanos, caller.random);
+    CircuitBreaker.Permit permit = caller.permit;
+    if (permit != null) {
+      // Before the engine decides, as the loops do: the engine asks the breaker whether a retry may go ahead.
+      caller.permit = null;
+      permit.onFailure(PolicySpec.failureClass(failure));
     }
-    Decision decision = Engine.record(caller.execution, null, failure, verdict(hintNanos), now);
+    Decision decision = Engine.record(execution(caller), null, failure, verdict(hintNanos), now);
     if (decision.isRetry()) {
       metrics.retries[Metrics.second(now)]++;
       schedule(now + decision.delayNanos(), SEND, caller, 0);
     } else {
+      if (decision.stopReason() == StopReason.CIRCUIT_OPEN) {
+        protection.refused[Metrics.second(now)]++;
+      }
       metrics.gaveUp[Metrics.second(now)]++;
       endCall(caller, now);
     }

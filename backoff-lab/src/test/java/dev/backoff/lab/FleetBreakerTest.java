@@ -1,0 +1,76 @@
+package dev.backoff.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.backoff.testing.ScriptedHttpServer;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Fleets with storm-protection policies against a real server on loopback: the refusals of a breaker and of
+ * an adaptive limiter are counted, and every attempt the server saw is counted once (a retry refused after
+ * its wait ends the call without an attempt of its own).
+ */
+class FleetBreakerTest {
+
+  @Test
+  void refusalsAreCountedAndEveryAttemptTheServerSawOnce() throws Exception {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(ScriptedHttpServer.Response.of(503))) {
+      ClientFleet fleet = ClientFleet.builder().uri(server.uri("/api")).clients(10).think(Duration.ofMillis(20))
+          .timeout(Duration.ofSeconds(5)).policy("fixed:50ms+breaker:50%:5:10m:1").start();
+      FleetTotals totals;
+      try {
+        // The breaker opens after 5 failed calls and stays open for 10 minutes: the server's count stops
+        // growing, while the fleet's refusals keep growing.
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        do {
+          Thread.sleep(100);
+          totals = fleet.totals();
+        } while ((totals.refused() < 50 || totals.attempts() != server.requestCount()) && System.nanoTime() < deadline);
+      } finally {
+        fleet.close();
+      }
+      assertThat(totals.refused()).isGreaterThanOrEqualTo(50);
+      assertThat(totals.attempts()).isEqualTo(server.requestCount());
+      assertThat(totals.errors()).isEqualTo(totals.attempts());
+      assertThat(totals.ok()).isZero();
+      // Far fewer attempts than requests: most never reached the server.
+      assertThat(totals.attempts()).isLessThan(totals.requests() / 2);
+      assertThat(totals.toString()).contains(", refused by the breaker or limiter " + totals.refused() + ")");
+      assertThat(new LabSample(0, totals, -1, Double.NaN, LabSample.ServerState.UNKNOWN).toJson())
+          .contains("\"refused\":" + totals.refused());
+    }
+  }
+
+  private static FleetTotals runUntil(ClientFleet fleet, ScriptedHttpServer server,
+      java.util.function.Predicate<FleetTotals> done) throws InterruptedException {
+    try {
+      long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+      FleetTotals totals;
+      do {
+        Thread.sleep(100);
+        totals = fleet.totals();
+      } while (!(done.test(totals) && totals.attempts() == server.requestCount()) && System.nanoTime() < deadline);
+      return totals;
+    } finally {
+      fleet.close();
+    }
+  }
+
+  @Test
+  @org.junit.jupiter.api.Disabled("bug outside the lab, reported: when the breaker or the limiter refuses a "
+      + "retry after its backoff (a stop at the gate after a retried 429/503 response), the call's result is the "
+      + "response the loop already discarded when it decided to retry, and RetryingHttpClient.sendAsync's future "
+      + "never completes (Attempt.finish bridges a discarded body); here every client stalls after its first "
+      + "refusal. The breaker test above passes because only some of its calls stop at the gate")
+  void anAdaptiveLimiterThatFailsFastRefusesOnceThrottled() throws Exception {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(ScriptedHttpServer.Response.of(429))) {
+      ClientFleet fleet = ClientFleet.builder().uri(server.uri("/api")).clients(10).think(Duration.ofMillis(20))
+          .timeout(Duration.ofSeconds(5)).policy("fixed:20ms+adaptive:fail").start();
+      FleetTotals totals = runUntil(fleet, server, t -> t.refused() >= 50);
+      assertThat(totals.refused()).isGreaterThanOrEqualTo(50);
+      assertThat(totals.attempts()).isEqualTo(server.requestCount());
+      assertThat(totals.errors()).isEqualTo(totals.attempts());
+    }
+  }
+}
