@@ -282,7 +282,10 @@ class BackoffProperties {
     if (expected == 0 || Double.isInfinite(expected)) {
       assertThat(actual).isEqualTo(expected);
     } else {
-      assertThat(actual).isCloseTo(expected, org.assertj.core.api.Assertions.within(Math.abs(expected) * 1e-15));
+      // Relative 1e-15, but at least a few ulps: among subnormal results (below 2^-1022) the relative
+      // tolerance underflows to nothing while one ulp is still 4.9e-324.
+      assertThat(actual).isCloseTo(expected, org.assertj.core.api.Assertions.within(
+          Math.max(Math.abs(expected) * 1e-15, 4 * Math.ulp(expected))));
     }
   }
 
