@@ -184,7 +184,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
         state = DONE;
         try {
-          settle(execution.stop(StopReason.CIRCUIT_OPEN, executor.clock.nanoTime()));
+          settleGateStop(StopReason.CIRCUIT_OPEN);
         } catch (Throwable unexpected) {
           super.completeExceptionally(unexpected); // a listener cannot throw; a recovery's failure is settled
         }
@@ -230,7 +230,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         super.complete(RateGate.refusedFirst(policy, refusal,
             attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
       } else {
-        settle(execution.stop(refusal, executor.clock.nanoTime()));
+        settleGateStop(refusal);
       }
     } catch (Throwable stopped) {
       super.completeExceptionally(stopped); // the refusal, or a recovery's failure
@@ -486,6 +486,20 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       return;
     }
     state = DONE;
+    settle(decision);
+  }
+
+  /**
+   * A retry refused after its wait, by the breaker or the rate limiter: the call stops. A driver's last result
+   * went back to it (released) when the retry was decided, so it cannot be the call's outcome: the call fails
+   * with the refusal instead.
+   */
+  private void settleGateStop(StopReason reason) {
+    Decision decision = execution.stop(reason, executor.clock.nanoTime());
+    if (attempt instanceof Hooks && execution.lastFailure() == null) {
+      super.completeExceptionally(RateGate.stoppedAfterResult(executor.policy, execution));
+      return;
+    }
     settle(decision);
   }
 

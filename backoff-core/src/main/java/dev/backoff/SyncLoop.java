@@ -114,6 +114,7 @@ final class SyncLoop {
     Execution<R> execution = FirstAttempt.failed(policy, start, now, executor.random, call);
     execution.permit(firstPermit);
     Decision decision = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now);
+    boolean stoppedAtGate = false; // a retry refused after its wait, by the breaker or the rate limiter
     while (decision.isRetry()) {
       boolean goOn = true;
       try {
@@ -138,6 +139,7 @@ final class SyncLoop {
         CircuitBreaker.Permit permit = policy.breaker.tryAcquire();
         if (permit == null) { // the breaker opened (or ran out of trials) during the sleep
           decision = execution.stop(StopReason.CIRCUIT_OPEN, clock.nanoTime());
+          stoppedAtGate = true;
           break;
         }
         execution.permit(permit);
@@ -154,6 +156,7 @@ final class SyncLoop {
         }
         if (refusal != null) {
           decision = execution.stop(refusal, clock.nanoTime());
+          stoppedAtGate = true;
           break;
         }
       }
@@ -190,6 +193,11 @@ final class SyncLoop {
       // The attempt may have caught the InterruptedException (clearing the flag) and thrown it wrapped, or a
       // driver's judge saw it: the caller must still see the interrupt.
       Thread.currentThread().interrupt();
+    }
+    if (stoppedAtGate && kind == HOOK && execution.lastFailure() == null) {
+      // The last attempt's result went back to the driver (released) when its retry was decided: it cannot be
+      // the call's outcome, so the call fails with the gate's refusal.
+      throw RateGate.stoppedAfterResult(policy, execution);
     }
     boolean recovering = recovery != null && !decision.isSuccess() && recovers(execution.stopReason());
     if (decision.isSuccess() || (execution.lastFailure() == null && !recovering)) {

@@ -1,9 +1,13 @@
 package dev.backoff.http;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.Backoff;
+import dev.backoff.RateLimitedException;
+import dev.backoff.RetryHistory;
+import dev.backoff.StopReason;
 import dev.backoff.RetryPolicy;
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.RecordingSleeper;
@@ -14,6 +18,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandlers;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -50,6 +56,39 @@ class AdaptiveRateLimiterHttpTest {
       assertThat(limiter.enabled()).isTrue();
       assertThat(limiter.throttles()).isEqualTo(2);
       assertThat(limiter.waits()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * A fail-fast limiter refuses the second retry after two 429s: the call fails with the refusal (the last
+   * 429 was released when its retry was decided, so it cannot be returned), synchronously and asynchronously
+   * (the asynchronous future completes instead of waiting forever for a released body).
+   */
+  @Test
+  void aRetryRefusedAfterA429FailsTheCallInsteadOfReturningTheReleasedResponse() throws Exception {
+    for (boolean async : new boolean[] {false, true}) {
+      AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("api").clock(clock).failFast(true).build();
+      RetryPolicy<HttpResponse<?>> policy = RetryPolicy.<HttpResponse<?>>builder().maxAttempts(4)
+          .backoff(Backoff.fixed(Duration.ofMillis(125))).clock(clock).sleeper(sleeper).rateLimiter(limiter).build();
+      try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(429, "slow down"))) {
+        RetryingHttpClient client = RetryingHttpClient.builder(
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()).policy(policy).build();
+        HttpRequest request = HttpRequest.newBuilder(server.uri("/a")).GET().build();
+
+        Throwable failure = async
+            ? catchThrowable(() -> client.sendAsync(request, BodyHandlers.ofString()).get(10, TimeUnit.SECONDS))
+            : catchThrowable(() -> client.send(request, BodyHandlers.ofString()));
+
+        Throwable refused = async ? failure.getCause() : failure;
+        if (async) {
+          assertThat(failure).isInstanceOf(ExecutionException.class);
+        }
+        // Attempt 1's 429 enables the limiter (one token); attempt 2 takes it; attempt 3 finds none.
+        assertThat(refused).as("async " + async).isInstanceOf(RateLimitedException.class)
+            .hasMessage("rate limiter 'api' refused attempt 3 after a retried result (released): rate limiter refused");
+        assertThat(RetryHistory.of(refused).stopReason()).isEqualTo(StopReason.RATE_LIMITED);
+        assertThat(server.requestCount()).isEqualTo(2);
+      }
     }
   }
 }
