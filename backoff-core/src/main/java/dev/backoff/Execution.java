@@ -269,7 +269,7 @@ public final class Execution<R> {
         failureClass = resultClass(result);
       }
       lastFailureClass = failureClass;
-      // As in decide: every hedged attempt's outcome is a response to the rate limiter, unless cut short.
+      // Every attempt's outcome is a response to the limiter, except one the caller cut short.
       if (policy.rateLimiter != null && refusal != StopReason.INTERRUPTED && refusal != StopReason.CANCELLED) {
         policy.rateLimiter.onResponse(failureClass == FailureClass.THROTTLED);
       }

@@ -34,10 +34,20 @@ final class SyncLoop {
 
   private SyncLoop() {}
 
+  /** A hedging policy reached the synchronous loop, which runs one attempt at a time. */
+  static IllegalArgumentException hedgingRejected(RetryPolicy<?> policy) {
+    return new IllegalArgumentException("policy '" + policy.name + "' hedges (" + policy.hedging + "), which needs "
+        + "attempts side by side: a synchronous call cannot hedge; use AsyncRetryExecutor (or a driver's "
+        + "asynchronous call), or a policy without hedging");
+  }
+
   @SuppressWarnings("unchecked")
   static <R, T extends R> T call(RetryExecutor<R> executor, Object target, int kind, OutcomeJudge<R> judge,
       Recovery<T> recovery) throws Exception {
     RetryPolicy<R> policy = executor.policy;
+    if (policy.hedging != null) {
+      throw hedgingRejected(policy);
+    }
     NanoClock clock = executor.clock;
     CircuitBreaker.Permit permit = null;
     if (policy.breaker != null) {

@@ -221,4 +221,32 @@ class HttpCommandTest {
   static String keyAndBody(RecordedRequest request) {
     return request.method() + " key=" + request.header("Idempotency-Key") + " body=" + request.body();
   }
+
+  @Test
+  void hedgeSendsASecondRequestWhenTheFirstIsSlowAndPrintsOnlyTheWinnersBody() throws Exception {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(
+        Response.of(200, "slow\n").delay(Duration.ofSeconds(30)), Response.of(200, "fast\n"))) {
+      CliRunner result = http("--hedge", "50ms:1", server.uri("/api").toString());
+
+      assertThat(result.exitCode).isZero();
+      assertThat(result.out).isEqualTo("fast\n");
+      assertThat(result.err.lines().toList()).hasSize(2);
+      assertThat(result.err.lines().toList().get(0)).startsWith("attempt 2: sent as a hedge at ");
+      assertThat(result.err.lines().toList().get(1)).isEqualTo("attempt 2: 200 (first of 2 attempts)");
+      assertThat(server.requests()).hasSize(2);
+    }
+  }
+
+  @Test
+  void hedgeRejectsABadValueNamingIt() {
+    CliRunner badCount = http("--hedge", "50ms:0", "http://localhost:1/");
+    assertThat(badCount.exitCode).isEqualTo(2);
+    assertThat(badCount.err).contains("--hedge '50ms:0': the number of hedges must be at least 1, was 0");
+    CliRunner badDelay = http("--hedge", "soon", "http://localhost:1/");
+    assertThat(badDelay.exitCode).isEqualTo(2);
+    assertThat(badDelay.err).contains("--hedge 'soon'");
+    CliRunner tooMany = http("--hedge", "50ms:5", "--max-attempts", "3", "http://localhost:1/");
+    assertThat(tooMany.exitCode).isEqualTo(2);
+    assertThat(tooMany.err).contains("maxHedges(5) needs maxAttempts of at least 6");
+  }
 }

@@ -33,6 +33,10 @@ import java.util.concurrent.atomic.LongAdder;
  *       {@code budget_refused}</td></tr>
  *   <tr><td>{@code backoff.attempts}</td><td>distribution summary</td><td>attempts per finished call</td></tr>
  *   <tr><td>{@code backoff.retry.delay}</td><td>timer</td><td>each scheduled retry's delay</td></tr>
+ *   <tr><td>{@code backoff.hedges.sent}</td><td>counter</td><td>hedges a hedged call started besides its
+ *       first attempt (registered at the policy's first hedge)</td></tr>
+ *   <tr><td>{@code backoff.hedges.won}</td><td>counter</td><td>hedged calls whose accepted result came from a
+ *       hedge rather than the first attempt (registered at the policy's first win)</td></tr>
  *   <tr><td>{@code backoff.retry.amplification}</td><td>gauge</td><td>attempts / calls over the finished calls
  *       (1.0: no retries; NaN before the first call ends)</td></tr>
  *   <tr><td>{@code backoff.budget.level}</td><td>gauge</td><td>the budget's level (tokens or retries
@@ -224,6 +228,16 @@ public final class BackoffMetrics implements RetryListener<Object> {
   }
 
   @Override
+  public void onHedgeSent(RetryEvent<Object> event) {
+    meters(event.policyName()).hedgesSent().increment();
+  }
+
+  @Override
+  public void onHedgeWon(RetryEvent<Object> event) {
+    meters(event.policyName()).hedgesWon().increment();
+  }
+
+  @Override
   public void onSuccess(RetryEvent<Object> event) {
     PolicyMeters meters = meters(event.policyName());
     (event.attempts() <= 1 ? meters.firstTrySuccess : meters.successAfterRetries).increment();
@@ -266,8 +280,15 @@ public final class BackoffMetrics implements RetryListener<Object> {
     final Timer retryDelay;
     final LongAdder calls = new LongAdder();
     final LongAdder totalAttempts = new LongAdder();
+    private final MeterRegistry registry;
+    private final Tags tags;
+    // Registered at first use, so that a policy that never hedges shows no hedging meters.
+    private volatile Counter hedgesSent;
+    private volatile Counter hedgesWon;
 
     PolicyMeters(MeterRegistry registry, Tags tags) {
+      this.registry = registry;
+      this.tags = tags;
       firstTrySuccess = calls(registry, tags, "first_try_success");
       successAfterRetries = calls(registry, tags, "success_after_retries");
       exhausted = calls(registry, tags, "exhausted");
@@ -284,6 +305,26 @@ public final class BackoffMetrics implements RetryListener<Object> {
     private static Counter calls(MeterRegistry registry, Tags tags, String outcome) {
       return Counter.builder("backoff.calls").description("Finished calls by outcome")
           .tags(tags).tag("outcome", outcome).register(registry);
+    }
+
+    Counter hedgesSent() {
+      Counter counter = hedgesSent;
+      if (counter == null) {
+        counter = Counter.builder("backoff.hedges.sent").description("Hedges started besides the first attempt")
+            .tags(tags).register(registry); // the registry returns the same counter to racing threads
+        hedgesSent = counter;
+      }
+      return counter;
+    }
+
+    Counter hedgesWon() {
+      Counter counter = hedgesWon;
+      if (counter == null) {
+        counter = Counter.builder("backoff.hedges.won").description("Hedged calls won by a hedge")
+            .tags(tags).register(registry);
+        hedgesWon = counter;
+      }
+      return counter;
     }
 
     void finished(int attemptCount) {

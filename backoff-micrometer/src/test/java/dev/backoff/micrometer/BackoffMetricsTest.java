@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.backoff.AsyncRetryExecutor;
 import dev.backoff.Backoff;
+import dev.backoff.Hedging;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryBudgets;
 import dev.backoff.RetryExecutor;
@@ -16,9 +17,13 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 class BackoffMetricsTest {
@@ -103,6 +108,42 @@ class BackoffMetricsTest {
     assertThat(calls("b", "first_try_success")).isEqualTo(1);
     assertThat(registry.find("backoff.calls").tags("policy", "b", "outcome", "success_after_retries").counter()
         .count()).isZero();
+  }
+
+  @Test
+  void hedgesSentAndWonAreCountedPerPolicy() throws Exception {
+    FakeScheduler scheduler = new FakeScheduler(clock);
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(metrics.instrument(RetryPolicy.<String>builder()
+        .name("hedged").maxAttempts(3).hedging(Hedging.after(Duration.ofMillis(50))).clock(clock).build()),
+        scheduler);
+    List<CompletableFuture<String>> attempts = new ArrayList<>();
+    Supplier<CompletionStage<String>> pending = () -> {
+      CompletableFuture<String> attempt = new CompletableFuture<>();
+      attempts.add(attempt);
+      return attempt;
+    };
+    // A call won by its second hedge, after two hedges were sent.
+    CompletableFuture<String> wonByHedge = executor.call(pending);
+    scheduler.advance(Duration.ofMillis(100));
+    attempts.get(2).complete("third");
+    assertThat(wonByHedge.join()).isEqualTo("third");
+    // A call won by its first attempt, after one hedge was sent.
+    attempts.clear();
+    CompletableFuture<String> wonByOriginal = executor.call(pending);
+    scheduler.advance(Duration.ofMillis(50));
+    attempts.get(0).complete("first");
+    assertThat(wonByOriginal.join()).isEqualTo("first");
+
+    assertThat(registry.get("backoff.hedges.sent").tags("policy", "hedged", "service", "test").counter().count())
+        .isEqualTo(3);
+    assertThat(registry.get("backoff.hedges.won").tags("policy", "hedged", "service", "test").counter().count())
+        .isEqualTo(1);
+    assertThat(registry.get("backoff.retry.amplification").tags("policy", "hedged").gauge().value())
+        .isEqualTo((3 + 2) / 2.0);
+    // A policy that never hedges shows no hedging meters.
+    executor("plain", null, 3).run(failing(1));
+    assertThat(calls("plain", "success_after_retries")).isEqualTo(1);
+    assertThat(registry.find("backoff.hedges.sent").tags("policy", "plain").counter()).isNull();
   }
 
   @Test
