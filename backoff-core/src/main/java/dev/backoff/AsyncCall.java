@@ -180,8 +180,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
         state = DONE;
         try {
-          execution.stopNanos(StopReason.CIRCUIT_OPEN, executor.clock.nanoTime());
-          settle(false);
+          settleGateStop(StopReason.CIRCUIT_OPEN);
         } catch (Throwable unexpected) {
           super.completeExceptionally(unexpected); // a listener cannot throw; a recovery's failure is settled
         }
@@ -229,8 +228,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         super.complete(RateGate.refusedFirst(policy, refusal,
             attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
       } else {
-        execution.stopNanos(refusal, executor.clock.nanoTime());
-        settle(false);
+        settleGateStop(refusal);
       }
     } catch (Throwable stopped) {
       super.completeExceptionally(stopped); // the refusal, or a recovery's failure
@@ -515,6 +513,20 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     }
     state = DONE;
     settle(decision == Execution.SUCCEEDED);
+  }
+
+  /**
+   * A retry refused after its wait, by the breaker or the rate limiter: the call stops. A driver's last result
+   * went back to it (released) when the retry was decided, so it cannot be the call's outcome: the call fails
+   * with the refusal instead.
+   */
+  private void settleGateStop(StopReason reason) {
+    execution.stopNanos(reason, executor.clock.nanoTime());
+    if (attempt instanceof Hooks && execution.lastFailure() == null) {
+      super.completeExceptionally(RateGate.stoppedAfterResult(executor.policy, execution));
+      return;
+    }
+    settle(false);
   }
 
   /** Completes the future of a call that has stopped, or succeeded after retries ({@code succeeded}). */

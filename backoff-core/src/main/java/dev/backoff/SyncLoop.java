@@ -133,6 +133,7 @@ final class SyncLoop {
     }
     // The decision as a number (Execution.recordNanos): the retry's delay, or SUCCEEDED or STOPPED.
     long decision = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now, firstPermit);
+    boolean stoppedAtGate = false; // a retry refused after its wait, by the breaker or the rate limiter
     while (decision >= 0) {
       boolean goOn = true;
       try {
@@ -159,6 +160,7 @@ final class SyncLoop {
         if (permit == null) { // the breaker opened (or ran out of trials) during the sleep
           execution.stopNanos(StopReason.CIRCUIT_OPEN, clock.nanoTime());
           decision = Execution.STOPPED;
+          stoppedAtGate = true;
           break;
         }
       }
@@ -184,6 +186,7 @@ final class SyncLoop {
         if (refusal != null) {
           execution.stopNanos(refusal, clock.nanoTime());
           decision = Execution.STOPPED;
+          stoppedAtGate = true;
           break;
         }
       }
@@ -224,6 +227,11 @@ final class SyncLoop {
       Thread.currentThread().interrupt();
     }
     boolean succeeded = decision == Execution.SUCCEEDED;
+    if (stoppedAtGate && kind == HOOK && execution.lastFailure() == null) {
+      // The last attempt's result went back to the driver (released) when its retry was decided: it cannot be
+      // the call's outcome, so the call fails with the gate's refusal.
+      throw RateGate.stoppedAfterResult(policy, execution);
+    }
     boolean recovering = recovery != null && !succeeded && recovers(execution.stopReason());
     if (succeeded || (execution.lastFailure() == null && !recovering)) {
       return (T) execution.lastResult();

@@ -283,8 +283,10 @@ class BackoffProperties {
     if (expected == 0 || Double.isInfinite(expected)) {
       assertThat(actual).isEqualTo(expected);
     } else {
-      double tolerance = Math.max(Math.abs(expected) * 1e-15, Math.ulp(expected));
-      assertThat(actual).isCloseTo(expected, org.assertj.core.api.Assertions.within(tolerance));
+      // Relative 1e-15, but at least a few ulps: among subnormal results (below 2^-1022) the relative
+      // tolerance underflows to nothing while one ulp is still 4.9e-324.
+      assertThat(actual).isCloseTo(expected, org.assertj.core.api.Assertions.within(
+          Math.max(Math.abs(expected) * 1e-15, 4 * Math.ulp(expected))));
     }
   }
 

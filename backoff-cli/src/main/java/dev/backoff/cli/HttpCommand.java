@@ -128,6 +128,7 @@ final class HttpCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     AtomicReference<StopReason> stopped = new AtomicReference<>();
     builder.listener(new AttemptPrinter(err, stopped, request.uri().getHost()));
+    builder.rateLimiter(policy.rateLimiter(err)); // the HTTP rules classify 429 and 503 as throttles
     // A 2xx body that broke off after part of it was printed is not retried: the retry would print it again.
     builder.abortIf(PartialOutputException.class::isInstance);
     RetryPolicy<HttpResponse<?>> built;

@@ -1,5 +1,6 @@
 package dev.backoff.micrometer;
 
+import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryEvent;
@@ -49,6 +50,21 @@ import java.util.concurrent.atomic.LongAdder;
  *       breaker refused</td></tr>
  *   <tr><td>{@code backoff.breaker.transitions}</td><td>counter, tags {@code breaker}, {@code from},
  *       {@code to}</td><td>state transitions, for breakers built with {@link #breakerListener}</td></tr>
+ *   <tr><td>{@code backoff.limiter.fill.rate}</td><td>gauge, tag {@code limiter}</td><td>the adaptive rate
+ *       limiter's fill rate, requests per second (0 until its first throttle enables it), for limiters bound
+ *       with {@link #bindRateLimiter}</td></tr>
+ *   <tr><td>{@code backoff.limiter.measured.rate}</td><td>gauge, tag {@code limiter}</td><td>its measured
+ *       send rate, requests per second</td></tr>
+ *   <tr><td>{@code backoff.limiter.capacity}, {@code backoff.limiter.tokens}</td><td>gauges, tag
+ *       {@code limiter}</td><td>its bucket's capacity and the tokens in it (negative while reservations
+ *       wait)</td></tr>
+ *   <tr><td>{@code backoff.limiter.enabled}</td><td>gauge, tag {@code limiter}</td><td>1 once a throttle
+ *       has enabled it, else 0</td></tr>
+ *   <tr><td>{@code backoff.limiter.waits}, {@code backoff.limiter.refused},
+ *       {@code backoff.limiter.throttles}</td><td>function counters, tag {@code limiter}</td><td>reservations
+ *       that had to wait, reservations refused, throttles reported</td></tr>
+ *   <tr><td>{@code backoff.limiter.wait}</td><td>timer, tag {@code limiter}</td><td>each wait for a token,
+ *       for limiters built with {@link #rateLimiterListener}</td></tr>
  * </table>
  *
  * <pre>{@code
@@ -155,6 +171,51 @@ public final class BackoffMetrics implements RetryListener<Object> {
         .description("Circuit breaker state transitions")
         .tags(commonTags).tag("breaker", breaker.name()).tag("from", tagValue(from)).tag("to", tagValue(to))
         .register(registry).increment();
+  }
+
+  /**
+   * Reports {@code limiter}'s rates, bucket and counts (see the table above), tagged {@code limiter=}its
+   * name. The gauges hold the limiter weakly, as Micrometer gauges do.
+   *
+   * @throws NullPointerException if {@code limiter} is null
+   */
+  public void bindRateLimiter(AdaptiveRateLimiter limiter) {
+    Objects.requireNonNull(limiter, "limiter must not be null");
+    Tags tags = commonTags.and("limiter", limiter.name());
+    Gauge.builder("backoff.limiter.fill.rate", limiter, AdaptiveRateLimiter::fillRate)
+        .description("The adaptive rate limiter's fill rate (0 until a throttle enables it)")
+        .baseUnit("requests/s").tags(tags).register(registry);
+    Gauge.builder("backoff.limiter.measured.rate", limiter, AdaptiveRateLimiter::measuredSendRate)
+        .description("The send rate the adaptive rate limiter measured").baseUnit("requests/s")
+        .tags(tags).register(registry);
+    Gauge.builder("backoff.limiter.capacity", limiter, AdaptiveRateLimiter::capacity)
+        .description("The adaptive rate limiter's bucket capacity").baseUnit("tokens").tags(tags).register(registry);
+    Gauge.builder("backoff.limiter.tokens", limiter, AdaptiveRateLimiter::tokens)
+        .description("Tokens in the adaptive rate limiter's bucket (negative while reservations wait)")
+        .baseUnit("tokens").tags(tags).register(registry);
+    Gauge.builder("backoff.limiter.enabled", limiter, l -> l.enabled() ? 1 : 0)
+        .description("1 once a throttle has enabled the adaptive rate limiter").tags(tags).register(registry);
+    FunctionCounter.builder("backoff.limiter.waits", limiter, AdaptiveRateLimiter::waits)
+        .description("Reservations that waited for a token").tags(tags).register(registry);
+    FunctionCounter.builder("backoff.limiter.refused", limiter, AdaptiveRateLimiter::refusals)
+        .description("Reservations the adaptive rate limiter refused").tags(tags).register(registry);
+    FunctionCounter.builder("backoff.limiter.throttles", limiter, AdaptiveRateLimiter::throttles)
+        .description("Throttles reported to the adaptive rate limiter").tags(tags).register(registry);
+  }
+
+  /**
+   * A listener to build adaptive rate limiters with ({@link AdaptiveRateLimiter.Builder#listener}): times each
+   * wait for a token as {@code backoff.limiter.wait}, tagged {@code limiter}.
+   */
+  public AdaptiveRateLimiter.Listener rateLimiterListener() {
+    return new AdaptiveRateLimiter.Listener() {
+      @Override
+      public void onWait(AdaptiveRateLimiter limiter, long waitNanos) {
+        Timer.builder("backoff.limiter.wait").description("Waits for an adaptive rate limiter's token")
+            .tags(commonTags).tag("limiter", limiter.name()).register(registry)
+            .record(waitNanos, TimeUnit.NANOSECONDS);
+      }
+    };
   }
 
   private static String tagValue(CircuitBreaker.State state) {

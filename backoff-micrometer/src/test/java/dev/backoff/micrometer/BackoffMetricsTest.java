@@ -208,4 +208,45 @@ class BackoffMetricsTest {
         .count()).isEqualTo(1);
     assertThat(registry.get("backoff.breaker.state").tags("state", "closed").gauge().value()).isEqualTo(1);
   }
+
+  @Test
+  void anAdaptiveRateLimitersRatesWaitsAndRefusals() {
+    dev.backoff.AdaptiveRateLimiter limiter = dev.backoff.AdaptiveRateLimiter.builder().name("orders").clock(clock)
+        .maxWait(Duration.ofSeconds(3)).listener(metrics.rateLimiterListener()).build();
+    metrics.bindRateLimiter(limiter);
+    assertThat(registry.get("backoff.limiter.enabled").tag("limiter", "orders").gauge().value()).isZero();
+    assertThat(registry.get("backoff.limiter.fill.rate").tag("limiter", "orders").gauge().value()).isZero();
+    for (int i = 0; i < 4; i++) {
+      limiter.onResponse(false);
+    }
+    clock.advance(Duration.ofMillis(500));
+    // The throttle closes the first 0.5 s bucket: 5 responses, 10/s, measured 0.8 * 10 = 8; rate 0.7 * 8.
+    limiter.onResponse(true);
+    assertThat(registry.get("backoff.limiter.enabled").tag("limiter", "orders").gauge().value()).isEqualTo(1);
+    assertThat(registry.get("backoff.limiter.measured.rate").tag("limiter", "orders").gauge().value())
+        .isCloseTo(8.0, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(registry.get("backoff.limiter.fill.rate").tag("limiter", "orders").gauge().value())
+        .isCloseTo(5.6, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(registry.get("backoff.limiter.capacity").tag("limiter", "orders").gauge().value())
+        .isCloseTo(5.6, org.assertj.core.data.Offset.offset(1e-9));
+    for (int i = 0; i < 5; i++) {
+      assertThat(limiter.reserve()).isZero();
+    }
+    // 0.6 tokens left: the next waits 0.4 / 5.6 s; then 1.4 / 5.6 = 0.25 s, and so on up to 3 s.
+    long waited = limiter.reserve();
+    assertThat(waited).isEqualTo(71_428_572L);
+    assertThat(registry.get("backoff.limiter.tokens").tag("limiter", "orders").gauge().value())
+        .isCloseTo(-0.4, org.assertj.core.data.Offset.offset(1e-9));
+    for (int i = 0; i < 20; i++) {
+      limiter.reserve(); // waits of k / 5.6 s up to 3 s (16 of them), then refusals
+    }
+    assertThat(registry.get("backoff.limiter.waits").tag("service", "test").functionCounter().count()).isEqualTo(17);
+    assertThat(registry.get("backoff.limiter.refused").tag("limiter", "orders").functionCounter().count())
+        .isEqualTo(4);
+    assertThat(registry.get("backoff.limiter.throttles").tag("limiter", "orders").functionCounter().count())
+        .isEqualTo(1);
+    io.micrometer.core.instrument.Timer waits = registry.get("backoff.limiter.wait").tag("limiter", "orders").timer();
+    assertThat(waits.count()).isEqualTo(17);
+    assertThat(waits.max(java.util.concurrent.TimeUnit.NANOSECONDS)).isLessThanOrEqualTo(3e9);
+  }
 }
