@@ -59,12 +59,13 @@ final class LabCalibrateCommand implements Callable<Integer> {
       description = "Simulated runs per policy, with seeds 1 to this count (1 to 10000). Default 20.")
   int seeds = 20;
 
-  @Option(names = "--pause-overflow", paramLabel = "close|reconnect|drop",
-      description = "The simulator's model of the requests a paused server has no backlog room for: close (the "
-          + "lab's server: closed at the resume, a client still waiting sees an error and its policy decides), "
-          + "reconnect (closed, and sent again at once by the HTTP client, outside the policy) or drop (the "
-          + "simulator's default: never answered, clients wait for their timeout). Default close.")
-  String pauseOverflow = "close";
+  @Option(names = "--pause-overflow", paramLabel = "reconnect|close|drop",
+      description = "The simulator's model of the requests a paused server has no backlog room for: reconnect "
+          + "(the lab: its server closes them at the resume and java.net.http sends those still waited for "
+          + "again at once, outside the policy), close (a client still waiting sees an error and its policy "
+          + "decides) or drop (the simulator's default: never answered, clients wait for their timeout). "
+          + "Default reconnect.")
+  String pauseOverflow = "reconnect";
 
   @Option(names = "--pause", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "How long the server stays paused. Default 30s.")
@@ -94,8 +95,8 @@ final class LabCalibrateCommand implements Callable<Integer> {
     if (seeds < 1 || seeds > 10_000) {
       throw new Errors.UsageException("--seeds must be between 1 and 10000, was " + seeds);
     }
-    if (!List.of("close", "reconnect", "drop").contains(pauseOverflow)) {
-      throw new Errors.UsageException("--pause-overflow must be close, reconnect or drop, was '" + pauseOverflow + "'");
+    if (!List.of("reconnect", "close", "drop").contains(pauseOverflow)) {
+      throw new Errors.UsageException("--pause-overflow must be reconnect, close or drop, was '" + pauseOverflow + "'");
     }
     LabCommand.withoutUnsafeOnNewerJdks();
     Scenario model = ScenarioKeyFlags.scenario(spec, KEYS);

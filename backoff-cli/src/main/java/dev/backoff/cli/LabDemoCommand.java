@@ -134,7 +134,8 @@ final class LabDemoCommand implements Callable<Integer> {
   /**
    * The simulator's scenario for one policy of the demo: the demo's fleet, knee, backlog and timeline, the
    * live server's 50 ms re-check, and its pause model (requests beyond the backlog are closed at the resume,
-   * and a client still waiting sees an error: {@code pause-overflow: close}). A mutable map, so
+   * and java.net.http sends those whose clients still wait again at once, outside the policy, with a fresh
+   * timeout: {@code pause-overflow: reconnect}). A mutable map, so
    * that callers can add a seed.
    */
   static Map<String, Object> scenarioValues(LabDemo demo, String policy) {
@@ -149,7 +150,7 @@ final class LabDemoCommand implements Callable<Integer> {
     values.put("knee-k", demo.latency().k());
     values.put("recheck", "50ms");
     values.put("backlog", (long) demo.backlog());
-    values.put("pause-overflow", "close");
+    values.put("pause-overflow", "reconnect");
     values.put("duration", seconds + "s");
     values.put("faults", List.of("pause@" + demo.warmup().toSeconds() + "s+" + demo.pause().toSeconds() + "s"));
     values.put("policies", List.of(policy));

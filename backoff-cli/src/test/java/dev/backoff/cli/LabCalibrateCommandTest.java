@@ -48,7 +48,7 @@ class LabCalibrateCommandTest {
     assertThat(many.err).contains("--seeds").contains("10001");
     CliRunner overflow = CliRunner.run("lab", "calibrate", "--pause-overflow", "retry", "--no-live");
     assertThat(overflow.exitCode).isEqualTo(2);
-    assertThat(overflow.err).contains("--pause-overflow must be close, reconnect or drop, was 'retry'");
+    assertThat(overflow.err).contains("--pause-overflow must be reconnect, close or drop, was 'retry'");
     CliRunner policy = CliRunner.run("lab", "calibrate", "--policies", "fixed,bogus", "--no-live");
     assertThat(policy.exitCode).isEqualTo(2);
     assertThat(policy.err).contains("--policies").contains("bogus");
@@ -162,7 +162,7 @@ class LabCalibrateCommandTest {
         "--format", "json"};
     CliRunner first = CliRunner.run(args);
     CliRunner again = CliRunner.run(args);
-    assertThat(first.out).isEqualTo(again.out).contains("\"pauseOverflow\":\"close\"");
+    assertThat(first.out).isEqualTo(again.out).contains("\"pauseOverflow\":\"reconnect\"");
     List<String> withDrop = new ArrayList<>(List.of(args));
     withDrop.addAll(List.of("--pause-overflow", "drop"));
     assertThat(CliRunner.run(withDrop.toArray(String[]::new)).out).contains("\"pauseOverflow\":\"drop\"");

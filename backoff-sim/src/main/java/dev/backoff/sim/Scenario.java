@@ -87,7 +87,7 @@ public final class Scenario {
     key("pause-overflow", "drop", "requests a paused server has no backlog room for: drop (never answered: "
         + "their clients wait for the timeout, as SYNs a full accept queue drops), close (closed at the resume: a "
         + "client still waiting sees an error and its policy decides) or reconnect (closed at the resume and sent "
-        + "again at once by the HTTP client, not the policy, and served)");
+        + "again at once, with a fresh timeout, by the HTTP client, not the policy: the lab)");
     key("workers", 10L, "pool: worker count");
     key("queue-size", 100L, "pool: bounded queue length; a request arriving to a full queue is shed");
     key("queue-order", "fifo", "pool: fifo or lifo");

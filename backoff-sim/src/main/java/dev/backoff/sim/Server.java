@@ -93,8 +93,9 @@ abstract class Server {
           continue; // its client gave up: nobody sees the close
         }
         if (reconnect) {
-          attempt.epoch = epoch;
-          accept(attempt, now);
+          Attempt again = simulation.resend(attempt, now);
+          again.epoch = epoch;
+          accept(again, now);
         } else {
           simulation.deliverError(attempt, ERROR, -1, now);
         }
