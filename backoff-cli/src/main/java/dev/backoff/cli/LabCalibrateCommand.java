@@ -171,8 +171,14 @@ final class LabCalibrateCommand implements Callable<Integer> {
           result.seriesJson());
     }
 
-    /** True if it came back, false if not, null if the run cannot say. */
+    /**
+     * True if it came back, false if not or if the run stopped early (the server held its maximum of
+     * requests: a storm, whose delays are hours), null if the run cannot say.
+     */
     Boolean cameBack() {
+      if (stoppedEarly != null) {
+        return Boolean.FALSE;
+      }
       return verdict.cameBack() ? Boolean.TRUE : verdict == Recovery.NOT_RECOVERED ? Boolean.FALSE : null;
     }
   }
@@ -300,7 +306,7 @@ final class LabCalibrateCommand implements Callable<Integer> {
         notes.add(row.policy() + ": no simulated runs, " + sim.missing());
       }
     }
-    text.append("live: one run, came back or not, seconds from the resume to recovery, peak concurrency, attempts per "
+    text.append("live: one run, came back or not (a run stopped early as a storm did not), seconds from the resume to recovery, peak concurrency, attempts per "
         + "request; simulated: runs that came back of " + seeds + " seeds with the 95% Wilson interval, medians. "
         + "They agree when the simulated runs with the live outcome have a Wilson lower bound of at least 5%.")
         .append(System.lineSeparator());
@@ -311,6 +317,9 @@ final class LabCalibrateCommand implements Callable<Integer> {
   }
 
   private static String liveLabel(Live live) {
+    if (live.stoppedEarly() != null) {
+      return "no, storm";
+    }
     return switch (live.verdict()) {
       case RECOVERED, LATE -> "yes";
       case NOT_RECOVERED -> "no";

@@ -87,6 +87,10 @@ class LabCalibrateCommandTest {
     assertThat(new Row("p", LIVE_NO, simulated(0, 20)).agree()).isTrue();
     assertThat(new Row("p", LIVE_NO, simulated(20, 20)).agree()).isFalse();
     assertThat(new Row("p", null, simulated(20, 20)).agree()).isNull();
+    // A live run stopped early as a storm did not come back, whatever its too-short series says.
+    Live storm = new Live(Recovery.NOT_OBSERVED, null, 4000, 6.91, "the server held its maximum");
+    assertThat(storm.cameBack()).isFalse();
+    assertThat(new Row("p", storm, simulated(0, 20)).agree()).isTrue();
     assertThat(new Row("p", new Live(Recovery.NOT_OBSERVED, null, 10, 1.0, null), simulated(20, 20)).agree()).isNull();
     // A late recovery came back, on both sides.
     assertThat(new Row("p", new Live(Recovery.LATE, 25, 10, 1.0, null),
@@ -113,10 +117,10 @@ class LabCalibrateCommandTest {
     String n = System.lineSeparator();
     assertThat(table).isEqualTo(
         "policy                         live        rec.   peak  ampl.  │ simulated   95% interval        rec.   peak  ampl.  │ agree" + n
-        + "storm-fixed                    no             -   4000   6.69  │ 0/20        0.00 [0.00, 0.16]      -    500   2.00  │ yes" + n
+        + "storm-fixed                    no, storm      -   4000   6.69  │ 0/20        0.00 [0.00, 0.16]      -    500   2.00  │ yes" + n
         + "storm-exponential-full-jitter  yes          2 s    963   2.46  │ 17/20       0.85 [0.64, 0.95]    3 s    500   2.00  │ yes" + n
         + "storm-fixed+hedge:50ms         not run        -      -      -  │ n/a                                -      -      -  │ -" + n
-        + "live: one run, came back or not, seconds from the resume to recovery, peak concurrency, attempts per request; "
+        + "live: one run, came back or not (a run stopped early as a storm did not), seconds from the resume to recovery, peak concurrency, attempts per request; "
         + "simulated: runs that came back of 20 seeds with the 95% Wilson interval, medians. They agree when the "
         + "simulated runs with the live outcome have a Wilson lower bound of at least 5%." + n
         + "storm-fixed: live run stopped early, the server held its maximum of 4000 requests 7 s after resuming" + n
