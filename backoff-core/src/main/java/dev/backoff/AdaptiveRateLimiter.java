@@ -61,10 +61,14 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  *
  * <h2>Cost and threads</h2>
  * Thread-safe. Until the first throttle, {@link #reserve()} is one volatile read: no clock read, no lock,
- * no allocation. {@link #onResponse(boolean)} always reads the clock once (the send rate is measured from
- * the start, as the SDKs do, so that the first throttle knows the rate it came at); before the first
- * throttle it is an atomic increment, taking the lock only to close a time bucket. The state is guarded
- * by one small lock, held only for a few arithmetic operations (never while waiting, never while a listener
+ * no allocation. The send rate is measured from the start, as the SDKs do, so that the first throttle knows
+ * the rate it came at; but until that throttle {@link #onResponse(boolean)} is an atomic increment that reads
+ * the clock only about 8 times per time bucket, whatever the send rate: every response while the measured
+ * rate is below 16 per bucket, then every n-th response of a bucket (n the largest power of two at most
+ * {@code measured × bucket / 8}). So a bucket closes at most n − 1 responses late, an eighth of a bucket at
+ * a steady rate; a sudden drop in the send rate is seen late (at the next reading, or at the throttle, which
+ * always reads the clock). It takes the lock only to close a bucket. Once enabled, every response reads the
+ * clock. The state is guarded by one small lock, held only for a few arithmetic operations (never while waiting, never while a listener
  * runs), rather than lock-free: a rate update changes a dozen numbers together, and a lock-free copy of
  * them would allocate on every response. Nothing allocates after construction.
  */
@@ -88,6 +92,9 @@ public final class AdaptiveRateLimiter {
   public static final Duration DEFAULT_TIME_BUCKET = Duration.ofMillis(500);
 
   private static final double NANOS_PER_SECOND = 1e9;
+  // Before the first throttle, a response reads the clock only if it is a multiple of this many responses
+  // into its time bucket: about this many readings per bucket, at any send rate (see sampleMask).
+  private static final int READINGS_PER_BUCKET = 8;
   private static final AtomicLongFieldUpdater<AdaptiveRateLimiter> RESPONSES_IN_BUCKET =
       AtomicLongFieldUpdater.newUpdater(AdaptiveRateLimiter.class, "responsesInBucket");
 
@@ -140,6 +147,10 @@ public final class AdaptiveRateLimiter {
   // and lastBucket moved, under the lock.
   private volatile long lastBucket;
   private volatile long responsesInBucket;
+  // Before the first throttle, only responses whose count in the bucket is a multiple of (sampleMask + 1)
+  // read the clock: 0 (every response) until a bucket's rate is measured, then the largest power of two
+  // that still gives READINGS_PER_BUCKET readings per bucket at the measured rate.
+  private volatile long sampleMask;
   private double maxRate; // W_max
   private double timeWindow; // K, seconds
   private double lastThrottleSeconds;
@@ -236,11 +247,15 @@ public final class AdaptiveRateLimiter {
    * the clock once.
    */
   public void onResponse(boolean throttled) {
-    long now = clock.nanoTime();
     if (!throttled && !enabled) {
-      measure(now); // nothing to adapt before the first throttle: only the send rate is measured
+      // Nothing to adapt before the first throttle: only the send rate is measured, reading the clock only
+      // every (sampleMask + 1)-th response of a bucket.
+      if ((RESPONSES_IN_BUCKET.incrementAndGet(this) & sampleMask) == 0) {
+        closeBucket(clock.nanoTime());
+      }
       return;
     }
+    long now = clock.nanoTime();
     double rate;
     double measured;
     synchronized (lock) {
@@ -302,21 +317,28 @@ public final class AdaptiveRateLimiter {
    * counted concurrently with a closing may land in the next count, which sequential use never sees.
    */
   private void measure(long now) {
+    RESPONSES_IN_BUCKET.incrementAndGet(this);
+    closeBucket(now);
+  }
+
+  /** Closes the counting if {@code now} is in a later bucket than the last one closed (see {@link #measure}). */
+  private void closeBucket(long now) {
     long bucket = Math.floorDiv(now - originNanos, bucketNanos);
     if (bucket <= lastBucket) {
-      RESPONSES_IN_BUCKET.incrementAndGet(this);
       return;
     }
     synchronized (lock) {
       long last = lastBucket;
       if (bucket <= last) { // another response closed it first
-        RESPONSES_IN_BUCKET.incrementAndGet(this);
         return;
       }
-      long responses = RESPONSES_IN_BUCKET.getAndSet(this, 0) + 1;
-      double current = responses / ((bucket - last) * (bucketNanos / NANOS_PER_SECOND));
+      long responses = RESPONSES_IN_BUCKET.getAndSet(this, 0);
+      double bucketSeconds = bucketNanos / NANOS_PER_SECOND;
+      double current = responses / ((bucket - last) * bucketSeconds);
       measuredRate = smoothing * current + (1 - smoothing) * measuredRate;
       lastBucket = bucket;
+      double perReading = measuredRate * bucketSeconds / READINGS_PER_BUCKET;
+      sampleMask = perReading < 2 ? 0 : Long.highestOneBit(Math.min((long) perReading, 1L << 40)) - 1;
     }
   }
 

@@ -78,8 +78,6 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
   // The thread calling the supplier while STARTING, or handing the retry to the scheduler (inFlight is then
   // SCHEDULING): written before the volatile write that publishes it.
   private Thread starter;
-  // The circuit breaker's permit for the first attempt, until its outcome (later permits live in the execution).
-  private CircuitBreaker.Permit firstPermit;
 
   AsyncCall(AsyncRetryExecutor<R> executor, Supplier<? extends CompletionStage<T>> supplier,
       Recovery<T> recovery) {
@@ -118,9 +116,10 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
   @SuppressWarnings("unchecked")
   void start() {
     RetryPolicy<R> policy = executor.policy;
+    CircuitBreaker.Permit permit = null;
     if (policy.breaker != null) {
-      firstPermit = policy.breaker.tryAcquire();
-      if (firstPermit == null) {
+      permit = policy.breaker.tryAcquire();
+      if (permit == null) {
         state = DONE;
         try {
           super.complete(SyncLoop.refused(policy,
@@ -132,10 +131,10 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       }
     }
     startNanos = FirstAttempt.start(policy, executor.clock);
-    if (policy.rateLimiter != null && !passedRateGate(startNanos)) {
+    if (policy.rateLimiter != null && !passedRateGate(startNanos, permit)) {
       return;
     }
-    startAttempt();
+    startAttempt(permit);
   }
 
   @Override
@@ -168,55 +167,55 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       // budget back the retry, which never started).
       state = DONE;
       IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
-      execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
+      execution.stopNanos(StopReason.CANCELLED, executor.clock.nanoTime());
       return null;
     }
-    if (execution.rateTokenHeld()) {
-      execution.rateTokenHeld(false); // this task ran after the rate limiter's wait: the attempt goes now
-      execution.onRetryStart();
-      startAttempt();
-      return null;
-    }
+    // This task may run after the rate limiter's wait: its token is then this attempt's (a stop gives it back).
+    boolean rateWaitOver = execution.rateTokenHeld();
     CircuitBreaker breaker = executor.policy.breaker;
+    CircuitBreaker.Permit permit = null;
     if (breaker != null) {
-      CircuitBreaker.Permit permit = breaker.tryAcquire();
+      permit = breaker.tryAcquire();
       if (permit == null) { // the breaker opened (or ran out of trials) during the wait
         IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
         state = DONE;
         try {
-          settle(execution.stop(StopReason.CIRCUIT_OPEN, executor.clock.nanoTime()));
+          settleGateStop(StopReason.CIRCUIT_OPEN);
         } catch (Throwable unexpected) {
           super.completeExceptionally(unexpected); // a listener cannot throw; a recovery's failure is settled
         }
         return null;
       }
-      execution.permit(permit);
     }
-    if (executor.policy.rateLimiter != null && !passedRateGate(execution.startNanos())) {
+    if (rateWaitOver) {
+      execution.rateTokenHeld(false); // the attempt goes now
+    } else if (executor.policy.rateLimiter != null && !passedRateGate(execution.startNanos(), permit)) {
       return null;
     }
     execution.onRetryStart();
-    startAttempt();
+    startAttempt(permit);
     return null;
   }
 
   /**
    * Takes the rate limiter's token for the attempt about to start. Returns true if it may start now;
    * otherwise the call has either stopped (refused, or a wait past the deadline) or is scheduled to run
-   * again after the wait, holding its token (the first attempt's wait creates the execution early).
+   * again after the wait, holding its token (the first attempt's wait creates the execution early). An
+   * attempt that does not start now gives its circuit breaker permit back: a waiting call holds none, and
+   * asks the breaker again when its wait is over.
    */
   @SuppressWarnings("unchecked")
-  private boolean passedRateGate(long callStartNanos) {
+  private boolean passedRateGate(long callStartNanos, CircuitBreaker.Permit permit) {
     RetryPolicy<R> policy = executor.policy;
     long wait = policy.rateLimiter.reserve();
     if (wait == 0) {
       return true;
     }
+    release(permit);
     StopReason refusal = RateGate.refusal(policy, wait, callStartNanos, executor.clock);
     if (refusal == null) {
       if (execution == null) {
         execution = FirstAttempt.failed(policy, startNanos, executor.clock.nanoTime(), executor.random, identity());
-        handOverFirstPermit();
       }
       execution.rateTokenHeld(true);
       scheduleRetry(wait);
@@ -226,11 +225,10 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     state = DONE;
     try {
       if (execution == null) {
-        releasePermits();
         super.complete(RateGate.refusedFirst(policy, refusal,
             attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
       } else {
-        settle(execution.stop(refusal, executor.clock.nanoTime()));
+        settleGateStop(refusal);
       }
     } catch (Throwable stopped) {
       super.completeExceptionally(stopped); // the refusal, or a recovery's failure
@@ -238,11 +236,15 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     return false;
   }
 
+  /**
+   * Starts an attempt with its circuit breaker permit (or null). The permit is not stored in this call (a
+   * waiting call holds none): it travels with the attempt's completion handler to the outcome it reports.
+   */
   @SuppressWarnings("unchecked")
-  private void startAttempt() {
+  private void startAttempt(CircuitBreaker.Permit permit) {
     RetryPolicy<R> policy = executor.policy;
     AttemptWatch<R, T> watch = policy.attemptListeners.length == 0 && policy.attemptTimeoutNanos == Long.MAX_VALUE
-        ? null : new AttemptWatch<>(this);
+        ? null : new AttemptWatch<>(this, permit);
     CompletionStage<T> stage;
     try {
       stage = attempt instanceof Hooks ? ((Hooks<R, T>) attempt).attempt.start(this)
@@ -256,7 +258,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       if (watch != null) {
         watch.accept(null, failure);
       } else {
-        onOutcome(null, failure);
+        onOutcome(null, failure, permit);
       }
       return;
     }
@@ -270,9 +272,13 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       return;
     }
     try {
-      stage.whenComplete((result, failure) -> onOutcome(result, failure));
+      if (permit == null) {
+        stage.whenComplete((result, failure) -> onOutcome(result, failure, null));
+      } else {
+        stage.whenComplete((result, failure) -> onOutcome(result, failure, permit));
+      }
     } catch (Throwable failure) {
-      onOutcome(null, failure); // a stage that cannot even take a callback: a failed attempt
+      onOutcome(null, failure, permit); // a stage that cannot even take a callback: a failed attempt
     }
   }
 
@@ -288,6 +294,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         AtomicIntegerFieldUpdater.newUpdater(AttemptWatch.class, "settled");
 
     private final AsyncCall<R, T> call;
+    private final CircuitBreaker.Permit permit; // the attempt's, or null
     private final int number;
     private final long began;
     private long timeoutNanos;
@@ -295,8 +302,9 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     private volatile Future<?> timer;
     private volatile int settled;
 
-    AttemptWatch(AsyncCall<R, T> call) {
+    AttemptWatch(AsyncCall<R, T> call, CircuitBreaker.Permit permit) {
       this.call = call;
+      this.permit = permit;
       this.number = call.attempt();
       RetryPolicy<R> policy = call.executor.policy;
       if (policy.attemptListeners.length > 0) {
@@ -371,7 +379,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
             ended - call.startNanos(), result, failure == null ? null : unwrap(failure), null, 0, null,
             ended - began, call));
       }
-      call.onOutcome(result, failure);
+      call.onOutcome(result, failure, permit);
     }
   }
 
@@ -392,46 +400,53 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     }
   }
 
-  private void onOutcome(T result, Throwable failure) {
+  private void onOutcome(T result, Throwable failure, CircuitBreaker.Permit permit) {
     try {
-      decide(result, failure);
+      decide(result, failure, permit);
     } catch (Throwable unexpected) {
       discard(result);
-      releasePermits();
       // A policy callback (predicate, classifier, pushback extractor, backoff, budget) threw. The sync
-      // executor would throw it to the caller; here it completes the future, which must never hang.
+      // executor would throw it to the caller; here it completes the future, which must never hang. The
+      // attempt's permit has been reported or released by then (by decide, or by the execution).
       state = DONE;
       super.completeExceptionally(unexpected);
     }
   }
 
-  private void decide(T result, Throwable failure) {
+  private void decide(T result, Throwable failure, CircuitBreaker.Permit permit) {
     inFlight = null;
     RetryPolicy<R> policy = executor.policy;
     Throwable cause = failure == null ? null : unwrap(failure);
     if (isDone()) {
-      // The caller cancelled (or completed) the future during the attempt.
+      // The caller cancelled (or completed) the future during the attempt: its outcome says nothing.
+      if (permit != null) {
+        permit.release();
+      }
       long now = executor.clock.nanoTime();
       if (execution == null) {
         execution = FirstAttempt.failed(policy, startNanos, now, executor.random, identity());
-        handOverFirstPermit();
       }
       state = DONE;
-      execution.stop(StopReason.CANCELLED, now);
+      execution.stopNanos(StopReason.CANCELLED, now);
       discard(result);
       return;
     }
-    Verdict verdict = judge(policy, result, cause);
+    Verdict verdict;
+    try {
+      verdict = judge(policy, result, cause);
+    } catch (RuntimeException | Error unexpected) {
+      release(permit);
+      throw unexpected;
+    }
     if (execution == null) {
       if (verdict == Verdict.ACCEPT) {
         if (cause != null) {
+          release(permit);
           throw new IllegalArgumentException("the judge accepted a failure: " + cause, cause);
         }
         // First-try success: like the sync loop, read no clock unless a deadline or listener needs it.
         state = DONE;
-        CircuitBreaker.Permit permit = firstPermit;
         if (permit != null) {
-          firstPermit = null;
           permit.onSuccess();
         }
         FirstAttempt.succeeded(policy, result, startNanos, executor.clock, identity());
@@ -441,12 +456,23 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         return;
       }
       long now = executor.clock.nanoTime();
-      execution = FirstAttempt.failed(policy, startNanos, now, executor.random, identity());
-      handOverFirstPermit();
-      decideAfter(cause, result, verdict, now);
+      try {
+        execution = FirstAttempt.failed(policy, startNanos, now, executor.random, identity());
+      } catch (RuntimeException | Error unexpected) { // the budget's onCall threw
+        release(permit);
+        throw unexpected;
+      }
+      decideAfter(cause, result, verdict, now, permit);
       return;
     }
-    decideAfter(cause, result, verdict, executor.clock.nanoTime());
+    decideAfter(cause, result, verdict, executor.clock.nanoTime(), permit);
+  }
+
+  /** Gives the breaker back the permit of an attempt whose outcome will not reach it. */
+  private static void release(CircuitBreaker.Permit permit) {
+    if (permit != null) {
+      permit.release();
+    }
   }
 
   @SuppressWarnings("unchecked")
@@ -477,43 +503,36 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     }
   }
 
-  @SuppressWarnings("unchecked")
-  private void decideAfter(Throwable cause, T result, Verdict verdict, long now) {
-    Decision decision = execution.record(result, cause, verdict, now);
-    if (decision.isRetry()) {
+  /** Records the outcome with the attempt's permit (the execution reports it, or releases it if a callback throws). */
+  private void decideAfter(Throwable cause, T result, Verdict verdict, long now, CircuitBreaker.Permit permit) {
+    long decision = execution.recordNanos(result, cause, verdict, now, permit);
+    if (decision >= 0) {
       discard(result);
-      scheduleRetry(decision.delayNanos());
+      scheduleRetry(decision);
       return;
     }
     state = DONE;
-    settle(decision);
+    settle(decision == Execution.SUCCEEDED);
   }
 
-  /** The first attempt's outcome is the execution's to report: its permit goes with it. */
-  private void handOverFirstPermit() {
-    CircuitBreaker.Permit permit = firstPermit;
-    if (permit != null) {
-      firstPermit = null;
-      execution.permit(permit);
+  /**
+   * A retry refused after its wait, by the breaker or the rate limiter: the call stops. A driver's last result
+   * went back to it (released) when the retry was decided, so it cannot be the call's outcome: the call fails
+   * with the refusal instead.
+   */
+  private void settleGateStop(StopReason reason) {
+    execution.stopNanos(reason, executor.clock.nanoTime());
+    if (attempt instanceof Hooks && execution.lastFailure() == null) {
+      super.completeExceptionally(RateGate.stoppedAfterResult(executor.policy, execution));
+      return;
     }
+    settle(false);
   }
 
-  /** A policy callback threw before the attempt's outcome reached the breaker: gives its permit back. */
-  private void releasePermits() {
-    CircuitBreaker.Permit permit = firstPermit;
-    if (permit != null) {
-      firstPermit = null;
-      permit.release();
-    }
-    if (execution != null) {
-      execution.releasePermit();
-    }
-  }
-
-  /** Completes the future of a call that has stopped (or succeeded after retries). */
+  /** Completes the future of a call that has stopped, or succeeded after retries ({@code succeeded}). */
   @SuppressWarnings("unchecked")
-  private void settle(Decision decision) {
-    if (decision.isSuccess()) {
+  private void settle(boolean succeeded) {
+    if (succeeded) {
       T last = (T) execution.lastResult();
       if (!super.complete(last)) {
         discard(last);
@@ -555,7 +574,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         // Cancelled while this retry was being decided or scheduled: the canceller may have found no task
         // to cancel, so drop it from the queue now rather than when it falls due.
         if (STATE.compareAndSet(this, WAITING, DONE)) {
-          execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
+          execution.stopNanos(StopReason.CANCELLED, executor.clock.nanoTime());
         }
         task.cancel(false);
       }
@@ -564,7 +583,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       // Usually a RejectedExecutionException (shut down); any other exception from schedule() must end the
       // call the same way, or the future would hang and the listeners never hear of the call again.
       if (STATE.compareAndSet(this, WAITING, DONE)) {
-        execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
+        execution.stopNanos(StopReason.CANCELLED, executor.clock.nanoTime());
         Throwable last = execution.finalFailure();
         if (last != null) {
           last.addSuppressed(rejected);
@@ -611,7 +630,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       if (task != null && task != this) {
         task.cancel(false);
       }
-      execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
+      execution.stopNanos(StopReason.CANCELLED, executor.clock.nanoTime());
       return;
     }
     if (state == STARTING && starter != Thread.currentThread()) {

@@ -27,40 +27,57 @@ import java.util.random.RandomGenerator;
 public final class Execution<R> {
   /** Histories one exception instance may carry: nested retries need a few; a reused instance no more. */
   static final int MAX_HISTORIES = 8;
+  /** The loops' allocation-free decisions ({@link #recordNanos}): the call succeeded. A retry is its delay, {@code >= 0}. */
+  static final long SUCCEEDED = -1;
+  /** The loops' allocation-free decisions: the call stopped, for {@link #stopReason()}. */
+  static final long STOPPED = -2;
+
+  // State flags, in one byte: an execution is a retrying call's only per-call object, so its size is the
+  // retry path's allocation (a test holds it to 72 bytes). New boolean state belongs here, not in a field.
+  private static final int DONE = 1;
+  private static final int LAST_IS_FAILURE = 2; // last holds the last attempt's failure, else its result
+  private static final int HISTORY_ATTACHED = 4;
+  // The budget granted the scheduled retry (for lastFailureClass) and that retry has not started: a retry that
+  // never starts (interrupted or cancelled while waiting, refused by the scheduler) gives it back on stop.
+  private static final int RETRY_GRANTED = 8;
+  // The breaker permit passed in with the outcome being recorded has not been reported yet: if a policy
+  // callback throws before it is, the permit is released, so the breaker never waits for it.
+  private static final int PERMIT_OPEN = 16;
+  // The async loop holds a token from the policy's rate limiter while it waits to start the next attempt.
+  private static final int RATE_TOKEN_HELD = 32;
+  private static final StopReason[] STOP_REASONS = StopReason.values();
 
   private final RetryPolicy<R> policy;
-  private final RandomGenerator random;
   private final long startNanos;
-  private int attempts;
-  private int retriesScheduled;
+  private long lastNanos;
   private long previousDelayNanos;
   private long totalDelayNanos;
+  private int attempts;
+  private int retriesScheduled;
   private FailureClass lastFailureClass;
-  private Throwable lastFailure;
-  private R lastResult;
-  private StopReason stopReason;
-  private boolean done;
-  private long lastNanos;
-  // The most recent earlier failures, bounded by maxSuppressed. The first one waits in a field, so a call
-  // that fails twice and then succeeds allocates no collection.
-  private Throwable earlierFailure;
-  private ArrayDeque<Throwable> earlierFailures;
-  private boolean historyAttached;
-  // The class a budget granted the scheduled retry for, until that retry starts: a retry that never starts
-  // (interrupted or cancelled while waiting, refused by the scheduler) gives its permission back on abort.
-  private FailureClass grantedRetryClass;
-  // The call's identity for listeners of attempt events (RetryEvent.call()); null when there are none.
-  private Object call;
-  // The circuit breaker's permit for the attempt in flight, until its outcome is reported (or released).
-  private CircuitBreaker.Permit permit;
-  // The async loop holds a token from the policy's rate limiter while it waits to start the next attempt.
-  private boolean rateTokenHeld;
+  private Object last; // the last attempt's failure (LAST_IS_FAILURE) or result
+  // Rarely used state: null; the one earlier failure (a Throwable), so that a call failing twice and then
+  // succeeding allocates nothing more; or a Rare, from the third failure on, with attempt listeners, or with
+  // a random source other than the policy's.
+  private Object rare;
+  private byte flags;
+  private byte stop; // the stop reason's ordinal + 1; 0 until the call stops
+
+  /** The state few calls need, in a side object created only for those that do. */
+  private static final class Rare {
+    RandomGenerator random; // null: the policy's
+    Object call; // the call's identity for listeners of attempt events (RetryEvent.call()), or null
+    Throwable earlierFailure; // the first earlier failure, until a second one arrives
+    ArrayDeque<Throwable> earlierFailures; // the most recent earlier failures, bounded by maxSuppressed
+  }
 
   Execution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
     this.policy = policy;
     this.startNanos = startNanos;
     this.lastNanos = startNanos;
-    this.random = random;
+    if (random != policy.random) {
+      rare().random = random;
+    }
     if (policy.budget != null) {
       policy.budget.onCall();
     }
@@ -75,12 +92,7 @@ public final class Execution<R> {
    */
   public Decision onFailure(Throwable failure, long nowNanos) {
     Nanos.requireNonNull("failure", failure);
-    try {
-      return recordFailure(failure, policyHint(null, failure), nowNanos);
-    } catch (RuntimeException | Error unexpected) {
-      releasePermit();
-      throw unexpected;
-    }
+    return decision(recordFailure(failure, policyHint(null, failure), nowNanos, null));
   }
 
   /**
@@ -90,15 +102,10 @@ public final class Execution<R> {
    * @throws IllegalStateException if the call has already ended
    */
   public Decision onResult(R result, long nowNanos) {
-    try {
-      if (policy.retryOnResult == null || !policy.retryOnResult.test(result)) {
-        return succeed(result, nowNanos);
-      }
-      return recordRetryableResult(result, policyHint(result, null), nowNanos);
-    } catch (RuntimeException | Error unexpected) {
-      releasePermit();
-      throw unexpected;
+    if (policy.retryOnResult == null || !policy.retryOnResult.test(result)) {
+      return decision(succeed(result, nowNanos, null));
     }
+    return decision(recordRetryableResult(result, policyHint(result, null), nowNanos, null));
   }
 
   /**
@@ -113,21 +120,37 @@ public final class Execution<R> {
    */
   public Decision stop(StopReason reason, long nowNanos) {
     Nanos.requireNonNull("reason", reason);
-    if (done) {
-      return Decision.stop(stopReason == null ? reason : stopReason);
+    if ((flags & DONE) != 0) {
+      StopReason stopped = stopReason();
+      return Decision.stop(stopped == null ? reason : stopped);
+    }
+    stopNanos(reason, nowNanos);
+    return Decision.stop(reason);
+  }
+
+  /** {@link #stop}, for the loops: no decision object. */
+  void stopNanos(StopReason reason, long nowNanos) {
+    if ((flags & DONE) != 0) {
+      return;
     }
     lastNanos = nowNanos;
-    releasePermit();
-    if (rateTokenHeld) {
-      rateTokenHeld = false;
+    if ((flags & RATE_TOKEN_HELD) != 0) {
+      flags &= ~RATE_TOKEN_HELD;
       policy.rateLimiter.unreserve();
     }
-    FailureClass granted = grantedRetryClass;
-    if (granted != null) {
-      grantedRetryClass = null;
-      policy.budget.release(granted);
+    if ((flags & RETRY_GRANTED) != 0) {
+      flags &= ~RETRY_GRANTED;
+      policy.budget.release(lastFailureClass);
     }
-    return end(reason);
+    end(reason);
+  }
+
+  /** The public decision for an allocation-free one: only retries allocate. */
+  private Decision decision(long decided) {
+    if (decided >= 0) {
+      return Decision.retryAfter(decided);
+    }
+    return decided == SUCCEEDED ? Decision.success() : Decision.stop(stopReason());
   }
 
   /**
@@ -135,56 +158,71 @@ public final class Execution<R> {
    * it. The result predicate is not tested again: the judge already did.
    */
   Decision record(R result, Throwable failure, Verdict verdict, long nowNanos) {
+    return decision(recordNanos(result, failure, verdict, nowNanos, null));
+  }
+
+  /**
+   * The loops' way in: {@link #record}, with the circuit breaker's permit for the attempt (or null), and
+   * the decision as a number: the retry's delay ({@code >= 0}), {@link #SUCCEEDED} or {@link #STOPPED}. The
+   * permit hears the outcome: a success, a failure the rules would retry (by its class), or a release for
+   * anything else (a refused failure, a policy callback that threw).
+   */
+  long recordNanos(R result, Throwable failure, Verdict verdict, long nowNanos, CircuitBreaker.Permit permit) {
+    if (permit != null) {
+      flags |= PERMIT_OPEN;
+    }
     try {
-      return recordJudged(result, failure, verdict, nowNanos);
+      return recordJudged(result, failure, verdict, nowNanos, permit);
     } catch (RuntimeException | Error unexpected) {
-      releasePermit(); // a policy callback threw: the breaker must not wait for this attempt forever
+      if ((flags & PERMIT_OPEN) != 0) {
+        flags &= ~PERMIT_OPEN;
+        permit.release(); // a policy callback threw: the breaker must not wait for this attempt forever
+      }
       throw unexpected;
     }
   }
 
-  private Decision recordJudged(R result, Throwable failure, Verdict verdict, long nowNanos) {
+  private long recordJudged(R result, Throwable failure, Verdict verdict, long nowNanos,
+      CircuitBreaker.Permit permit) {
     StopReason reason = verdict.stopReason();
     if (reason != null) {
       beginAttemptOutcome(nowNanos);
       if (failure != null) {
         rememberFailure(failure);
-        lastResult = null;
-        return decide(FailureClass.TRANSIENT, reason, Pushback.NONE, nowNanos);
+        return decide(FailureClass.TRANSIENT, reason, Pushback.NONE, nowNanos, permit);
       }
-      lastResult = result;
-      forgetLastFailure();
-      return decide(resultClass(result), reason, Pushback.NONE, nowNanos);
+      rememberResult(result);
+      return decide(resultClass(result), reason, Pushback.NONE, nowNanos, permit);
     }
     if (verdict.isAccept()) {
       if (failure != null) {
         throw new IllegalArgumentException("a failure cannot be accepted: " + failure);
       }
-      return succeed(result, nowNanos);
+      return succeed(result, nowNanos, permit);
     }
     long hint = verdict.usesPolicyPushback() ? policyHint(result, failure) : verdict.pushbackHintNanos();
-    return failure != null ? recordFailure(failure, hint, nowNanos) : recordRetryableResult(result, hint, nowNanos);
+    return failure != null ? recordFailure(failure, hint, nowNanos, permit)
+        : recordRetryableResult(result, hint, nowNanos, permit);
   }
 
   private long policyHint(R result, Throwable failure) {
     return policy.pushback == null ? Pushback.NONE : policy.pushback.hintNanos(result, failure);
   }
 
-  private Decision recordFailure(Throwable failure, long hint, long nowNanos) {
+  private long recordFailure(Throwable failure, long hint, long nowNanos, CircuitBreaker.Permit permit) {
     beginAttemptOutcome(nowNanos);
     rememberFailure(failure);
-    lastResult = null;
-    int flags = Classification.inspect(policy, failure);
-    StopReason refusal = Classification.refusal(policy, failure, flags);
-    return decide(failureClass(failure, flags, refusal), refusal, hint, nowNanos);
+    int inspected = Classification.inspect(policy, failure);
+    StopReason refusal = Classification.refusal(policy, failure, inspected);
+    return decide(failureClass(failure, inspected, refusal), refusal, hint, nowNanos, permit);
   }
 
-  private FailureClass failureClass(Throwable failure, int flags, StopReason refusal) {
+  private FailureClass failureClass(Throwable failure, int inspected, StopReason refusal) {
     if (refusal != null) {
       return FailureClass.TRANSIENT;
     }
     if (policy.failureClassifier == Classification.DEFAULT_CLASSIFIER) {
-      return (flags & Classification.TIMEOUT) != 0 ? FailureClass.TIMEOUT : FailureClass.TRANSIENT;
+      return (inspected & Classification.TIMEOUT) != 0 ? FailureClass.TIMEOUT : FailureClass.TRANSIENT;
     }
     FailureClass failureClass = policy.failureClassifier.apply(failure);
     return failureClass == null ? FailureClass.TRANSIENT : failureClass;
@@ -203,8 +241,9 @@ public final class Execution<R> {
    * @return null if the hedge may start now, else why not
    */
   StopReason tryHedge(int started, FailureClass triggerClass, Throwable trigger, long nowNanos) {
-    if (done) {
-      throw new IllegalStateException("the call has already ended: " + (stopReason == null ? "success" : stopReason));
+    if ((flags & DONE) != 0) {
+      StopReason stopped = stopReason();
+      throw new IllegalStateException("the call has already ended: " + (stopped == null ? "success" : stopped));
     }
     if (started >= policy.hedging.maxStarted(policy.maxAttempts)) {
       return StopReason.ATTEMPTS_EXHAUSTED;
@@ -223,7 +262,7 @@ public final class Execution<R> {
     }
     if (policy.listeners.length > 0) {
       Listeners.tell(policy.listeners, Listeners.HEDGE_SENT, new RetryEvent<>(policy.name, started + 1,
-          nowNanos - startNanos, null, trigger, triggerClass, 0, null, 0, call));
+          nowNanos - startNanos, null, trigger, triggerClass, 0, null, 0, call()));
     }
     return null;
   }
@@ -246,8 +285,9 @@ public final class Execution<R> {
       throw new IllegalArgumentException("an accepted outcome is a success, not a hedged failure: " + verdict);
     }
     try {
-      if (done) {
-        throw new IllegalStateException("the call has already ended: " + (stopReason == null ? "success" : stopReason));
+      if ((flags & DONE) != 0) {
+        StopReason stopped = stopReason();
+        throw new IllegalStateException("the call has already ended: " + (stopped == null ? "success" : stopped));
       }
       attempts = Math.max(attempts, 1); // counted when started (tryHedge), not when they end
       lastNanos = nowNanos;
@@ -255,20 +295,22 @@ public final class Execution<R> {
       FailureClass failureClass;
       if (failure != null) {
         rememberFailure(failure);
-        lastResult = null;
         if (refusal == null) {
-          int flags = Classification.inspect(policy, failure);
-          refusal = Classification.refusal(policy, failure, flags);
-          failureClass = failureClass(failure, flags, refusal);
+          int inspected = Classification.inspect(policy, failure);
+          refusal = Classification.refusal(policy, failure, inspected);
+          failureClass = failureClass(failure, inspected, refusal);
         } else {
           failureClass = FailureClass.TRANSIENT;
         }
       } else {
-        lastResult = result;
-        forgetLastFailure();
+        rememberResult(result);
         failureClass = resultClass(result);
       }
       lastFailureClass = failureClass;
+      // Every attempt's outcome is a response to the limiter, except one the caller cut short.
+      if (policy.rateLimiter != null && refusal != StopReason.INTERRUPTED && refusal != StopReason.CANCELLED) {
+        policy.rateLimiter.onResponse(failureClass == FailureClass.THROTTLED);
+      }
       if (attemptPermit != null) {
         if (refusal == null) {
           attemptPermit.onFailure(failureClass);
@@ -278,7 +320,7 @@ public final class Execution<R> {
         attemptPermit = null;
       }
       if (refusal != null) {
-        return end(refusal);
+        return decision(end(refusal));
       }
       if (policy.budget != null) {
         policy.budget.onFailure(failureClass);
@@ -303,20 +345,19 @@ public final class Execution<R> {
    * ({@link RetryListener#onHedgeWon} when it was a hedge), then of the success.
    */
   Decision succeedHedged(R result, int attempt, long nowNanos) {
-    if (attempt > 1 && policy.listeners.length > 0 && !done) {
+    if (attempt > 1 && policy.listeners.length > 0 && (flags & DONE) == 0) {
       Listeners.tell(policy.listeners, Listeners.HEDGE_WON, new RetryEvent<>(policy.name, attempt,
-          nowNanos - startNanos, result, null, null, 0, null, 0, call));
+          nowNanos - startNanos, result, null, null, 0, null, 0, call()));
     }
     // The winner was counted when it started; succeed counts it again, so it starts from one fewer.
     attempts = Math.max(attempts, 1) - 1;
-    return succeed(result, nowNanos);
+    return decision(succeed(result, nowNanos, null));
   }
 
-  private Decision recordRetryableResult(R result, long hint, long nowNanos) {
+  private long recordRetryableResult(R result, long hint, long nowNanos, CircuitBreaker.Permit permit) {
     beginAttemptOutcome(nowNanos);
-    lastResult = result;
-    forgetLastFailure();
-    return decide(resultClass(result), null, hint, nowNanos);
+    rememberResult(result);
+    return decide(resultClass(result), null, hint, nowNanos, permit);
   }
 
   private FailureClass resultClass(R result) {
@@ -324,18 +365,18 @@ public final class Execution<R> {
     return failureClass == null ? FailureClass.TRANSIENT : failureClass;
   }
 
-  private Decision succeed(R result, long nowNanos) {
+  private long succeed(R result, long nowNanos, CircuitBreaker.Permit permit) {
     beginAttemptOutcome(nowNanos);
-    done = true;
-    lastResult = result;
-    lastFailure = null; // the last attempt returned a result: no event may report an old failure
+    flags |= DONE;
+    // The last attempt returned a result: no event may report an old failure (nor is it kept as an earlier one).
+    last = result;
+    flags &= ~LAST_IS_FAILURE;
     if (policy.rateLimiter != null) {
       policy.rateLimiter.onResponse(false);
     }
-    CircuitBreaker.Permit attemptPermit = permit;
-    if (attemptPermit != null) {
-      permit = null;
-      attemptPermit.onSuccess();
+    if (permit != null) {
+      flags &= ~PERMIT_OPEN;
+      permit.onSuccess();
     }
     if (policy.budget != null) {
       policy.budget.onSuccess(retriesScheduled, lastFailureClass);
@@ -343,7 +384,7 @@ public final class Execution<R> {
     if (policy.listeners.length > 0) {
       Listeners.tell(policy.listeners, Listeners.SUCCESS, event(null, 0, null));
     }
-    return Decision.success();
+    return SUCCEEDED;
   }
 
   /**
@@ -352,63 +393,88 @@ public final class Execution<R> {
    * after this keeps the budget's charge, as the retry did go ahead; recording the outcome implies it.
    */
   void onRetryStart() {
-    grantedRetryClass = null;
+    flags &= ~RETRY_GRANTED;
   }
 
   private void beginAttemptOutcome(long nowNanos) {
-    if (done) {
-      throw new IllegalStateException("the call has already ended: " + (stopReason == null ? "success" : stopReason));
+    if ((flags & DONE) != 0) {
+      StopReason stopped = stopReason();
+      throw new IllegalStateException("the call has already ended: " + (stopped == null ? "success" : stopped));
     }
-    grantedRetryClass = null;
+    flags &= ~RETRY_GRANTED;
     attempts++;
     lastNanos = nowNanos;
   }
 
+  private Rare rare() {
+    Object slot = rare;
+    if (slot instanceof Rare r) {
+      return r;
+    }
+    Rare r = new Rare();
+    r.earlierFailure = (Throwable) slot;
+    rare = r;
+    return r;
+  }
+
+  private RandomGenerator random() {
+    return rare instanceof Rare r && r.random != null ? r.random : policy.random;
+  }
+
   private void rememberFailure(Throwable failure) {
-    Throwable previous = lastFailure;
-    lastFailure = failure;
+    Throwable previous = lastFailure();
+    last = failure;
+    flags |= LAST_IS_FAILURE;
     keepEarlierFailure(previous, failure);
   }
 
   /** A retryable result replaced the last failure: keep that failure among the earlier ones. */
-  private void forgetLastFailure() {
-    Throwable previous = lastFailure;
-    lastFailure = null;
+  private void rememberResult(R result) {
+    Throwable previous = lastFailure();
+    last = result;
+    flags &= ~LAST_IS_FAILURE;
     keepEarlierFailure(previous, null);
   }
 
   private void keepEarlierFailure(Throwable previous, Throwable failure) {
-    if (previous != null && previous != failure && policy.maxSuppressed > 0) {
-      if (earlierFailures == null) {
-        if (earlierFailure == null) {
-          earlierFailure = previous;
-          return;
-        }
-        earlierFailures = new ArrayDeque<>(Math.min(policy.maxSuppressed, 16));
-        earlierFailures.addLast(earlierFailure);
-        earlierFailure = null;
-      }
-      if (earlierFailures.size() == policy.maxSuppressed) {
-        earlierFailures.removeFirst();
-      }
-      earlierFailures.addLast(previous);
+    if (previous == null || previous == failure || policy.maxSuppressed <= 0) {
+      return;
     }
+    Object slot = rare;
+    if (slot == null) {
+      rare = previous; // the first earlier failure needs no side object
+      return;
+    }
+    Rare r = rare();
+    if (r.earlierFailures == null) {
+      if (r.earlierFailure == null) {
+        r.earlierFailure = previous;
+        return;
+      }
+      r.earlierFailures = new ArrayDeque<>(Math.min(policy.maxSuppressed, 16));
+      r.earlierFailures.addLast(r.earlierFailure);
+      r.earlierFailure = null;
+    }
+    if (r.earlierFailures.size() == policy.maxSuppressed) {
+      r.earlierFailures.removeFirst();
+    }
+    r.earlierFailures.addLast(previous);
   }
 
-  private Decision decide(FailureClass failureClass, StopReason refusal, long hint, long nowNanos) {
+  private long decide(FailureClass failureClass, StopReason refusal, long hint, long nowNanos,
+      CircuitBreaker.Permit permit) {
     lastFailureClass = failureClass;
     // Every attempt's outcome is a response to the limiter, except one the caller cut short.
     if (policy.rateLimiter != null && refusal != StopReason.INTERRUPTED && refusal != StopReason.CANCELLED) {
       policy.rateLimiter.onResponse(failureClass == FailureClass.THROTTLED);
     }
-    CircuitBreaker.Permit attemptPermit = permit;
-    if (attemptPermit != null) {
-      permit = null;
+    if (permit != null) {
+      flags &= ~PERMIT_OPEN;
       // As with the budget, only failures the rules would retry say something about the dependency.
       if (refusal == null) {
-        attemptPermit.onFailure(failureClass);
+        permit.onFailure(failureClass);
       } else {
-        attemptPermit.release();
+        permit.release();
       }
     }
     RetryBudget budget = policy.budget;
@@ -428,7 +494,7 @@ public final class Execution<R> {
     }
     Backoff backoff = policy.classesWithBackoff.length == 0 ? policy.backoff : policy.backoff(failureClass);
     int retry = retriesScheduled + 1;
-    long backoffNanos = Math.max(0, backoff.delayNanos(retry, previousDelayNanos, totalDelayNanos, random));
+    long backoffNanos = Math.max(0, backoff.delayNanos(retry, previousDelayNanos, totalDelayNanos, random()));
     long delay = backoffNanos;
     if (hint >= 0) {
       if (hint > policy.maxPushbackNanos) {
@@ -448,7 +514,7 @@ public final class Execution<R> {
       if (!budget.tryAcquire(failureClass)) {
         return end(StopReason.BUDGET_EXHAUSTED);
       }
-      grantedRetryClass = failureClass;
+      flags |= RETRY_GRANTED;
     }
     retriesScheduled = retry;
     previousDelayNanos = backoffNanos;
@@ -456,30 +522,25 @@ public final class Execution<R> {
     if (policy.listeners.length > 0) {
       Listeners.tell(policy.listeners, Listeners.RETRY_SCHEDULED, event(failureClass, delay, null));
     }
-    return Decision.retryAfter(delay);
+    return delay;
   }
 
-  private Decision end(StopReason reason) {
-    done = true;
-    stopReason = reason;
+  private long end(StopReason reason) {
+    flags |= DONE;
+    stop = (byte) (reason.ordinal() + 1);
     if (policy.listeners.length > 0) {
       Listeners.tell(policy.listeners, Listeners.stop(reason), event(lastFailureClass, 0, reason));
     }
-    return Decision.stop(reason);
+    return STOPPED;
   }
 
   private RetryEvent<R> event(FailureClass failureClass, long delayNanos, StopReason reason) {
-    return new RetryEvent<>(policy.name, attempts, lastNanos - startNanos, lastResult, lastFailure, failureClass,
-        delayNanos, reason, 0, call);
+    return new RetryEvent<>(policy.name, attempts, lastNanos - startNanos, lastResult(), lastFailure(),
+        failureClass, delayNanos, reason, 0, call());
   }
 
-  /**
-   * The loops: the circuit breaker's permit for the attempt about to run. Its outcome reports to it: a
-   * success, a failure the rules would retry (by its class), or a release for anything else (a refused
-   * failure, a stop before the outcome).
-   */
-  void permit(CircuitBreaker.Permit attemptPermit) {
-    this.permit = attemptPermit;
+  private Object call() {
+    return rare instanceof Rare r ? r.call : null;
   }
 
   /**
@@ -487,26 +548,24 @@ public final class Execution<R> {
    * {@link #stop} then gives the token back).
    */
   void rateTokenHeld(boolean held) {
-    this.rateTokenHeld = held;
+    flags = (byte) (held ? flags | RATE_TOKEN_HELD : flags & ~RATE_TOKEN_HELD);
   }
 
   /** Whether the async loop holds a rate limiter's token for the next attempt (see {@link #rateTokenHeld(boolean)}). */
   boolean rateTokenHeld() {
-    return rateTokenHeld;
+    return (flags & RATE_TOKEN_HELD) != 0;
   }
 
-  /** Gives the breaker back the permit of an attempt whose outcome will not be reported. */
-  void releasePermit() {
-    CircuitBreaker.Permit attemptPermit = permit;
-    if (attemptPermit != null) {
-      permit = null;
-      attemptPermit.release();
-    }
+  /** The class of the last retryable failure (or of the budget's charge for a hedge), or null. */
+  FailureClass lastFailureClass() {
+    return lastFailureClass;
   }
 
   /** The loops: the call's identity in the events this execution sends (see {@link RetryEvent#call()}). */
   void call(Object identity) {
-    this.call = identity;
+    if (identity != null || rare instanceof Rare) {
+      rare().call = identity;
+    }
   }
 
   /**
@@ -521,16 +580,12 @@ public final class Execution<R> {
    * carries fewer than 8 (after that, {@link RetryHistory#of} reports an older call's).
    */
   public Throwable finalFailure() {
-    Throwable failure = lastFailure;
+    Throwable failure = lastFailure();
     if (failure == null) {
       return null;
     }
-    if (earlierFailure != null) {
-      earlierFailures = new ArrayDeque<>(1);
-      earlierFailures.addLast(earlierFailure);
-      earlierFailure = null;
-    }
-    if (earlierFailures == null && historyAttached) {
+    Throwable[] earlier = takeEarlierFailures();
+    if (earlier == null && (flags & HISTORY_ATTACHED) != 0) {
       return failure;
     }
     Throwable[] attached = failure.getSuppressed(); // a shared empty array when there are none
@@ -540,23 +595,44 @@ public final class Execution<R> {
         histories++;
       }
     }
-    if (earlierFailures != null) {
-      attachEarlierFailures(failure, attached, attached.length - histories);
-      earlierFailures = null;
+    if (earlier != null) {
+      attachEarlierFailures(failure, attached, attached.length - histories, earlier);
     }
     // Always this call's own history, even if the failure already carries one (an inner retrying call's, or
     // an earlier call's when an exception instance is reused): RetryHistory.of reads the last one attached.
-    if (!historyAttached) {
-      historyAttached = true;
+    if ((flags & HISTORY_ATTACHED) == 0) {
+      flags |= HISTORY_ATTACHED;
       if (histories < MAX_HISTORIES) {
-        failure.addSuppressed(new RetryHistory(policy.name, attempts, lastNanos - startNanos, stopReason));
+        failure.addSuppressed(new RetryHistory(policy.name, attempts, lastNanos - startNanos, stopReason()));
       }
     }
     return failure;
   }
 
-  private void attachEarlierFailures(Throwable failure, Throwable[] attached, int alreadyAttached) {
-    Throwable[] fresh = new Throwable[earlierFailures.size()];
+  /** The earlier failures kept so far, oldest first, or null if none; they are attached once only. */
+  private Throwable[] takeEarlierFailures() {
+    Object slot = rare;
+    if (slot instanceof Throwable one) {
+      rare = null;
+      return new Throwable[] {one};
+    }
+    if (slot instanceof Rare r) {
+      Throwable[] earlier = null;
+      if (r.earlierFailures != null) {
+        earlier = r.earlierFailures.toArray(new Throwable[0]);
+      } else if (r.earlierFailure != null) {
+        earlier = new Throwable[] {r.earlierFailure};
+      }
+      r.earlierFailures = null;
+      r.earlierFailure = null;
+      return earlier;
+    }
+    return null;
+  }
+
+  private void attachEarlierFailures(Throwable failure, Throwable[] attached, int alreadyAttached,
+      Throwable[] earlierFailures) {
+    Throwable[] fresh = new Throwable[earlierFailures.length];
     int count = 0;
     for (Throwable earlier : earlierFailures) {
       // By identity: an exception type may override equals.
@@ -589,11 +665,6 @@ public final class Execution<R> {
     lastNanos = nowNanos;
   }
 
-  /** The class of the last retryable failure (or of the budget's charge for a hedge), or null. */
-  FailureClass lastFailureClass() {
-    return lastFailureClass;
-  }
-
   /** Attempts recorded so far. */
   public int attempts() {
     return attempts;
@@ -616,22 +687,23 @@ public final class Execution<R> {
 
   /** The last attempt's failure, or null if it returned a result. */
   public Throwable lastFailure() {
-    return lastFailure;
+    return (flags & LAST_IS_FAILURE) != 0 ? (Throwable) last : null;
   }
 
   /** The last attempt's result (null if it failed). */
+  @SuppressWarnings("unchecked")
   public R lastResult() {
-    return lastResult;
+    return (flags & LAST_IS_FAILURE) != 0 ? null : (R) last;
   }
 
   /** Why the call stopped, or null if it has not stopped (or succeeded). */
   public StopReason stopReason() {
-    return stopReason;
+    return stop == 0 ? null : STOP_REASONS[stop - 1];
   }
 
   /** True once the call has succeeded or stopped. */
   public boolean isDone() {
-    return done;
+    return (flags & DONE) != 0;
   }
 
   /** The policy this execution follows. */

@@ -23,7 +23,9 @@ import java.util.function.Supplier;
  *
  * <p>Every hedge starts in a task on the executor's scheduler: after the hedging delay, or at once (delay 0)
  * after a retryable failure, or after a server's pushback. At most one such task is pending; a newer one
- * replaces it ({@link #generation}). The call's state is guarded by its monitor, which is never held while
+ * replaces it ({@link #generation}). With a rate limiter, every attempt (the first too) takes a token first;
+ * an attempt that must wait for it is a task scheduled after the wait, holding the token
+ * ({@link #pendingHoldsToken}), which is given back if that task is replaced or the call ends first. The call's state is guarded by its monitor, which is never held while
  * calling the attempt hook, cancelling a stage or completing the future (code that may take other locks);
  * listeners and policy callbacks may run under it, as they must be quick. As in {@link AsyncCall}, no attempt
  * starts after {@code cancel} (or an outside completion) has returned true: a canceller that finds an attempt
@@ -43,6 +45,8 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
   private int started;
   private final List<Attempt> inFlight = new ArrayList<>(2);
   private Future<?> pendingHedge;
+  private boolean pendingHoldsToken; // the pending task holds a rate limiter's token
+  private CircuitBreaker.Permit firstPermit; // the first attempt's, while it waits for a rate limiter's token
   private int generation; // of the pending hedge task: an older one that runs anyway does nothing
   private StopReason noMoreHedges; // why no further hedge may start, or null
   private boolean finished; // the outcome is decided (or the caller completed the future)
@@ -106,11 +110,13 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     final int generation;
     final Throwable trigger;
     final FailureClass triggerClass;
+    final boolean first; // the first attempt, after the rate limiter's wait
 
-    Hedge(int generation, Throwable trigger, FailureClass triggerClass) {
+    Hedge(int generation, Throwable trigger, FailureClass triggerClass, boolean first) {
       this.generation = generation;
       this.trigger = trigger;
       this.triggerClass = triggerClass;
+      this.first = first;
     }
 
     @Override
@@ -134,16 +140,89 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
       }
     }
     Attempt first;
+    StopReason refused = null;
     synchronized (this) {
       startNanos = executor.clock.nanoTime();
-      started = 1;
-      first = new Attempt(1, permit);
-      first.starter = Thread.currentThread();
-      inFlight.add(first);
-      starting++;
-      scheduleHedge(executor.policy.hedging.delayNanos(), null, null);
+      if (policy.rateLimiter != null) {
+        long wait = policy.rateLimiter.reserve();
+        if (wait != 0) {
+          refused = RateGate.refusal(policy, wait, startNanos, executor.clock);
+          if (refused == null) { // the first attempt starts after the wait, holding its token
+            firstPermit = permit;
+            generation++;
+            schedule(new Hedge(generation, null, null, true), wait, true);
+            if (!settleLater) {
+              return;
+            }
+          }
+        }
+      }
+      if (settleLater) {
+        first = null; // the scheduler refused the first attempt's task
+      } else if (refused == null) {
+        first = startFirst(permit);
+      } else {
+        first = null;
+        finished = true;
+      }
+    }
+    if (settleLater) {
+      super.completeExceptionally(failure);
+      return;
+    }
+    if (refused != null) {
+      if (permit != null) {
+        permit.release();
+      }
+      try {
+        super.complete(RateGate.refusedFirst(policy, refused, recovery));
+      } catch (Throwable refusal) {
+        super.completeExceptionally(refusal);
+      }
+      return;
     }
     launch(first);
+  }
+
+  /** Registers the first attempt and plans the first hedge. Locked. */
+  private Attempt startFirst(CircuitBreaker.Permit permit) {
+    started = 1;
+    Attempt first = new Attempt(1, permit);
+    first.starter = Thread.currentThread();
+    inFlight.add(first);
+    starting++;
+    scheduleHedge(executor.policy.hedging.delayNanos(), null, null);
+    return first;
+  }
+
+  /** Schedules {@code task} in {@code delayNanos} as the pending task. Locked. */
+  private void schedule(Hedge task, long delayNanos, boolean holdsToken) {
+    try {
+      pendingHedge = executor.scheduler.schedule(task, delayNanos);
+      pendingHoldsToken = holdsToken;
+    } catch (RuntimeException rejected) {
+      if (holdsToken) {
+        executor.policy.rateLimiter.unreserve();
+      }
+      noMoreHedges = StopReason.CANCELLED; // the scheduler was shut down: no further attempt can start
+      if (task.first) {
+        // Nothing else will end the call: it fails as the asynchronous loop's would.
+        finished = true;
+        releaseFirstPermit();
+        failure = rejected;
+        settleLater = true;
+      }
+    }
+  }
+
+  private boolean settleLater; // a rejected first task: start() completes the call after the lock
+
+  private void releaseFirstPermit() {
+    CircuitBreaker.Permit permit = firstPermit;
+    if (permit != null) {
+      firstPermit = null;
+      permit.release();
+    }
   }
 
   /** Schedules the next hedge in {@code delayNanos} (replacing a pending one), if one may still start. Locked. */
@@ -162,12 +241,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
       noMoreHedges = StopReason.DEADLINE_EXCEEDED; // the hedge would start after the deadline
       return;
     }
-    Hedge task = new Hedge(++generation, trigger, triggerClass);
-    try {
-      pendingHedge = executor.scheduler.schedule(task, delayNanos);
-    } catch (RuntimeException rejected) {
-      noMoreHedges = StopReason.CANCELLED; // the scheduler was shut down: no further attempt can start
-    }
+    schedule(new Hedge(++generation, trigger, triggerClass, false), delayNanos, false);
   }
 
   private void cancelPendingHedge() {
@@ -176,6 +250,10 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     if (pending != null) {
       pendingHedge = null;
       pending.cancel(false);
+      if (pendingHoldsToken) {
+        pendingHoldsToken = false;
+        executor.policy.rateLimiter.unreserve(); // that attempt will not be sent
+      }
     }
   }
 
@@ -185,47 +263,86 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     List<Attempt> toCancel = null;
     synchronized (this) {
       if (finished || task.generation != generation) {
-        return;
+        return; // replaced or ended: whoever did that gave a held token back
       }
       pendingHedge = null;
+      boolean tokenHeld = pendingHoldsToken;
+      pendingHoldsToken = false;
       RetryPolicy<R> policy = executor.policy;
-      long now = executor.clock.nanoTime();
-      if (execution == null) {
-        execution = newExecution();
-      }
-      CircuitBreaker.Permit permit = null;
-      StopReason refusal = null;
-      if (policy.breaker != null) {
-        permit = policy.breaker.tryAcquire();
-        if (permit == null) {
-          refusal = StopReason.CIRCUIT_OPEN;
-        }
-      }
-      if (refusal == null) {
-        try {
-          refusal = execution.tryHedge(started, task.triggerClass, task.trigger, now);
-        } catch (RuntimeException | Error unexpected) { // the budget threw
-          refusal = StopReason.CANCELLED;
-          toCancel = fail(unexpected);
-        }
-        if (refusal != null && permit != null) {
-          permit.release();
-        }
-      }
-      if (toCancel != null) {
+      if (task.first) { // the first attempt's wait for the rate limiter is over
+        CircuitBreaker.Permit permit = firstPermit;
+        firstPermit = null;
+        next = startFirst(permit);
+        toCancel = null;
+      } else {
         next = null;
+      }
+      long now = executor.clock.nanoTime();
+      StopReason refusal = null;
+      if (next == null && !tokenHeld && policy.rateLimiter != null) {
+        long wait = policy.rateLimiter.reserve();
+        if (wait != 0) {
+          refusal = RateGate.refusal(policy, wait, startNanos, executor.clock);
+          if (refusal == null) { // this hedge goes after the wait, holding its token
+            generation++;
+            schedule(new Hedge(generation, task.trigger, task.triggerClass, false), wait, true);
+            return;
+          }
+          tokenHeld = false; // refused: no token was taken, or RateGate gave it back
+        } else {
+          tokenHeld = true;
+        }
+      }
+      if (next != null) {
+        toCancel = null; // the first attempt: no budget, and its breaker permit was taken in start()
       } else if (refusal != null) {
         noMoreHedges = refusal;
-        next = null;
         if (inFlight.isEmpty()) {
+          if (execution == null) {
+            execution = newExecution();
+          }
           toCancel = stopNow(refusal, now);
         }
       } else {
-        next = new Attempt(++started, permit);
-        next.starter = Thread.currentThread();
-        inFlight.add(next);
-        starting++;
-        scheduleHedge(policy.hedging.delayNanos(), null, null);
+        if (execution == null) {
+          execution = newExecution();
+        }
+        CircuitBreaker.Permit permit = null;
+        if (policy.breaker != null) {
+          permit = policy.breaker.tryAcquire();
+          if (permit == null) {
+            refusal = StopReason.CIRCUIT_OPEN;
+          }
+        }
+        if (refusal == null) {
+          try {
+            refusal = execution.tryHedge(started, task.triggerClass, task.trigger, now);
+          } catch (RuntimeException | Error unexpected) { // the budget threw
+            refusal = StopReason.CANCELLED;
+            toCancel = fail(unexpected);
+          }
+          if (refusal != null && permit != null) {
+            permit.release();
+          }
+        }
+        if (refusal != null && tokenHeld) {
+          policy.rateLimiter.unreserve(); // the breaker or the budget refused: the attempt is not sent
+        }
+        if (toCancel != null) {
+          next = null;
+        } else if (refusal != null) {
+          noMoreHedges = refusal;
+          next = null;
+          if (inFlight.isEmpty()) {
+            toCancel = stopNow(refusal, now);
+          }
+        } else {
+          next = new Attempt(++started, permit);
+          next.starter = Thread.currentThread();
+          inFlight.add(next);
+          starting++;
+          scheduleHedge(policy.hedging.delayNanos(), null, null);
+        }
       }
     }
     if (next != null) {
@@ -437,6 +554,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
   /** Takes every attempt in flight and the pending hedge from the call, releasing their permits. Locked. */
   private List<Attempt> takeAll() {
     cancelPendingHedge();
+    releaseFirstPermit();
     List<Attempt> taken = new ArrayList<>(inFlight);
     inFlight.clear();
     for (Attempt a : taken) {

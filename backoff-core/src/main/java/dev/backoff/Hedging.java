@@ -38,8 +38,9 @@ import java.time.Duration;
  * </ul>
  *
  * <p>Hedging is for asynchronous calls only ({@link AsyncRetryExecutor} and the asynchronous drivers): the
- * synchronous executor has one thread and cannot run attempts side by side, so
- * {@link RetryExecutor#of(RetryPolicy)} rejects a hedging policy. Hedge only idempotent requests.
+ * synchronous executor has one thread and cannot run attempts side by side, so a synchronous call under a
+ * hedging policy throws an {@link IllegalArgumentException} before its first attempt. Hedge only idempotent
+ * requests.
  */
 public final class Hedging {
   /** {@link #maxHedges()} when the policy's {@code maxAttempts} alone bounds the hedges. */

@@ -37,6 +37,10 @@ import java.util.random.RandomGenerator;
  *       {@linkplain RetryPolicy.Builder#interruptOnAttemptTimeout interruptOnAttemptTimeout}, an attempt
  *       that outlives its timeout is interrupted and fails with a
  *       {@link java.util.concurrent.TimeoutException}; the caller's own interrupt state is kept.
+ *   <li>A policy with {@linkplain RetryPolicy.Builder#hedging hedging} needs attempts side by side, which one
+ *       thread cannot run: a call under it throws an {@link IllegalArgumentException} before any attempt
+ *       (use {@link AsyncRetryExecutor}). The executor itself can be built, so that a driver holding both
+ *       executors for one policy still serves its asynchronous calls.
  * </ul>
  *
  * @param <R> the result type
@@ -50,10 +54,6 @@ public final class RetryExecutor<R> {
 
   private RetryExecutor(RetryPolicy<R> policy, NanoClock clock, Sleeper sleeper, RandomGenerator random,
       RetryScheduler scheduler) {
-    if (policy.hedging != null) {
-      throw new IllegalArgumentException("policy '" + policy.name + "' hedges (" + policy.hedging + "), which needs "
-          + "attempts side by side: use AsyncRetryExecutor (or an asynchronous driver), or a policy without hedging");
-    }
     this.policy = policy;
     this.clock = clock;
     this.sleeper = sleeper;
@@ -64,9 +64,6 @@ public final class RetryExecutor<R> {
   /**
    * An executor using the policy's clock, sleeper and random source; attempt-timeout watchdogs (see
    * {@link RetryPolicy.Builder#interruptOnAttemptTimeout}) run on the shared default scheduler.
-   *
-   * @throws IllegalArgumentException if the policy {@linkplain RetryPolicy#hedging() hedges}: one thread cannot
-   *     run attempts side by side (use {@link AsyncRetryExecutor})
    */
   public static <R> RetryExecutor<R> of(RetryPolicy<R> policy) {
     Nanos.requireNonNull("policy", policy);
@@ -122,6 +119,7 @@ public final class RetryExecutor<R> {
    * @throws InterruptedException if interrupted while waiting to retry, or before the retry starts (the
    *     interrupt flag is then set)
    * @throws NullPointerException if {@code callable} is null
+   * @throws IllegalArgumentException if the policy hedges
    */
   public <T extends R> T call(Callable<T> callable) throws Exception {
     // Checked here: a null callable would otherwise fail inside the attempt and be retried.
@@ -136,6 +134,7 @@ public final class RetryExecutor<R> {
    *
    * @return the first accepted result, or the recovery's value
    * @throws Exception what the recovery throws
+   * @throws IllegalArgumentException if the policy hedges
    * @throws InterruptedException if interrupted while waiting to retry, or before the retry starts (the
    *     interrupt flag is then set); the recovery does not run
    * @throws NullPointerException if an argument is null
@@ -153,6 +152,7 @@ public final class RetryExecutor<R> {
    * @throws InterruptedException if interrupted while waiting to retry, or before the retry starts (the
    *     interrupt flag is then set)
    * @throws NullPointerException if {@code runnable} is null
+   * @throws IllegalArgumentException if the policy hedges
    */
   public void run(CheckedRunnable runnable) throws Exception {
     Nanos.requireNonNull("runnable", runnable);

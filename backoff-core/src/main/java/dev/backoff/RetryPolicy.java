@@ -579,7 +579,8 @@ public final class RetryPolicy<R> {
      * Hedges asynchronous calls: another attempt starts when the ones in flight have not answered within the
      * hedging delay, and the first acceptable result wins (see {@link Hedging} for the full semantics). Every
      * hedge counts as an attempt, so {@code maxAttempts} bounds them; the backoff is not used. Only the
-     * asynchronous executor and drivers run hedged calls: {@link RetryExecutor#of} rejects such a policy.
+     * asynchronous executor and drivers run hedged calls: a synchronous call under such a policy throws an
+     * {@link IllegalArgumentException}.
      * Null removes it. Default: none.
      *
      * @throws IllegalArgumentException at {@link #build()} if {@code hedging} sets {@code maxHedges} that

@@ -34,10 +34,20 @@ final class SyncLoop {
 
   private SyncLoop() {}
 
+  /** A hedging policy reached the synchronous loop, which runs one attempt at a time. */
+  static IllegalArgumentException hedgingRejected(RetryPolicy<?> policy) {
+    return new IllegalArgumentException("policy '" + policy.name + "' hedges (" + policy.hedging + "), which needs "
+        + "attempts side by side: a synchronous call cannot hedge; use AsyncRetryExecutor (or a driver's "
+        + "asynchronous call), or a policy without hedging");
+  }
+
   @SuppressWarnings("unchecked")
   static <R, T extends R> T call(RetryExecutor<R> executor, Object target, int kind, OutcomeJudge<R> judge,
       Recovery<T> recovery) throws Exception {
     RetryPolicy<R> policy = executor.policy;
+    if (policy.hedging != null) {
+      throw hedgingRejected(policy);
+    }
     NanoClock clock = executor.clock;
     CircuitBreaker.Permit permit = null;
     if (policy.breaker != null) {
@@ -111,16 +121,26 @@ final class SyncLoop {
     RetryPolicy<R> policy = executor.policy;
     NanoClock clock = executor.clock;
     long now = clock.nanoTime();
-    Execution<R> execution = FirstAttempt.failed(policy, start, now, executor.random, call);
-    execution.permit(firstPermit);
-    Decision decision = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now);
-    while (decision.isRetry()) {
+    Execution<R> execution;
+    try {
+      execution = FirstAttempt.failed(policy, start, now, executor.random, call);
+    } catch (RuntimeException | Error unexpected) { // the budget's onCall threw
+      if (firstPermit != null) {
+        firstPermit.release();
+      }
+      discard(target, kind, firstResult);
+      throw unexpected;
+    }
+    // The decision as a number (Execution.recordNanos): the retry's delay, or SUCCEEDED or STOPPED.
+    long decision = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now, firstPermit);
+    boolean stoppedAtGate = false; // a retry refused after its wait, by the breaker or the rate limiter
+    while (decision >= 0) {
       boolean goOn = true;
       try {
         if (kind == HOOK) {
-          goOn = ((SyncAttempt<?>) target).waitToRetry(decision.delayNanos(), executor.sleeper);
+          goOn = ((SyncAttempt<?>) target).waitToRetry(decision, executor.sleeper);
         } else {
-          executor.sleeper.sleep(decision.delayNanos());
+          executor.sleeper.sleep(decision);
         }
       } catch (InterruptedException interrupted) {
         throw stopInterrupted(execution, clock, interrupted);
@@ -134,26 +154,39 @@ final class SyncLoop {
         throw stopInterrupted(execution, clock,
             new InterruptedException("interrupted before retry " + execution.retries() + " could start"));
       }
+      CircuitBreaker.Permit permit = null;
       if (policy.breaker != null) {
-        CircuitBreaker.Permit permit = policy.breaker.tryAcquire();
+        permit = policy.breaker.tryAcquire();
         if (permit == null) { // the breaker opened (or ran out of trials) during the sleep
-          decision = execution.stop(StopReason.CIRCUIT_OPEN, clock.nanoTime());
+          execution.stopNanos(StopReason.CIRCUIT_OPEN, clock.nanoTime());
+          decision = Execution.STOPPED;
+          stoppedAtGate = true;
           break;
         }
-        execution.permit(permit);
       }
       if (policy.rateLimiter != null) {
         StopReason refusal;
         try {
           refusal = RateGate.await(policy, target, kind, executor.sleeper, execution.startNanos(), clock);
-        } catch (InterruptedException interrupted) {
-          throw stopInterrupted(execution, clock, interrupted);
+        } catch (InterruptedException | RuntimeException | Error stopped) {
+          if (permit != null) {
+            permit.release(); // the attempt will not run
+          }
+          if (stopped instanceof InterruptedException interrupted) {
+            throw stopInterrupted(execution, clock, interrupted);
+          }
+          throw stopped;
+        }
+        if (refusal != null && permit != null) {
+          permit.release();
         }
         if (refusal == StopReason.CANCELLED) {
           throw stopCancelled(execution, clock);
         }
         if (refusal != null) {
-          decision = execution.stop(refusal, clock.nanoTime());
+          execution.stopNanos(refusal, clock.nanoTime());
+          decision = Execution.STOPPED;
+          stoppedAtGate = true;
           break;
         }
       }
@@ -178,21 +211,29 @@ final class SyncLoop {
       try {
         verdict = judged(policy, judge, target, kind, result, failure);
       } catch (RuntimeException | Error unexpected) {
-        execution.releasePermit();
+        if (permit != null) {
+          permit.release();
+        }
         throw unexpected;
       }
       if (policy.needsStartTime) {
         now = clock.nanoTime();
       } // else no decision depends on the time: keep the first failure's reading, and read once at a stop
-      decision = record(execution, target, kind, result, failure, verdict, now);
+      decision = record(execution, target, kind, result, failure, verdict, now, permit);
     }
     if (execution.stopReason() == StopReason.INTERRUPTED) {
       // The attempt may have caught the InterruptedException (clearing the flag) and thrown it wrapped, or a
       // driver's judge saw it: the caller must still see the interrupt.
       Thread.currentThread().interrupt();
     }
-    boolean recovering = recovery != null && !decision.isSuccess() && recovers(execution.stopReason());
-    if (decision.isSuccess() || (execution.lastFailure() == null && !recovering)) {
+    boolean succeeded = decision == Execution.SUCCEEDED;
+    if (stoppedAtGate && kind == HOOK && execution.lastFailure() == null) {
+      // The last attempt's result went back to the driver (released) when its retry was decided: it cannot be
+      // the call's outcome, so the call fails with the gate's refusal.
+      throw RateGate.stoppedAfterResult(policy, execution);
+    }
+    boolean recovering = recovery != null && !succeeded && recovers(execution.stopReason());
+    if (succeeded || (execution.lastFailure() == null && !recovering)) {
       return (T) execution.lastResult();
     }
     if (!policy.needsStartTime) {
@@ -368,7 +409,7 @@ final class SyncLoop {
   private static InterruptedException stopInterrupted(Execution<?> execution, NanoClock clock,
       InterruptedException interrupted) {
     Thread.currentThread().interrupt();
-    execution.stop(StopReason.INTERRUPTED, clock.nanoTime());
+    execution.stopNanos(StopReason.INTERRUPTED, clock.nanoTime());
     Throwable last = execution.finalFailure();
     if (last != null && last != interrupted) {
       interrupted.addSuppressed(last);
@@ -378,7 +419,7 @@ final class SyncLoop {
 
   /** Stops the call a driver's wait said was cancelled: no further attempt, the last failure as the cause. */
   private static CancellationException stopCancelled(Execution<?> execution, NanoClock clock) {
-    execution.stop(StopReason.CANCELLED, clock.nanoTime());
+    execution.stopNanos(StopReason.CANCELLED, clock.nanoTime());
     CancellationException cancelled = new CancellationException(
         "the call was cancelled while waiting to retry (after " + execution.attempts() + " attempts)");
     Throwable last = execution.finalFailure();
@@ -388,17 +429,21 @@ final class SyncLoop {
     return cancelled;
   }
 
-  /** Records the outcome; a result retried after (or whose recording threw) goes back to a driver's hook. */
-  private static <R> Decision record(Execution<R> execution, Object target, int kind, R result, Throwable failure,
-      Verdict verdict, long now) {
-    Decision decision;
+  /**
+   * Records the outcome with the attempt's breaker permit (or null), as a number (see
+   * {@link Execution#recordNanos}); a result retried after (or whose recording threw) goes back to a
+   * driver's hook.
+   */
+  private static <R> long record(Execution<R> execution, Object target, int kind, R result, Throwable failure,
+      Verdict verdict, long now, CircuitBreaker.Permit permit) {
+    long decision;
     try {
-      decision = execution.record(result, failure, verdict, now);
+      decision = execution.recordNanos(result, failure, verdict, now, permit);
     } catch (RuntimeException | Error unexpected) {
       discard(target, kind, result);
       throw unexpected;
     }
-    if (decision.isRetry()) {
+    if (decision >= 0) {
       discard(target, kind, result);
     }
     return decision;

@@ -171,6 +171,45 @@ class AdaptiveRateLimiterTest {
     assertThat(limiter.tokens()).isEqualTo(1.0);
   }
 
+  /**
+   * Before the first throttle a busy client reads the clock about 8 times per bucket, not once per response:
+   * every (largest power of two at most measured x 0.5 s / 8)-th response of a bucket.
+   */
+  @Test
+  void beforeTheFirstThrottleABusyClientReadsTheClockOnlyEveryNthResponse() {
+    long origin = now.get();
+    AdaptiveRateLimiter limiter = limiter().build();
+    at(origin, 100);
+    for (int i = 0; i < 1_600; i++) {
+      limiter.onResponse(false); // measured still 0: every response reads the clock
+    }
+    at(origin, 600);
+    int reads = clockReads.get();
+    limiter.onResponse(false);
+    // Bucket 0 closed: 1601 responses / 0.5 s = 3202/s, measured 0.8 * 3202 = 2561.6; 2561.6 * 0.5 / 8 =
+    // 160.1 responses per reading, so every 128th response of a bucket reads the clock.
+    assertThat(limiter.measuredSendRate()).isCloseTo(2561.6, EXACT);
+    assertThat(clockReads.get() - reads).isEqualTo(1);
+    at(origin, 700);
+    reads = clockReads.get();
+    for (int i = 0; i < 1_280; i++) {
+      limiter.onResponse(false);
+    }
+    assertThat(clockReads.get() - reads).as("responses 128, 256, ... 1280 of bucket 1").isEqualTo(10);
+    at(origin, 1_100);
+    for (int i = 0; i < 128; i++) {
+      limiter.onResponse(false);
+    }
+    // The 1408th response of the counting reads the clock, finds bucket 2 and closes bucket 1 with all
+    // 1408: 2816/s, measured 0.8 * 2816 + 0.2 * 2561.6 = 2765.12.
+    assertThat(limiter.measuredSendRate()).isCloseTo(2765.12, EXACT);
+    assertThat(clockReads.get() - reads).isEqualTo(11);
+    // A throttle always reads the clock, and enables the limiter: 0.7 * 2765.12.
+    limiter.onResponse(true);
+    assertThat(limiter.fillRate()).isCloseTo(0.7 * 2765.12, EXACT);
+    assertThat(clockReads.get() - reads).isEqualTo(12);
+  }
+
   @Test
   void aThrottleBeforeAnyMeasurementLeavesTheMinimumRate() {
     long origin = now.get();

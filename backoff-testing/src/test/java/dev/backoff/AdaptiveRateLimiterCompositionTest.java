@@ -267,6 +267,24 @@ class AdaptiveRateLimiterCompositionTest {
     assertThat(limiter.tokens()).as("the token given back").isZero();
   }
 
+  /** A hedged call's throttled attempts reach the limiter too (its attempts are not gated yet). */
+  @Test
+  void aHedgedCallsThrottlesAreReported() throws Exception {
+    AdaptiveRateLimiter limiter = limiter().build();
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(policy(limiter)
+        .hedging(Hedging.after(Duration.ofMillis(100))).build(), scheduler);
+    AtomicInteger attempts = new AtomicInteger();
+    CompletableFuture<String> future = executor.call(
+        () -> CompletableFuture.completedFuture(attempts.incrementAndGet() == 1 ? "429" : "ok"));
+    while (scheduler.runNext()) {
+      // the hedge after the 429
+    }
+    assertThat(future.get()).isEqualTo("ok");
+    assertThat(attempts).hasValue(2);
+    assertThat(limiter.throttles()).isEqualTo(1);
+    assertThat(limiter.enabled()).isTrue();
+  }
+
   @Test
   void withoutALimiterNothingChanges() throws Exception {
     RetryPolicy<String> policy = RetryPolicy.<String>builder().clock(clock).sleeper(sleeper).build();
@@ -277,8 +295,10 @@ class AdaptiveRateLimiterCompositionTest {
   }
 
   /**
-   * A limiter not yet enabled costs the success path no allocation and no clock read of the policy's; the
-   * limiter reads its own clock once per call (measuring the send rate) and never in {@code reserve}.
+   * A limiter not yet enabled costs the success path no allocation and no clock read of the policy's, and
+   * {@code reserve} reads none of the limiter's. The limiter's clock here stands still, so no send rate is
+   * ever measured and every response reads it (a busy client's read only about 8 per time bucket: see
+   * {@code AdaptiveRateLimiterTest}).
    */
   @Test
   void aLimiterNotYetEnabledKeepsTheSuccessPathFree() throws Exception {
@@ -313,7 +333,45 @@ class AdaptiveRateLimiterCompositionTest {
     // One allocation per call would be at least 16 bytes x 200 000; allow only measurement noise.
     assertThat(allocated).as("bytes allocated by %d successful calls", calls).isLessThan(64 * 1024);
     assertThat(policyReads).hasValue(0);
-    assertThat(limiterReads).as("one read per response, none per reservation").hasValue(calls);
+    assertThat(limiterReads).as("one read per response (no rate measured), none per reservation").hasValue(calls);
     assertThat(limiter.enabled()).isFalse();
+  }
+
+  /** An enabled limiter (with tokens to spare) costs the success path two clock reads and no allocation. */
+  @Test
+  void anEnabledLimiterAllocatesNothingEither() throws Exception {
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    org.junit.jupiter.api.Assumptions.assumeTrue(threads instanceof com.sun.management.ThreadMXBean,
+        "allocation counting needs com.sun.management.ThreadMXBean");
+    com.sun.management.ThreadMXBean counter = (com.sun.management.ThreadMXBean) threads;
+    org.junit.jupiter.api.Assumptions.assumeTrue(counter.isThreadAllocatedMemorySupported()
+        && counter.isThreadAllocatedMemoryEnabled());
+    AtomicInteger limiterReads = new AtomicInteger();
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().minFillRate(1e12).minCapacity(1e6).clock(() -> {
+      limiterReads.incrementAndGet();
+      return clock.nanoTime();
+    }).build();
+    limiter.onResponse(true);
+    RetryExecutor<String> executor = RetryExecutor.of(RetryPolicy.<String>builder().clock(clock).sleeper(sleeper)
+        .rateLimiter(limiter).build());
+    Callable<String> attempt = () -> {
+      clock.advanceNanos(1_000); // 1 us a call: 10^6 tokens/s at most, far below the minimum fill rate
+      return "ok";
+    };
+    long id = Thread.currentThread().getId();
+    int calls = 200_000;
+    for (int i = 0; i < calls; i++) { // warm up: class loading and first-call linking allocate
+      executor.call(attempt);
+    }
+    limiterReads.set(0);
+    long before = counter.getThreadAllocatedBytes(id);
+    for (int i = 0; i < calls; i++) {
+      executor.call(attempt);
+    }
+    long allocated = counter.getThreadAllocatedBytes(id) - before;
+    assertThat(allocated).as("bytes allocated by %d successful calls", calls).isLessThan(64 * 1024);
+    assertThat(limiterReads).as("a reservation and a response each read the clock").hasValue(2 * calls);
+    assertThat(limiter.waits() + limiter.refusals()).isZero();
+    assertThat(sleeper.sleeps()).isEmpty();
   }
 }

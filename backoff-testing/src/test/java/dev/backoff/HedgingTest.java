@@ -20,6 +20,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
@@ -375,12 +376,18 @@ class HedgingTest {
   }
 
   @Test
-  void theSynchronousExecutorRejectsAHedgingPolicy() {
+  void aSynchronousCallUnderAHedgingPolicyIsRejectedBeforeAnyAttempt() {
     RetryPolicy<String> policy = policy(100).build();
-    assertThatThrownBy(() -> RetryExecutor.of(policy))
+    RetryExecutor<String> executor = RetryExecutor.of(policy); // a driver may hold both executors
+    AtomicInteger calls = new AtomicInteger();
+    assertThatThrownBy(() -> executor.call(() -> "x" + calls.incrementAndGet()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("'hedged' hedges")
         .hasMessageContaining("AsyncRetryExecutor");
+    assertThatThrownBy(() -> RetryLoops.sync(executor, context -> "x" + calls.incrementAndGet(),
+        OutcomeJudge.policyRules()))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(calls).hasValue(0);
   }
 
   @Test
@@ -414,5 +421,41 @@ class HedgingTest {
     attempts.attempt(1).completeExceptionally(new IOException("1"));
     attempts.attempt(2).completeExceptionally(new IOException("2"));
     assertThat(call.get()).isEqualTo("fallback after 2");
+  }
+
+  @Test
+  void withARateLimiterEachHedgeWaitsForItsTokenAndACancelGivesAHeldTokenBack() {
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("svc").clock(clock).build();
+    limiter.onResponse(true); // a throttle enables it: 1 token, 0.5 tokens per second
+    Attempts attempts = new Attempts();
+    CompletableFuture<String> call = AsyncRetryExecutor.of(policy(100).rateLimiter(limiter).build(), scheduler)
+        .call(attempts);
+    // Attempt 1 takes the token. At 100 ms the hedge finds 0.05 tokens: it waits (1 - 0.05) / 0.5 = 1.9 s.
+    advanceMillis(1999);
+    assertThat(attempts.startedAtMillis).containsExactly(0L);
+    advanceMillis(1);
+    assertThat(attempts.startedAtMillis).containsExactly(0L, 2000L);
+    assertThat(limiter.waits()).isEqualTo(1);
+    // The next hedge is due at 2100 ms and waits again, holding its token; the caller cancels meanwhile.
+    advanceMillis(500);
+    assertThat(limiter.waits()).isEqualTo(2);
+    double before = limiter.tokens();
+    assertThat(call.cancel(true)).isTrue();
+    assertThat(limiter.tokens()).isCloseTo(before + 1, org.assertj.core.data.Offset.offset(1e-9));
+    advanceMillis(10_000);
+    assertThat(attempts.count()).isEqualTo(2);
+  }
+
+  @Test
+  void aFirstAttemptTheRateLimiterRefusesFailsWithRateLimitedException() {
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("svc").clock(clock).failFast(true).build();
+    limiter.onResponse(true);
+    limiter.reserve(); // the only token
+    Attempts attempts = new Attempts();
+    CompletableFuture<String> call = AsyncRetryExecutor.of(policy(100).rateLimiter(limiter).build(), scheduler)
+        .call(attempts);
+    assertThatThrownBy(call::get).cause().isInstanceOf(RateLimitedException.class);
+    assertThat(attempts.count()).isZero();
+    assertThat(scheduler.pending()).isZero();
   }
 }

@@ -1,13 +1,19 @@
 package dev.backoff.bench;
 
+import dev.backoff.AsyncRetryExecutor;
+import dev.backoff.Hedging;
+import dev.backoff.RetryPolicy;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Delayed;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 
 /**
  * Measures the heap each pending asynchronous retry holds: starts {@value #DEFAULT_CALLS} calls whose first
@@ -16,11 +22,18 @@ import java.util.concurrent.TimeUnit;
  * everything a waiting call retains: the future, the library's per-call state, and the scheduler's entry.
  * The failed stage and its exception are shared by all calls, so they are not counted.
  *
+ * <p>{@value #BACKOFF_HEDGED} measures a pending hedged call instead: under a policy hedging at once
+ * ({@code Hedging.after(0)}, 3 attempts), each call has its original attempt and 2 hedges in flight, on one
+ * shared stage that never completes (so the figure is the call's own state and its three callbacks on that
+ * stage, not a client's request), and no task left in the scheduler.
+ *
  * <p>Run with {@code -XX:+UseSerialGC} for the most exact accounting (bench/run does). Usage:
  * {@code java -cp benchmarks.jar dev.backoff.bench.PendingRetryMemory [calls] [library...]}.
  */
 public final class PendingRetryMemory {
   static final int DEFAULT_CALLS = 100_000;
+  /** The pseudo-library for a hedged call with 2 hedges in flight. */
+  static final String BACKOFF_HEDGED = "backoff-hedged";
   private static final CompletableFuture<String> FAILED = AsyncRetryBenchmark.FAILED;
 
   private PendingRetryMemory() {}
@@ -40,7 +53,8 @@ public final class PendingRetryMemory {
     int calls = args.length > 0 ? Integer.parseInt(args[0]) : DEFAULT_CALLS;
     List<String> libraries = args.length > 1 ? List.of(args).subList(1, args.length)
         : List.of(AsyncLibraries.BACKOFF, AsyncLibraries.RESILIENCE4J, AsyncLibraries.FAILSAFE,
-            AsyncLibraries.BACKOFF_REACTOR, AsyncLibraries.REACTOR_RETRY, AsyncLibraries.BACKOFF_KOTLIN);
+            AsyncLibraries.BACKOFF_REACTOR, AsyncLibraries.REACTOR_RETRY, AsyncLibraries.BACKOFF_KOTLIN,
+            BACKOFF_HEDGED);
     System.out.printf(Locale.ROOT, "%nMemory per pending retry (%d calls pending, retry due in 1 h)%n", calls);
     System.out.printf(Locale.ROOT, "%-14s %12s %16s%n", "library", "bytes", "bytes/pending");
     for (String library : libraries) {
@@ -56,6 +70,9 @@ public final class PendingRetryMemory {
    * @throws IllegalStateException if not every call has exactly one retry pending in the scheduler
    */
   static Result measure(String library, int calls) throws InterruptedException {
+    if (library.equals(BACKOFF_HEDGED)) {
+      return measureHedged(calls);
+    }
     ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
     scheduler.setRemoveOnCancelPolicy(true);
     try {
@@ -94,6 +111,57 @@ public final class PendingRetryMemory {
         future.cancel(false);
       }
       return new Result(library, calls, after - before, queued);
+    } finally {
+      scheduler.shutdownNow();
+    }
+  }
+
+  /**
+   * Starts {@code calls} hedged calls that each end up with 3 attempts in flight on a stage that never
+   * completes, measures, and cancels them.
+   *
+   * @throws IllegalStateException if a call completed, or the hedges did not all start
+   */
+  static Result measureHedged(int calls) throws InterruptedException {
+    ScheduledThreadPoolExecutor scheduler = new ScheduledThreadPoolExecutor(1);
+    scheduler.setRemoveOnCancelPolicy(true);
+    CompletableFuture<String> never = new CompletableFuture<>();
+    try {
+      AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(RetryPolicy.<String>builder()
+          .maxAttempts(3)
+          .hedging(Hedging.after(Duration.ZERO))
+          .build(), scheduler);
+      AtomicLong attempts = new AtomicLong();
+      Supplier<CompletionStage<String>> attempt = () -> {
+        attempts.incrementAndGet();
+        return never;
+      };
+      CompletableFuture<?>[] futures = new CompletableFuture<?>[calls];
+      long before = usedHeapAfterGc();
+      for (int i = 0; i < calls; i++) {
+        futures[i] = executor.call(attempt);
+      }
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while ((attempts.get() < 3L * calls || scheduler.getQueue().size() > 0 || scheduler.getActiveCount() > 0)
+          && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      long after = usedHeapAfterGc();
+      int queued = scheduler.getQueue().size();
+      if (attempts.get() != 3L * calls || queued != 0) {
+        throw new IllegalStateException(BACKOFF_HEDGED + ": " + attempts.get() + " attempts started for " + calls
+            + " calls (3 each expected), " + queued + " tasks queued");
+      }
+      for (CompletableFuture<?> future : futures) {
+        if (future.isDone()) {
+          throw new IllegalStateException(BACKOFF_HEDGED + ": a call completed instead of waiting");
+        }
+      }
+      long bytes = after - before;
+      for (CompletableFuture<?> future : futures) {
+        future.cancel(false);
+      }
+      return new Result(BACKOFF_HEDGED, calls, bytes, 0);
     } finally {
       scheduler.shutdownNow();
     }

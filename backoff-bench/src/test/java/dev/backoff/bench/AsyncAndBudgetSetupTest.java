@@ -42,6 +42,15 @@ class AsyncAndBudgetSetupTest {
   }
 
   @Test
+  void theHedgedMeasurementHasThreeAttemptsInFlightPerCallAndNothingQueued() throws Exception {
+    // measureHedged throws unless exactly 3 attempts started per call and no call completed.
+    PendingRetryMemory.Result result = PendingRetryMemory.measure(PendingRetryMemory.BACKOFF_HEDGED, 2_000);
+    assertThat(result.calls()).isEqualTo(2_000);
+    assertThat(result.queued()).isZero();
+    assertThat(result.bytes()).isPositive();
+  }
+
+  @Test
   void everyDriverInTheMemoryMeasurementRetriesOnTheSchedulerAndSucceeds() throws Exception {
     java.util.concurrent.ScheduledThreadPoolExecutor scheduler = new java.util.concurrent.ScheduledThreadPoolExecutor(1);
     try {

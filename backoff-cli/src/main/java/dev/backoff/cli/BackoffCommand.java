@@ -14,7 +14,8 @@ import picocli.CommandLine.ScopeType;
     description = "Retry policies you can see: plan backoff schedules, simulate retry storms, retry commands "
         + "and HTTP calls.",
     subcommands = {StrategiesCommand.class, ScheduleCommand.class, TuneCommand.class, RunCommand.class,
-        HttpCommand.class, SimulateCommand.class, ContentionCommand.class, LabCommand.class, HelpCommand.class})
+        HttpCommand.class, SimulateCommand.class, SweepCommand.class, AdviseCommand.class, ContentionCommand.class,
+        LabCommand.class, HelpCommand.class})
 final class BackoffCommand implements Runnable {
   @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "Print stack traces on errors.")
   boolean verbose;

@@ -25,7 +25,7 @@ final class HelpTexts {
     Map<String, String> codes = new LinkedHashMap<>();
     codes.put("0", "Success (http: a 2xx response; run: the command succeeded).");
     codes.put("1", "Failure: the work could not be done (http: the request failed and was not retried, e.g. "
-        + "unknown host; a report that could not be written).");
+        + "unknown host; a report that could not be written; advise: no policy met every objective).");
     codes.put("2", "Usage error: a bad flag, value, scenario file or path; one line and a hint on stderr "
         + "(run: also a command that cannot be started).");
     codes.put("3", "Gave up after retrying (http: attempts, deadline, budget, or a Retry-After beyond "
@@ -45,8 +45,8 @@ final class HelpTexts {
     Map<String, String> variables = new LinkedHashMap<>();
     variables.put("BACKOFF_JAVA_OPTS", "JVM options for the ./backoff launcher, such as -Xmx2g. They come "
         + "last, so they can undo the launcher's -XX:+ExitOnOutOfMemoryError.");
-    variables.put("BACKOFF_NO_PROGRESS", "When set (to any value, even empty), simulate and contention show no "
-        + "progress bar. The bar appears only on a terminal anyway.");
+    variables.put("BACKOFF_NO_PROGRESS", "When set (to any value, even empty), simulate, sweep, advise and "
+        + "contention show no progress bar. The bar appears only on a terminal anyway.");
     ENVIRONMENT = Collections.unmodifiableMap(variables);
   }
 

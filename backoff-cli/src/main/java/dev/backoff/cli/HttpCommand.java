@@ -1,5 +1,6 @@
 package dev.backoff.cli;
 
+import dev.backoff.Hedging;
 import dev.backoff.RetryEvent;
 import dev.backoff.RetryHistory;
 import dev.backoff.RetryListener;
@@ -97,6 +98,13 @@ final class HttpCommand implements Callable<Integer> {
   @Option(names = {"-L", "--location"}, description = "Follow redirects.")
   boolean followRedirects;
 
+  @Option(names = "--hedge", paramLabel = "<spec>",
+      description = "Hedge the request, DELAY or DELAY:HEDGES (50ms, 50ms:2): when no answer came within DELAY,"
+          + " send it again alongside (and at once after a retryable answer); the first good response wins, the"
+          + " others are cancelled. At most HEDGES more requests (without it, up to --max-attempts in all; with"
+          + " it and no --max-attempts, HEDGES+1 attempts). Only requests that may be repeated are hedged.")
+  String hedge;
+
   /** Error bodies (any status but 2xx) are printed up to this many bytes; 2xx bodies whole. */
   static final int ERROR_BODY_LIMIT = 64 * 1024;
 
@@ -107,18 +115,32 @@ final class HttpCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     HttpRequest request = request();
     RetryPolicy.Builder<HttpResponse<?>> builder = policy.builder();
+    Hedging hedging = hedging();
+    if (hedging != null) {
+      if (hedging.maxHedges() != Hedging.UNBOUNDED && policy.maxAttempts == null) {
+        builder.maxAttempts(hedging.maxHedges() + 1);
+      }
+      builder.hedging(hedging);
+    }
     if (maxRetryAfter != null) {
       builder.maxPushback(maxRetryAfter);
     }
     PrintWriter err = spec.commandLine().getErr();
     AtomicReference<StopReason> stopped = new AtomicReference<>();
     builder.listener(new AttemptPrinter(err, stopped, request.uri().getHost()));
+    builder.rateLimiter(policy.rateLimiter(err)); // the HTTP rules classify 429 and 503 as throttles
     // A 2xx body that broke off after part of it was printed is not retried: the retry would print it again.
     builder.abortIf(PartialOutputException.class::isInstance);
+    RetryPolicy<HttpResponse<?>> built;
+    try {
+      built = builder.build();
+    } catch (IllegalArgumentException e) {
+      throw new Errors.UsageException("--hedge " + hedge + ": " + e.getMessage()); // hedges beyond max attempts
+    }
     RetryingHttpClient.Builder client = RetryingHttpClient.builder(HttpClient.newBuilder()
             .followRedirects(followRedirects ? HttpClient.Redirect.NORMAL : HttpClient.Redirect.NEVER)
             .build())
-        .policy(builder.build());
+        .policy(built);
     for (int status : retryStatuses) {
       if (status < 100 || status > 599) {
         throw new Errors.UsageException("--retry-status must be between 100 and 599, was " + status);
@@ -138,8 +160,10 @@ final class HttpCommand implements Callable<Integer> {
     installOutOfMemoryExit(err);
     HttpResponse<PrintedBody> response;
     try {
-      response = client.build().send(request, info -> new PrintingSubscriber(out, charset(info.headers()),
-          isSuccess(info.statusCode()) ? Long.MAX_VALUE : ERROR_BODY_LIMIT));
+      HttpResponse.BodyHandler<PrintedBody> printing = info -> new PrintingSubscriber(out,
+          charset(info.headers()), isSuccess(info.statusCode()) ? Long.MAX_VALUE : ERROR_BODY_LIMIT);
+      response = hedging == null ? client.build().send(request, printing)
+          : awaitHedged(client.build().sendAsync(request, printing));
     } catch (IOException e) {
       RetryHistory history = RetryHistory.of(e);
       err.println("backoff: " + describe(e, request.uri().getHost())
@@ -163,6 +187,63 @@ final class HttpCommand implements Callable<Integer> {
     }
     StopReason reason = stopped.get();
     return reason != null && reason.isExhaustion() ? GAVE_UP : NOT_SUCCESSFUL;
+  }
+
+  /** The --hedge flag's value, or null without it. */
+  private Hedging hedging() {
+    if (hedge == null) {
+      return null;
+    }
+    int colon = hedge.indexOf(':');
+    Duration delay;
+    try {
+      delay = DurationConverter.parse(colon < 0 ? hedge : hedge.substring(0, colon));
+    } catch (picocli.CommandLine.TypeConversionException e) {
+      throw new Errors.UsageException("--hedge '" + hedge + "': " + e.getMessage());
+    }
+    if (delay.isNegative()) {
+      throw new Errors.UsageException("--hedge delay must not be negative, was " + Durations.format(delay));
+    }
+    Hedging hedging = Hedging.after(delay);
+    if (colon < 0) {
+      return hedging;
+    }
+    String count = hedge.substring(colon + 1);
+    int hedges;
+    try {
+      hedges = Integer.parseInt(count);
+    } catch (NumberFormatException e) {
+      throw new Errors.UsageException("--hedge '" + hedge + "': the number of hedges must be a whole number,"
+          + " was '" + count + "'");
+    }
+    if (hedges < 1) {
+      throw new Errors.UsageException("--hedge '" + hedge + "': the number of hedges must be at least 1, was "
+          + hedges);
+    }
+    return hedging.maxHedges(hedges);
+  }
+
+  /** The hedged call's response, its failure thrown as {@link #send} would throw it. */
+  private static <T> HttpResponse<T> awaitHedged(java.util.concurrent.CompletableFuture<HttpResponse<T>> call)
+      throws IOException, InterruptedException {
+    try {
+      return call.get();
+    } catch (InterruptedException e) {
+      call.cancel(true);
+      throw e;
+    } catch (java.util.concurrent.ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof IOException io) {
+        throw io;
+      }
+      if (cause instanceof RuntimeException runtime) {
+        throw runtime;
+      }
+      if (cause instanceof Error error) {
+        throw error;
+      }
+      throw new IOException(cause);
+    }
   }
 
   private HttpRequest request() {
@@ -302,6 +383,9 @@ final class HttpCommand implements Callable<Integer> {
     private final PrintWriter err;
     private final AtomicReference<StopReason> stopped;
     private final String host;
+    // Listener calls of one call come one at a time (the loop's lock or its single thread).
+    private int hedges;
+    private int winner;
 
     AttemptPrinter(PrintWriter err, AtomicReference<StopReason> stopped, String host) {
       this.err = err;
@@ -315,7 +399,28 @@ final class HttpCommand implements Callable<Integer> {
     }
 
     @Override
+    public void onHedgeSent(RetryEvent<HttpResponse<?>> event) {
+      hedges++;
+      err.println("attempt " + event.attempts() + ": sent as a hedge at " + format(event.elapsed())
+          + (event.failure() == null ? "" : ", after " + describe(event.failure(), host)));
+      err.flush();
+    }
+
+    @Override
+    public void onHedgeWon(RetryEvent<HttpResponse<?>> event) {
+      winner = event.attempts();
+    }
+
+    @Override
     public void onSuccess(RetryEvent<HttpResponse<?>> event) {
+      if (hedges > 0) {
+        // A hedged call: the response is the winner's (the original's unless a hedge won).
+        int won = winner == 0 ? 1 : winner;
+        err.println("attempt " + won + ": " + event.result().statusCode() + " (first of " + event.attempts()
+            + " attempts)");
+        err.flush();
+        return;
+      }
       print(event, null);
     }
 

@@ -1,8 +1,10 @@
 package dev.backoff.cli;
 
+import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.RetryPolicy;
 import dev.backoff.sim.ExperimentPolicies;
 import dev.backoff.spec.Durations;
+import java.io.PrintWriter;
 import java.time.Duration;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -24,6 +26,31 @@ final class PolicyOptions {
   @Option(names = "--deadline", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Give up rather than start a wait that would end past this time since the start.")
   Duration deadline;
+
+  @Option(names = "--adaptive",
+      description = "Adaptive client-side rate limiting (AWS's adaptive retry mode): from the first throttled "
+          + "attempt on (http: a 429 or 503; run: any retried exit status), every attempt waits for a token from a "
+          + "bucket whose rate drops by 30%% on each throttle and grows back along a cubic curve.")
+  boolean adaptive;
+
+  /**
+   * The rate limiter of {@code --adaptive} (each wait for a token reported as a line to {@code err}), or
+   * null without it.
+   */
+  AdaptiveRateLimiter rateLimiter(PrintWriter err) {
+    if (!adaptive) {
+      return null;
+    }
+    return AdaptiveRateLimiter.builder().name("adaptive").listener(new AdaptiveRateLimiter.Listener() {
+      @Override
+      public void onWait(AdaptiveRateLimiter limiter, long waitNanos) {
+        err.println("backoff: waiting " + Durations.format(Duration.ofNanos(waitNanos).truncatedTo(
+            java.time.temporal.ChronoUnit.MILLIS)) + " for the adaptive rate limiter ("
+            + String.format(java.util.Locale.ROOT, "%.2f", limiter.fillRate()) + " requests/s)");
+        err.flush();
+      }
+    }).build();
+  }
 
   /**
    * A policy builder configured from the flags.

@@ -49,7 +49,7 @@ final class Progress implements AutoCloseable {
     }
   }
 
-  void stepTo(int completed) {
+  void stepTo(long completed) {
     if (bar != null) {
       bar.stepTo(completed);
     }

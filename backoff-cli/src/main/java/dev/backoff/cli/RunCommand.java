@@ -1,5 +1,6 @@
 package dev.backoff.cli;
 
+import dev.backoff.FailureClass;
 import dev.backoff.RetryEvent;
 import dev.backoff.RetryExecutor;
 import dev.backoff.RetryListener;
@@ -67,6 +68,9 @@ final class RunCommand implements Callable<Integer> {
     RetryPolicy.Builder<Integer> builder = policy.builder();
     builder.retryOnResult(status -> status != 0 && (codes == null || codes.contains(status)));
     builder.abortOn(CannotStart.class);
+    if (policy.adaptive) { // an exit status says nothing of throttling: every retried one counts as a throttle
+      builder.rateLimiter(policy.rateLimiter(err)).classifyResults(status -> FailureClass.THROTTLED);
+    }
     builder.listener(new RetryListener<Integer>() {
       @Override
       public void onRetryScheduled(RetryEvent<Integer> event) {

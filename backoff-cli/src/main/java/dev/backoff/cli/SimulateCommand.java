@@ -62,6 +62,18 @@ final class SimulateCommand implements Callable<Integer> {
       description = "Tipping-point search resolution in seconds. Default: ${DEFAULT-VALUE}.")
   int resolution;
 
+  @Option(names = "--seeds", paramLabel = "<count>",
+      description = "Run each policy over COUNT seeds (the scenario's seed, seed+1, ..., seed+COUNT-1) and report, "
+          + "per policy, the share of runs that recovered and the mean, median and p90 of each headline number, "
+          + "with 95%% intervals. With --tipping-point: each seed's tipping point, and their median with its "
+          + "interval. See docs/simulator.md, 'Confidence and sweeps'.")
+  Integer seeds;
+
+  @Option(names = "--threads", paramLabel = "<count>",
+      description = "With --seeds: runs at once (each run is single-threaded; the output is the same for any "
+          + "count). Default: the processors available to the JVM.")
+  Integer threads;
+
   enum Format { TABLE, CSV, SUMMARY_CSV, JSON }
 
   /** {@code summary-csv} (any case, with a hyphen or an underscore) and the other formats by name. */
@@ -78,11 +90,14 @@ final class SimulateCommand implements Callable<Integer> {
   }
 
   @Override
-  public Integer call() throws IOException {
+  public Integer call() throws IOException, InterruptedException {
     if (timeline && (format != Format.TABLE || tippingPoint)) {
       throw new Errors.UsageException("--timeline: the 5-second lines belong to the table of one run; drop "
           + (tippingPoint ? "--tipping-point" : "--format " + format.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'))
           + " or --timeline");
+    }
+    if (seeds != null || threads != null) {
+      return SeedsRun.call(this);
     }
     Scenario scenario = scenario(spec, scenarioFile);
     if (reportDirectory != null) {

@@ -25,7 +25,8 @@ import picocli.CommandLine.Model.CommandSpec;
 class HelpTest {
   /** The value types placeholders may name; anything else (a key's own name) is refused. */
   private static final Set<String> TYPES = Set.of("duration", "count", "number", "integer", "seconds", "file",
-      "dir", "spec", "url", "header", "method", "status", "port", "fault", "budget", "strategy", "text", "command");
+      "dir", "spec", "url", "header", "method", "status", "port", "fault", "budget", "strategy", "text", "command",
+      "objective", "range");
   private static final Pattern TYPE = Pattern.compile("<([^>]*)>");
   /** A choice list: lower-case words and types separated by |. */
   private static final Pattern CHOICES = Pattern.compile("([a-z0-9]+(?:-[a-z0-9]+)*|@?<[a-z]+>)(\\|([a-z0-9]+(?:-[a-z0-9]+)*|@?<[a-z]+>))+");

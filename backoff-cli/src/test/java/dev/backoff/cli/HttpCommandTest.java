@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,6 +53,28 @@ class HttpCommandTest {
           "attempt 1: 429 (Retry-After: 0), retrying in 1ms (throttled)",
           "attempt 2: 500, retrying in 1ms (transient)",
           "attempt 3: 200");
+    }
+  }
+
+  /**
+   * --adaptive: the first 429 enables the limiter at its minimum rate (0.5/s, one token), attempt 2 takes
+   * that token, and attempt 3 waits for the next (about 2 s, for real), reported on its own line.
+   */
+  @Test
+  @org.junit.jupiter.api.Tag("slow")
+  void adaptiveRateLimitingWaitsForATokenAfterThrottles() throws Exception {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(429, "slow down"),
+        Response.of(429, "slow down"), Response.of(200, "ok"))) {
+      CliRunner result = http("--adaptive", "--max-attempts", "3", server.uri("/api").toString());
+
+      assertThat(result.exitCode).as(result.err).isZero();
+      assertThat(result.out).isEqualTo("ok");
+      List<String> lines = result.err.lines().toList();
+      assertThat(lines).hasSize(4);
+      assertThat(lines.get(0)).isEqualTo("attempt 1: 429, retrying in 1ms (throttled)");
+      assertThat(lines.get(1)).isEqualTo("attempt 2: 429, retrying in 1ms (throttled)");
+      assertThat(lines.get(2)).matches("backoff: waiting [0-9.]+m?s for the adaptive rate limiter \\([0-9.]+ requests/s\\)");
+      assertThat(lines.get(3)).isEqualTo("attempt 3: 200");
     }
   }
 
@@ -197,5 +220,33 @@ class HttpCommandTest {
   /** "METHOD key=<Idempotency-Key> body=<body>" of a request the server read. */
   static String keyAndBody(RecordedRequest request) {
     return request.method() + " key=" + request.header("Idempotency-Key") + " body=" + request.body();
+  }
+
+  @Test
+  void hedgeSendsASecondRequestWhenTheFirstIsSlowAndPrintsOnlyTheWinnersBody() throws Exception {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(
+        Response.of(200, "slow\n").delay(Duration.ofSeconds(30)), Response.of(200, "fast\n"))) {
+      CliRunner result = http("--hedge", "50ms:1", server.uri("/api").toString());
+
+      assertThat(result.exitCode).isZero();
+      assertThat(result.out).isEqualTo("fast\n");
+      assertThat(result.err.lines().toList()).hasSize(2);
+      assertThat(result.err.lines().toList().get(0)).startsWith("attempt 2: sent as a hedge at ");
+      assertThat(result.err.lines().toList().get(1)).isEqualTo("attempt 2: 200 (first of 2 attempts)");
+      assertThat(server.requests()).hasSize(2);
+    }
+  }
+
+  @Test
+  void hedgeRejectsABadValueNamingIt() {
+    CliRunner badCount = http("--hedge", "50ms:0", "http://localhost:1/");
+    assertThat(badCount.exitCode).isEqualTo(2);
+    assertThat(badCount.err).contains("--hedge '50ms:0': the number of hedges must be at least 1, was 0");
+    CliRunner badDelay = http("--hedge", "soon", "http://localhost:1/");
+    assertThat(badDelay.exitCode).isEqualTo(2);
+    assertThat(badDelay.err).contains("--hedge 'soon'");
+    CliRunner tooMany = http("--hedge", "50ms:5", "--max-attempts", "3", "http://localhost:1/");
+    assertThat(tooMany.exitCode).isEqualTo(2);
+    assertThat(tooMany.err).contains("maxHedges(5) needs maxAttempts of at least 6");
   }
 }

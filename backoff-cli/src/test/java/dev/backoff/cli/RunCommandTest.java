@@ -59,6 +59,19 @@ class RunCommandTest {
     assertThat(result.err.trim()).isEqualTo("backoff: attempt 1 succeeded");
   }
 
+  /**
+   * With --adaptive every retried exit is a throttle: the first enables the limiter at its minimum rate
+   * (0.5/s, one token), attempt 2 takes that token, and attempt 3 would wait about 2 s for the next: past the
+   * 1 s deadline, so the run stops after attempt 2 instead of sleeping.
+   */
+  @Test
+  void adaptiveRateLimitingStopsAWaitThatWouldPassTheDeadline() {
+    CliRunner result = CliRunner.run(ScheduleCommandTest.with(FAST, "--adaptive", "--max-attempts", "5",
+        "--deadline", "1s", "--", "sh", "-c", "exit 1"));
+    assertThat(result.exitCode).as(result.err).isEqualTo(1);
+    assertThat(result.err).contains("attempt 2 exited 1; giving up (DEADLINE_EXCEEDED").doesNotContain("attempt 3");
+  }
+
   @Test
   void deadlineStopsRetrying() {
     CliRunner result = CliRunner.run("run", "--strategy", "fixed", "--initial", "1h", "--max-attempts", "10",

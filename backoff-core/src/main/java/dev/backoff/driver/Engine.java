@@ -85,7 +85,8 @@ public final class Engine {
    * Hedging: may one more attempt start now, alongside the {@code started} attempts the call has started?
    * Applies the policy's bounds in order (the hedging's attempt bound, the deadline, then the budget, which
    * is charged for a granted hedge) and tells the listeners of a granted hedge ({@code onHedgeSent}). The
-   * circuit breaker is the driver's to ask, before this. Does not end the call.
+   * circuit breaker and the rate limiter are the driver's to ask, before this (the outcomes reach the
+   * limiter through {@link #recordHedged}). Does not end the call.
    *
    * @param triggerClass the class of the failure that triggered this hedge (the budget is asked for it), or
    *     null when the hedging delay did ({@link dev.backoff.FailureClass#TRANSIENT} is asked)

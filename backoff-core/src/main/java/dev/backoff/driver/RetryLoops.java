@@ -34,6 +34,8 @@ public final class RetryLoops {
    * @throws Exception the last failure, when retries stop on a failure
    * @throws InterruptedException if interrupted while sleeping
    * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if the policy {@linkplain dev.backoff.RetryPolicy#hedging() hedges} (a
+   *     synchronous call cannot run attempts side by side)
    */
   public static <R, T extends R> T sync(RetryExecutor<R> executor, SyncAttempt<T> attempt, OutcomeJudge<R> judge)
       throws Exception {
@@ -48,6 +50,11 @@ public final class RetryLoops {
    * retry is a task on the executor's scheduler, and no thread waits in between. Cancelling or completing
    * the returned future stops the call: no attempt starts after it, the attempt in flight is cancelled
    * where its stage allows, and a result that still arrives goes to {@link AsyncAttempt#discard}.
+   *
+   * <p>When the policy {@linkplain dev.backoff.RetryPolicy#hedging() hedges}, several attempts of the call
+   * may be in flight at once (see {@link dev.backoff.Hedging}): the attempt hook is then called again while
+   * earlier stages are pending, and {@code discard} and the judge may see any attempt's outcome. A driver
+   * must keep per-attempt state in the attempt (or find it from the outcome), not in one field of the call.
    *
    * @return the call's future; also the handle to cancel it
    * @throws NullPointerException if an argument is null

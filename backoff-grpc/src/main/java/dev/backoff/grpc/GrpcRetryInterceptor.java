@@ -97,6 +97,11 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
       retryableByCode[code.ordinal()] = true;
     }
     boolean[] codes = retryableByCode;
+    if (builder.policy.hedging() != null) {
+      throw new IllegalArgumentException("policy '" + builder.policy.name() + "' hedges, which this interceptor "
+          + "does not do (each call relays one attempt's messages to its listener): use gRPC's own hedgingPolicy "
+          + "in the channel's service config, or a policy without hedging");
+    }
     this.policy = builder.policy.toBuilder()
         .retryIf(failure -> {
           Status status = GrpcStatusRules.statusOf(failure);
@@ -277,7 +282,11 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
       return this;
     }
 
-    /** Builds the interceptor. */
+    /**
+     * Builds the interceptor.
+     *
+     * @throws IllegalArgumentException if the policy hedges (use gRPC's own hedging policy instead)
+     */
     public GrpcRetryInterceptor build() {
       return new GrpcRetryInterceptor(this);
     }

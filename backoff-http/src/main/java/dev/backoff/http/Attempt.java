@@ -124,7 +124,10 @@ final class Attempt<T> implements BodyHandler<Object> {
 
   @Override
   public BodySubscriber<Object> apply(ResponseInfo info) {
-    AttemptBody created = retryPossible(info)
+    // A hedged call's attempts overlap: only the winner's body may reach the caller's handler (a handler may
+    // have side effects, such as printing), so every body is read ahead until the call has its winner.
+    boolean readAhead = retryPossible(info) || policy.hedging() != null;
+    AttemptBody created = readAhead
         ? AttemptBody.readAhead(owner.readAheadLimit())
         : AttemptBody.direct(handler.apply(info));
     body = created;

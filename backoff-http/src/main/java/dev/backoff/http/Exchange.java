@@ -13,6 +13,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -26,7 +29,9 @@ import java.util.concurrent.ExecutionException;
  * rule, the engine.
  *
  * <p>Per call. The loops run its attempts one after another; {@link #current} is volatile because an
- * asynchronous attempt completes, and a caller cancels, on other threads.
+ * asynchronous attempt completes, and a caller cancels, on other threads. A hedged call (a policy with
+ * hedging) has several attempts in flight, so {@link #byResponse} maps each response to the attempt that
+ * produced it, for judging, discarding and finishing it; without hedging it is null and costs nothing.
  */
 final class Exchange<T> implements SyncAttempt<HttpResponse<Object>>, AsyncAttempt<HttpResponse<Object>>,
     OutcomeJudge<HttpResponse<?>> {
@@ -38,6 +43,7 @@ final class Exchange<T> implements SyncAttempt<HttpResponse<Object>>, AsyncAttem
   private final boolean callerThread;
   private volatile Attempt<T> current;
   private volatile boolean handedOver;
+  private final Map<HttpResponse<?>, Attempt<T>> byResponse; // null unless the policy hedges
 
   Exchange(RetryingHttpClient owner, RetryPolicy<HttpResponse<?>> policy, HttpRequest request, boolean repeatable,
       BodyHandler<T> handler, boolean callerThread) {
@@ -47,6 +53,18 @@ final class Exchange<T> implements SyncAttempt<HttpResponse<Object>>, AsyncAttem
     this.repeatable = repeatable;
     this.handler = handler;
     this.callerThread = callerThread;
+    this.byResponse = policy.hedging() == null ? null : Collections.synchronizedMap(new IdentityHashMap<>());
+  }
+
+  /** The attempt that produced {@code response}: the current one, unless attempts overlap (hedging). */
+  private Attempt<T> attemptOf(HttpResponse<?> response) {
+    if (byResponse != null && response != null) {
+      Attempt<T> attempt = byResponse.get(response);
+      if (attempt != null) {
+        return attempt;
+      }
+    }
+    return current;
   }
 
   private Attempt<T> newAttempt(AttemptContext context) {
@@ -84,14 +102,26 @@ final class Exchange<T> implements SyncAttempt<HttpResponse<Object>>, AsyncAttem
       inFlight = CompletableFuture.failedFuture(e); // a rejected request: judged like any failure
     }
     AttemptStage<T> stage = new AttemptStage<>(attempt, inFlight);
-    inFlight.whenComplete(stage::settle);
+    if (byResponse == null) {
+      inFlight.whenComplete(stage::settle);
+    } else {
+      inFlight.whenComplete((response, failure) -> {
+        if (response != null) {
+          byResponse.put(response, attempt); // before the loop sees it
+        }
+        stage.settle(response, failure);
+      });
+    }
     return stage;
   }
 
   /** A response that is retried after, or that nobody will read: its timer stops, its body is released. */
   @Override
   public void discard(HttpResponse<Object> response) {
-    Attempt<T> attempt = current; // attempts are sequential: the one that produced this response
+    Attempt<T> attempt = attemptOf(response);
+    if (byResponse != null) {
+      byResponse.remove(response);
+    }
     if (attempt != null) {
       attempt.discard(response);
     } else {
@@ -111,7 +141,7 @@ final class Exchange<T> implements SyncAttempt<HttpResponse<Object>>, AsyncAttem
     if (!rules.isRetryStatus(response.statusCode())) {
       return Verdict.ACCEPT;
     }
-    Attempt<T> attempt = current;
+    Attempt<T> attempt = attemptOf(response);
     Instant read = attempt == null ? null : attempt.wallNow(); // the instant the handler judged it at
     return rules.judgeResponse(p, repeatable, JdkViews.response(response.statusCode(), response.headers()),
         read != null ? read : rules.wallNow());
@@ -119,7 +149,12 @@ final class Exchange<T> implements SyncAttempt<HttpResponse<Object>>, AsyncAttem
 
   /** The last response as the caller's handler makes it (its body read ahead, then the rest). */
   CompletableFuture<HttpResponse<T>> finish(HttpResponse<Object> response) {
-    return current.finish(response);
+    Attempt<T> attempt = attemptOf(response);
+    if (byResponse != null) {
+      byResponse.remove(response);
+      current = attempt; // the winner: the call has ended, no attempt starts after it
+    }
+    return attempt.finish(response);
   }
 
   /** The caller has the response: its body is the caller's now. */

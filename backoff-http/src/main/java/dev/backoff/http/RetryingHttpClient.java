@@ -67,6 +67,13 @@ import java.util.function.Function;
  * counts; one too long to represent (beyond about 292 years) is infinite and always stops the call. An
  * unreadable value falls back to the backoff.
  *
+ * <h2>Hedging</h2>
+ * With a policy that {@linkplain RetryPolicy.Builder#hedging hedges}, {@link #sendAsync} sends another
+ * attempt when none has answered within the hedging delay (see {@link dev.backoff.Hedging}); the first
+ * response the rules accept wins, and the other exchanges are cancelled. Every body is read ahead until the
+ * winner is known, so only the winner's reaches the caller's handler. A request that may not be repeated
+ * (as above) is never hedged. {@link #send} cannot hedge: it throws an {@link IllegalArgumentException}.
+ *
  * <h2>Outcomes</h2>
  * <ul>
  *   <li>When retries stop on a response (retries exhausted, deadline, budget, pushback, or a request that
@@ -213,9 +220,11 @@ public final class RetryingHttpClient {
     Objects.requireNonNull(request, "request must not be null");
     Objects.requireNonNull(handler, "handler must not be null");
     Drivers drivers = driversFor(request);
-    Exchange<T> exchange = new Exchange<>(this, drivers.policy, request,
-        rules.isRepeatable(JdkViews.request(request)), handler, false);
-    CompletableFuture<HttpResponse<Object>> call = RetryLoops.async(drivers.async, exchange, exchange);
+    boolean repeatable = rules.isRepeatable(JdkViews.request(request));
+    // A request that must not be repeated is never hedged: a hedge would send it twice.
+    AsyncRetryExecutor<HttpResponse<?>> executor = repeatable ? drivers.async : drivers.unhedged;
+    Exchange<T> exchange = new Exchange<>(this, executor.policy(), request, repeatable, handler, false);
+    CompletableFuture<HttpResponse<Object>> call = RetryLoops.async(executor, exchange, exchange);
     CompletableFuture<HttpResponse<T>> result = new CompletableFuture<>();
     call.whenComplete((response, failure) -> {
       if (failure != null) {
@@ -297,11 +306,15 @@ public final class RetryingHttpClient {
     final RetryPolicy<HttpResponse<?>> policy;
     final RetryExecutor<HttpResponse<?>> sync;
     final AsyncRetryExecutor<HttpResponse<?>> async;
+    // For requests that must not be repeated: never hedged (the same as async when the policy does not hedge).
+    final AsyncRetryExecutor<HttpResponse<?>> unhedged;
 
     Drivers(RetryPolicy<HttpResponse<?>> policy, ScheduledExecutorService scheduler) {
       this.policy = policy;
       this.sync = RetryExecutor.of(policy);
       this.async = AsyncRetryExecutor.of(policy, scheduler);
+      this.unhedged = policy.hedging() == null ? async
+          : AsyncRetryExecutor.of(policy.toBuilder().hedging(null).build(), scheduler);
     }
   }
 

@@ -8,8 +8,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.net.ssl.SSLContext;
@@ -24,6 +26,8 @@ final class CountingHttpClient extends HttpClient {
   private final HttpClient delegate;
   private final Exception failure;
   final AtomicInteger sends = new AtomicInteger();
+  /** The futures {@code sendAsync} returned, in order (to see which exchanges were cancelled). */
+  final List<CompletableFuture<?>> asyncExchanges = new CopyOnWriteArrayList<>();
 
   CountingHttpClient(HttpClient delegate) {
     this(delegate, null);
@@ -102,7 +106,9 @@ final class CountingHttpClient extends HttpClient {
     if (failure != null) {
       return CompletableFuture.failedFuture(failure);
     }
-    return delegate.sendAsync(request, handler);
+    CompletableFuture<HttpResponse<T>> exchange = delegate.sendAsync(request, handler);
+    asyncExchanges.add(exchange);
+    return exchange;
   }
 
   @Override

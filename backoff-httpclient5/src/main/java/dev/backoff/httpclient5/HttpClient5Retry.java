@@ -94,6 +94,11 @@ public final class HttpClient5Retry {
   private final AsyncRetryHandler asyncHandler;
 
   private HttpClient5Retry(Builder builder) {
+    if (builder.policy.hedging() != null) {
+      throw new IllegalArgumentException("policy '" + builder.policy.name() + "' hedges, which the HttpClient 5 "
+          + "handlers do not do (attempts share the exchange's entity producer and execution scope): use a "
+          + "policy without hedging, or backoff-http's or backoff-okhttp's asynchronous calls");
+    }
     this.rules = builder.rules;
     this.policy = rules.applyTo(builder.policy, HttpResponse::getCode);
     this.sync = RetryExecutor.of(policy);
@@ -237,7 +242,11 @@ public final class HttpClient5Retry {
       return this;
     }
 
-    /** Builds the retry handlers. */
+    /**
+     * Builds the retry handlers.
+     *
+     * @throws IllegalArgumentException if the policy hedges (the handlers run one attempt at a time)
+     */
     public HttpClient5Retry build() {
       return new HttpClient5Retry(this);
     }

@@ -40,12 +40,19 @@ import kotlinx.coroutines.launch
  *
  * Outcomes: a failure before the first value ends the flow with the last failure, carrying the earlier ones
  * and a [dev.backoff.RetryHistory] as suppressed exceptions.
+ *
+ * A flow is not hedged (its values come from one committed attempt): a policy with hedging is refused with
+ * an [IllegalArgumentException].
  */
 fun <T> Flow<T>.retry(
     policy: RetryPolicy<*>,
     clock: NanoClock = policy.clock(),
     random: RandomGenerator = policy.random(),
 ): Flow<T> {
+    require(policy.hedging() == null) {
+        "policy '${policy.name()}' hedges, and a flow cannot be hedged (its values come from one attempt): " +
+            "use a policy without hedging"
+    }
     val upstream = this
     return flow {
         val downstream = this

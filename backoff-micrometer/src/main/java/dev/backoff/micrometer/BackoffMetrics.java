@@ -1,5 +1,6 @@
 package dev.backoff.micrometer;
 
+import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryEvent;
@@ -32,6 +33,10 @@ import java.util.concurrent.atomic.LongAdder;
  *       {@code budget_refused}</td></tr>
  *   <tr><td>{@code backoff.attempts}</td><td>distribution summary</td><td>attempts per finished call</td></tr>
  *   <tr><td>{@code backoff.retry.delay}</td><td>timer</td><td>each scheduled retry's delay</td></tr>
+ *   <tr><td>{@code backoff.hedges.sent}</td><td>counter</td><td>hedges a hedged call started besides its
+ *       first attempt (registered at the policy's first hedge)</td></tr>
+ *   <tr><td>{@code backoff.hedges.won}</td><td>counter</td><td>hedged calls whose accepted result came from a
+ *       hedge rather than the first attempt (registered at the policy's first win)</td></tr>
  *   <tr><td>{@code backoff.retry.amplification}</td><td>gauge</td><td>attempts / calls over the finished calls
  *       (1.0: no retries; NaN before the first call ends)</td></tr>
  *   <tr><td>{@code backoff.budget.level}</td><td>gauge</td><td>the budget's level (tokens or retries
@@ -45,6 +50,21 @@ import java.util.concurrent.atomic.LongAdder;
  *       breaker refused</td></tr>
  *   <tr><td>{@code backoff.breaker.transitions}</td><td>counter, tags {@code breaker}, {@code from},
  *       {@code to}</td><td>state transitions, for breakers built with {@link #breakerListener}</td></tr>
+ *   <tr><td>{@code backoff.limiter.fill.rate}</td><td>gauge, tag {@code limiter}</td><td>the adaptive rate
+ *       limiter's fill rate, requests per second (0 until its first throttle enables it), for limiters bound
+ *       with {@link #bindRateLimiter}</td></tr>
+ *   <tr><td>{@code backoff.limiter.measured.rate}</td><td>gauge, tag {@code limiter}</td><td>its measured
+ *       send rate, requests per second</td></tr>
+ *   <tr><td>{@code backoff.limiter.capacity}, {@code backoff.limiter.tokens}</td><td>gauges, tag
+ *       {@code limiter}</td><td>its bucket's capacity and the tokens in it (negative while reservations
+ *       wait)</td></tr>
+ *   <tr><td>{@code backoff.limiter.enabled}</td><td>gauge, tag {@code limiter}</td><td>1 once a throttle
+ *       has enabled it, else 0</td></tr>
+ *   <tr><td>{@code backoff.limiter.waits}, {@code backoff.limiter.refused},
+ *       {@code backoff.limiter.throttles}</td><td>function counters, tag {@code limiter}</td><td>reservations
+ *       that had to wait, reservations refused, throttles reported</td></tr>
+ *   <tr><td>{@code backoff.limiter.wait}</td><td>timer, tag {@code limiter}</td><td>each wait for a token,
+ *       for limiters built with {@link #rateLimiterListener}</td></tr>
  * </table>
  *
  * <pre>{@code
@@ -153,6 +173,51 @@ public final class BackoffMetrics implements RetryListener<Object> {
         .register(registry).increment();
   }
 
+  /**
+   * Reports {@code limiter}'s rates, bucket and counts (see the table above), tagged {@code limiter=}its
+   * name. The gauges hold the limiter weakly, as Micrometer gauges do.
+   *
+   * @throws NullPointerException if {@code limiter} is null
+   */
+  public void bindRateLimiter(AdaptiveRateLimiter limiter) {
+    Objects.requireNonNull(limiter, "limiter must not be null");
+    Tags tags = commonTags.and("limiter", limiter.name());
+    Gauge.builder("backoff.limiter.fill.rate", limiter, AdaptiveRateLimiter::fillRate)
+        .description("The adaptive rate limiter's fill rate (0 until a throttle enables it)")
+        .baseUnit("requests/s").tags(tags).register(registry);
+    Gauge.builder("backoff.limiter.measured.rate", limiter, AdaptiveRateLimiter::measuredSendRate)
+        .description("The send rate the adaptive rate limiter measured").baseUnit("requests/s")
+        .tags(tags).register(registry);
+    Gauge.builder("backoff.limiter.capacity", limiter, AdaptiveRateLimiter::capacity)
+        .description("The adaptive rate limiter's bucket capacity").baseUnit("tokens").tags(tags).register(registry);
+    Gauge.builder("backoff.limiter.tokens", limiter, AdaptiveRateLimiter::tokens)
+        .description("Tokens in the adaptive rate limiter's bucket (negative while reservations wait)")
+        .baseUnit("tokens").tags(tags).register(registry);
+    Gauge.builder("backoff.limiter.enabled", limiter, l -> l.enabled() ? 1 : 0)
+        .description("1 once a throttle has enabled the adaptive rate limiter").tags(tags).register(registry);
+    FunctionCounter.builder("backoff.limiter.waits", limiter, AdaptiveRateLimiter::waits)
+        .description("Reservations that waited for a token").tags(tags).register(registry);
+    FunctionCounter.builder("backoff.limiter.refused", limiter, AdaptiveRateLimiter::refusals)
+        .description("Reservations the adaptive rate limiter refused").tags(tags).register(registry);
+    FunctionCounter.builder("backoff.limiter.throttles", limiter, AdaptiveRateLimiter::throttles)
+        .description("Throttles reported to the adaptive rate limiter").tags(tags).register(registry);
+  }
+
+  /**
+   * A listener to build adaptive rate limiters with ({@link AdaptiveRateLimiter.Builder#listener}): times each
+   * wait for a token as {@code backoff.limiter.wait}, tagged {@code limiter}.
+   */
+  public AdaptiveRateLimiter.Listener rateLimiterListener() {
+    return new AdaptiveRateLimiter.Listener() {
+      @Override
+      public void onWait(AdaptiveRateLimiter limiter, long waitNanos) {
+        Timer.builder("backoff.limiter.wait").description("Waits for an adaptive rate limiter's token")
+            .tags(commonTags).tag("limiter", limiter.name()).register(registry)
+            .record(waitNanos, TimeUnit.NANOSECONDS);
+      }
+    };
+  }
+
   private static String tagValue(CircuitBreaker.State state) {
     return state.name().toLowerCase(java.util.Locale.ROOT);
   }
@@ -160,6 +225,16 @@ public final class BackoffMetrics implements RetryListener<Object> {
   @Override
   public void onRetryScheduled(RetryEvent<Object> event) {
     meters(event.policyName()).retryDelay.record(event.delayNanos(), TimeUnit.NANOSECONDS);
+  }
+
+  @Override
+  public void onHedgeSent(RetryEvent<Object> event) {
+    meters(event.policyName()).hedgesSent().increment();
+  }
+
+  @Override
+  public void onHedgeWon(RetryEvent<Object> event) {
+    meters(event.policyName()).hedgesWon().increment();
   }
 
   @Override
@@ -205,8 +280,15 @@ public final class BackoffMetrics implements RetryListener<Object> {
     final Timer retryDelay;
     final LongAdder calls = new LongAdder();
     final LongAdder totalAttempts = new LongAdder();
+    private final MeterRegistry registry;
+    private final Tags tags;
+    // Registered at first use, so that a policy that never hedges shows no hedging meters.
+    private volatile Counter hedgesSent;
+    private volatile Counter hedgesWon;
 
     PolicyMeters(MeterRegistry registry, Tags tags) {
+      this.registry = registry;
+      this.tags = tags;
       firstTrySuccess = calls(registry, tags, "first_try_success");
       successAfterRetries = calls(registry, tags, "success_after_retries");
       exhausted = calls(registry, tags, "exhausted");
@@ -223,6 +305,26 @@ public final class BackoffMetrics implements RetryListener<Object> {
     private static Counter calls(MeterRegistry registry, Tags tags, String outcome) {
       return Counter.builder("backoff.calls").description("Finished calls by outcome")
           .tags(tags).tag("outcome", outcome).register(registry);
+    }
+
+    Counter hedgesSent() {
+      Counter counter = hedgesSent;
+      if (counter == null) {
+        counter = Counter.builder("backoff.hedges.sent").description("Hedges started besides the first attempt")
+            .tags(tags).register(registry); // the registry returns the same counter to racing threads
+        hedgesSent = counter;
+      }
+      return counter;
+    }
+
+    Counter hedgesWon() {
+      Counter counter = hedgesWon;
+      if (counter == null) {
+        counter = Counter.builder("backoff.hedges.won").description("Hedged calls won by a hedge")
+            .tags(tags).register(registry);
+        hedgesWon = counter;
+      }
+      return counter;
     }
 
     void finished(int attemptCount) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.backoff.AsyncRetryExecutor;
 import dev.backoff.Backoff;
+import dev.backoff.Hedging;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryBudgets;
 import dev.backoff.RetryExecutor;
@@ -16,9 +17,13 @@ import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 class BackoffMetricsTest {
@@ -106,6 +111,42 @@ class BackoffMetricsTest {
   }
 
   @Test
+  void hedgesSentAndWonAreCountedPerPolicy() throws Exception {
+    FakeScheduler scheduler = new FakeScheduler(clock);
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(metrics.instrument(RetryPolicy.<String>builder()
+        .name("hedged").maxAttempts(3).hedging(Hedging.after(Duration.ofMillis(50))).clock(clock).build()),
+        scheduler);
+    List<CompletableFuture<String>> attempts = new ArrayList<>();
+    Supplier<CompletionStage<String>> pending = () -> {
+      CompletableFuture<String> attempt = new CompletableFuture<>();
+      attempts.add(attempt);
+      return attempt;
+    };
+    // A call won by its second hedge, after two hedges were sent.
+    CompletableFuture<String> wonByHedge = executor.call(pending);
+    scheduler.advance(Duration.ofMillis(100));
+    attempts.get(2).complete("third");
+    assertThat(wonByHedge.join()).isEqualTo("third");
+    // A call won by its first attempt, after one hedge was sent.
+    attempts.clear();
+    CompletableFuture<String> wonByOriginal = executor.call(pending);
+    scheduler.advance(Duration.ofMillis(50));
+    attempts.get(0).complete("first");
+    assertThat(wonByOriginal.join()).isEqualTo("first");
+
+    assertThat(registry.get("backoff.hedges.sent").tags("policy", "hedged", "service", "test").counter().count())
+        .isEqualTo(3);
+    assertThat(registry.get("backoff.hedges.won").tags("policy", "hedged", "service", "test").counter().count())
+        .isEqualTo(1);
+    assertThat(registry.get("backoff.retry.amplification").tags("policy", "hedged").gauge().value())
+        .isEqualTo((3 + 2) / 2.0);
+    // A policy that never hedges shows no hedging meters.
+    executor("plain", null, 3).run(failing(1));
+    assertThat(calls("plain", "success_after_retries")).isEqualTo(1);
+    assertThat(registry.find("backoff.hedges.sent").tags("policy", "plain").counter()).isNull();
+  }
+
+  @Test
   void asyncCallsAreCountedTooAndACancellationIsAnAbort() {
     FakeScheduler scheduler = new FakeScheduler(clock);
     AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(metrics.instrument(RetryPolicy.<String>builder()
@@ -166,5 +207,46 @@ class BackoffMetricsTest {
     assertThat(registry.get("backoff.breaker.transitions").tags("from", "half_open", "to", "closed").counter()
         .count()).isEqualTo(1);
     assertThat(registry.get("backoff.breaker.state").tags("state", "closed").gauge().value()).isEqualTo(1);
+  }
+
+  @Test
+  void anAdaptiveRateLimitersRatesWaitsAndRefusals() {
+    dev.backoff.AdaptiveRateLimiter limiter = dev.backoff.AdaptiveRateLimiter.builder().name("orders").clock(clock)
+        .maxWait(Duration.ofSeconds(3)).listener(metrics.rateLimiterListener()).build();
+    metrics.bindRateLimiter(limiter);
+    assertThat(registry.get("backoff.limiter.enabled").tag("limiter", "orders").gauge().value()).isZero();
+    assertThat(registry.get("backoff.limiter.fill.rate").tag("limiter", "orders").gauge().value()).isZero();
+    for (int i = 0; i < 4; i++) {
+      limiter.onResponse(false);
+    }
+    clock.advance(Duration.ofMillis(500));
+    // The throttle closes the first 0.5 s bucket: 5 responses, 10/s, measured 0.8 * 10 = 8; rate 0.7 * 8.
+    limiter.onResponse(true);
+    assertThat(registry.get("backoff.limiter.enabled").tag("limiter", "orders").gauge().value()).isEqualTo(1);
+    assertThat(registry.get("backoff.limiter.measured.rate").tag("limiter", "orders").gauge().value())
+        .isCloseTo(8.0, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(registry.get("backoff.limiter.fill.rate").tag("limiter", "orders").gauge().value())
+        .isCloseTo(5.6, org.assertj.core.data.Offset.offset(1e-9));
+    assertThat(registry.get("backoff.limiter.capacity").tag("limiter", "orders").gauge().value())
+        .isCloseTo(5.6, org.assertj.core.data.Offset.offset(1e-9));
+    for (int i = 0; i < 5; i++) {
+      assertThat(limiter.reserve()).isZero();
+    }
+    // 0.6 tokens left: the next waits 0.4 / 5.6 s; then 1.4 / 5.6 = 0.25 s, and so on up to 3 s.
+    long waited = limiter.reserve();
+    assertThat(waited).isEqualTo(71_428_572L);
+    assertThat(registry.get("backoff.limiter.tokens").tag("limiter", "orders").gauge().value())
+        .isCloseTo(-0.4, org.assertj.core.data.Offset.offset(1e-9));
+    for (int i = 0; i < 20; i++) {
+      limiter.reserve(); // waits of k / 5.6 s up to 3 s (16 of them), then refusals
+    }
+    assertThat(registry.get("backoff.limiter.waits").tag("service", "test").functionCounter().count()).isEqualTo(17);
+    assertThat(registry.get("backoff.limiter.refused").tag("limiter", "orders").functionCounter().count())
+        .isEqualTo(4);
+    assertThat(registry.get("backoff.limiter.throttles").tag("limiter", "orders").functionCounter().count())
+        .isEqualTo(1);
+    io.micrometer.core.instrument.Timer waits = registry.get("backoff.limiter.wait").tag("limiter", "orders").timer();
+    assertThat(waits.count()).isEqualTo(17);
+    assertThat(waits.max(java.util.concurrent.TimeUnit.NANOSECONDS)).isLessThanOrEqualTo(3e9);
   }
 }

@@ -10,6 +10,9 @@ import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRules;
 import java.io.IOException;
 import java.time.Instant;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -25,7 +28,9 @@ import okhttp3.Response;
  * One asynchronous call as the core's asynchronous loop sees it: each attempt is a new OkHttp call,
  * {@code enqueue}d, whose stage cancels that call when cancelled; the judge is the shared HTTP rules. The
  * loop's scheduler does the waiting. Per call; attempts run one after another, completed on OkHttp's
- * dispatcher threads, hence the volatile fields.
+ * dispatcher threads, hence the volatile fields. A hedged call (a policy with hedging) has several attempts
+ * in flight, so each response's call and judging instant are kept by response ({@link #answers}; null and
+ * free without hedging).
  */
 final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Response> {
   private final HttpRules rules;
@@ -36,14 +41,20 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
   private final boolean repeatable;
   private volatile Call last;
   private volatile Instant judgedAt;
+  private final Map<Response, Answer> answers; // null unless the policy hedges
+
+  /** The call that produced a response, and the instant its handler judged it at (or null). */
+  private record Answer(Call call, Instant judgedAt) {}
 
   AsyncExchange(BackoffOkHttp owner, Call.Factory client, Request request) {
     this.client = Objects.requireNonNull(client, "client must not be null");
     this.request = Objects.requireNonNull(request, "request must not be null");
     this.rules = owner.httpRules();
-    this.executor = owner.asyncExecutor();
-    this.policy = executor.policy();
     this.repeatable = rules.isRepeatable(OkHttpViews.request(request));
+    // A request that must not be repeated is never hedged: a hedge would send it twice.
+    this.executor = repeatable ? owner.asyncExecutor() : owner.unhedgedExecutor();
+    this.policy = executor.policy();
+    this.answers = policy.hedging() == null ? null : Collections.synchronizedMap(new IdentityHashMap<>());
   }
 
   /** Starts the call on the asynchronous loop. */
@@ -51,8 +62,17 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
     return RetryLoops.async(executor, this, this);
   }
 
-  /** The last attempt's call (the one that produced the outcome), or null before the first. */
-  Call lastCall() {
+  /**
+   * The call that produced {@code response} (the last attempt's when attempts do not overlap, the winner's
+   * when they do), or the last attempt's call for a failure; null before the first attempt.
+   */
+  Call lastCall(Response response) {
+    if (answers != null && response != null) {
+      Answer answer = answers.get(response);
+      if (answer != null) {
+        return answer.call();
+      }
+    }
     return last;
   }
 
@@ -72,7 +92,11 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
       @Override
       public void onResponse(Call answered, Response response) {
         try {
-          judgedAt = InterceptedCall.readAheadIfRetryPossible(rules, policy, response, repeatable, number, context);
+          Instant at = InterceptedCall.readAheadIfRetryPossible(rules, policy, response, repeatable, number, context);
+          judgedAt = at;
+          if (answers != null) {
+            answers.put(response, new Answer(call, at));
+          }
         } catch (RuntimeException e) {
           response.close();
           stage.completeExceptionally(e);
@@ -88,6 +112,9 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
 
   @Override
   public void discard(Response response) {
+    if (answers != null) {
+      answers.remove(response);
+    }
     response.close();
   }
 
@@ -99,7 +126,8 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
     if (!rules.isRetryStatus(response.code())) {
       return Verdict.ACCEPT;
     }
-    Instant at = judgedAt;
+    Answer answer = answers == null ? null : answers.get(response);
+    Instant at = answer != null ? answer.judgedAt() : judgedAt;
     return at == null
         ? rules.judgeResponse(p, repeatable, OkHttpViews.response(response))
         : rules.judgeResponse(p, repeatable, OkHttpViews.response(response), at);

@@ -78,6 +78,7 @@ public final class BackoffOkHttp {
   private final HttpRules rules;
   private final RetryExecutor<Response> sync;
   private final AsyncRetryExecutor<Response> async;
+  private final AsyncRetryExecutor<Response> unhedged; // for requests that must not be repeated
   private final RetryInterceptor interceptor;
 
   private BackoffOkHttp(Builder builder) {
@@ -86,6 +87,8 @@ public final class BackoffOkHttp {
     this.sync = RetryExecutor.of(policy);
     this.async = AsyncRetryExecutor.of(policy,
         builder.scheduler == null ? AsyncRetryExecutor.defaultScheduler() : builder.scheduler);
+    this.unhedged = policy.hedging() == null ? async : AsyncRetryExecutor.of(policy.toBuilder().hedging(null).build(),
+        async.scheduler());
     this.interceptor = new RetryInterceptor(this);
   }
 
@@ -129,6 +132,12 @@ public final class BackoffOkHttp {
    * {@code maxElapsed} bounds the whole. Pass a client without this adapter's {@linkplain #interceptor()
    * interceptor}.
    *
+   * <p>With a policy that {@linkplain RetryPolicy.Builder#hedging hedges}, another call is enqueued when none
+   * has answered within the hedging delay (see {@link dev.backoff.Hedging}); the first response the rules
+   * accept wins and the other calls are cancelled. A request that may not be repeated is never hedged. The
+   * {@linkplain #interceptor() interceptor} runs on the caller's thread and cannot hedge: a call through it
+   * under a hedging policy fails with an {@link IllegalArgumentException}.
+   *
    * <p>Cancelling the returned future (or completing it, as {@code orTimeout} does) ends the call: the
    * attempt in flight is cancelled ({@code Call.cancel()}), no further attempt starts, and a response that
    * still arrives is closed. The caller must close the response it gets.
@@ -155,7 +164,7 @@ public final class BackoffOkHttp {
     AsyncExchange exchange = new AsyncExchange(this, client, request);
     CompletableFuture<Response> call = exchange.start();
     call.whenComplete((response, failure) -> {
-      Call last = exchange.lastCall();
+      Call last = exchange.lastCall(response);
       if (failure == null) {
         try {
           callback.onResponse(last, response);
@@ -176,6 +185,11 @@ public final class BackoffOkHttp {
 
   AsyncRetryExecutor<Response> asyncExecutor() {
     return async;
+  }
+
+  /** The asynchronous executor without hedging, for requests that must not be sent twice. */
+  AsyncRetryExecutor<Response> unhedgedExecutor() {
+    return unhedged;
   }
 
   /**

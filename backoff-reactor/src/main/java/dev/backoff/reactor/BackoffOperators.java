@@ -62,6 +62,7 @@ public final class BackoffOperators {
    *
    * @param policy the policy; its type may be any supertype of the Flux's elements
    * @throws NullPointerException if {@code policy} is null
+   * @throws IllegalArgumentException if the policy hedges (a Flux cannot be hedged)
    */
   public static <T> FluxRetry<T> retryFlux(RetryPolicy<? super T> policy) {
     return new FluxRetry<>(new Driver(policy, null, null, null));

@@ -28,12 +28,20 @@ import reactor.core.scheduler.Scheduler;
  * <p>Outcomes, cancellation and time are as for {@link MonoRetry}; see {@link BackoffOperators}. Immutable
  * and thread-safe.
  *
+ * <p>A Flux is not hedged: its elements are relayed from one committed attempt, and a second subscription
+ * racing the first would have no single stream to relay. A policy with
+ * {@linkplain RetryPolicy#hedging() hedging} is refused with an {@link IllegalArgumentException}.
+ *
  * @param <T> the element type
  */
 public final class FluxRetry<T> implements Function<Flux<T>, Flux<T>> {
   private final Driver driver;
 
   FluxRetry(Driver driver) {
+    if (driver.policy.hedging() != null) {
+      throw new IllegalArgumentException("policy '" + driver.policy.name() + "' hedges, and a Flux cannot be "
+          + "hedged (its elements come from one attempt): use a policy without hedging, or hedge a Mono");
+    }
     this.driver = driver;
   }
 

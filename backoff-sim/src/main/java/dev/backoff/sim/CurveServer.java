@@ -1,6 +1,5 @@
 package dev.backoff.sim;
 
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -36,10 +35,12 @@ final class CurveServer extends Server {
   private final long perRequestNanos;
   private final long recheckNanos;
 
-  private final ArrayDeque<Attempt> inService = new ArrayDeque<>();
+  private final ServiceRing inService = new ServiceRing();
+  private final Attempt abandoned = Attempt.abandoned(); // stands for the requests whose attempt was dropped
   private int polledCount;
-  // Polling mode: the requests in service, so that a crash can fail them (identity: attempts have no equals).
-  private final java.util.Set<Attempt> polled = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  // Polling mode: the requests in service, so that a crash can fail them, in the order they entered (attempts
+  // have no equals, so this is an identity set; an identity hash order would differ from run to run).
+  private final java.util.Set<Attempt> polled = new java.util.LinkedHashSet<>();
   private long scheduledAt = Long.MIN_VALUE; // the pending completion event's time, MIN_VALUE if none
   private final List<Attempt> deferredTicks = new ArrayList<>();
   private long[] latencyTable = new long[0]; // D(c) by c, for the current capacity and added latency
@@ -94,7 +95,7 @@ final class CurveServer extends Server {
 
   @Override
   int concurrency() {
-    return recheckNanos == 0 ? inService.size() : polledCount;
+    return recheckNanos == 0 ? (int) inService.size() : polledCount;
   }
 
   @Override
@@ -106,10 +107,11 @@ final class CurveServer extends Server {
   void accept(Attempt attempt, long now) {
     attempt.serviceStartNanos = now;
     if (recheckNanos == 0) {
-      inService.addLast(attempt);
-      simulation.metrics.concurrency(inService.size());
+      attempt.ticket = inService.add(now, attempt);
+      int c = (int) inService.size();
+      simulation.metrics.concurrency(c);
       if (scheduledAt == Long.MIN_VALUE && !paused) {
-        schedule(Math.max(now, attempt.serviceStartNanos + latencyAt(inService.size())));
+        schedule(Math.max(now, now + latencyAt(c)));
       }
       // Otherwise the pending event is for an older request and, c having grown, early: it re-schedules.
     } else {
@@ -153,15 +155,25 @@ final class CurveServer extends Server {
   }
 
   private void completeDue(long now) {
-    while (!inService.isEmpty()) {
-      Attempt oldest = inService.peekFirst();
-      long due = oldest.serviceStartNanos + latencyAt(inService.size());
+    ServiceRing ring = inService;
+    while (!ring.isEmpty()) {
+      long due = ring.firstStart() + latencyAt((int) ring.size());
       if (due > now) {
         schedule(due);
         return;
       }
-      inService.pollFirst();
-      simulation.deliver(oldest, OK, -1, now);
+      Attempt oldest = ring.first();
+      ring.removeFirst();
+      if (oldest != null) {
+        simulation.deliver(oldest, OK, -1, now);
+      } // else its client gave up: the answer is lost
+    }
+  }
+
+  @Override
+  void abandon(Attempt attempt) {
+    if (recheckNanos == 0 && attempt.ticket >= 0) {
+      inService.forget(attempt.ticket);
     }
   }
 
@@ -191,10 +203,12 @@ final class CurveServer extends Server {
   @Override
   void clear(long now) {
     // Called by crash(), after the epoch was bumped: pending ticks and completion events become void.
-    for (Attempt attempt : inService) {
-      simulation.deliverError(attempt, ERROR, -1, now);
+    while (!inService.isEmpty()) {
+      Attempt attempt = inService.first();
+      inService.removeFirst();
+      // An abandoned request's error is still an event (lost on arrival), as it was when it kept its attempt.
+      simulation.deliverError(attempt != null ? attempt : abandoned, ERROR, -1, now);
     }
-    inService.clear();
     for (Attempt attempt : polled.toArray(new Attempt[0])) {
       simulation.deliverError(attempt, ERROR, -1, now);
     }

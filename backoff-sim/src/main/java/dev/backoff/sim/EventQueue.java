@@ -3,9 +3,15 @@ package dev.backoff.sim;
 import java.util.Arrays;
 
 /**
- * The simulator's agenda: a binary min-heap of events ordered by virtual time, ties broken by the order in
- * which they were scheduled (a sequence number), so that a run is fully deterministic. Events are stored in
- * parallel primitive arrays (no object per event) because the heap is the simulator's hot path.
+ * The simulator's agenda: events ordered by virtual time, ties broken by the order in which they were
+ * scheduled (a sequence number), so that a run is fully deterministic. (time, sequence) pairs are unique, so
+ * any correct priority queue pops them in one and the same order; the layout below only decides how fast.
+ *
+ * <p>The heap is 4-ary, and each entry is three {@code long}s side by side in one array (time, sequence with
+ * the event's kind in its low 8 bits, datum) plus the target in a parallel array: the four children of a node
+ * lie in two adjacent cache lines, and popping reads the event from the root. With 100 000 clients and more
+ * the heap holds one pending event per client and outgrows the cache; the binary heap it replaces kept five
+ * parallel arrays, so each of its deep levels cost a cache miss per array, over twice as many levels.
  *
  * <p>Events scheduled a fixed delay ahead (client timeouts, error deliveries, polling ticks) arrive in time
  * order, so they go to a FIFO lane instead of the heap: O(1) each, and the heap stays small (most timeouts
@@ -14,11 +20,13 @@ import java.util.Arrays;
  * Not thread-safe.
  */
 final class EventQueue {
-  private long[] times = new long[1024];
-  private long[] sequences = new long[1024];
-  private int[] kinds = new int[1024];
+  private static final int ARITY = 4;
+  private static final int KIND_BITS = 8;
+  private static final int KIND_MASK = (1 << KIND_BITS) - 1;
+  // Heap entry i: entries[3i] = time, entries[3i + 1] = sequence << 8 | kind, entries[3i + 2] = datum;
+  // targets[i] = target. Sequences are unique, so comparing the middle long compares the sequences.
+  private long[] entries = new long[3 * 1024];
   private Object[] targets = new Object[1024];
-  private long[] data = new long[1024];
   private int size;
   private long nextSequence;
 
@@ -87,27 +95,39 @@ final class EventQueue {
   Object target;
   long datum;
 
+  /**
+   * Schedules an event.
+   *
+   * @throws IllegalArgumentException if {@code eventKind} is not in 0..255
+   */
   void schedule(long at, int eventKind, Object eventTarget, long eventDatum) {
-    if (size == times.length) {
-      grow();
+    if ((eventKind & ~KIND_MASK) != 0) {
+      throw new IllegalArgumentException("event kind must be in 0..255, was " + eventKind);
     }
-    long sequence = nextSequence++;
+    if (size == targets.length) {
+      targets = Arrays.copyOf(targets, size * 2);
+      entries = Arrays.copyOf(entries, size * 6);
+    }
+    long key = nextSequence++ << KIND_BITS | eventKind;
+    long[] e = entries;
+    Object[] t = targets;
     int i = size++;
-    // Sift up.
+    // Sift up: a new event has the largest sequence so far, so it stops below any parent at its time.
     while (i > 0) {
-      int parent = (i - 1) >>> 1;
-      long parentTime = times[parent];
-      if (parentTime < at || (parentTime == at && sequences[parent] < sequence)) {
+      int parent = (i - 1) / ARITY;
+      if (e[3 * parent] <= at) {
         break;
       }
-      move(parent, i);
+      e[3 * i] = e[3 * parent];
+      e[3 * i + 1] = e[3 * parent + 1];
+      e[3 * i + 2] = e[3 * parent + 2];
+      t[i] = t[parent];
       i = parent;
     }
-    times[i] = at;
-    sequences[i] = sequence;
-    kinds[i] = eventKind;
-    targets[i] = eventTarget;
-    data[i] = eventDatum;
+    e[3 * i] = at;
+    e[3 * i + 1] = key;
+    e[3 * i + 2] = eventDatum;
+    t[i] = eventTarget;
   }
 
   /**
@@ -143,8 +163,8 @@ final class EventQueue {
   /** The lane whose head comes first, or -1 if the heap's does (or everything is empty). */
   private int firstLane() {
     int best = -1;
-    long bestTime = size == 0 ? Long.MAX_VALUE : times[0];
-    long bestSequence = size == 0 ? Long.MAX_VALUE : sequences[0];
+    long bestTime = size == 0 ? Long.MAX_VALUE : entries[0];
+    long bestSequence = size == 0 ? Long.MAX_VALUE : entries[1] >>> KIND_BITS;
     for (int i = 0; i < lanes.length; i++) {
       Lane lane = lanes[i];
       if (lane.size != 0) {
@@ -163,7 +183,7 @@ final class EventQueue {
   /** The time of the next event; undefined when empty. */
   long peekTime() {
     int lane = firstLane();
-    return lane < 0 ? times[0] : lanes[lane].times[lanes[lane].head];
+    return lane < 0 ? entries[0] : lanes[lane].times[lanes[lane].head];
   }
 
   /** Removes the next event into {@link #time}, {@link #kind}, {@link #target}, {@link #datum}. */
@@ -179,7 +199,7 @@ final class EventQueue {
   boolean pollBefore(long limit) {
     int index = firstLane();
     if (index < 0) {
-      if (size == 0 || times[0] >= limit) {
+      if (size == 0 || entries[0] >= limit) {
         return false;
       }
     } else if (lanes[index].times[lanes[index].head] >= limit) {
@@ -206,55 +226,52 @@ final class EventQueue {
   }
 
   private void pollHeap() {
-    time = times[0];
-    kind = kinds[0];
-    target = targets[0];
-    datum = data[0];
+    long[] e = entries;
+    Object[] t = targets;
+    time = e[0];
+    kind = (int) (e[1] & KIND_MASK);
+    datum = e[2];
+    target = t[0];
     int last = --size;
-    long lastTime = times[last];
-    long lastSequence = sequences[last];
-    int lastKind = kinds[last];
-    Object lastTarget = targets[last];
-    long lastDatum = data[last];
-    targets[last] = null;
+    Object lastTarget = t[last];
+    t[last] = null;
+    if (last == 0) {
+      return;
+    }
+    // Sift the last entry down from the root, over the entries 0 .. last - 1.
+    long lastTime = e[3 * last];
+    long lastKey = e[3 * last + 1];
+    long lastDatum = e[3 * last + 2];
     int i = 0;
-    int half = last >>> 1;
-    while (i < half) {
-      int child = 2 * i + 1;
-      int right = child + 1;
-      if (right < last && (times[right] < times[child]
-          || (times[right] == times[child] && sequences[right] < sequences[child]))) {
-        child = right;
-      }
-      if (lastTime < times[child] || (lastTime == times[child] && lastSequence < sequences[child])) {
+    while (true) {
+      int first = ARITY * i + 1;
+      if (first >= last) {
         break;
       }
-      move(child, i);
+      int end = Math.min(first + ARITY, last);
+      int child = first;
+      long childTime = e[3 * first];
+      long childKey = e[3 * first + 1];
+      for (int c = first + 1; c < end; c++) {
+        long candidate = e[3 * c];
+        if (candidate < childTime || (candidate == childTime && e[3 * c + 1] < childKey)) {
+          child = c;
+          childTime = candidate;
+          childKey = e[3 * c + 1];
+        }
+      }
+      if (lastTime < childTime || (lastTime == childTime && lastKey < childKey)) {
+        break;
+      }
+      e[3 * i] = childTime;
+      e[3 * i + 1] = childKey;
+      e[3 * i + 2] = e[3 * child + 2];
+      t[i] = t[child];
       i = child;
     }
-    if (last > 0) {
-      times[i] = lastTime;
-      sequences[i] = lastSequence;
-      kinds[i] = lastKind;
-      targets[i] = lastTarget;
-      data[i] = lastDatum;
-    }
-  }
-
-  private void move(int from, int to) {
-    times[to] = times[from];
-    sequences[to] = sequences[from];
-    kinds[to] = kinds[from];
-    targets[to] = targets[from];
-    data[to] = data[from];
-  }
-
-  private void grow() {
-    int capacity = times.length * 2;
-    times = Arrays.copyOf(times, capacity);
-    sequences = Arrays.copyOf(sequences, capacity);
-    kinds = Arrays.copyOf(kinds, capacity);
-    targets = Arrays.copyOf(targets, capacity);
-    data = Arrays.copyOf(data, capacity);
+    e[3 * i] = lastTime;
+    e[3 * i + 1] = lastKey;
+    e[3 * i + 2] = lastDatum;
+    t[i] = lastTarget;
   }
 }

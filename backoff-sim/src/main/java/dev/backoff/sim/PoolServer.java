@@ -23,8 +23,9 @@ final class PoolServer extends Server {
   private final SplitMix64 random;
   private final ArrayDeque<Attempt> queue = new ArrayDeque<>();
   private final List<Attempt> deferred = new ArrayList<>();
-  // The requests being served, so that a crash can fail them (identity: attempts have no equals).
-  private final java.util.Set<Attempt> inService = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  // The requests being served, so that a crash can fail them, in the order they started (attempts have no
+  // equals, so this is an identity set; an identity hash order would differ from run to run).
+  private final java.util.Set<Attempt> inService = new java.util.LinkedHashSet<>();
   private int busy;
 
   PoolServer(Simulation simulation, Scenario s, SplitMix64 random) {

@@ -62,6 +62,13 @@ abstract class Server {
   /** Handles one of the model's own events. */
   abstract void onEvent(int kind, Object target, long datum, long now);
 
+  /**
+   * The attempt's client gave up on it (timed out): the request stays in the server until it completes, but
+   * the model may drop what it kept only to answer that client. No event may reach the attempt's caller
+   * after this; the default keeps everything.
+   */
+  void abandon(Attempt attempt) {}
+
   /** Called when the capacity or added latency changed. */
   abstract void onConditionsChanged(long now);
 

@@ -504,6 +504,7 @@ final class Simulation {
       return;
     }
     attempt.state = Attempt.TIMED_OUT;
+    server.abandon(attempt);
     metrics.timeouts[Metrics.second(now)]++;
     if (attempt.caller.hedge != null) {
       hedgedFailure(attempt, PolicySpec.TIMEOUT, -1, now);

@@ -65,25 +65,39 @@ public final class Simulator {
    * @throws ScenarioException if the scenario has no fault, or could need more heap than this JVM has
    */
   public static List<TippingPoint> tippingPoints(Scenario scenario, int resolutionSeconds) {
+    checkTippingPointSearch(scenario, resolutionSeconds);
+    MemoryEstimate.check(scenario);
+    return tippingPoints(scenario, resolutionSeconds, null);
+  }
+
+  /** The search's own checks: a fault to vary, a resolution of at least 1 s. */
+  static void checkTippingPointSearch(Scenario scenario, int resolutionSeconds) {
     if (scenario.faults.isEmpty()) {
       throw new ScenarioException("faults", "the tipping-point search varies the first fault's length; the scenario has none");
     }
     if (resolutionSeconds < 1) {
       throw new ScenarioException(null, "resolution must be at least 1 second, was " + resolutionSeconds);
     }
-    MemoryEstimate.check(scenario);
+  }
+
+  /**
+   * The search without the heap check (the caller made it); {@code progress} sees every probe run's simulated
+   * seconds (and may throw to stop the search).
+   */
+  static List<TippingPoint> tippingPoints(Scenario scenario, int resolutionSeconds, IntConsumer progress) {
+    checkTippingPointSearch(scenario, resolutionSeconds);
     Fault first = scenario.faults.get(0);
     long remaining = scenario.durationNanos - first.atNanos;
     long maxLength = Math.max(1, Math.min(remaining - 120_000_000_000L, remaining / 2) / 1_000_000_000L);
     List<TippingPoint> points = new ArrayList<>();
     for (PolicySpec spec : scenario.policies) {
       Scenario single = scenario.with("policies", List.of(spec.name));
-      Recovery shortest = verdict(single, first, 1);
+      Recovery shortest = verdict(single, first, progress, 1);
       if (!shortest.cameBack()) {
         points.add(new TippingPoint(spec.name, 1, (int) maxLength, shortest));
         continue;
       }
-      Recovery longest = maxLength == 1 ? shortest : verdict(single, first, maxLength);
+      Recovery longest = maxLength == 1 ? shortest : verdict(single, first, progress, maxLength);
       if (longest.cameBack()) {
         points.add(new TippingPoint(spec.name, null, (int) maxLength, longest));
         continue;
@@ -93,7 +107,7 @@ public final class Simulator {
       Recovery atHigh = longest;
       while (high - low > resolutionSeconds) {
         long middle = (low + high) / 2;
-        Recovery verdict = middle <= 1 ? shortest : verdict(single, first, middle);
+        Recovery verdict = middle <= 1 ? shortest : verdict(single, first, progress, middle);
         if (verdict.cameBack()) {
           low = middle;
         } else {
@@ -106,14 +120,14 @@ public final class Simulator {
     return points;
   }
 
-  private static Recovery verdict(Scenario scenario, Fault first, long lengthSeconds) {
+  private static Recovery verdict(Scenario scenario, Fault first, IntConsumer progress, long lengthSeconds) {
     List<Object> faults = new ArrayList<>();
     faults.add(new Fault(first.type, first.atNanos, lengthSeconds * 1_000_000_000L, first.value).spec());
     for (int i = 1; i < scenario.faults.size(); i++) {
       faults.add(scenario.faults.get(i).spec());
     }
     Scenario probe = scenario.with("faults", faults);
-    return runOne(probe, probe.policies.get(0), null, 0).summary().verdict();
+    return runOne(probe, probe.policies.get(0), progress, 0).summary().verdict();
   }
 
   /**

@@ -4,6 +4,8 @@
  * JSON and HTML reports.
  *
  * <p>Thread-safety: scenarios and results are immutable; one simulation runs on one thread and is
- * deterministic (the same seed gives the same output, byte for byte).
+ * deterministic (the same seed gives the same output, byte for byte). {@link dev.backoff.sim.Runs} runs many
+ * independent simulations in parallel (over seeds with {@link dev.backoff.sim.Confidence}, over parameter
+ * ranges with {@link dev.backoff.sim.Sweep}), with the same results for any thread count.
  */
 package dev.backoff.sim;

@@ -1,12 +1,16 @@
 package dev.backoff.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
+import java.util.PriorityQueue;
+import java.util.SplittableRandom;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.Size;
 
@@ -60,6 +64,122 @@ class EngineProperties {
       assertThat(queue.datum).isEqualTo(event[1]);
     }
     assertThat(queue.pollBefore(Long.MAX_VALUE)).isFalse();
+  }
+
+  /**
+   * The queue against the simplest correct reference, a {@link PriorityQueue} ordered by (time, sequence):
+   * schedules and polls interleaved as in a run (time never goes back; many ties; lanes at fixed offsets;
+   * enough pending events for a deep heap and reused payload positions), every event compared whole.
+   */
+  @Property(tries = 200)
+  void theQueuePopsExactlyAsAPriorityQueueOfTimeThenSequence(
+      @ForAll @Size(min = 1, max = 4000) List<@IntRange(min = 0, max = 9) Integer> operations, @ForAll long seed) {
+    EventQueue queue = new EventQueue();
+    PriorityQueue<Object[]> reference = new PriorityQueue<>(Comparator.<Object[]>comparingLong(e -> (long) e[0])
+        .thenComparingLong(e -> (long) e[1]));
+    SplittableRandom random = new SplittableRandom(seed);
+    long[] laneOffsets = {2_000, 1, 50};
+    long now = 0;
+    long sequence = 0;
+    for (int operation : operations) {
+      if (operation < 6) {
+        int choice = random.nextInt(8);
+        long delay = choice < 2 ? 0 : choice < 6 ? random.nextLong(100) : random.nextLong(1_000_000);
+        int kind = random.nextInt(256);
+        long datum = random.nextLong();
+        Long target = sequence;
+        queue.schedule(now + delay, kind, target, datum);
+        reference.add(new Object[] {now + delay, sequence++, kind, datum, target});
+      } else if (operation < 8) {
+        int lane = random.nextInt(3);
+        long datum = random.nextLong();
+        Long target = sequence;
+        queue.scheduleInOrder(lane, now + laneOffsets[lane], 7, target, datum);
+        reference.add(new Object[] {now + laneOffsets[lane], sequence++, 7, datum, target});
+      } else {
+        now = pollBoth(queue, reference, now);
+      }
+      assertThat(queue.size()).isEqualTo(reference.size());
+    }
+    while (!reference.isEmpty()) {
+      now = pollBoth(queue, reference, now);
+    }
+    assertThat(queue.isEmpty()).isTrue();
+    assertThat(queue.pollBefore(Long.MAX_VALUE)).isFalse();
+  }
+
+  private static long pollBoth(EventQueue queue, PriorityQueue<Object[]> reference, long now) {
+    Object[] expected = reference.poll();
+    if (expected == null) {
+      assertThat(queue.pollBefore(Long.MAX_VALUE)).isFalse();
+      return now;
+    }
+    assertThat(queue.peekTime()).isEqualTo((long) expected[0]);
+    // pollBefore stops exactly at the next event's time.
+    assertThat(queue.pollBefore((long) expected[0])).isFalse();
+    assertThat(queue.pollBefore((long) expected[0] + 1)).isTrue();
+    assertThat(new Object[] {queue.time, queue.kind, queue.datum, queue.target})
+        .as("event %s", expected[1])
+        .containsExactly(expected[0], expected[2], expected[3], expected[4]);
+    return queue.time;
+  }
+
+  @Property(tries = 20)
+  void everyKindFromZeroTo255SurvivesThePackingAndOthersAreRefused(@ForAll @IntRange(min = 0, max = 255) int kind) {
+    EventQueue queue = new EventQueue();
+    queue.schedule(5, kind, null, -1);
+    queue.poll();
+    assertThat(queue.kind).isEqualTo(kind);
+    assertThat(queue.datum).isEqualTo(-1);
+    assertThatThrownBy(() -> queue.schedule(5, 256 + kind, null, 0)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("event kind must be in 0..255, was " + (256 + kind));
+    assertThatThrownBy(() -> queue.schedule(5, -1 - kind, null, 0)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("event kind must be in 0..255, was " + (-1 - kind));
+  }
+
+  /** The server's ring against a deque of (start, attempt): order, sizes and forgetting, across many chunks. */
+  @Property(tries = 30)
+  void theServiceRingIsAFifoThatForgetsAttemptsButKeepsTheirPlaces(
+      @ForAll @Size(min = 1, max = 200) List<@IntRange(min = 0, max = 9) Integer> operations, @ForAll long seed) {
+    ServiceRing ring = new ServiceRing();
+    java.util.ArrayDeque<Object[]> reference = new java.util.ArrayDeque<>();
+    java.util.Map<Attempt, Long> tickets = new java.util.HashMap<>();
+    SplittableRandom random = new SplittableRandom(seed);
+    List<Attempt> added = new ArrayList<>();
+    long start = 0;
+    for (int operation : operations) {
+      if (operation < 5) {
+        // Bursts, so the ring crosses chunk boundaries both ways.
+        for (int i = random.nextInt(1 << (ServiceRing.CHUNK_BITS + 1)); i >= 0; i--) {
+          Attempt attempt = new Attempt(null, start);
+          start += random.nextInt(3);
+          tickets.put(attempt, ring.add(start, attempt));
+          Object[] entry = {start, attempt};
+          reference.addLast(entry);
+          added.add(attempt);
+        }
+      } else if (operation < 7 && !added.isEmpty()) {
+        Attempt forgotten = added.get(random.nextInt(added.size()));
+        ring.forget(tickets.get(forgotten));
+        reference.forEach(e -> {
+          if (e[1] == forgotten) {
+            e[1] = null;
+          }
+        });
+      } else if (operation < 9) {
+        for (int i = random.nextInt(1 << (ServiceRing.CHUNK_BITS + 1)); i >= 0 && !reference.isEmpty(); i--) {
+          Object[] expected = reference.pollFirst();
+          assertThat(ring.firstStart()).isEqualTo((long) expected[0]);
+          assertThat(ring.first()).isSameAs(expected[1]);
+          ring.removeFirst();
+        }
+      } else {
+        ring.clear();
+        reference.clear();
+      }
+      assertThat(ring.size()).isEqualTo(reference.size());
+      assertThat(ring.isEmpty()).isEqualTo(reference.isEmpty());
+    }
   }
 
   @Property

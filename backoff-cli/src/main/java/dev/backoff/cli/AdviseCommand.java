@@ -1,0 +1,151 @@
+package dev.backoff.cli;
+
+import dev.backoff.sim.Advice;
+import dev.backoff.sim.Advisor;
+import dev.backoff.sim.Objective;
+import dev.backoff.sim.Runs;
+import dev.backoff.sim.Scenario;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code backoff advise}: searches retry policies for those meeting objectives in a scenario, over several
+ * seeds ({@link Advisor}), and prints them, the Pareto front of success ratio against amplification and p99, and the
+ * recommended policy as Java, {@code simulate} arguments and Spring properties. Exit 0 when a policy meets
+ * every objective, 1 when none does (the output says which objective binds), 2 for a usage error.
+ */
+@Command(name = "advise", mixinStandardHelpOptions = true, sortOptions = false,
+    modelTransformer = AdviseCommand.ScenarioFlags.class,
+    description = {"Search retry policies (strategy families, their parameters, attempt limits and retry budgets) "
+        + "for those meeting your objectives in a scenario, over several seeds; print them, the trade-off "
+        + "between success ratio, amplification and p99, and the best one as Java, simulate arguments and Spring properties.",
+        "Objectives: a comma-separated list of METRIC>=VALUE or METRIC<=VALUE (the metric's good direction): "
+            + "recovers (fraction of seeds recovered, 0.95 or 95%), success-ratio (fraction), amplification "
+            + "(attempts per request), p99 and recovery-time (durations such as 10s), peak-concurrency (requests). "
+            + "Each is judged on the mean over the seeds (recovery-time: over the seeds that recovered).",
+        "Exit 1 when no policy meets every objective: the output names the objective that binds and its best value."})
+final class AdviseCommand implements Callable<Integer> {
+  /** Scenario keys the advisor searches, so they are not flags here (a file's values are replaced). */
+  static final List<String> SEARCHED = List.of("policies", "max-attempts", "budget");
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--objective", required = true, paramLabel = "<objective>[,<objective>...]",
+      description = "What the policy must achieve, such as '" + Objective.EXAMPLE + "'.")
+  String objective;
+
+  @Option(names = "--scenario", paramLabel = "<file>", description = "Scenario file (YAML or JSON, as for "
+      + "simulate); its policies, max-attempts and budget are replaced by the candidates'. Flags override the file.")
+  Path scenarioFile;
+
+  @Option(names = "--seeds", paramLabel = "<count>", defaultValue = "5",
+      description = "Runs per candidate policy, each with its own seed (--seed, then the next ones). "
+          + "Default: ${DEFAULT-VALUE}.")
+  int seeds;
+
+  @Option(names = "--budget", paramLabel = "<count>", defaultValue = "400",
+      description = "The most simulation runs to spend (candidates × seeds): the grid of " + Advisor.GRID_SIZE
+          + " candidates, then refinement around the best. Default: ${DEFAULT-VALUE}.")
+  int budget;
+
+  @Option(names = "--threads", paramLabel = "<count>",
+      description = "Runs at once. Default: the processors available. The advice does not depend on it.")
+  Integer threads;
+
+  @Option(names = "--prefer", paramLabel = "recovers|success-ratio|amplification|p99|recovery-time|peak-concurrency",
+      defaultValue = "success-ratio",
+      description = "Among the policies meeting every objective, the best is the one best on this metric (then the "
+          + "one most comfortably inside every bound). Default: ${DEFAULT-VALUE}, the most requests served.")
+  String prefer;
+
+  @Option(names = "--format", paramLabel = "table|json", defaultValue = "table",
+      description = "Output on stdout. Default: ${DEFAULT-VALUE}.")
+  String format;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    PrintWriter err = spec.commandLine().getErr();
+    String chosenFormat = format.trim().toLowerCase(Locale.ROOT);
+    if (!chosenFormat.equals("table") && !chosenFormat.equals("json")) {
+      throw new Errors.UsageException("--format: unknown format '" + format + "'; use table or json");
+    }
+    List<Objective> objectives;
+    try {
+      objectives = Objective.parseAll(objective);
+    } catch (IllegalArgumentException e) {
+      err.println("backoff: --objective: " + e.getMessage());
+      err.println("Objectives look like '" + Objective.EXAMPLE + "'; metrics: " + String.join(", ",
+          Objective.Metric.ids()) + ". Try 'backoff advise --help'.");
+      err.flush();
+      return Errors.USAGE;
+    }
+    Objective.Metric preferred = null;
+    for (Objective.Metric metric : Objective.Metric.values()) {
+      if (metric.id().equals(prefer.trim().toLowerCase(Locale.ROOT))) {
+        preferred = metric;
+      }
+    }
+    if (preferred == null) {
+      throw new Errors.UsageException("--prefer: unknown metric '" + prefer + "'; use "
+          + String.join(", ", Objective.Metric.ids()));
+    }
+    Advisor.Settings settings;
+    try {
+      settings = new Advisor.Settings(seeds, budget, threads == null ? Runs.defaultThreads() : threads, preferred);
+    } catch (IllegalArgumentException e) {
+      String message = e.getMessage();
+      String flag = message.startsWith("seeds") ? "--seeds" : message.startsWith("threads") ? "--threads" : "--budget";
+      throw new Errors.UsageException(flag + ": " + message);
+    }
+    Map<String, Object> values = new LinkedHashMap<>();
+    if (scenarioFile != null) {
+      values.putAll(SimulateCommand.readScenarioFile(scenarioFile));
+    }
+    values.putAll(ScenarioKeyFlags.given(spec, flagKeys()));
+    Scenario scenario = Scenario.of(values);
+    Advice advice;
+    try (Progress progress = Progress.start(spec, "advise", Advisor.totalSeconds(scenario, settings))) {
+      advice = Advisor.advise(scenario, objectives, settings, seconds -> progress.stepTo((int) seconds));
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    out.print(chosenFormat.equals("json") ? advice.json() : advice.table());
+    out.flush();
+    if (!advice.met()) {
+      err.println("backoff: no policy met every objective: " + advice.binding().get(0));
+      err.flush();
+      return Errors.FAILURE;
+    }
+    return 0;
+  }
+
+  /** Every scenario key but the searched ones. */
+  static List<String> flagKeys() {
+    List<String> keys = new ArrayList<>();
+    for (Scenario.Key key : Scenario.keys()) {
+      if (!SEARCHED.contains(key.name())) {
+        keys.add(key.name());
+      }
+    }
+    return keys;
+  }
+
+  /** Adds one {@code --KEY VALUE} option per scenario key the advisor does not search. */
+  static final class ScenarioFlags implements CommandLine.IModelTransformer {
+    @Override
+    public CommandSpec transform(CommandSpec command) {
+      return ScenarioKeyFlags.add(command, flagKeys());
+    }
+  }
+}

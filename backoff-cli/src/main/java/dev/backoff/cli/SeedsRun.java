@@ -1,0 +1,88 @@
+package dev.backoff.cli;
+
+import dev.backoff.sim.Confidence;
+import dev.backoff.sim.ConfidenceOutput;
+import dev.backoff.sim.Runs;
+import dev.backoff.sim.Scenario;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.util.List;
+
+/**
+ * {@code simulate --seeds N}: every policy over N seeds, run in parallel, reported with 95% intervals; with
+ * {@code --tipping-point}, each seed's tipping point and their spread. Stateless.
+ */
+final class SeedsRun {
+  private SeedsRun() {}
+
+  static int call(SimulateCommand command) throws IOException, InterruptedException {
+    if (command.seeds == null) {
+      throw new Errors.UsageException("--threads: sets how many runs over seeds go at once; add --seeds COUNT");
+    }
+    if (command.seeds < 1) {
+      throw new Errors.UsageException("--seeds: must be at least 1, was " + command.seeds);
+    }
+    int threads = threads(command.threads);
+    if (command.timeline) {
+      throw new Errors.UsageException("--timeline: the 5-second lines belong to the table of one run; drop --seeds "
+          + "or --timeline");
+    }
+    Scenario scenario = SimulateCommand.scenario(command.spec, command.scenarioFile);
+    PrintWriter out = command.spec.commandLine().getOut();
+    if (command.tippingPoint && command.reportDirectory != null) {
+      throw new Errors.UsageException("--report: the tipping-point search over seeds writes no report; drop --report "
+          + "(--format json gives every seed's answer)");
+    }
+    if (command.tippingPoint) {
+      int total = scenario.policyNames().size() * command.seeds;
+      List<Confidence.TippingPointRange> ranges;
+      try (Progress progress = Progress.start(command.spec, "tipping points", total, " searches")) {
+        ranges = Confidence.tippingPoints(scenario, command.seeds, command.resolution, threads,
+            progress::stepTo);
+      }
+      out.print(command.format == SimulateCommand.Format.JSON
+          ? ConfidenceOutput.tippingPointsJson(ranges, Long.parseLong(scenario.value("seed")))
+          : ConfidenceOutput.tippingPoints(ranges, command.resolution));
+      out.flush();
+      return 0;
+    }
+    if (command.reportDirectory != null) {
+      ReportDirectory.prepare("--report", command.reportDirectory, "seeds.html", "seeds.json", "seeds.csv",
+          "seeds-summary.csv");
+    }
+    Confidence result;
+    long total = Confidence.totalSeconds(scenario, command.seeds);
+    try (Progress progress = Progress.start(command.spec, "simulate " + command.seeds + " seeds", total)) {
+      result = Confidence.run(scenario, command.seeds, threads, progress::stepTo);
+    }
+    out.print(switch (command.format) {
+      case CSV -> ConfidenceOutput.csv(result);
+      case SUMMARY_CSV -> ConfidenceOutput.summaryCsv(result);
+      case JSON -> ConfidenceOutput.json(result);
+      case TABLE -> ConfidenceOutput.table(result);
+    });
+    out.flush();
+    if (command.reportDirectory != null) {
+      Files.writeString(command.reportDirectory.resolve("seeds.html"), ConfidenceOutput.html(result));
+      Files.writeString(command.reportDirectory.resolve("seeds.json"), ConfidenceOutput.json(result));
+      Files.writeString(command.reportDirectory.resolve("seeds.csv"), ConfidenceOutput.csv(result));
+      Files.writeString(command.reportDirectory.resolve("seeds-summary.csv"), ConfidenceOutput.summaryCsv(result));
+      command.spec.commandLine().getErr().println("backoff: report written to "
+          + command.reportDirectory.resolve("seeds.html"));
+      command.spec.commandLine().getErr().flush();
+    }
+    return 0;
+  }
+
+  /** The {@code --threads} value, or the processors available; at least 1. */
+  static int threads(Integer threads) {
+    if (threads == null) {
+      return Runs.defaultThreads();
+    }
+    if (threads < 1) {
+      throw new Errors.UsageException("--threads: must be at least 1, was " + threads);
+    }
+    return threads;
+  }
+}

@@ -1,0 +1,34 @@
+package dev.backoff.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.backoff.testing.ForkedJvm;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Parallel runs in a 256 MiB heap (a forked JVM): two fixed-policy storms of 5500 clients each fit one at a
+ * time (about 95 MiB of the 173 MiB runs may plan for) but not two at once. With two threads the plan is
+ * refused up front, naming the thread count that fits; with one it finishes. Never an OutOfMemoryError.
+ */
+@Tag("slow")
+class SeedsMemoryTest {
+  private static ForkedJvm.Result simulate(String threads) throws Exception {
+    return ForkedJvm.run(Main.class, List.of("-Xmx256m", "-XX:+UseSerialGC"), Duration.ofSeconds(300), "simulate",
+        "--clients", "5500", "--policies", "fixed", "--seeds", "2", "--threads", threads, "--format", "csv");
+  }
+
+  @Test
+  void twoConcurrentStormsThatDoNotFitAreRefusedAndOneAtATimeFinishes() throws Exception {
+    ForkedJvm.Result two = simulate("2");
+    assertThat(two.exitCode()).as(two.output()).isEqualTo(2);
+    assertThat(two.output()).contains("backoff: threads: 2 runs, 2 at a time, may need about ")
+        .contains("use at most 1 thread").contains("BACKOFF_JAVA_OPTS=-Xmx").doesNotContain("OutOfMemoryError");
+    ForkedJvm.Result one = simulate("1");
+    assertThat(one.output()).doesNotContain("OutOfMemoryError");
+    assertThat(one.exitCode()).as(one.output()).isZero();
+    assertThat(one.output()).contains("policy,seed,verdict,").contains("\nfixed,3,").contains("\nfixed,4,");
+  }
+}

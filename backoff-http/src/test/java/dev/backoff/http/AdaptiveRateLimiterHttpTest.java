@@ -1,0 +1,94 @@
+package dev.backoff.http;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.backoff.AdaptiveRateLimiter;
+import dev.backoff.Backoff;
+import dev.backoff.RateLimitedException;
+import dev.backoff.RetryHistory;
+import dev.backoff.StopReason;
+import dev.backoff.RetryPolicy;
+import dev.backoff.testing.FakeClock;
+import dev.backoff.testing.RecordingSleeper;
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.Response;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpResponse.BodyHandlers;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The HTTP client gets the policy's adaptive rate limiter through the core loop: 429s (classified
+ * THROTTLED by the HTTP rules) enable it and lower its rate, and the next attempt waits for its token on
+ * the policy's sleeper, against a real server on loopback.
+ */
+@Timeout(20)
+class AdaptiveRateLimiterHttpTest {
+  private final FakeClock clock = new FakeClock();
+  private final RecordingSleeper sleeper = new RecordingSleeper(clock);
+
+  @Test
+  void throttlesEngageTheLimiterAndTheRetryWaitsForItsToken() throws Exception {
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("api").clock(clock).build();
+    RetryPolicy<HttpResponse<?>> policy = RetryPolicy.<HttpResponse<?>>builder().maxAttempts(4)
+        .backoff(Backoff.fixed(Duration.ofMillis(125))).clock(clock).sleeper(sleeper).rateLimiter(limiter).build();
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(429, "slow down"),
+        Response.of(429, "slow down"), Response.of(200, "ok"))) {
+      RetryingHttpClient client = RetryingHttpClient.builder(
+          HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()).policy(policy).build();
+
+      HttpResponse<String> response = client.send(HttpRequest.newBuilder(server.uri("/a")).GET().build(),
+          BodyHandlers.ofString());
+
+      assertThat(response.statusCode()).isEqualTo(200);
+      assertThat(server.requestCount()).isEqualTo(3);
+      // The first 429 enables the limiter at its minimum (0.5 token/s, one token, full: no send rate is
+      // measured yet); the second attempt takes that token and its 429 keeps the minimum; after the 125 ms
+      // backoff (0.0625 token earned) the third attempt waits (1 - 0.0625) / 0.5 = 1.875 s for its token.
+      assertThat(sleeper.sleeps()).containsExactly(Duration.ofMillis(125), Duration.ofMillis(125),
+          Duration.ofMillis(1_875));
+      assertThat(limiter.enabled()).isTrue();
+      assertThat(limiter.throttles()).isEqualTo(2);
+      assertThat(limiter.waits()).isEqualTo(1);
+    }
+  }
+
+  /**
+   * A fail-fast limiter refuses the second retry after two 429s: the call fails with the refusal (the last
+   * 429 was released when its retry was decided, so it cannot be returned), synchronously and asynchronously
+   * (the asynchronous future completes instead of waiting forever for a released body).
+   */
+  @Test
+  void aRetryRefusedAfterA429FailsTheCallInsteadOfReturningTheReleasedResponse() throws Exception {
+    for (boolean async : new boolean[] {false, true}) {
+      AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("api").clock(clock).failFast(true).build();
+      RetryPolicy<HttpResponse<?>> policy = RetryPolicy.<HttpResponse<?>>builder().maxAttempts(4)
+          .backoff(Backoff.fixed(Duration.ofMillis(125))).clock(clock).sleeper(sleeper).rateLimiter(limiter).build();
+      try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(429, "slow down"))) {
+        RetryingHttpClient client = RetryingHttpClient.builder(
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()).policy(policy).build();
+        HttpRequest request = HttpRequest.newBuilder(server.uri("/a")).GET().build();
+
+        Throwable failure = async
+            ? catchThrowable(() -> client.sendAsync(request, BodyHandlers.ofString()).get(10, TimeUnit.SECONDS))
+            : catchThrowable(() -> client.send(request, BodyHandlers.ofString()));
+
+        Throwable refused = async ? failure.getCause() : failure;
+        if (async) {
+          assertThat(failure).isInstanceOf(ExecutionException.class);
+        }
+        // Attempt 1's 429 enables the limiter (one token); attempt 2 takes it; attempt 3 finds none.
+        assertThat(refused).as("async " + async).isInstanceOf(RateLimitedException.class)
+            .hasMessage("rate limiter 'api' refused attempt 3 after a retried result (released): rate limiter refused");
+        assertThat(RetryHistory.of(refused).stopReason()).isEqualTo(StopReason.RATE_LIMITED);
+        assertThat(server.requestCount()).isEqualTo(2);
+      }
+    }
+  }
+}

@@ -1,0 +1,399 @@
+package dev.backoff.sim;
+
+import dev.backoff.Preset;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongConsumer;
+
+/**
+ * The policy advisor: searches strategy families and their parameters (first delay, multiplier, cap, jitter,
+ * attempt limit, retry budget kind and size) for the policies that meet a list of {@link Objective}s in a
+ * scenario, judged over several seeds.
+ *
+ * <p><b>Method.</b> Every candidate is a policy in the one policy grammar ({@link PolicyCandidate}) run in the
+ * scenario once per seed (the scenario's seed, then the next ones), so one candidate costs {@code seeds} runs;
+ * the scenario's own {@code policies}, {@code max-attempts} and {@code budget} are replaced by the candidate's.
+ * The search spends at most {@link Settings#runs()} runs in two phases:
+ *
+ * <ol>
+ *   <li><b>Grid</b>: {@value #GRID_SIZE} candidates, the five families (exponential with full, equal or no
+ *       jitter, decorrelated jitter, fixed) × first delay 100 ms or 1 s (multiplier 2, cap 20 s) × 3 or 8
+ *       attempts × no budget or AWS's token bucket, and the presets aws-standard and google-cloud with and
+ *       without that budget. The family varies fastest, so a budget too small for the whole grid still sees
+ *       every family.
+ *   <li><b>Refinement</b>, best first: the best-ranked candidate not yet refined has its neighbours run: first
+ *       delay and cap halved and doubled, the multiplier one step along 1.5, 2, 3, 4, the attempt limit one step
+ *       along 2, 3, 4, 5, 6, 8, 10, 15, 20, and the budget added (token bucket, gRPC throttling or ratio, with
+ *       their defaults), removed, or one size step smaller or larger. It stops when the budget cannot pay for
+ *       another candidate, or when the {@value #REFINED_TOP} best candidates have all been refined (a local
+ *       optimum).
+ * </ol>
+ *
+ * <p><b>Ranking.</b> Candidates meeting every objective come first: those whose 95% intervals also lie within
+ * every bound ({@link Evaluation#surelyMeets}) before those that meet them on the mean only, each group ordered
+ * by the preferred metric
+ * ({@link Settings#prefer()}, by default the success ratio: the most requests served within the bounds), then
+ * by their smallest relative margin over the objectives ({@link Objective#margin}, the one most comfortably
+ * inside all the bounds first), then by the sum of those margins; the others follow by their total relative
+ * shortfall, smallest first. Remaining ties go by the candidate's label, so the order is total.
+ *
+ * <p><b>Determinism.</b> Each batch of runs is complete before the next batch is chosen, and results are
+ * gathered in candidate and seed order, so the same scenario, objectives, seeds and budget give the same
+ * advice whatever the thread count.
+ *
+ * <p>The runs go through {@link Runs} (which checks the heap for the runs in flight and stops them all when
+ * the caller is interrupted). Stateless and thread-safe; each call uses its own threads, stopped before it
+ * returns.
+ */
+public final class Advisor {
+  /** Candidates in the grid phase. */
+  public static final int GRID_SIZE = 44;
+  /** The refinement stops when this many of the best candidates have been refined. */
+  public static final int REFINED_TOP = 5;
+
+  private static final List<Double> MULTIPLIERS = List.of(1.5, 2.0, 3.0, 4.0);
+  private static final List<Integer> ATTEMPTS = List.of(2, 3, 4, 5, 6, 8, 10, 15, 20);
+  private static final List<Long> BUCKET_CAPACITIES = List.of(50L, 100L, 200L, 500L, 1000L, 2000L, 5000L);
+  private static final List<Long> GRPC_TOKENS = List.of(5L, 10L, 20L, 50L, 100L);
+  private static final List<String> RATIOS = List.of("0.05", "0.1", "0.2", "0.5", "1");
+  private static final Duration SHORTEST = Duration.ofMillis(1);
+  private static final Duration LONGEST = Duration.ofMinutes(10);
+  static final String TOKEN_BUCKET = "token-bucket:500:5:10";
+
+  private Advisor() {}
+
+  /**
+   * How much to search.
+   *
+   * @param seeds runs per candidate, each with its own seed (the scenario's seed, then the next ones)
+   * @param runs the most simulation runs the search may spend (candidates × seeds)
+   * @param threads how many runs go at once; the advice does not depend on it
+   * @param prefer the metric that orders the candidates meeting every objective, best first in its good
+   *     direction (by default {@link Objective.Metric#SUCCESS_RATIO}: the most requests served within the
+   *     bounds, which is what retrying is for)
+   */
+  public record Settings(int seeds, int runs, int threads, Objective.Metric prefer) {
+    /**
+     * Settings preferring the highest success ratio.
+     *
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public Settings(int seeds, int runs, int threads) {
+      this(seeds, runs, threads, Objective.Metric.SUCCESS_RATIO);
+    }
+
+    /**
+     * Checks the values.
+     *
+     * @throws IllegalArgumentException naming the bad value: seeds outside 1..1000, runs below seeds (not even
+     *     one candidate), threads outside 1..1024
+     * @throws NullPointerException if {@code prefer} is null
+     */
+    public Settings {
+      java.util.Objects.requireNonNull(prefer, "prefer");
+      if (seeds < 1 || seeds > 1000) {
+        throw new IllegalArgumentException("seeds must be from 1 to 1000, was " + seeds);
+      }
+      if (runs < seeds) {
+        throw new IllegalArgumentException("the run budget must pay for at least one candidate (" + seeds
+            + " runs, one per seed), was " + runs);
+      }
+      if (threads < 1 || threads > 1024) {
+        throw new IllegalArgumentException("threads must be from 1 to 1024, was " + threads);
+      }
+    }
+  }
+
+  /**
+   * Searches for policies meeting {@code objectives} in {@code scenario}.
+   *
+   * @param progress told the simulated seconds completed so far over all runs, rising to at most
+   *     {@link #totalSeconds}; called from worker threads, never concurrently; may be null
+   * @throws NullPointerException if an argument other than {@code progress} is null
+   * @throws IllegalArgumentException if {@code objectives} is empty
+   * @throws ScenarioException if an objective needs a disturbance to recover from and the scenario has none,
+   *     the seeds would pass the largest seed, or the runs in flight could need more heap than this JVM has
+   * @throws InterruptedException if the calling thread is interrupted (the runs under way are cancelled)
+   */
+  public static Advice advise(Scenario scenario, List<Objective> objectives, Settings settings, LongConsumer progress)
+      throws InterruptedException {
+    java.util.Objects.requireNonNull(scenario, "scenario");
+    java.util.Objects.requireNonNull(settings, "settings");
+    if (objectives.isEmpty()) {
+      throw new IllegalArgumentException("at least one objective is needed, such as " + Objective.EXAMPLE);
+    }
+    Map<String, Object> keys = new LinkedHashMap<>(scenario.explicitValues());
+    keys.remove("policies");
+    keys.remove("max-attempts");
+    keys.remove("budget");
+    Scenario base = Scenario.of(keys);
+    Runs.checkSeeds(base, settings.seeds());
+    if (base.disturbanceStartNanos() == Long.MAX_VALUE) {
+      for (Objective objective : objectives) {
+        if (objective.metric() == Objective.Metric.RECOVERS || objective.metric() == Objective.Metric.RECOVERY_TIME) {
+          throw new ScenarioException("faults", "objective '" + objective + "' asks about recovery, but the scenario "
+              + "has no fault (and no load step, spike or ramp) to recover from");
+        }
+      }
+    }
+    Search search = new Search(base, objectives, settings, progress);
+    return search.run();
+  }
+
+  /** The most simulated seconds a search can run: the run budget times the scenario's duration. */
+  public static long totalSeconds(Scenario scenario, Settings settings) {
+    return (long) settings.runs() * scenario.seconds();
+  }
+
+  /** The grid phase's candidates, in the order they are run. */
+  static List<PolicyCandidate> grid() {
+    List<PolicyCandidate> grid = new ArrayList<>();
+    PolicyCandidate.Family[] families = {PolicyCandidate.Family.FULL_JITTER, PolicyCandidate.Family.EQUAL_JITTER,
+        PolicyCandidate.Family.DECORRELATED, PolicyCandidate.Family.NO_JITTER, PolicyCandidate.Family.FIXED};
+    for (String budget : new String[] {null, TOKEN_BUCKET}) {
+      for (int attempts : new int[] {3, 8}) {
+        for (Duration initial : new Duration[] {Duration.ofMillis(100), Duration.ofSeconds(1)}) {
+          for (PolicyCandidate.Family family : families) {
+            boolean capped = family != PolicyCandidate.Family.FIXED;
+            grid.add(new PolicyCandidate(family, null, initial, family.exponential() ? 2 : 0,
+                capped ? Duration.ofSeconds(20) : null, attempts, budget));
+          }
+        }
+      }
+      grid.add(PolicyCandidate.preset(Preset.AWS_STANDARD, budget));
+      grid.add(PolicyCandidate.preset(Preset.GOOGLE_CLOUD, budget));
+    }
+    return grid;
+  }
+
+  /** The refinement's neighbours of a candidate, in the order they are run. */
+  static List<PolicyCandidate> neighbours(PolicyCandidate c) {
+    List<PolicyCandidate> out = new ArrayList<>();
+    PolicyCandidate.Family family = c.family();
+    if (family != PolicyCandidate.Family.PRESET) {
+      for (Duration initial : new Duration[] {c.initial().dividedBy(2), c.initial().multipliedBy(2)}) {
+        if (initial.compareTo(SHORTEST) >= 0 && initial.compareTo(c.cap() == null ? LONGEST : c.cap()) <= 0) {
+          out.add(new PolicyCandidate(family, null, initial, c.multiplier(), c.cap(), c.maxAttempts(), c.budget()));
+        }
+      }
+      if (c.cap() != null) {
+        for (Duration cap : new Duration[] {c.cap().dividedBy(2), c.cap().multipliedBy(2)}) {
+          if (cap.compareTo(c.initial()) >= 0 && cap.compareTo(LONGEST) <= 0) {
+            out.add(new PolicyCandidate(family, null, c.initial(), c.multiplier(), cap, c.maxAttempts(), c.budget()));
+          }
+        }
+      }
+      if (family.exponential()) {
+        for (double multiplier : steps(MULTIPLIERS, c.multiplier())) {
+          out.add(new PolicyCandidate(family, null, c.initial(), multiplier, c.cap(), c.maxAttempts(), c.budget()));
+        }
+      }
+      for (int attempts : steps(ATTEMPTS, c.maxAttempts())) {
+        out.add(new PolicyCandidate(family, null, c.initial(), c.multiplier(), c.cap(), attempts, c.budget()));
+      }
+    }
+    for (String budget : budgetSteps(c.budget())) {
+      out.add(new PolicyCandidate(family, c.preset(), c.initial(), c.multiplier(), c.cap(), c.maxAttempts(), budget));
+    }
+    return out;
+  }
+
+  /** The values one step below and above {@code value} in an ordered list (the nearest ones if it is not in it). */
+  private static <T extends Comparable<T>> List<T> steps(List<T> ordered, T value) {
+    List<T> out = new ArrayList<>();
+    T below = null;
+    T above = null;
+    for (T step : ordered) {
+      int order = step.compareTo(value);
+      if (order < 0) {
+        below = step;
+      } else if (order > 0 && above == null) {
+        above = step;
+      }
+    }
+    if (below != null) {
+      out.add(below);
+    }
+    if (above != null) {
+      out.add(above);
+    }
+    return out;
+  }
+
+  private static List<String> budgetSteps(String budget) {
+    List<String> out = new ArrayList<>();
+    if (budget == null) {
+      out.add(TOKEN_BUCKET);
+      out.add("grpc:10:0.1");
+      out.add("ratio:0.2:10:10s");
+      return out;
+    }
+    String[] parts = budget.split(":");
+    switch (parts[0]) {
+      case "token-bucket" -> {
+        for (long capacity : steps(BUCKET_CAPACITIES, Long.parseLong(parts[1]))) {
+          out.add("token-bucket:" + capacity + ":" + parts[2] + ":" + parts[3]);
+        }
+      }
+      case "grpc" -> {
+        for (long tokens : steps(GRPC_TOKENS, Long.parseLong(parts[1]))) {
+          out.add("grpc:" + tokens + ":" + parts[2]);
+        }
+      }
+      case "ratio" -> {
+        List<java.math.BigDecimal> ratios = RATIOS.stream().map(java.math.BigDecimal::new).toList();
+        for (java.math.BigDecimal ratio : steps(ratios, new java.math.BigDecimal(parts[1]))) {
+          out.add("ratio:" + ratio.toPlainString() + ":" + parts[2] + ":" + parts[3]);
+        }
+      }
+      default -> throw new AssertionError(budget);
+    }
+    out.add(null);
+    return out;
+  }
+
+  /** The ranking: see the class comment. */
+  static Comparator<Evaluation> ranking(List<Objective> objectives, Objective.Metric prefer) {
+    Comparator<Evaluation> meetingFirst = Comparator.comparing((Evaluation e) -> !e.meets(objectives));
+    // Only between two candidates that both meet every objective; the others go by their shortfall.
+    Comparator<Evaluation> surelyFirst = (a, b) -> a.meets(objectives) && b.meets(objectives)
+        ? Boolean.compare(!surelyMeets(a, objectives), !surelyMeets(b, objectives))
+        : 0;
+    Comparator<Evaluation> preferredAmongMeeting = (a, b) -> a.meets(objectives) && b.meets(objectives)
+        ? Double.compare(a.value(prefer), b.value(prefer)) * (prefer.higherIsBetter() ? -1 : 1)
+        : 0;
+    return meetingFirst.thenComparing(surelyFirst).thenComparing(preferredAmongMeeting)
+        .thenComparing(Comparator.comparingDouble((Evaluation e) -> primaryScore(e, objectives)).reversed())
+        .thenComparing(Comparator.comparingDouble((Evaluation e) -> secondaryScore(e, objectives)).reversed())
+        .thenComparing(e -> e.candidate().label());
+  }
+
+  static boolean surelyMeets(Evaluation e, List<Objective> objectives) {
+    for (Objective objective : objectives) {
+      if (!e.surelyMeets(objective)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static double primaryScore(Evaluation e, List<Objective> objectives) {
+    if (e.meets(objectives)) {
+      double smallest = Double.POSITIVE_INFINITY;
+      for (Objective objective : objectives) {
+        smallest = Math.min(smallest, objective.margin(e.value(objective.metric())));
+      }
+      return smallest;
+    }
+    double shortfall = 0;
+    for (Objective objective : objectives) {
+      shortfall += Math.min(0, objective.margin(e.value(objective.metric())));
+    }
+    return shortfall;
+  }
+
+  private static double secondaryScore(Evaluation e, List<Objective> objectives) {
+    double sum = 0;
+    for (Objective objective : objectives) {
+      sum += objective.margin(e.value(objective.metric()));
+    }
+    return Double.isNaN(sum) ? Double.NEGATIVE_INFINITY : sum;
+  }
+
+  /** One search: its state lives only for the call. */
+  private static final class Search {
+    private final Scenario base;
+    private final List<Objective> objectives;
+    private final Settings settings;
+    private final LongConsumer progress;
+    private final List<Evaluation> evaluations = new ArrayList<>();
+    private final Set<String> seen = new HashSet<>();
+    private int runsUsed;
+    private int gridRun;
+
+    Search(Scenario base, List<Objective> objectives, Settings settings, LongConsumer progress) {
+      this.base = base;
+      this.objectives = objectives;
+      this.settings = settings;
+      this.progress = progress;
+    }
+
+    Advice run() throws InterruptedException {
+      List<PolicyCandidate> grid = affordable(grid());
+      gridRun = grid.size();
+      evaluate(grid);
+      Set<String> refined = new HashSet<>();
+      Comparator<Evaluation> ranking = ranking(objectives, settings.prefer());
+      boolean converged = false;
+      while (settings.runs() - runsUsed >= settings.seeds()) {
+        List<Evaluation> ranked = new ArrayList<>(evaluations);
+        ranked.sort(ranking);
+        Evaluation next = null;
+        for (int i = 0; i < Math.min(REFINED_TOP, ranked.size()); i++) {
+          if (!refined.contains(ranked.get(i).candidate().label())) {
+            next = ranked.get(i);
+            break;
+          }
+        }
+        if (next == null) {
+          converged = true;
+          break;
+        }
+        refined.add(next.candidate().label());
+        List<PolicyCandidate> fresh = new ArrayList<>();
+        for (PolicyCandidate neighbour : neighbours(next.candidate())) {
+          if (!seen.contains(neighbour.label())) {
+            fresh.add(neighbour);
+          }
+        }
+        evaluate(affordable(fresh));
+      }
+      List<Evaluation> ranked = new ArrayList<>(evaluations);
+      ranked.sort(ranking);
+      return new Advice(base, objectives, settings, ranked, GRID_SIZE, gridRun, evaluations.size() - gridRun,
+          runsUsed, converged);
+    }
+
+    /** The first candidates the remaining budget pays for, new ones only. */
+    private List<PolicyCandidate> affordable(List<PolicyCandidate> candidates) {
+      List<PolicyCandidate> out = new ArrayList<>();
+      int left = (settings.runs() - runsUsed) / settings.seeds();
+      for (PolicyCandidate candidate : candidates) {
+        if (out.size() == left) {
+          break;
+        }
+        if (seen.add(candidate.label())) {
+          out.add(candidate);
+        }
+      }
+      return out;
+    }
+
+    private void evaluate(List<PolicyCandidate> batch) throws InterruptedException {
+      if (batch.isEmpty()) {
+        return;
+      }
+      int seeds = settings.seeds();
+      List<Runs.Task> tasks = new ArrayList<>();
+      for (PolicyCandidate candidate : batch) {
+        Scenario scenario = base.with(candidate.scenarioKeys());
+        for (int s = 0; s < seeds; s++) {
+          tasks.add(Runs.task(scenario, candidate.policySpec(), base.seed + s));
+        }
+      }
+      long before = (long) runsUsed * base.seconds();
+      List<Summary> summaries = Runs.summaries(tasks, settings.threads(),
+          progress == null ? null : seconds -> progress.accept(before + seconds));
+      for (int c = 0; c < batch.size(); c++) {
+        evaluations.add(new Evaluation(batch.get(c), summaries.subList(c * seeds, (c + 1) * seeds)));
+      }
+      runsUsed += tasks.size();
+    }
+  }
+}

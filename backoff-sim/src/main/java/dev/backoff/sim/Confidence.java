@@ -1,0 +1,278 @@
+package dev.backoff.sim;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.LongConsumer;
+
+/**
+ * Every policy of a scenario over several seeds, with 95% intervals ({@link Stats}): the share of runs that
+ * recovered (Wilson) and, for each {@link Metric}, the mean, median and p90 with their intervals. Seed
+ * {@code i} (from 0) is the scenario's seed plus {@code i}, so one seed is the scenario's own run.
+ *
+ * <pre>{@code
+ * Confidence confidence = Confidence.run(Scenario.defaults(), 20, Runs.defaultThreads(), null);
+ * for (Confidence.PolicyStats p : confidence.policies()) {
+ *   System.out.println(p.name() + " recovered in " + p.recoveredCount() + " of " + p.runs().size());
+ * }
+ * }</pre>
+ *
+ * Immutable and thread-safe; the same scenario and seed count give the same result for any thread count.
+ */
+public final class Confidence {
+  private final Scenario scenario;
+  private final int seeds;
+  private final List<PolicyStats> policies;
+
+  private Confidence(Scenario scenario, int seeds, List<PolicyStats> policies) {
+    this.scenario = scenario;
+    this.seeds = seeds;
+    this.policies = List.copyOf(policies);
+  }
+
+  /**
+   * Runs every policy of {@code scenario} over {@code seeds} seeds on {@code threads} threads.
+   *
+   * @param progress simulated seconds completed over all runs (see {@link Runs#run}); may be null
+   * @throws NullPointerException if {@code scenario} is null
+   * @throws ScenarioException naming {@code seeds} if it is less than 1 or the seeds would overflow, or if the
+   *     runs could need more heap than this JVM has
+   * @throws IllegalArgumentException naming {@code threads} if it is less than 1
+   * @throws InterruptedException if interrupted; every run is stopped first
+   */
+  public static Confidence run(Scenario scenario, int seeds, int threads, LongConsumer progress)
+      throws InterruptedException {
+    List<Runs.Task> tasks = Runs.seeds(scenario, seeds);
+    return of(scenario, seeds, Runs.summaries(tasks, threads, progress));
+  }
+
+  /** The simulated seconds {@link #run} counts up to. */
+  public static long totalSeconds(Scenario scenario, int seeds) {
+    Runs.checkSeeds(scenario, seeds);
+    return (long) scenario.seconds() * scenario.policies.size() * seeds;
+  }
+
+  /** From summaries in {@link Runs#seeds} order: by policy, then by seed. */
+  static Confidence of(Scenario scenario, int seeds, List<Summary> summaries) {
+    List<PolicyStats> policies = new ArrayList<>();
+    int i = 0;
+    for (PolicySpec spec : scenario.policies) {
+      policies.add(new PolicyStats(spec.name, summaries.subList(i, i + seeds)));
+      i += seeds;
+    }
+    return new Confidence(scenario, seeds, policies);
+  }
+
+  /** The scenario (its seed is the first seed). */
+  public Scenario scenario() {
+    return scenario;
+  }
+
+  /** How many seeds each policy ran with. */
+  public int seeds() {
+    return seeds;
+  }
+
+  /** The first seed: the scenario's. */
+  public long firstSeed() {
+    return scenario.seed;
+  }
+
+  /** The last seed: the first plus {@code seeds - 1}. */
+  public long lastSeed() {
+    return scenario.seed + seeds - 1;
+  }
+
+  /** One entry per policy, in scenario order. */
+  public List<PolicyStats> policies() {
+    return policies;
+  }
+
+  /** One policy over the seeds. Immutable and thread-safe. */
+  public static final class PolicyStats {
+    private final String name;
+    private final List<Summary> runs;
+    private final int recovered;
+    private final Map<Recovery, Integer> verdicts;
+    private final Map<Metric, Stats.Sample> samples = new EnumMap<>(Metric.class);
+
+    /**
+     * The statistics of one policy's runs (such as {@link Runs#summaries} returns for its tasks), in seed order.
+     *
+     * @throws NullPointerException if {@code name}, {@code runs} or a run is null
+     * @throws IllegalArgumentException if {@code runs} is empty
+     */
+    public static PolicyStats of(String name, List<Summary> runs) {
+      Objects.requireNonNull(name, "name");
+      if (runs.isEmpty()) {
+        throw new IllegalArgumentException("runs must not be empty");
+      }
+      return new PolicyStats(name, runs);
+    }
+
+    PolicyStats(String name, List<Summary> runs) {
+      this.name = name;
+      this.runs = List.copyOf(runs);
+      Map<Recovery, Integer> counts = new EnumMap<>(Recovery.class);
+      int count = 0;
+      for (Summary run : runs) {
+        counts.merge(run.verdict(), 1, Integer::sum);
+        count += run.recovered() ? 1 : 0;
+      }
+      this.recovered = count;
+      this.verdicts = Collections.unmodifiableMap(counts);
+      for (Metric metric : Metric.values()) {
+        double[] values = new double[runs.size()];
+        for (int i = 0; i < values.length; i++) {
+          values[i] = metric.of(runs.get(i));
+        }
+        samples.put(metric, Stats.Sample.of(values));
+      }
+    }
+
+    /** The policy's name as given in the scenario. */
+    public String name() {
+      return name;
+    }
+
+    /** Each seed's summary, in seed order. */
+    public List<Summary> runs() {
+      return runs;
+    }
+
+    /** How many runs recovered ({@link Recovery#RECOVERED}; a late recovery does not count). */
+    public int recoveredCount() {
+      return recovered;
+    }
+
+    /** The share of runs that recovered. */
+    public double recoveredShare() {
+      return (double) recovered / runs.size();
+    }
+
+    /** The Wilson 95% interval of the share that recovered. */
+    public Stats.Interval recoveredInterval() {
+      return Stats.wilson(recovered, runs.size());
+    }
+
+    /** How many runs ended with each verdict (only those that occurred), in {@link Recovery} order. */
+    public Map<Recovery, Integer> verdicts() {
+      return verdicts;
+    }
+
+    /**
+     * The metric over the runs that have it (a run that did not come back has no recovery time; one without
+     * successes no p99).
+     *
+     * @throws NullPointerException if {@code metric} is null
+     */
+    public Stats.Sample sample(Metric metric) {
+      return Objects.requireNonNull(samples.get(Objects.requireNonNull(metric, "metric")));
+    }
+
+    /** Each run's value of the metric, in seed order; NaN where a run has none. */
+    public double[] values(Metric metric) {
+      double[] values = new double[runs.size()];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = metric.of(runs.get(i));
+      }
+      return values;
+    }
+  }
+
+  /**
+   * One policy's tipping point over seeds (see {@link Simulator#tippingPoints}). Immutable and thread-safe.
+   *
+   * @param policy the policy's name
+   * @param points each seed's tipping point, in seed order
+   */
+  public record TippingPointRange(String policy, List<Simulator.TippingPoint> points) {
+    /**
+     * Copies the list.
+     *
+     * @throws NullPointerException if an argument is null
+     */
+    public TippingPointRange {
+      Objects.requireNonNull(policy, "policy");
+      points = List.copyOf(points);
+    }
+
+    /**
+     * The fault lengths (seconds) found, over the seeds in which the search found one after a survived
+     * shortest fault; seeds that survive every length, or in which even the shortest is not survived, are
+     * counted by {@link #survivedEveryLength()} and {@link #noTippingPoint()} instead.
+     */
+    public Stats.Sample faultSeconds() {
+      double[] values = new double[points.size()];
+      for (int i = 0; i < values.length; i++) {
+        Simulator.TippingPoint p = points.get(i);
+        values[i] = found(p) ? p.faultSeconds() : Double.NaN;
+      }
+      return Stats.Sample.of(values);
+    }
+
+    /** Seeds in which the server came back after every fault length searched. */
+    public int survivedEveryLength() {
+      int count = 0;
+      for (Simulator.TippingPoint p : points) {
+        count += p.faultSeconds() == null ? 1 : 0;
+      }
+      return count;
+    }
+
+    /**
+     * Seeds with no tipping point to find: even the shortest fault, 1 s, was not survived (see each point's
+     * verdict for why: the server down before the fault, too little run after it, or a real failure).
+     */
+    public int noTippingPoint() {
+      int count = 0;
+      for (Simulator.TippingPoint p : points) {
+        count += p.faultSeconds() != null && p.faultSeconds() == 1 ? 1 : 0;
+      }
+      return count;
+    }
+
+    /** The longest fault the search would try (the same for every seed). */
+    public int searchedUpToSeconds() {
+      return points.get(0).searchedUpToSeconds();
+    }
+
+    static boolean found(Simulator.TippingPoint p) {
+      return p.faultSeconds() != null && p.faultSeconds() > 1;
+    }
+  }
+
+  /**
+   * Each policy's tipping point over {@code seeds} seeds: one search per policy and seed, on {@code threads}
+   * threads, in policy order.
+   *
+   * @param progress searches completed (rising to policies × seeds); may be null
+   * @throws ScenarioException if the scenario has no fault, the resolution is below 1 s, the seeds are bad,
+   *     or a run could need more heap than this JVM has
+   * @throws IllegalArgumentException naming {@code threads} if it is less than 1
+   * @throws InterruptedException if interrupted; every search is stopped first
+   */
+  public static List<TippingPointRange> tippingPoints(Scenario scenario, int seeds, int resolutionSeconds,
+      int threads, LongConsumer progress) throws InterruptedException {
+    Runs.checkThreads(threads);
+    List<Runs.Task> tasks = Runs.seeds(scenario, seeds);
+    Simulator.checkTippingPointSearch(scenario, resolutionSeconds);
+    Runs.checkMemory(tasks, threads, false);
+    List<Simulator.TippingPoint> points = Runs.map(tasks, threads, progress, (task, done) -> {
+      Simulator.TippingPoint point = Simulator.tippingPoints(task.run, resolutionSeconds,
+          second -> done.accept(0)).get(0);
+      done.accept(1);
+      return point;
+    });
+    List<TippingPointRange> ranges = new ArrayList<>();
+    int i = 0;
+    for (PolicySpec spec : scenario.policies) {
+      ranges.add(new TippingPointRange(spec.name, points.subList(i, i + seeds)));
+      i += seeds;
+    }
+    return ranges;
+  }
+}

@@ -1,0 +1,398 @@
+package dev.backoff.sim;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Writes a {@link Confidence} result: a compact table, CSV (one row per run, or one per policy and metric),
+ * JSON, and a self-contained HTML page whose charts show the distributions over seeds. Every interval is at
+ * 95%; an end the data cannot bound prints as {@code ∞} ({@code -∞}) in the table, {@code null} in JSON and an
+ * empty field in CSV. Numbers are formatted without {@code Double.toString}, so the same seeds give the same
+ * bytes on every JDK. Stateless.
+ */
+public final class ConfidenceOutput {
+  private ConfidenceOutput() {}
+
+  /** The metrics shown for each policy, after the share recovered. */
+  static final List<Metric> NUMBERS = List.of(Metric.RECOVERY_TIME, Metric.AMPLIFICATION, Metric.PEAK_CONCURRENCY,
+      Metric.SUCCESS_RATIO, Metric.P99);
+
+  /**
+   * The compact table: a heading line with the seeds, then one row per policy with the runs that recovered
+   * ({@code k/n}, the share and its Wilson interval) and each metric's median with its interval; a blank
+   * line, then one row per policy and metric with the count, mean, median and p90 (each with its interval),
+   * min and max.
+   */
+  public static String table(Confidence result) {
+    StringBuilder out = new StringBuilder();
+    out.append(heading(result)).append("\n\n");
+    List<String[]> rows = new ArrayList<>();
+    List<String> header = new ArrayList<>(List.of("policy", "recovered", "95% interval"));
+    for (Metric metric : NUMBERS) {
+      header.add(metric.column);
+    }
+    rows.add(header.toArray(new String[0]));
+    for (Confidence.PolicyStats p : result.policies()) {
+      Stats.Interval wilson = p.recoveredInterval();
+      List<String> row = new ArrayList<>(List.of(p.name(), p.recoveredCount() + "/" + p.runs().size(),
+          interval(Metric.RECOVERED, wilson.lower(), wilson.upper())));
+      for (Metric metric : NUMBERS) {
+        row.add(estimate(metric, p.sample(metric).median()));
+      }
+      rows.add(row.toArray(new String[0]));
+    }
+    appendTable(out, rows);
+    out.append('\n');
+    rows.clear();
+    rows.add(new String[] {"policy", "metric", "runs", "mean", "median", "p90", "min", "max"});
+    for (Confidence.PolicyStats p : result.policies()) {
+      for (Metric metric : NUMBERS) {
+        Stats.Sample sample = p.sample(metric);
+        rows.add(new String[] {p.name(), metric.label(), Integer.toString(sample.size()),
+            estimate(metric, sample.mean()), estimate(metric, sample.median()), estimate(metric, sample.p90()),
+            metric.format(sample.min()), metric.format(sample.max())});
+      }
+    }
+    appendTable(out, rows);
+    out.append('\n').append(verdictLines(result));
+    return out.toString();
+  }
+
+  private static String heading(Confidence result) {
+    return result.policies().size() + (result.policies().size() == 1 ? " policy" : " policies") + " over "
+        + result.seeds() + (result.seeds() == 1 ? " seed" : " seeds") + " (" + seedRange(result) + "); 95% intervals: "
+        + "recovered by Wilson's score, means by Student's t, medians and p90 by order statistics.\n"
+        + "Medians first; recovery time over the runs that came back.";
+  }
+
+  private static String seedRange(Confidence result) {
+    return result.seeds() == 1 ? "seed " + result.firstSeed()
+        : "seeds " + result.firstSeed() + ".." + result.lastSeed();
+  }
+
+  private static String verdictLines(Confidence result) {
+    StringBuilder out = new StringBuilder("verdicts:\n");
+    int width = 0;
+    for (Confidence.PolicyStats p : result.policies()) {
+      width = Math.max(width, p.name().length());
+    }
+    for (Confidence.PolicyStats p : result.policies()) {
+      out.append("  ").append(p.name()).append(" ".repeat(width - p.name().length())).append("  ");
+      boolean first = true;
+      for (Map.Entry<Recovery, Integer> entry : p.verdicts().entrySet()) {
+        out.append(first ? "" : ", ").append(entry.getValue()).append(' ').append(entry.getKey().label());
+        first = false;
+      }
+      out.append('\n');
+    }
+    return out.toString();
+  }
+
+  /** {@code value [lower, upper]} in the metric's unit, {@code -} without data. */
+  static String estimate(Metric metric, Stats.Estimate estimate) {
+    if (Double.isNaN(estimate.value())) {
+      return "-";
+    }
+    return metric.format(estimate.value()) + " " + interval(metric, estimate.lower(), estimate.upper());
+  }
+
+  static String interval(Metric metric, double lower, double upper) {
+    return Double.isNaN(lower) ? "-" : "[" + metric.format(lower) + ", " + metric.format(upper) + "]";
+  }
+
+  private static void appendTable(StringBuilder out, List<String[]> rows) {
+    int columns = rows.get(0).length;
+    int[] widths = new int[columns];
+    for (String[] row : rows) {
+      for (int c = 0; c < columns; c++) {
+        widths[c] = Math.max(widths[c], row[c].length());
+      }
+    }
+    for (int r = 0; r < rows.size(); r++) {
+      appendRow(out, rows.get(r), widths);
+      if (r == 0) {
+        String[] rule = new String[columns];
+        for (int c = 0; c < columns; c++) {
+          rule[c] = "-".repeat(widths[c]);
+        }
+        appendRow(out, rule, widths);
+      }
+    }
+  }
+
+  private static void appendRow(StringBuilder out, String[] cells, int[] widths) {
+    StringBuilder line = new StringBuilder();
+    for (int c = 0; c < cells.length; c++) {
+      if (c > 0) {
+        line.append("  ");
+      }
+      String cell = cells[c];
+      if (c == 0) {
+        line.append(cell).append(" ".repeat(widths[c] - cell.length()));
+      } else {
+        line.append(" ".repeat(widths[c] - cell.length())).append(cell);
+      }
+    }
+    out.append(line.toString().stripTrailing()).append('\n');
+  }
+
+  /**
+   * One row per run, with a header line: {@code policy,seed,verdict,recovered,recoverySeconds,peakConcurrency,
+   * amplification,successRatio,p99SuccessLatencySeconds,baselineGoodput,goodputAfterFault,logicalRequests,
+   * attempts}, decimals as in the single run's summary CSV; a number a run does not have is empty.
+   */
+  public static String csv(Confidence result) {
+    StringBuilder out = new StringBuilder("policy,seed,verdict,recovered,recoverySeconds,peakConcurrency,"
+        + "amplification,successRatio,p99SuccessLatencySeconds,baselineGoodput,goodputAfterFault,logicalRequests,"
+        + "attempts\n");
+    for (Confidence.PolicyStats p : result.policies()) {
+      String name = csvField(p.name());
+      List<Summary> runs = p.runs();
+      for (int i = 0; i < runs.size(); i++) {
+        Summary s = runs.get(i);
+        out.append(name).append(',').append(result.firstSeed() + i).append(',').append(s.verdict().id()).append(',')
+            .append(s.recovered()).append(',')
+            .append(s.recoverySeconds() == null ? "" : s.recoverySeconds().toString()).append(',')
+            .append(s.peakConcurrency()).append(',').append(csvNumber(s.amplification(), 4)).append(',')
+            .append(csvNumber(s.successRatio(), 4)).append(',').append(csvNumber(s.p99SuccessLatencySeconds(), 6))
+            .append(',').append(csvNumber(s.baselineGoodput(), 3)).append(',')
+            .append(csvNumber(s.goodputAfterFault(), 3)).append(',').append(s.logicalRequests()).append(',')
+            .append(s.attempts()).append('\n');
+      }
+    }
+    return out.toString();
+  }
+
+  /**
+   * The statistics, one row per policy and metric, with a header line: {@code policy,metric,runs,missing,mean,
+   * meanLower,meanUpper,median,medianLower,medianUpper,p90,p90Lower,p90Upper,min,max}. The {@code recovered}
+   * row has the share recovered as its mean and the Wilson interval as the mean's bounds (its quantile columns
+   * are empty). An unbounded or missing value is an empty field; decimals: 6.
+   */
+  public static String summaryCsv(Confidence result) {
+    StringBuilder out = new StringBuilder("policy,metric,runs,missing,mean,meanLower,meanUpper,median,medianLower,"
+        + "medianUpper,p90,p90Lower,p90Upper,min,max\n");
+    for (Confidence.PolicyStats p : result.policies()) {
+      String name = csvField(p.name());
+      Stats.Interval wilson = p.recoveredInterval();
+      out.append(name).append(",recovered,").append(p.runs().size()).append(",0,")
+          .append(csvNumber(p.recoveredShare(), 6)).append(',').append(csvNumber(wilson.lower(), 6)).append(',')
+          .append(csvNumber(wilson.upper(), 6)).append(",,,,,,,,\n");
+      for (Metric metric : NUMBERS) {
+        Stats.Sample sample = p.sample(metric);
+        out.append(name).append(',').append(metric.id()).append(',').append(sample.size()).append(',')
+            .append(sample.missing());
+        for (Stats.Estimate e : new Stats.Estimate[] {sample.mean(), sample.median(), sample.p90()}) {
+          out.append(',').append(csvNumber(e.value(), 6)).append(',').append(csvNumber(e.lower(), 6)).append(',')
+              .append(csvNumber(e.upper(), 6));
+        }
+        out.append(',').append(csvNumber(sample.min(), 6)).append(',').append(csvNumber(sample.max(), 6))
+            .append('\n');
+      }
+    }
+    return out.toString();
+  }
+
+  /**
+   * {@code {"seeds":{"first":…,"last":…,"count":…},"confidence":0.95,"policies":[{"name":…,"runs":…,
+   * "recovered":{"count":…,"share":…,"lower":…,"upper":…},"verdicts":{"recovered":…,…},"metrics":{
+   * "recoverySeconds":{"runs":…,"missing":…,"mean":{"value":…,"lower":…,"upper":…},"median":{…},"p90":{…},
+   * "min":…,"max":…,"values":[…]},…}}]}}: the metrics under their single-run summary names
+   * ({@code recoverySeconds}, {@code amplification}, {@code peakConcurrency}, {@code successRatio},
+   * {@code p99SuccessLatencySeconds}); {@code values} holds each seed's value in seed order, null where a run
+   * has none; an unbounded interval end is null.
+   */
+  public static String json(Confidence result) {
+    Json json = Json.lines().object().field("seeds").object().field("first").number(result.firstSeed())
+        .field("last").number(result.lastSeed()).field("count").number(result.seeds()).endObject()
+        .field("confidence").numberText("0.95").field("policies").array();
+    for (Confidence.PolicyStats p : result.policies()) {
+      Stats.Interval wilson = p.recoveredInterval();
+      json.object().field("name").string(p.name()).field("runs").number(p.runs().size())
+          .field("recovered").object().field("count").number(p.recoveredCount())
+          .field("share").decimal(p.recoveredShare(), 6).field("lower").decimal(wilson.lower(), 6)
+          .field("upper").decimal(wilson.upper(), 6).endObject()
+          .field("verdicts").object();
+      for (Map.Entry<Recovery, Integer> entry : p.verdicts().entrySet()) {
+        json.field(entry.getKey().id()).number(entry.getValue());
+      }
+      json.endObject().field("metrics").object();
+      for (Metric metric : NUMBERS) {
+        Stats.Sample sample = p.sample(metric);
+        json.field(metric.jsonName()).object().field("runs").number(sample.size())
+            .field("missing").number(sample.missing());
+        estimateJson(json.field("mean"), sample.mean());
+        estimateJson(json.field("median"), sample.median());
+        estimateJson(json.field("p90"), sample.p90());
+        json.field("min").decimal(sample.min(), 6).field("max").decimal(sample.max(), 6).field("values").array();
+        for (double value : p.values(metric)) {
+          json.decimal(value, 6);
+        }
+        json.endArray().endObject();
+      }
+      json.endObject().endObject();
+    }
+    return json.endArray().endObject() + "\n";
+  }
+
+  private static void estimateJson(Json json, Stats.Estimate e) {
+    json.object().field("value").decimal(e.value(), 6).field("lower").decimal(e.lower(), 6)
+        .field("upper").decimal(e.upper(), 6).endObject();
+  }
+
+  /**
+   * The tipping points over seeds, one line per policy: the median fault length with its interval, the
+   * shortest and longest found, and how many seeds survived every length or had no tipping point to find.
+   */
+  public static String tippingPoints(List<Confidence.TippingPointRange> ranges, int resolutionSeconds) {
+    StringBuilder out = new StringBuilder();
+    for (Confidence.TippingPointRange range : ranges) {
+      out.append(range.policy()).append(": ").append(describe(range, resolutionSeconds)).append('\n');
+    }
+    return out.toString();
+  }
+
+  static String describe(Confidence.TippingPointRange range, int resolutionSeconds) {
+    int seeds = range.points().size();
+    Stats.Sample found = range.faultSeconds();
+    StringBuilder text = new StringBuilder();
+    if (found.size() > 0) {
+      Stats.Estimate median = found.median();
+      text.append("does not recover from a fault of ").append(Metric.RECOVERY_TIME.format(median.value()))
+          .append(" (median over ").append(found.size()).append(found.size() == 1 ? " seed" : " seeds")
+          .append(", 95% interval ").append(interval(Metric.RECOVERY_TIME, median.lower(), median.upper()))
+          .append("; shortest ").append(Metric.RECOVERY_TIME.format(found.min())).append(", longest ")
+          .append(Metric.RECOVERY_TIME.format(found.max())).append("; resolution ").append(resolutionSeconds)
+          .append(" s)");
+    }
+    int survived = range.survivedEveryLength();
+    if (survived > 0) {
+      text.append(text.length() == 0 ? "" : "; ").append(survived == seeds ? "every seed" : survived + " of " + seeds
+          + " seeds").append(" recovered from every fault length up to ").append(range.searchedUpToSeconds())
+          .append(" s");
+    }
+    int none = range.noTippingPoint();
+    if (none > 0) {
+      Map<Recovery, Integer> why = new java.util.EnumMap<>(Recovery.class);
+      for (Simulator.TippingPoint p : range.points()) {
+        if (p.faultSeconds() != null && p.faultSeconds() == 1) {
+          why.merge(p.verdict(), 1, Integer::sum);
+        }
+      }
+      List<String> reasons = new ArrayList<>();
+      for (Map.Entry<Recovery, Integer> entry : why.entrySet()) {
+        reasons.add(entry.getValue() + " " + entry.getKey().label());
+      }
+      text.append(text.length() == 0 ? "" : "; ").append(none == seeds ? "every seed" : none + " of " + seeds
+          + " seeds").append(" did not survive even the shortest fault, 1 s (").append(String.join(", ", reasons))
+          .append(')');
+    }
+    return text.toString();
+  }
+
+  /**
+   * {@code {"seeds":{…},"tippingPoints":[{"policy":…,"searchedUpToSeconds":…,"found":…,
+   * "survivedEveryLength":…,"noTippingPoint":…,"faultSeconds":{"median":{"value":…,"lower":…,"upper":…},
+   * "min":…,"max":…},"seeds":[{"seed":…,"faultSeconds":…,"verdict":…},…]},…]}}.
+   */
+  public static String tippingPointsJson(List<Confidence.TippingPointRange> ranges, long firstSeed) {
+    int seeds = ranges.isEmpty() ? 0 : ranges.get(0).points().size();
+    Json json = Json.compact().object().field("seeds").object().field("first").number(firstSeed)
+        .field("last").number(firstSeed + seeds - 1).field("count").number(seeds).endObject()
+        .field("tippingPoints").array();
+    for (Confidence.TippingPointRange range : ranges) {
+      Stats.Sample found = range.faultSeconds();
+      json.object().field("policy").string(range.policy())
+          .field("searchedUpToSeconds").number(range.searchedUpToSeconds())
+          .field("found").number(found.size()).field("survivedEveryLength").number(range.survivedEveryLength())
+          .field("noTippingPoint").number(range.noTippingPoint()).field("faultSeconds").object();
+      estimateJson(json.field("median"), found.median());
+      json.field("min").decimal(found.min(), 3).field("max").decimal(found.max(), 3).endObject()
+          .field("seeds").array();
+      for (int i = 0; i < range.points().size(); i++) {
+        Simulator.TippingPoint p = range.points().get(i);
+        json.object().field("seed").number(firstSeed + i).field("faultSeconds").number(p.faultSeconds())
+            .field("verdict").string(p.verdict().id()).endObject();
+      }
+      json.endArray().endObject();
+    }
+    return json.endArray().endObject() + "\n";
+  }
+
+  /**
+   * A self-contained HTML page: the scenario, the statistics table, a chart of the share of runs that
+   * recovered with its Wilson interval, and a strip plot per metric (each run a dot, the median with its
+   * interval, the mean), all inline SVG with no script.
+   */
+  public static String html(Confidence result) {
+    StringBuilder body = new StringBuilder();
+    List<String[]> rows = new ArrayList<>();
+    rows.add(new String[] {"policy", "recovered", "95% interval", "metric", "runs", "mean [95%]", "median [95%]",
+        "p90 [95%]", "min", "max"});
+    for (Confidence.PolicyStats p : result.policies()) {
+      Stats.Interval wilson = p.recoveredInterval();
+      for (Metric metric : NUMBERS) {
+        Stats.Sample sample = p.sample(metric);
+        boolean first = metric == NUMBERS.get(0);
+        rows.add(new String[] {first ? p.name() : "", first ? p.recoveredCount() + "/" + p.runs().size() : "",
+            first ? interval(Metric.RECOVERED, wilson.lower(), wilson.upper()) : "", metric.label(),
+            Integer.toString(sample.size()), estimate(metric, sample.mean()), estimate(metric, sample.median()),
+            estimate(metric, sample.p90()), metric.format(sample.min()), metric.format(sample.max())});
+      }
+    }
+    body.append(Svg.table(rows));
+    List<String> names = new ArrayList<>();
+    double[] shares = new double[result.policies().size()];
+    Stats.Interval[] intervals = new Stats.Interval[shares.length];
+    for (int i = 0; i < shares.length; i++) {
+      Confidence.PolicyStats p = result.policies().get(i);
+      names.add(p.name());
+      shares[i] = p.recoveredShare();
+      intervals[i] = p.recoveredInterval();
+    }
+    body.append("<div class=\"charts\">\n");
+    body.append(Svg.shares("Runs that recovered", names, shares, intervals));
+    for (Metric metric : NUMBERS) {
+      List<Svg.Strip> strips = new ArrayList<>();
+      for (int i = 0; i < shares.length; i++) {
+        Confidence.PolicyStats p = result.policies().get(i);
+        strips.add(new Svg.Strip(p.name(), Svg.COLORS[i % Svg.COLORS.length], p.values(metric), p.sample(metric)));
+      }
+      body.append(Svg.strips(capitalized(metric.label()) + (metric == Metric.RECOVERY_TIME
+          ? " (runs that came back)" : ""), metric, strips));
+    }
+    body.append("</div>\n");
+    String intro = "<p>" + Svg.escape(heading(result)).replace("\n", " ") + "</p>\n<p>Scenario: "
+        + Svg.escape(describe(result.scenario())) + "</p>";
+    return Svg.page("Retry-storm simulation over seeds", intro, body.toString());
+  }
+
+  /** The scenario's explicit keys (the rest are defaults), for a page's introduction. */
+  static String describe(Scenario scenario) {
+    StringBuilder text = new StringBuilder();
+    for (Map.Entry<String, Object> entry : scenario.explicitValues().entrySet()) {
+      if (entry.getKey().equals("seed") || entry.getKey().equals("policies")) {
+        continue;
+      }
+      text.append(text.length() == 0 ? "" : ", ").append(entry.getKey()).append(' ')
+          .append(scenario.value(entry.getKey()));
+    }
+    return text.length() == 0 ? "the defaults (the retry-storm experiment)" : text + "; the rest at the defaults";
+  }
+
+  private static String capitalized(String text) {
+    return Character.toUpperCase(text.charAt(0)) + text.substring(1);
+  }
+
+  private static String csvNumber(double value, int decimals) {
+    return Double.isFinite(value) ? Values.format(value, decimals) : "";
+  }
+
+  static String csvField(String value) {
+    if (value.contains(",") || value.contains("\"")) {
+      return '"' + value.replace("\"", "\"\"") + '"';
+    }
+    return value;
+  }
+}

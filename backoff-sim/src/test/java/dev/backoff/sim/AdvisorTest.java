@@ -1,0 +1,207 @@
+package dev.backoff.sim;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.backoff.sim.Objective.Metric;
+import dev.backoff.sim.PolicyCandidate.Family;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+class AdvisorTest {
+  /** The retry-storm experiment, small: 200 clients at the same load (100 requests/s), a 15 s pause, 120 s. */
+  static final Scenario SMALL = Scenario.of(Map.of("clients", "200", "think-mean", "2s", "duration", "120s",
+      "faults", "pause@30s+15s"));
+
+  private static Advice advise(String objectives, int seeds, int runs, int threads) throws InterruptedException {
+    return Advisor.advise(SMALL, Objective.parseAll(objectives), new Advisor.Settings(seeds, runs, threads), null);
+  }
+
+  /** The whole grid and some refinement (which depends on the grid's ranking), on one thread and on three. */
+  @Test
+  @Tag("slow")
+  void sameArgumentsGiveTheSameBytesWhateverTheThreadCount() throws InterruptedException {
+    Advice one = advise("recovers>=0.5,amplification<=1.3,p99<=10s", 1, 56, 1);
+    Advice three = advise("recovers>=0.5,amplification<=1.3,p99<=10s", 1, 56, 3);
+    assertThat(three.table()).isEqualTo(one.table());
+    assertThat(three.json()).isEqualTo(one.json());
+    assertThat(one.runsUsed()).isEqualTo(56);
+    assertThat(one.table()).startsWith("searched 44 of 44 grid candidates and 12 refinements");
+  }
+
+  @Test
+  @Tag("slow")
+  void findsThatOnlyABudgetKeepsAmplificationDownAfterThePause() throws InterruptedException {
+    // Every request is retried while the server is paused, so without a budget the retries of the 1500
+    // requests caught by the pause (with 3 attempts or more) lift amplification well above 2%; a token
+    // bucket empties within the pause and stops them.
+    Advice advice = advise("recovers>=1,amplification<=1.02", 2, 100, 2);
+    assertThat(advice.met()).isTrue();
+    assertThat(advice.meeting()).isNotEmpty().allSatisfy(e -> assertThat(e.candidate().budget()).isNotNull());
+    assertThat(advice.ranked()).filteredOn(e -> e.candidate().budget() == null).isNotEmpty()
+        .allSatisfy(e -> assertThat(e.value(Metric.AMPLIFICATION)).isGreaterThan(1.02));
+    Evaluation recommended = advice.recommended();
+    assertThat(recommended).isSameAs(advice.meeting().get(0));
+    // Those whose intervals lie within the bounds come before those meeting them on the mean only.
+    List<Boolean> sure = advice.meeting().stream().map(e -> Advisor.surelyMeets(e, advice.objectives())).toList();
+    assertThat(sure.indexOf(false) < 0 || sure.lastIndexOf(true) < sure.indexOf(false)).as("%s", sure).isTrue();
+    // Its numbers are the simulator's own: the same policy run on its own over the same seeds.
+    for (int seed = 0; seed < 2; seed++) {
+      Map<String, Object> keys = recommended.candidate().scenarioKeys();
+      keys.put("seed", 3L + seed);
+      Summary alone = Simulator.run(SMALL.with(keys)).policies().get(0).summary();
+      assertThat(alone).isEqualTo(recommended.runs().get(seed));
+    }
+  }
+
+  @Test
+  void policiesMeetingEveryObjectiveAreOrderedByThePreferredMetric() throws InterruptedException {
+    List<Objective> objectives = Objective.parseAll("recovers>=0.5,amplification<=1.5");
+    Advice bySuccess = Advisor.advise(SMALL, objectives, new Advisor.Settings(1, 20, 2), null);
+    assertThat(bySuccess.meeting()).hasSizeGreaterThan(3);
+    assertThat(bySuccess.meeting()).extracting(e -> e.value(Metric.SUCCESS_RATIO))
+        .isSortedAccordingTo(java.util.Comparator.reverseOrder());
+    assertThat(bySuccess.table()).contains("best first (highest success-ratio, then the widest margin)");
+    Advice byAmplification = Advisor.advise(SMALL, objectives, new Advisor.Settings(1, 20, 2, Metric.AMPLIFICATION),
+        null);
+    assertThat(byAmplification.meeting()).extracting(e -> e.value(Metric.AMPLIFICATION)).isSorted();
+    // The same runs, only ordered differently.
+    assertThat(byAmplification.meeting()).extracting(e -> e.candidate().label())
+        .containsExactlyInAnyOrderElementsOf(bySuccess.meeting().stream().map(e -> e.candidate().label()).toList());
+    // Those missing an objective come after every one meeting them all.
+    assertThat(bySuccess.ranked().subList(0, bySuccess.meeting().size())).isEqualTo(bySuccess.meeting());
+    // The front: no recovering candidate beats a front member on all three metrics, and every recovering
+    // candidate off the front is matched or beaten by a front member.
+    List<Evaluation> front = bySuccess.front();
+    assertThat(front).isNotEmpty();
+    List<Evaluation> recovering = bySuccess.ranked().stream().filter(e -> e.value(Metric.RECOVERS) >= 0.5).toList();
+    for (Evaluation f : front) {
+      assertThat(recovering).contains(f);
+      assertThat(recovering).noneMatch(o -> atLeastAsGood(o, f) && !atLeastAsGood(f, o));
+    }
+    for (Evaluation e : recovering) {
+      assertThat(front).as(e.candidate().label()).anyMatch(f -> atLeastAsGood(f, e));
+    }
+  }
+
+  private static boolean atLeastAsGood(Evaluation a, Evaluation b) {
+    return a.value(Metric.SUCCESS_RATIO) >= b.value(Metric.SUCCESS_RATIO)
+        && a.value(Metric.AMPLIFICATION) <= b.value(Metric.AMPLIFICATION) && a.value(Metric.P99) <= b.value(Metric.P99);
+  }
+
+  @Test
+  void aLongFrontIsShownSpreadEvenly() {
+    assertThat(Advice.spread(List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9), 4)).containsExactly(0, 3, 6, 9);
+    assertThat(Advice.spread(List.of(0, 1, 2), 4)).containsExactly(0, 1, 2);
+    assertThat(Advice.spread(List.of(0, 1, 2, 3, 4), 2)).containsExactly(0, 4);
+  }
+
+  @Test
+  void namesTheObjectiveThatBinds() throws InterruptedException {
+    // The server's latency is 100 ms at best, so no p99 is 1 ms.
+    Advice advice = advise("recovers>=0.5,p99<=1ms", 1, 20, 2);
+    assertThat(advice.met()).isFalse();
+    assertThat(advice.recommended()).isNull();
+    assertThat(advice.binding()).hasSize(1);
+    assertThat(advice.binding().get(0)).matches("no policy met p99<=1ms: the best was 100ms \\(.+\\) among the \\d+ "
+        + "meeting recovers>=0.5");
+    assertThat(advice.table()).contains("no policy met every objective.\n" + advice.binding().get(0) + "\n");
+    assertThat(advice.json()).contains("\"met\":false");
+  }
+
+  @Test
+  void anObjectiveNoPolicyCanMeetIsNamedWithTheBestValue() throws InterruptedException {
+    Advice advice = advise("amplification<1", 1, 5, 1);
+    assertThat(advice.binding()).singleElement().asString()
+        .matches("no policy met amplification<1: the best was 1\\.\\d\\d \\(.+\\)");
+  }
+
+  @Test
+  void aBudgetSmallerThanTheGridRunsItsFirstCandidatesOnly() throws InterruptedException {
+    Advice advice = advise("recovers>=0.5", 2, 21, 2);
+    assertThat(advice.runsUsed()).isEqualTo(20);
+    assertThat(advice.ranked()).extracting(Evaluation::candidate)
+        .containsExactlyInAnyOrderElementsOf(Advisor.grid().subList(0, 10));
+    assertThat(advice.table()).startsWith("searched 10 of 44 grid candidates and 0 refinements: 20 runs of 120 s, "
+        + "2 seeds each (seeds 3..4); stopped by the run budget (21)\n");
+  }
+
+  @Test
+  void theGridCoversEveryFamilyEarlyAndEveryCandidateRunsInTheSimulator() {
+    List<PolicyCandidate> grid = Advisor.grid();
+    assertThat(grid).hasSize(Advisor.GRID_SIZE);
+    Set<String> labels = new HashSet<>();
+    for (PolicyCandidate c : grid) {
+      assertThat(labels.add(c.label())).as(c.label()).isTrue();
+      assertThat(SMALL.with(c.scenarioKeys()).policyNames()).containsExactly(c.policySpec());
+    }
+    assertThat(grid.subList(0, 5)).extracting(PolicyCandidate::family).containsExactly(Family.FULL_JITTER,
+        Family.EQUAL_JITTER, Family.DECORRELATED, Family.NO_JITTER, Family.FIXED);
+  }
+
+  @Test
+  void neighboursStepEachParameterOnce() {
+    PolicyCandidate c = new PolicyCandidate(Family.FULL_JITTER, null, Duration.ofMillis(100), 2, Duration.ofSeconds(20),
+        3, "token-bucket:500:5:10");
+    assertThat(Advisor.neighbours(c)).extracting(PolicyCandidate::label).containsExactly(
+        "exponential:50ms:2:20s:full+budget x3 token-bucket:500:5:10",
+        "exponential:200ms:2:20s:full+budget x3 token-bucket:500:5:10",
+        "exponential:100ms:2:10s:full+budget x3 token-bucket:500:5:10",
+        "exponential:100ms:2:40s:full+budget x3 token-bucket:500:5:10",
+        "exponential:100ms:1.5:20s:full+budget x3 token-bucket:500:5:10",
+        "exponential:100ms:3:20s:full+budget x3 token-bucket:500:5:10",
+        "exponential:100ms:2:20s:full+budget x2 token-bucket:500:5:10",
+        "exponential:100ms:2:20s:full+budget x4 token-bucket:500:5:10",
+        "exponential:100ms:2:20s:full+budget x3 token-bucket:200:5:10",
+        "exponential:100ms:2:20s:full+budget x3 token-bucket:1000:5:10",
+        "exponential:100ms:2:20s:full x3");
+    PolicyCandidate preset = PolicyCandidate.preset(dev.backoff.Preset.AWS_STANDARD, null);
+    assertThat(Advisor.neighbours(preset)).extracting(PolicyCandidate::label).containsExactly(
+        "aws-standard+budget token-bucket:500:5:10", "aws-standard+budget grpc:10:0.1",
+        "aws-standard+budget ratio:0.2:10:10s");
+    PolicyCandidate ratio = new PolicyCandidate(Family.FIXED, null, Duration.ofMillis(1), 0, null, 20,
+        "ratio:0.05:10:10s");
+    assertThat(Advisor.neighbours(ratio)).extracting(PolicyCandidate::label).containsExactly(
+        "fixed:2ms+budget x20 ratio:0.05:10:10s", "fixed:1ms+budget x15 ratio:0.05:10:10s",
+        "fixed:1ms+budget x20 ratio:0.1:10:10s", "fixed:1ms x20");
+  }
+
+  @Test
+  void refusesWhatCannotBeSearched() {
+    assertThatThrownBy(() -> new Advisor.Settings(0, 10, 1)).hasMessage("seeds must be from 1 to 1000, was 0");
+    assertThatThrownBy(() -> new Advisor.Settings(5, 4, 1))
+        .hasMessage("the run budget must pay for at least one candidate (5 runs, one per seed), was 4");
+    assertThatThrownBy(() -> new Advisor.Settings(1, 4, 0)).hasMessage("threads must be from 1 to 1024, was 0");
+    assertThatThrownBy(() -> Advisor.advise(SMALL.with("faults", List.of()), Objective.parseAll("recovers>=0.9"),
+        new Advisor.Settings(1, 1, 1), null)).isInstanceOf(ScenarioException.class)
+        .hasMessage("faults: objective 'recovers>=0.9' asks about recovery, but the scenario has no fault (and no "
+            + "load step, spike or ramp) to recover from");
+    assertThatThrownBy(() -> Advisor.advise(SMALL, List.of(), new Advisor.Settings(1, 1, 1), null))
+        .hasMessage("at least one objective is needed, such as recovers>=0.95,amplification<=1.3,p99<=10s");
+  }
+
+  @Test
+  void anInterruptedCallerGetsInterruptedException() {
+    Thread.currentThread().interrupt();
+    try {
+      assertThatThrownBy(() -> advise("recovers>=0.5", 1, 10, 1)).isInstanceOf(InterruptedException.class);
+    } finally {
+      Thread.interrupted();
+    }
+  }
+
+  @Test
+  void theScenariosOwnPoliciesAttemptsAndBudgetAreReplaced() throws InterruptedException {
+    Scenario withPolicies = SMALL.with(Map.of("policies", "storm-fixed", "max-attempts", "2", "budget", "grpc"));
+    Advice advice = Advisor.advise(withPolicies, Objective.parseAll("recovers>=0.5"), new Advisor.Settings(1, 1, 1),
+        null);
+    assertThat(advice.ranked()).singleElement().extracting(e -> e.candidate().label())
+        .isEqualTo(Advisor.grid().get(0).label());
+    assertThat(advice.json()).isEqualTo(advise("recovers>=0.5", 1, 1, 1).json());
+  }
+}
