@@ -9,15 +9,17 @@ import picocli.CommandLine.Spec;
 @Command(name = "lab", mixinStandardHelpOptions = true, synopsisSubcommandLabel = "<command>",
     description = {"Run the retry-storm experiment over real sockets on this machine (127.0.0.1 only).",
         "A server with the retry-storm experiment's latency knee, a fleet of clients retrying with backoff-http, and a demo that "
-            + "pauses the server and reports whether it recovers, next to the simulator's prediction."},
-    subcommands = {LabServerCommand.class, LabClientCommand.class, LabDemoCommand.class})
+            + "pauses the server and reports whether it recovers, next to the simulator's prediction, and a calibration "
+            + "of the simulator against the lab over many seeds."},
+    subcommands = {LabServerCommand.class, LabClientCommand.class, LabDemoCommand.class,
+        LabCalibrateCommand.class})
 final class LabCommand implements Runnable {
   @Spec
   CommandSpec spec;
 
   @Override
   public void run() {
-    throw new ParameterException(spec.commandLine(), "a lab command is required: server, client or demo");
+    throw new ParameterException(spec.commandLine(), "a lab command is required: server, client, demo or calibrate");
   }
 
   /**

@@ -118,19 +118,7 @@ final class LabDemoCommand implements Callable<Integer> {
     Map<String, Prediction> predictions = new LinkedHashMap<>();
     long seconds = demo.warmup().toSeconds() + demo.pause().toSeconds() + demo.after().toSeconds();
     for (String policy : demo.policies()) {
-      Map<String, Object> values = new LinkedHashMap<>();
-      values.put("clients", (long) demo.clients());
-      values.put("think-mean", Durations.format(demo.think()));
-      values.put("timeout", Durations.format(demo.timeout()));
-      values.put("base-latency", Durations.format(demo.latency().base()));
-      values.put("knee-limit", (long) demo.latency().limit());
-      values.put("knee-factor", demo.latency().factor());
-      values.put("knee-k", demo.latency().k());
-      values.put("recheck", "50ms");
-      values.put("backlog", (long) demo.backlog());
-      values.put("duration", seconds + "s");
-      values.put("faults", List.of("pause@" + demo.warmup().toSeconds() + "s+" + demo.pause().toSeconds() + "s"));
-      values.put("policies", List.of(policy));
+      Map<String, Object> values = scenarioValues(demo, policy);
       try {
         SimulationResult result = Simulator.run(Scenario.of(values));
         PolicyResult only = result.policies().get(0);
@@ -141,6 +129,32 @@ final class LabDemoCommand implements Callable<Integer> {
     }
     err.println("simulator predictions ready (" + predictions.size() + " policies, " + seconds + " s each)");
     return predictions;
+  }
+
+  /**
+   * The simulator's scenario for one policy of the demo: the demo's fleet, knee, backlog and timeline, the
+   * live server's 50 ms re-check, and its pause model (requests beyond the backlog are closed at the resume,
+   * and java.net.http sends those whose clients still wait again at once, outside the policy, with a fresh
+   * timeout: {@code pause-overflow: reconnect}). A mutable map, so
+   * that callers can add a seed.
+   */
+  static Map<String, Object> scenarioValues(LabDemo demo, String policy) {
+    long seconds = demo.warmup().toSeconds() + demo.pause().toSeconds() + demo.after().toSeconds();
+    Map<String, Object> values = new LinkedHashMap<>();
+    values.put("clients", (long) demo.clients());
+    values.put("think-mean", Durations.format(demo.think()));
+    values.put("timeout", Durations.format(demo.timeout()));
+    values.put("base-latency", Durations.format(demo.latency().base()));
+    values.put("knee-limit", (long) demo.latency().limit());
+    values.put("knee-factor", demo.latency().factor());
+    values.put("knee-k", demo.latency().k());
+    values.put("recheck", "50ms");
+    values.put("backlog", (long) demo.backlog());
+    values.put("pause-overflow", "reconnect");
+    values.put("duration", seconds + "s");
+    values.put("faults", List.of("pause@" + demo.warmup().toSeconds() + "s+" + demo.pause().toSeconds() + "s"));
+    values.put("policies", List.of(policy));
+    return values;
   }
 
   static String table(List<LabDemo.Result> results, Map<String, Prediction> predictions) {

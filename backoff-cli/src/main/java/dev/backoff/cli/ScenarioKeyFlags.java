@@ -55,6 +55,7 @@ final class ScenarioKeyFlags {
       case "rate-profile" -> "constant|step|spike|ramp";
       case "server" -> "knee|linear|pool";
       case "queue-order" -> "fifo|lifo";
+      case "pause-overflow" -> "drop|close|reconnect";
       case "service-distribution" -> "fixed|exponential";
       case "reject-status" -> "503|429";
       case "retry-after" -> "none|<duration>";

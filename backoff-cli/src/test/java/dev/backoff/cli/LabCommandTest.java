@@ -16,7 +16,7 @@ class LabCommandTest {
   void labNeedsASubcommand() {
     CliRunner result = CliRunner.run("lab");
     assertThat(result.exitCode).isEqualTo(2);
-    assertThat(result.err).contains("server, client or demo");
+    assertThat(result.err).contains("server, client, demo or calibrate");
   }
 
   @Test

@@ -84,6 +84,10 @@ public final class Scenario {
     key("latency-per-request", "1ms", "linear: latency added by each concurrent request");
     key("recheck", "0s", "knee and linear: 0 = exact completion times; 50ms = the original server's 50 ms polling");
     key("backlog", 512L, "connections the accept queue holds while the server is paused (see docs/simulator.md for why 512)");
+    key("pause-overflow", "drop", "requests a paused server has no backlog room for: drop (never answered: "
+        + "their clients wait for the timeout, as SYNs a full accept queue drops), close (closed at the resume: a "
+        + "client still waiting sees an error and its policy decides) or reconnect (closed at the resume and sent "
+        + "again at once, with a fresh timeout, by the HTTP client, not the policy: the lab)");
     key("workers", 10L, "pool: worker count");
     key("queue-size", 100L, "pool: bounded queue length; a request arriving to a full queue is shed");
     key("queue-order", "fifo", "pool: fifo or lifo");
@@ -125,6 +129,8 @@ public final class Scenario {
   final long latencyPerRequestNanos;
   final long recheckNanos;
   final int backlog;
+  /** {@code pause-overflow}: 0 drop, 1 close, 2 reconnect. */
+  final int pauseOverflow;
   final int workers;
   final int queueSize;
   final boolean lifo;
@@ -177,6 +183,7 @@ public final class Scenario {
     latencyPerRequestNanos = Values.durationNanos("latency-per-request", get("latency-per-request"));
     recheckNanos = Values.durationNanos("recheck", get("recheck"));
     backlog = (int) nonNegativeLong("backlog", 100_000_000L);
+    pauseOverflow = List.of("drop", "close", "reconnect").indexOf(choice("pause-overflow", "drop", "close", "reconnect"));
     workers = (int) nonNegativeLong("workers", 10_000_000L);
     queueSize = (int) nonNegativeLong("queue-size", 100_000_000L);
     lifo = choice("queue-order", "fifo", "lifo").equals("lifo");

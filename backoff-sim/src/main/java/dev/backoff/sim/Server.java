@@ -4,7 +4,9 @@ import java.util.ArrayDeque;
 
 /**
  * A server model. The base class handles what every model shares: a pause (like SIGSTOP: new connections
- * wait in a bounded accept backlog and start at once on resume; those beyond it are never answered), a
+ * wait in a bounded accept backlog and start at once on resume; those beyond it are never answered, or, with
+ * {@code pause-overflow} close, fail at the resume if their clients still wait, or with reconnect are served
+ * then), a
  * crash (requests in flight fail, new connections are refused), and capacity or latency faults, which the
  * models interpret. A request whose client timed out keeps its place until it finishes.
  * Mutable, owned by a single-threaded run.
@@ -17,6 +19,8 @@ abstract class Server {
   final Simulation simulation;
   private final ArrayDeque<Attempt> backlog = new ArrayDeque<>();
   private final int backlogLimit;
+  /** With {@code pause-overflow} close or reconnect: the requests beyond the backlog, until the resume; else null. */
+  private final ArrayDeque<Attempt> overflow;
   boolean paused;
   boolean crashed;
   int epoch;
@@ -26,6 +30,7 @@ abstract class Server {
   Server(Simulation simulation, int backlogLimit) {
     this.simulation = simulation;
     this.backlogLimit = backlogLimit;
+    this.overflow = simulation.scenario.pauseOverflow > 0 ? new ArrayDeque<>() : null;
   }
 
   final void submit(Attempt attempt, long now) {
@@ -36,8 +41,10 @@ abstract class Server {
     if (paused) {
       if (backlog.size() < backlogLimit) {
         backlog.addLast(attempt);
+      } else if (overflow != null) {
+        overflow.addLast(attempt);
       }
-      return; // a full accept queue drops the connection: the client times out
+      return; // a full accept queue drops the connection: the client times out (or, reconnecting, waits for the resume)
     }
     attempt.epoch = epoch;
     accept(attempt, now);
@@ -83,6 +90,24 @@ abstract class Server {
       attempt.epoch = epoch;
       accept(attempt, now);
     }
+    if (overflow != null) {
+      // The lab's server closes these connections at the resume. A client still waiting sees an error (close),
+      // or its HTTP client sends the request again at once, not a policy retry, and it is served (reconnect).
+      boolean reconnect = simulation.scenario.pauseOverflow == 2;
+      while (!overflow.isEmpty()) {
+        Attempt attempt = overflow.pollFirst();
+        if (attempt.state != Attempt.PENDING) {
+          continue; // its client gave up: nobody sees the close
+        }
+        if (reconnect) {
+          Attempt again = simulation.resend(attempt, now);
+          again.epoch = epoch;
+          accept(again, now);
+        } else {
+          simulation.deliverError(attempt, ERROR, -1, now);
+        }
+      }
+    }
     onResume(now);
   }
 
@@ -91,6 +116,9 @@ abstract class Server {
     epoch++;
     while (!backlog.isEmpty()) {
       simulation.deliverError(backlog.pollFirst(), ERROR, -1, now);
+    }
+    if (overflow != null) {
+      overflow.clear(); // their connections were never accepted: their clients time out
     }
     clear(now);
   }

@@ -307,6 +307,21 @@ final class Simulation {
     return attempt;
   }
 
+  /**
+   * The HTTP client sends a request whose connection a resuming server closed again at once, outside the
+   * policy (java.net.http does so for an idempotent request): a fresh attempt with its own timeout, not
+   * counted as an attempt, replaces the old one, which is void from now on. A hedged call keeps its attempt.
+   */
+  Attempt resend(Attempt old, long now) {
+    if (old.caller.hedge != null) {
+      return old;
+    }
+    old.state = Attempt.ABANDONED;
+    Attempt fresh = new Attempt(old.caller, now);
+    queue.scheduleInOrder(EventQueue.TIMEOUT_LANE, now + scenario.timeoutNanos, TIMEOUT, fresh, 0);
+    return fresh;
+  }
+
   /** Plans the caller's next hedge at {@code at}, replacing a planned one, if another may still start. */
   private void planHedge(Caller caller, long at) {
     HedgeState hedge = caller.hedge;

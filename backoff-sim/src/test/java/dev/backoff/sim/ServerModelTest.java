@@ -154,6 +154,64 @@ class ServerModelTest {
   }
 
   @Test
+  void withPauseOverflowReconnectTheRequestsBeyondTheBacklogWhoseClientsStillWaitAreServedOnResume() {
+    Harness h = new Harness(Map.of("backlog", 1, "pause-overflow", "reconnect"));
+    h.server().pause(0);
+    Attempt inBacklog = h.submitAt(100);
+    Attempt gaveUp = h.submitAt(200); // beyond the backlog, and its client times out before the resume
+    Attempt waiting = h.submitAt(300); // beyond the backlog, its client still waiting at the resume
+    gaveUp.state = Attempt.TIMED_OUT;
+    h.advanceTo(1000);
+    h.server().resume(h.now);
+    assertThat(h.server().concurrency()).isEqualTo(2); // the backlog's one and the one sent again
+    // The HTTP client's resend is a new exchange with its own timeout: the old attempt is void.
+    assertThat(waiting.state).isEqualTo(Attempt.ABANDONED);
+    h.advanceTo(5000);
+    assertThat(answeredMillis(inBacklog)).isEqualTo(1100);
+    assertThat(answeredMillis(waiting)).isEqualTo(-1);
+    assertThat(h.server().concurrency()).isZero(); // both served at 1100
+    assertThat(answeredMillis(gaveUp)).isEqualTo(-1); // nobody waits for it: not served, no load
+  }
+
+  @Test
+  void withPauseOverflowCloseTheRequestsBeyondTheBacklogWhoseClientsStillWaitFailOnResume() {
+    Harness h = new Harness(Map.of("backlog", 1, "pause-overflow", "close"));
+    h.server().pause(0);
+    Attempt inBacklog = h.submitAt(100);
+    Attempt gaveUp = h.submitAt(200);
+    Attempt waiting = h.submitAt(300);
+    gaveUp.state = Attempt.TIMED_OUT;
+    h.advanceTo(1000);
+    h.server().resume(h.now);
+    assertThat(h.server().concurrency()).isEqualTo(1); // only the backlog's one
+    h.advanceTo(5000);
+    assertThat(answeredMillis(inBacklog)).isEqualTo(1100);
+    assertThat(waiting.outcome).isEqualTo(Server.ERROR);
+    assertThat(answeredMillis(waiting)).isEqualTo(1001); // the close reaches the client after the error latency
+    assertThat(answeredMillis(gaveUp)).isEqualTo(-1);
+  }
+
+  @Test
+  void withTheDefaultPauseOverflowTheRequestsBeyondTheBacklogAreNeverAnswered() {
+    Harness h = new Harness(Map.of("backlog", 1));
+    h.server().pause(0);
+    h.submitAt(100);
+    Attempt waiting = h.submitAt(300);
+    h.advanceTo(1000);
+    h.server().resume(h.now);
+    h.advanceTo(5000);
+    assertThat(answeredMillis(waiting)).isEqualTo(-1);
+    assertThat(waiting.state).isEqualTo(Attempt.PENDING);
+  }
+
+  @Test
+  void pauseOverflowAcceptsOnlyDropCloseOrReconnect() {
+    assertThat(Scenario.of(Map.of("pause-overflow", "drop")).raw).containsEntry("pause-overflow", "drop");
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> Scenario.of(Map.of("pause-overflow", "retry")))
+        .isInstanceOf(ScenarioException.class).hasMessageContaining("pause-overflow").hasMessageContaining("retry");
+  }
+
+  @Test
   void crashedServerFailsRequestsInFlightAndRefusesNewOnes() {
     Harness h = new Harness(Map.of());
     Attempt inFlight = h.submitAt(0);
