@@ -51,6 +51,9 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
   private StopReason noMoreHedges; // why no further hedge may start, or null
   private boolean finished; // the outcome is decided (or the caller completed the future)
   private volatile int starting; // attempt hooks running now (a canceller waits for them)
+  // Guarded by this call's monitor: the attempts counted in starting (kept after the call finishes, unlike
+  // inFlight, so that a canceller can tell whether it runs inside one of their hooks).
+  private final List<Attempt> inHooks = new ArrayList<>(2);
 
   HedgedCall(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt, OutcomeJudge<R> judge, Recovery<T> recovery) {
     this.executor = executor;
@@ -190,6 +193,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     Attempt first = new Attempt(1, permit);
     first.starter = Thread.currentThread();
     inFlight.add(first);
+    inHooks.add(first);
     starting++;
     scheduleHedge(executor.policy.hedging.delayNanos(), null, null);
     return first;
@@ -340,6 +344,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
           next = new Attempt(++started, permit);
           next.starter = Thread.currentThread();
           inFlight.add(next);
+          inHooks.add(next);
           starting++;
           scheduleHedge(policy.hedging.delayNanos(), null, null);
         }
@@ -386,6 +391,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
       a.starter = null;
       a.stage = stage;
       cancel = finished || a.settled;
+      inHooks.remove(a);
       starting--; // after the stage is recorded: a canceller that waited then finds it
       if (stage != null && !cancel && policy.attemptTimeoutNanos != Long.MAX_VALUE) {
         a.timeoutNanos = policy.attemptTimeoutNanos(a.nanosLeft());
@@ -576,9 +582,14 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
   private void settleOutside(List<Attempt> toCancel) {
     cancelAll(toCancel);
     Throwable unexpected;
+    boolean inHook;
     synchronized (this) {
       unexpected = failure;
+      inHook = inHookHere();
     }
+    // A hedge whose hook another thread entered before the outcome was decided: the call completes only
+    // once that hook has returned (and its stage has been cancelled), so no attempt starts after it completes.
+    awaitHooks(inHook);
     if (unexpected != null) {
       super.completeExceptionally(unexpected);
       return;
@@ -669,25 +680,45 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     if (!completed) {
       return false;
     }
-    List<Attempt> toCancel;
-    boolean inHook = false;
+    List<Attempt> toCancel = null;
+    boolean inHook;
     synchronized (this) {
-      if (finished) {
+      inHook = inHookHere();
+      if (!finished) {
+        finished = true;
+        toCancel = takeAll();
+        if (execution == null) {
+          execution = newExecution();
+        }
+        execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
+      }
+    }
+    // An attempt hook may be running on another thread, even when the call had already decided its outcome
+    // (settleOutside is completing it): return only once it has (see the class comment); its stage is then
+    // cancelled by that thread, which finds the call finished.
+    awaitHooks(inHook);
+    if (toCancel != null) {
+      cancelAll(toCancel);
+    }
+    return true;
+  }
+
+  /** True if this thread is inside one of this call's attempt hooks. Locked. */
+  private boolean inHookHere() {
+    Thread me = Thread.currentThread();
+    for (Attempt a : inHooks) {
+      if (a.starter == me) {
         return true;
       }
-      finished = true;
-      for (Attempt a : inFlight) {
-        inHook |= a.starter == Thread.currentThread();
-      }
-      toCancel = takeAll();
-      if (execution == null) {
-        execution = newExecution();
-      }
-      execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
     }
-    // An attempt hook may be running on another thread: return only once it has (see the class comment);
-    // its stage is then cancelled by that thread, which finds the call finished.
-    // A hook that cancels its own call cannot wait for itself.
+    return false;
+  }
+
+  /**
+   * Waits, without a lock, until no attempt hook of this call is running, unless this thread is inside one
+   * ({@code inHook}: it cannot wait for itself).
+   */
+  private void awaitHooks(boolean inHook) {
     for (int spins = 0; !inHook && starting > 0; spins++) {
       if (spins < SPINS_BEFORE_YIELD) {
         Thread.onSpinWait();
@@ -695,8 +726,6 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
         Thread.yield();
       }
     }
-    cancelAll(toCancel);
-    return true;
   }
 
   private static void cancelStage(CompletionStage<?> stage) {
