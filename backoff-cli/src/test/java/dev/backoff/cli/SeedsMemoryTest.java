@@ -9,16 +9,16 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * Parallel runs in a 256 MiB heap (a forked JVM): two fixed-policy storms of 30 000 clients each fit one at a
- * time (about 105 MiB of the 173 MiB runs may plan for) but not two at once. (A server holds an abandoned
- * request in 16 bytes, so the storms must be this large to need more than the heap.) With two threads the plan is
+ * Parallel runs in a 128 MiB heap (a forked JVM): two fixed-policy storms of 14000 clients each fit one at a
+ * time (about 55 MiB of the 86 MiB runs may plan for, by the estimate of 16 bytes per request a server holds)
+ * but not two at once (about 111 MiB). With two threads the plan is
  * refused up front, naming the thread count that fits; with one it finishes. Never an OutOfMemoryError.
  */
 @Tag("slow")
 class SeedsMemoryTest {
   private static ForkedJvm.Result simulate(String threads) throws Exception {
-    return ForkedJvm.run(Main.class, List.of("-Xmx256m", "-XX:+UseSerialGC"), Duration.ofSeconds(300), "simulate",
-        "--clients", "30000", "--policies", "fixed", "--seeds", "2", "--threads", threads, "--format", "csv");
+    return ForkedJvm.run(Main.class, List.of("-Xmx128m", "-XX:+UseSerialGC"), Duration.ofSeconds(300), "simulate",
+        "--clients", "14000", "--policies", "fixed", "--seeds", "2", "--threads", threads, "--format", "csv");
   }
 
   @Test

@@ -17,8 +17,10 @@ import java.util.List;
  * the whole fleet: {@link BudgetSpec#DEFAULT}, AWS's token bucket, as the simulator's default. A
  * {@code +breaker[:...]} suffix adds the same circuit breaker as the simulator's ({@link PolicySpec.Breaker}),
  * also shared by the whole fleet (the simulator's default {@code breaker-scope}: one client process);
- * {@code +adaptive[:...]} an adaptive rate limiter shared by the fleet. {@code +hedge} is refused: the lab's
- * client does not hedge in this build. What is
+ * {@code +adaptive[:...]} an adaptive rate limiter shared by the fleet. {@code +hedge} is refused: backoff-http's
+ * {@code sendAsync}, which the lab's clients call, would send the hedges, but the lab counts one attempt per
+ * policy event (retry scheduled, success, stop), so it would count neither a hedge nor a losing attempt's
+ * answer, and its totals would not match the server's. What is
  * retried (429 and 5xx, connection failures and timeouts) is backoff-http's rule, added by its client.
  * Stateless.
  */
@@ -38,8 +40,9 @@ public final class LabPolicies {
     }
     PolicySpec spec = PolicySpec.parse(name);
     if (spec.hedge() != null) {
-      throw new IllegalArgumentException("policy '" + name + "': the lab's HTTP client does not hedge in this "
-          + "build; see what +hedge does with 'backoff simulate'");
+      throw new IllegalArgumentException("policy '" + name + "': +hedge is not supported by the lab: its attempt "
+          + "counts come from the policy's retry, success and stop events and would miss the hedges and their "
+          + "answers; see what +hedge does with 'backoff simulate'");
     }
     String experiment = ExperimentPolicies.canonical(spec.base());
     RetryPolicy.Builder<R> builder;

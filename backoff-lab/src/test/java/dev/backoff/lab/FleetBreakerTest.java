@@ -58,11 +58,6 @@ class FleetBreakerTest {
   }
 
   @Test
-  @org.junit.jupiter.api.Disabled("bug outside the lab, reported: when the breaker or the limiter refuses a "
-      + "retry after its backoff (a stop at the gate after a retried 429/503 response), the call's result is the "
-      + "response the loop already discarded when it decided to retry, and RetryingHttpClient.sendAsync's future "
-      + "never completes (Attempt.finish bridges a discarded body); here every client stalls after its first "
-      + "refusal. The breaker test above passes because only some of its calls stop at the gate")
   void anAdaptiveLimiterThatFailsFastRefusesOnceThrottled() throws Exception {
     try (ScriptedHttpServer server = new ScriptedHttpServer(ScriptedHttpServer.Response.of(429))) {
       ClientFleet fleet = ClientFleet.builder().uri(server.uri("/api")).clients(10).think(Duration.ofMillis(20))

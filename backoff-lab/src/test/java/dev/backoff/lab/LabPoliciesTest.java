@@ -74,8 +74,9 @@ class LabPoliciesTest {
     assertThat(adaptive.rateLimiter()).isNotNull();
     assertThat(adaptive.rateLimiter().maxWait()).isZero();
     assertThatThrownBy(() -> policy("full-jitter+hedge:50ms:2")).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("policy 'full-jitter+hedge:50ms:2': the lab's HTTP client does not hedge in this build; see "
-            + "what +hedge does with 'backoff simulate'");
+        .hasMessage("policy 'full-jitter+hedge:50ms:2': +hedge is not supported by the lab: its attempt counts "
+            + "come from the policy's retry, success and stop events and would miss the hedges and their answers; "
+            + "see what +hedge does with 'backoff simulate'");
     assertThatThrownBy(() -> policy("fixed+breaker:150%")).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("bad policy 'fixed+breaker:150%': breaker failure rate '150%': out of range (0..100]%");
   }

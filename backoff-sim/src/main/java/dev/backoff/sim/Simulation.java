@@ -454,6 +454,9 @@ final class Simulation {
       Attempt other = hedge.attempts[i];
       if (other != null) {
         other.state = Attempt.ABANDONED;
+        // As for a timeout: the server still does the work (the request keeps its place), but drops the
+        // attempt, so a losing hedge is not held until its answer (which would be ignored) comes.
+        server.abandon(other);
         CircuitBreaker.Permit permit = settle(other);
         if (permit != null) {
           permit.release();
