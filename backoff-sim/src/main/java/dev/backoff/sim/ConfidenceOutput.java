@@ -101,7 +101,8 @@ public final class ConfidenceOutput {
     return Double.isNaN(lower) ? "-" : "[" + metric.format(lower) + ", " + metric.format(upper) + "]";
   }
 
-  private static void appendTable(StringBuilder out, List<String[]> rows) {
+  /** A text table: the first row is the header, underlined; the first column left-aligned, the others right. */
+  static void appendTable(StringBuilder out, List<String[]> rows) {
     int columns = rows.get(0).length;
     int[] widths = new int[columns];
     for (String[] row : rows) {

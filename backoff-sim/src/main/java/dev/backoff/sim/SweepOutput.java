@@ -48,7 +48,7 @@ public final class SweepOutput {
         }
         rows.add(row.toArray(new String[0]));
       }
-      appendTable(out, rows);
+      ConfidenceOutput.appendTable(out, rows);
       return out.toString();
     }
     Sweep.Parameter first = parameters.get(0);
@@ -67,7 +67,7 @@ public final class SweepOutput {
         }
         rows.add(row.toArray(new String[0]));
       }
-      appendTable(out, rows);
+      ConfidenceOutput.appendTable(out, rows);
     }
     return out.toString();
   }
@@ -99,36 +99,6 @@ public final class SweepOutput {
     }
     Stats.Estimate median = stats.sample(metric).median();
     return withInterval ? ConfidenceOutput.estimate(metric, median) : metric.format(median.value());
-  }
-
-  private static void appendTable(StringBuilder out, List<String[]> rows) {
-    int columns = rows.get(0).length;
-    int[] widths = new int[columns];
-    for (String[] row : rows) {
-      for (int c = 0; c < columns; c++) {
-        widths[c] = Math.max(widths[c], row[c].length());
-      }
-    }
-    for (int r = 0; r < rows.size(); r++) {
-      appendRow(out, rows.get(r), widths);
-      if (r == 0) {
-        String[] rule = new String[columns];
-        for (int c = 0; c < columns; c++) {
-          rule[c] = "-".repeat(widths[c]);
-        }
-        appendRow(out, rule, widths);
-      }
-    }
-  }
-
-  private static void appendRow(StringBuilder out, String[] cells, int[] widths) {
-    StringBuilder line = new StringBuilder();
-    for (int c = 0; c < cells.length; c++) {
-      line.append(c == 0 ? "" : "  ");
-      String cell = cells[c];
-      line.append(c == 0 ? cell + " ".repeat(widths[c] - cell.length()) : " ".repeat(widths[c] - cell.length()) + cell);
-    }
-    out.append(line.toString().stripTrailing()).append('\n');
   }
 
   /**
