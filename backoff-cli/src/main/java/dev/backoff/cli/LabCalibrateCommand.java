@@ -17,6 +17,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -67,21 +68,8 @@ final class LabCalibrateCommand implements Callable<Integer> {
           + "Default reconnect.")
   String pauseOverflow = "reconnect";
 
-  @Option(names = "--pause", paramLabel = "<duration>", converter = DurationConverter.class,
-      description = "How long the server stays paused. Default 30s.")
-  Duration pause = Duration.ofSeconds(30);
-
-  @Option(names = "--warmup", paramLabel = "<duration>", converter = DurationConverter.class,
-      description = "Steady time before the pause. Default 10s.")
-  Duration warmup = Duration.ofSeconds(10);
-
-  @Option(names = "--after", paramLabel = "<duration>", converter = DurationConverter.class,
-      description = "Time watched after the resume. Default 30s.")
-  Duration after = Duration.ofSeconds(30);
-
-  @Option(names = "--max-connections", paramLabel = "<count>",
-      description = "Requests a live server may hold; reaching it ends that run as a storm. Default 4000.")
-  int maxConnections = 4000;
+  @Mixin
+  LabRunOptions run = new LabRunOptions();
 
   @Option(names = "--no-live", description = "Skip the live runs: only the simulator's side of the table.")
   boolean noLive;
@@ -99,21 +87,7 @@ final class LabCalibrateCommand implements Callable<Integer> {
       throw new Errors.UsageException("--pause-overflow must be reconnect, close or drop, was '" + pauseOverflow + "'");
     }
     LabCommand.withoutUnsafeOnNewerJdks();
-    Scenario model = ScenarioKeyFlags.scenario(spec, KEYS);
-    if (model.backlog() < 1) {
-      throw new Errors.UsageException("--backlog must be at least 1 for a live server, was " + model.backlog());
-    }
-    LabDemo demo;
-    try {
-      demo = LabDemo.builder().clients(model.clients()).think(model.thinkMean()).timeout(model.timeout())
-          .warmup(warmup).pause(pause).after(after).latency(model.kneeLatency()).backlog(model.backlog())
-          .maxConnections(maxConnections).policies(policies).build();
-    } catch (IllegalArgumentException e) {
-      String message = e.getMessage();
-      throw new Errors.UsageException(message.startsWith("unknown policy") ? "--policies: " + message
-          : message.startsWith("maxConnections") ? "--max-connections" + message.substring("maxConnections".length())
-          : LabClientCommand.flagMessage(message).replaceFirst("^(warmup|pause|after) ", "--$1 "));
-    }
+    LabDemo demo = run.demo(spec, KEYS, policies);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     Map<String, Simulated> simulated = simulate(demo, seeds, pauseOverflow, err);

@@ -18,6 +18,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -49,21 +50,8 @@ final class LabDemoCommand implements Callable<Integer> {
           + "(the experiment's two clients).")
   List<String> policies = new ArrayList<>(List.of("storm-fixed", "storm-exponential"));
 
-  @Option(names = "--pause", paramLabel = "<duration>", converter = DurationConverter.class,
-      description = "How long the server stays paused. Default 30s.")
-  Duration pause = Duration.ofSeconds(30);
-
-  @Option(names = "--warmup", paramLabel = "<duration>", converter = DurationConverter.class,
-      description = "Steady time before the pause. Default 10s.")
-  Duration warmup = Duration.ofSeconds(10);
-
-  @Option(names = "--after", paramLabel = "<duration>", converter = DurationConverter.class,
-      description = "Time watched after the resume. Default 30s.")
-  Duration after = Duration.ofSeconds(30);
-
-  @Option(names = "--max-connections", paramLabel = "<count>",
-      description = "Requests a server may hold; reaching it ends that run as a storm. Default 4000.")
-  int maxConnections = 4000;
+  @Mixin
+  LabRunOptions run = new LabRunOptions();
 
   @Option(names = "--no-simulation", description = "Skip the simulator's prediction.")
   boolean noSimulation;
@@ -75,22 +63,7 @@ final class LabDemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     LabCommand.withoutUnsafeOnNewerJdks();
-    Scenario model = ScenarioKeyFlags.scenario(spec, LAB_DEMO_KEYS);
-    if (model.backlog() < 1) {
-      throw new Errors.UsageException("--backlog must be at least 1 for a live server, was " + model.backlog());
-    }
-    LabDemo demo;
-    try {
-      demo = LabDemo.builder().clients(model.clients()).think(model.thinkMean()).timeout(model.timeout())
-          .warmup(warmup).pause(pause).after(after).latency(model.kneeLatency()).backlog(model.backlog())
-          .maxConnections(maxConnections)
-          .policies(policies).build();
-    } catch (IllegalArgumentException e) {
-      String message = e.getMessage();
-      throw new Errors.UsageException(message.startsWith("unknown policy") ? "--policies: " + message
-          : message.startsWith("maxConnections") ? "--max-connections" + message.substring("maxConnections".length())
-          : LabClientCommand.flagMessage(message).replaceFirst("^(warmup|pause|after) ", "--$1 "));
-    }
+    LabDemo demo = run.demo(spec, LAB_DEMO_KEYS, policies);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     Map<String, Prediction> predictions = noSimulation ? Map.of() : predict(demo, err);
