@@ -112,6 +112,8 @@ class AsyncAndBudgetSetupTest {
   @Test
   void theSimulationBenchmarkCountsTheDefaultScenariosEvents() {
     SimulationBenchmark benchmark = new SimulationBenchmark();
+    benchmark.clients = 1000; // the default scenario's (JMH sets the @Param, then runs the trial's setup)
+    benchmark.scenario();
     SimulationBenchmark.Events counter = new SimulationBenchmark.Events();
     long events = benchmark.defaultScenario(counter).events();
     assertThat(events).isPositive();
