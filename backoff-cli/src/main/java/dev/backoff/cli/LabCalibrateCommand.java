@@ -6,11 +6,11 @@ import dev.backoff.sim.Json;
 import dev.backoff.sim.Recovery;
 import dev.backoff.sim.Scenario;
 import dev.backoff.sim.Simulator;
+import dev.backoff.sim.Stats;
 import dev.backoff.sim.Summary;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -40,12 +40,6 @@ final class LabCalibrateCommand implements Callable<Integer> {
 
   /** The lower bound of the live outcome's simulated fraction at or above which the two agree. */
   static final double AGREEMENT_FLOOR = 0.05;
-
-  private static final List<String> KEYS = new ArrayList<>(ScenarioKeyFlags.FLEET);
-
-  static {
-    KEYS.addAll(ScenarioKeyFlags.KNEE);
-  }
 
   @Spec
   CommandSpec spec;
@@ -87,7 +81,7 @@ final class LabCalibrateCommand implements Callable<Integer> {
       throw new Errors.UsageException("--pause-overflow must be reconnect, close or drop, was '" + pauseOverflow + "'");
     }
     LabCommand.withoutUnsafeOnNewerJdks();
-    LabDemo demo = run.demo(spec, KEYS, policies);
+    LabDemo demo = run.demo(spec, policies);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     Map<String, Simulated> simulated = simulate(demo, seeds, pauseOverflow, err);
@@ -206,35 +200,13 @@ final class LabCalibrateCommand implements Callable<Integer> {
       }
       int n = simulated.runs().size();
       int same = live.cameBack() ? simulated.cameBack() : n - simulated.cameBack();
-      return wilson(same, n)[0] >= AGREEMENT_FLOOR;
+      return Stats.wilson(same, n).lower() >= AGREEMENT_FLOOR;
     }
   }
 
-  /**
-   * The 95% Wilson score interval of a proportion {@code successes / n}, as {@code {low, high}}.
-   *
-   * @throws IllegalArgumentException if {@code n < 1} or {@code successes} is not within {@code [0, n]}
-   */
-  static double[] wilson(int successes, int n) {
-    if (n < 1 || successes < 0 || successes > n) {
-      throw new IllegalArgumentException("wilson needs 0 <= successes <= n and n >= 1, was " + successes + " of " + n);
-    }
-    double z = 1.959963984540054;
-    double p = (double) successes / n;
-    double z2n = z * z / n;
-    double center = (p + z2n / 2) / (1 + z2n);
-    double half = z * Math.sqrt(p * (1 - p) / n + z2n / (4 * n)) / (1 + z2n);
-    return new double[] {Math.max(0, center - half), Math.min(1, center + half)};
-  }
-
+  /** The median (Stats' order-statistic median, without its interval); NaN if there are no values. */
   static double median(List<Double> values) {
-    if (values.isEmpty()) {
-      return Double.NaN;
-    }
-    double[] sorted = values.stream().mapToDouble(Double::doubleValue).toArray();
-    Arrays.sort(sorted);
-    int n = sorted.length;
-    return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    return Stats.Sample.of(values.stream().mapToDouble(Double::doubleValue).toArray()).median().value();
   }
 
   static String table(int seeds, List<Row> rows) {
@@ -261,9 +233,10 @@ final class LabCalibrateCommand implements Callable<Integer> {
       String simAmplification = "-";
       if (sim != null && !sim.runs().isEmpty()) {
         int n = sim.runs().size();
-        double[] bounds = wilson(sim.cameBack(), n);
+        Stats.Interval bounds = Stats.wilson(sim.cameBack(), n);
         fraction = sim.cameBack() + "/" + n;
-        interval = String.format(Locale.ROOT, "%.2f [%.2f, %.2f]", (double) sim.cameBack() / n, bounds[0], bounds[1]);
+        interval = String.format(Locale.ROOT, "%.2f [%.2f, %.2f]", (double) sim.cameBack() / n, bounds.lower(),
+            bounds.upper());
         double recovery = sim.medianRecoverySeconds();
         simRecovery = Double.isNaN(recovery) ? "-" : number(recovery) + " s";
         simPeak = number(sim.medianPeak());
@@ -348,13 +321,13 @@ final class LabCalibrateCommand implements Callable<Integer> {
       json.nullValue();
     } else {
       int n = sim.runs().size();
-      double[] bounds = wilson(sim.cameBack(), n);
+      Stats.Interval bounds = Stats.wilson(sim.cameBack(), n);
       double recovery = sim.medianRecoverySeconds();
       json.object().field("runs").number(n)
           .field("cameBack").number(sim.cameBack())
           .field("fraction").decimal((double) sim.cameBack() / n, 4)
-          .field("wilsonLow").decimal(bounds[0], 4)
-          .field("wilsonHigh").decimal(bounds[1], 4)
+          .field("wilsonLow").decimal(bounds.lower(), 4)
+          .field("wilsonHigh").decimal(bounds.upper(), 4)
           .field("medianRecoverySeconds");
       if (Double.isNaN(recovery)) {
         json.nullValue();

@@ -36,12 +36,6 @@ import picocli.CommandLine.Spec;
 final class LabDemoCommand implements Callable<Integer> {
   enum Format { table, json }
 
-  private static final List<String> LAB_DEMO_KEYS = new ArrayList<>(ScenarioKeyFlags.FLEET);
-
-  static {
-    LAB_DEMO_KEYS.addAll(ScenarioKeyFlags.KNEE);
-  }
-
   @Spec
   CommandSpec spec;
 
@@ -63,7 +57,7 @@ final class LabDemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     LabCommand.withoutUnsafeOnNewerJdks();
-    LabDemo demo = run.demo(spec, LAB_DEMO_KEYS, policies);
+    LabDemo demo = run.demo(spec, policies);
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     Map<String, Prediction> predictions = noSimulation ? Map.of() : predict(demo, err);

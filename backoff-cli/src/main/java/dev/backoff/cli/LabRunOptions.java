@@ -34,8 +34,8 @@ final class LabRunOptions {
    *
    * @throws Errors.UsageException naming the bad flag and value
    */
-  LabDemo demo(CommandSpec spec, List<String> keys, List<String> policies) {
-    Scenario model = ScenarioKeyFlags.scenario(spec, keys);
+  LabDemo demo(CommandSpec spec, List<String> policies) {
+    Scenario model = ScenarioKeyFlags.scenario(spec, ScenarioKeyFlags.FLEET_AND_KNEE);
     if (model.backlog() < 1) {
       throw new Errors.UsageException("--backlog must be at least 1 for a live server, was " + model.backlog());
     }

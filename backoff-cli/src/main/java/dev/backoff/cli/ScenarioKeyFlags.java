@@ -22,6 +22,8 @@ final class ScenarioKeyFlags {
   static final List<String> KNEE = List.of("base-latency", "knee-limit", "knee-factor", "knee-k", "backlog");
   /** The client fleet's keys, shared by {@code lab client} and {@code lab demo}. */
   static final List<String> FLEET = List.of("clients", "think-mean", "timeout");
+  /** The keys of a live pause-and-resume run and its simulation: {@link #FLEET}, then {@link #KNEE}. */
+  static final List<String> FLEET_AND_KNEE = java.util.stream.Stream.concat(FLEET.stream(), KNEE.stream()).toList();
 
   /** Adds {@code --KEY VALUE} for each of these keys ({@code null}: every key). */
   static CommandSpec add(CommandSpec command, List<String> keys) {
