@@ -644,7 +644,8 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     }
   }
 
-  private static void spinWhile(java.util.function.BooleanSupplier condition) {
+  /** Spins, then yields, while {@code condition} holds (a wait of a few instructions on another thread). */
+  static void spinWhile(java.util.function.BooleanSupplier condition) {
     for (int spins = 0; condition.getAsBoolean(); spins++) {
       if (spins < SPINS_BEFORE_YIELD) {
         Thread.onSpinWait();
@@ -654,7 +655,8 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     }
   }
 
-  private static void cancelStage(CompletionStage<?> stage) {
+  /** Cancels an attempt's stage if it can be viewed as a future (interrupting its task if it may). */
+  static void cancelStage(CompletionStage<?> stage) {
     try {
       stage.toCompletableFuture().cancel(true);
     } catch (UnsupportedOperationException notCancellable) {

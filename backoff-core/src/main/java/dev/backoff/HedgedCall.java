@@ -32,7 +32,6 @@ import java.util.function.Supplier;
  * hook running waits, without a lock, until it has returned, and its stage is then cancelled.
  */
 final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
-  private static final int SPINS_BEFORE_YIELD = 64;
 
   private final AsyncRetryExecutor<R> executor;
   private final AsyncAttempt<T> attempt;
@@ -406,13 +405,13 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     }
     if (thrown != null) {
       if (stage != null) {
-        cancelStage(stage);
+        AsyncCall.cancelStage(stage);
       }
       onOutcome(a, null, thrown, false);
       return;
     }
     if (cancel) {
-      cancelStage(stage); // the call ended while the hook ran
+      AsyncCall.cancelStage(stage); // the call ended while the hook ran
     }
     try {
       stage.whenComplete(a);
@@ -440,7 +439,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
       timer.cancel(false);
     }
     if (timedOut && stage != null) {
-      cancelStage(stage);
+      AsyncCall.cancelStage(stage);
     }
     if (policy.attemptListeners.length > 0) {
       long ended = executor.clock.nanoTime();
@@ -630,7 +629,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
         timer.cancel(false);
       }
       if (stage != null) {
-        cancelStage(stage);
+        AsyncCall.cancelStage(stage);
       }
     }
   }
@@ -719,20 +718,8 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
    * ({@code inHook}: it cannot wait for itself).
    */
   private void awaitHooks(boolean inHook) {
-    for (int spins = 0; !inHook && starting > 0; spins++) {
-      if (spins < SPINS_BEFORE_YIELD) {
-        Thread.onSpinWait();
-      } else {
-        Thread.yield();
-      }
-    }
-  }
-
-  private static void cancelStage(CompletionStage<?> stage) {
-    try {
-      stage.toCompletableFuture().cancel(true);
-    } catch (UnsupportedOperationException notCancellable) {
-      // A stage that cannot be viewed as a future runs to completion; its outcome is then ignored.
+    if (!inHook) {
+      AsyncCall.spinWhile(() -> starting > 0);
     }
   }
 
