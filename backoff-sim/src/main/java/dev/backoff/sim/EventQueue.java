@@ -15,8 +15,11 @@ import java.util.Arrays;
  *
  * <p>Events scheduled a fixed delay ahead (client timeouts, error deliveries, polling ticks) arrive in time
  * order, so they go to a FIFO lane instead of the heap: O(1) each, and the heap stays small (most timeouts
- * are stale by the time they fire). Both lanes share one sequence counter and {@link #poll()} takes the
- * earlier head by (time, sequence), so the order is exactly what a single heap would give.
+ * are stale by the time they fire). Retries usually do too when the backoff is constant (in a storm of
+ * fixed-delay clients every retry is one delay after a timeout): they go to a lane of their own whenever
+ * that keeps it in order, and to the heap otherwise. The lanes and the heap share one sequence counter and
+ * {@link #poll()} takes the earliest head by (time, sequence), so the order is exactly what a single heap
+ * would give.
  * Not thread-safe.
  */
 final class EventQueue {
@@ -34,60 +37,72 @@ final class EventQueue {
   static final int TIMEOUT_LANE = 0;
   static final int ERROR_LANE = 1;
   static final int TICK_LANE = 2;
-  private final Lane[] lanes = {new Lane(), new Lane(), new Lane()};
+  /**
+   * A lane for events that usually, but not always, arrive in time order (retries after a constant
+   * backoff): {@link #scheduleUsuallyInOrder} puts one here when that keeps the lane in order, else in the heap.
+   */
+  static final int RETRY_LANE = 3;
+  private final Lane[] lanes = {new Lane(), new Lane(), new Lane(), new Lane()};
 
-  /** A ring buffer of events in non-decreasing time order. */
+  /**
+   * A ring buffer of events in non-decreasing time order, each event's time, sequence with kind and datum
+   * side by side in one {@code long[]} (as in the heap) and its target in a parallel array: adding or taking
+   * an event touches two cache lines, not one per field.
+   */
   private static final class Lane {
-    long[] times = new long[256];
-    long[] sequences = new long[256];
-    int[] kinds = new int[256];
+    long[] entries = new long[3 * 256];
     Object[] targets = new Object[256];
-    long[] data = new long[256];
     int head;
     int size;
     long lastTime = Long.MIN_VALUE;
 
-    void add(long at, long sequence, int kind, Object target, long datum) {
-      if (at < lastTime) {
+    /** Whether an event at {@code at} may be added without breaking the lane's order. */
+    boolean accepts(long at) {
+      return size == 0 || at >= lastTime;
+    }
+
+    void add(long at, long key, Object target, long datum) {
+      if (size != 0 && at < lastTime) {
         throw new IllegalStateException("event out of order in its lane: " + at + " after " + lastTime);
       }
       lastTime = at;
-      if (size == times.length) {
+      if (size == targets.length) {
         grow();
       }
-      int index = (head + size) & (times.length - 1);
-      times[index] = at;
-      sequences[index] = sequence;
-      kinds[index] = kind;
+      int index = (head + size) & (targets.length - 1);
+      long[] e = entries;
+      e[3 * index] = at;
+      e[3 * index + 1] = key;
+      e[3 * index + 2] = datum;
       targets[index] = target;
-      data[index] = datum;
       size++;
     }
 
+    long headTime() {
+      return entries[3 * head];
+    }
+
+    long headKey() {
+      return entries[3 * head + 1];
+    }
+
     private void grow() {
-      int capacity = times.length;
+      int capacity = targets.length;
       int mask = capacity - 1;
-      long[] newTimes = new long[capacity * 2];
-      long[] newSequences = new long[capacity * 2];
-      int[] newKinds = new int[capacity * 2];
-      Object[] newTargets = new Object[capacity * 2];
-      long[] newData = new long[capacity * 2];
+      long[] newEntries = new long[6 * capacity];
+      Object[] newTargets = new Object[2 * capacity];
       for (int i = 0; i < size; i++) {
         int from = (head + i) & mask;
-        newTimes[i] = times[from];
-        newSequences[i] = sequences[from];
-        newKinds[i] = kinds[from];
+        System.arraycopy(entries, 3 * from, newEntries, 3 * i, 3);
         newTargets[i] = targets[from];
-        newData[i] = data[from];
       }
-      times = newTimes;
-      sequences = newSequences;
-      kinds = newKinds;
+      entries = newEntries;
       targets = newTargets;
-      data = newData;
       head = 0;
     }
   }
+
+  private int lastLane = -1; // the lane of the event last removed, -1 for the heap
 
   // The event last removed by poll().
   long time;
@@ -101,14 +116,11 @@ final class EventQueue {
    * @throws IllegalArgumentException if {@code eventKind} is not in 0..255
    */
   void schedule(long at, int eventKind, Object eventTarget, long eventDatum) {
-    if ((eventKind & ~KIND_MASK) != 0) {
-      throw new IllegalArgumentException("event kind must be in 0..255, was " + eventKind);
-    }
+    long key = nextKey(eventKind);
     if (size == targets.length) {
       targets = Arrays.copyOf(targets, size * 2);
       entries = Arrays.copyOf(entries, size * 6);
     }
-    long key = nextSequence++ << KIND_BITS | eventKind;
     long[] e = entries;
     Object[] t = targets;
     int i = size++;
@@ -131,13 +143,52 @@ final class EventQueue {
   }
 
   /**
-   * Schedules an event in a lane: no earlier than any event scheduled in that lane before (a fixed delay
-   * from a non-decreasing now).
+   * Schedules an event in a lane: no earlier than any event still in that lane (a fixed delay from a
+   * non-decreasing now).
    *
    * @throws IllegalStateException if the event would be out of order in its lane
+   * @throws IllegalArgumentException if {@code eventKind} is not in 0..255
    */
   void scheduleInOrder(int lane, long at, int eventKind, Object eventTarget, long eventDatum) {
-    lanes[lane].add(at, nextSequence++, eventKind, eventTarget, eventDatum);
+    lanes[lane].add(at, nextKey(eventKind), eventTarget, eventDatum);
+  }
+
+  /**
+   * The target of the event {@code ahead} places after the head of a lane (0: the head), or null if the lane
+   * holds fewer events.
+   */
+  Object laneTargetAhead(int lane, int ahead) {
+    Lane l = lanes[lane];
+    return ahead < l.size ? l.targets[(l.head + ahead) & (l.targets.length - 1)] : null;
+  }
+
+  /** {@link #laneTargetAhead} in the retry lane, if the last event taken came from it; else null. */
+  Object targetAheadInRetryLane(int ahead) {
+    return lastLane == RETRY_LANE ? laneTargetAhead(RETRY_LANE, ahead) : null;
+  }
+
+  /** The next sequence number with the kind in its low 8 bits. */
+  private long nextKey(int eventKind) {
+    if ((eventKind & ~KIND_MASK) != 0) {
+      throw new IllegalArgumentException("event kind must be in 0..255, was " + eventKind);
+    }
+    return nextSequence++ << KIND_BITS | eventKind;
+  }
+
+  /**
+   * Schedules an event in a lane if it is no earlier than the events still there, else in the heap: for
+   * events that mostly come in time order (retries after a constant backoff), which then cost O(1) instead
+   * of a heap's O(log n). The order events come out in is the same either way.
+   *
+   * @throws IllegalArgumentException if {@code eventKind} is not in 0..255
+   */
+  void scheduleUsuallyInOrder(int lane, long at, int eventKind, Object eventTarget, long eventDatum) {
+    Lane l = lanes[lane];
+    if (l.accepts(at)) {
+      l.add(at, nextKey(eventKind), eventTarget, eventDatum);
+    } else {
+      schedule(at, eventKind, eventTarget, eventDatum);
+    }
   }
 
   boolean isEmpty() {
@@ -164,16 +215,17 @@ final class EventQueue {
   private int firstLane() {
     int best = -1;
     long bestTime = size == 0 ? Long.MAX_VALUE : entries[0];
-    long bestSequence = size == 0 ? Long.MAX_VALUE : entries[1] >>> KIND_BITS;
-    for (int i = 0; i < lanes.length; i++) {
-      Lane lane = lanes[i];
+    // Keys are sequence << 8 | kind and sequences are unique, so comparing keys compares sequences.
+    long bestKey = size == 0 ? Long.MAX_VALUE : entries[1];
+    Lane[] all = lanes;
+    for (int i = 0; i < all.length; i++) {
+      Lane lane = all[i];
       if (lane.size != 0) {
-        long t = lane.times[lane.head];
-        long q = lane.sequences[lane.head];
-        if (t < bestTime || (t == bestTime && q < bestSequence)) {
+        long t = lane.headTime();
+        if (t < bestTime || (t == bestTime && lane.headKey() < bestKey)) {
           best = i;
           bestTime = t;
-          bestSequence = q;
+          bestKey = lane.headKey();
         }
       }
     }
@@ -183,7 +235,7 @@ final class EventQueue {
   /** The time of the next event; undefined when empty. */
   long peekTime() {
     int lane = firstLane();
-    return lane < 0 ? entries[0] : lanes[lane].times[lanes[lane].head];
+    return lane < 0 ? entries[0] : lanes[lane].headTime();
   }
 
   /** Removes the next event into {@link #time}, {@link #kind}, {@link #target}, {@link #datum}. */
@@ -202,7 +254,7 @@ final class EventQueue {
       if (size == 0 || entries[0] >= limit) {
         return false;
       }
-    } else if (lanes[index].times[lanes[index].head] >= limit) {
+    } else if (lanes[index].headTime() >= limit) {
       return false;
     }
     take(index);
@@ -210,15 +262,17 @@ final class EventQueue {
   }
 
   private void take(int index) {
+    lastLane = index;
     if (index >= 0) {
       Lane lane = lanes[index];
       int head = lane.head;
-      time = lane.times[head];
-      kind = lane.kinds[head];
+      long[] e = lane.entries;
+      time = e[3 * head];
+      kind = (int) (e[3 * head + 1] & KIND_MASK);
+      datum = e[3 * head + 2];
       target = lane.targets[head];
-      datum = lane.data[head];
       lane.targets[head] = null;
-      lane.head = (head + 1) & (lane.times.length - 1);
+      lane.head = (head + 1) & (lane.targets.length - 1);
       lane.size--;
       return;
     }

@@ -108,6 +108,68 @@ class EngineProperties {
     assertThat(queue.pollBefore(Long.MAX_VALUE)).isFalse();
   }
 
+  /**
+   * The retry lane against the same reference: events scheduled "usually in order" go to the lane when they
+   * keep it in order and to the heap otherwise (a constant delay, a mostly constant one, or a random one,
+   * mixed with the fixed lanes and the heap), and the queue still pops exactly by (time, sequence).
+   */
+  @Property(tries = 200)
+  void eventsUsuallyInOrderPopExactlyAsAPriorityQueueOfTimeThenSequence(
+      @ForAll @Size(min = 1, max = 4000) List<@IntRange(min = 0, max = 11) Integer> operations, @ForAll long seed) {
+    EventQueue queue = new EventQueue();
+    PriorityQueue<Object[]> reference = new PriorityQueue<>(Comparator.<Object[]>comparingLong(e -> (long) e[0])
+        .thenComparingLong(e -> (long) e[1]));
+    SplittableRandom random = new SplittableRandom(seed);
+    long[] laneOffsets = {2_000, 1, 50};
+    long now = 0;
+    long sequence = 0;
+    for (int operation : operations) {
+      Long target = sequence;
+      long datum = random.nextLong();
+      int kind = random.nextInt(256);
+      long at;
+      if (operation < 3) {
+        at = now + (random.nextInt(4) == 0 ? random.nextLong(1_000) : 0);
+        queue.schedule(at, kind, target, datum);
+      } else if (operation < 5) {
+        int lane = random.nextInt(3);
+        at = now + laneOffsets[lane];
+        queue.scheduleInOrder(lane, at, kind, target, datum);
+      } else if (operation < 8) {
+        // Mostly one constant delay, sometimes shorter or longer: both sides of the lane's last event.
+        int choice = random.nextInt(10);
+        long delay = choice < 7 ? 100 : choice < 9 ? random.nextLong(200) : 0;
+        at = now + delay;
+        queue.scheduleUsuallyInOrder(EventQueue.RETRY_LANE, at, kind, target, datum);
+      } else {
+        now = pollBoth(queue, reference, now);
+        assertThat(queue.size()).isEqualTo(reference.size());
+        continue;
+      }
+      reference.add(new Object[] {at, sequence++, kind, datum, target});
+      assertThat(queue.size()).isEqualTo(reference.size());
+    }
+    while (!reference.isEmpty()) {
+      now = pollBoth(queue, reference, now);
+    }
+    assertThat(queue.isEmpty()).isTrue();
+  }
+
+  @Property(tries = 20)
+  void aLaneRefusesAKindOutside0To255AndAnEventBeforeItsLast(@ForAll @IntRange(min = 0, max = 255) int kind) {
+    EventQueue queue = new EventQueue();
+    queue.scheduleInOrder(EventQueue.TIMEOUT_LANE, 10, kind, null, 3);
+    assertThatThrownBy(() -> queue.scheduleInOrder(EventQueue.TIMEOUT_LANE, 9, kind, null, 0))
+        .isInstanceOf(IllegalStateException.class).hasMessage("event out of order in its lane: 9 after 10");
+    assertThatThrownBy(() -> queue.scheduleInOrder(EventQueue.ERROR_LANE, 10, 256 + kind, null, 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("event kind must be in 0..255, was " + (256 + kind));
+    assertThatThrownBy(() -> queue.scheduleUsuallyInOrder(EventQueue.RETRY_LANE, 10, -1 - kind, null, 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("event kind must be in 0..255, was " + (-1 - kind));
+    queue.poll();
+    assertThat(new long[] {queue.time, queue.kind, queue.datum}).containsExactly(10, kind, 3);
+    assertThat(queue.isEmpty()).isTrue();
+  }
+
   private static long pollBoth(EventQueue queue, PriorityQueue<Object[]> reference, long now) {
     Object[] expected = reference.poll();
     if (expected == null) {
