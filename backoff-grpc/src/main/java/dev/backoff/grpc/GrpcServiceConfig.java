@@ -72,7 +72,9 @@ import java.util.random.RandomGenerator;
  * The backoff's entries (jitter, strategy, no delay, backoffs per failure class) concern {@link #retryPolicy}
  * only: a hedged call never backs off.
  * Always different, and so not listed: gRPC waits exactly the pushback a server asks for, where Backoff
- * waits {@code max(pushback, backoff)}; and gRPC's policy applies per channel, not per call.
+ * waits {@code max(pushback, backoff)}; gRPC's policy applies per channel, not per call; and after a
+ * non-fatal status gRPC Java sends the next hedge at once only if the status carries a pushback (of any
+ * value), and otherwise waits for the hedging delay, where Backoff hedges at once, or after the pushback.
  */
 public final class GrpcServiceConfig {
   /**
