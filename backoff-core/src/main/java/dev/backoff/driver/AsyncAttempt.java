@@ -21,7 +21,8 @@ public interface AsyncAttempt<T> {
    * Called at most once per result, and never for the result the call completes with. A hedged call holds a
    * retried result while the call may still end with it (no further hedge may start and nothing else is in
    * flight), and discards it only once a later outcome replaces it, the call succeeds with another result,
-   * or the caller cancels. Default: nothing. The HTTP driver closes the response's body here so that its connection is freed.
+   * or the caller cancels. Default: nothing. The HTTP driver closes the response's body here so that its
+   * connection is freed.
    *
    * @param result the result nobody will read; never null
    */
