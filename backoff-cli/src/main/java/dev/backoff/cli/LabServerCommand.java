@@ -51,7 +51,7 @@ final class LabServerCommand implements Callable<Integer> {
           + "times of mean --base-latency, a slow tail to try hedging on). Default fixed.")
   String serviceDistribution = "fixed";
 
-  @Option(names = "--seed", paramLabel = "<seed>",
+  @Option(names = "--seed", paramLabel = "<integer>",
       description = "Seed of the exponential service-time draws. Default 1.")
   long seed = 1;
 
