@@ -4,6 +4,9 @@ import dev.backoff.driver.AttemptContext;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
+import org.apache.hc.client5.http.async.AsyncExecCallback;
+import org.apache.hc.client5.http.async.AsyncExecRuntime;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
 import org.apache.hc.core5.concurrent.ComplexCancellable;
 import org.apache.hc.core5.http.EntityDetails;
 import org.apache.hc.core5.http.HttpException;
@@ -22,12 +25,22 @@ import org.apache.hc.core5.http.nio.AsyncDataConsumer;
  * decision). Then either {@link #discard} (a retry: the connection kept if the body ended, else closed) or
  * {@link #handOver} (the call's outcome: the caller's consumer gets what was read ahead and the rest).
  *
+ * <p>In a hedged call ({@link #hedged}) attempts overlap, so each has its own runtime (forked from the
+ * call's) and context (a copy of the caller's), and nothing goes to the caller before the call has its
+ * winner: every body is read ahead, never forwarded on its head. A retried response is
+ * {@linkplain #retire() retired}: its connection released (the body ended) or closed (it did not), its bytes
+ * kept in case the call still ends with it. The winner's connection is released when its exchange completes
+ * ({@link Releasing}); a failed attempt's is always closed.
+ *
  * <p>Thread-safe: the I/O thread reports to it while the loop decides on another thread.
  */
-final class AsyncAttemptState implements org.apache.hc.client5.http.async.AsyncExecCallback {
+final class AsyncAttemptState implements AsyncExecCallback {
   private final AsyncExchange exchange;
   private final int number;
   private final AttemptContext context;
+  private final boolean hedged;
+  private final AsyncExecRuntime runtime; // the call's, or (hedged) this attempt's own fork
+  private final HttpClientContext clientContext; // the caller's, or (hedged) this attempt's own copy
   private final ComplexCancellable dependency = new ComplexCancellable();
   private final Stage stage = new Stage();
   private volatile HttpResponse response;
@@ -35,11 +48,28 @@ final class AsyncAttemptState implements org.apache.hc.client5.http.async.AsyncE
   private volatile Instant wallNow;
   private volatile boolean forwarded;
   private volatile ReadAhead readAhead;
+  private volatile boolean exchangeOver; // hedged: the exchange completed
 
-  AsyncAttemptState(AsyncExchange exchange, int number, AttemptContext context) {
+  /**
+   * One attempt. {@code hedged}: the call hedges, so this attempt runs on {@code runtime} and
+   * {@code clientContext} of its own; otherwise they are the call's scope's.
+   */
+  AsyncAttemptState(AsyncExchange exchange, int number, AttemptContext context, boolean hedged,
+      AsyncExecRuntime runtime, HttpClientContext clientContext) {
     this.exchange = exchange;
     this.number = number;
     this.context = context;
+    this.hedged = hedged;
+    this.runtime = runtime;
+    this.clientContext = clientContext;
+  }
+
+  HttpClientContext clientContext() {
+    return clientContext;
+  }
+
+  AsyncExecRuntime runtime() {
+    return runtime;
   }
 
   ComplexCancellable dependency() {
@@ -67,7 +97,11 @@ final class AsyncAttemptState implements org.apache.hc.client5.http.async.AsyncE
     details = entityDetails;
     Instant now = exchange.rules().wallNow();
     wallNow = now;
-    if (!exchange.mayRetry(head, number, context, now)) {
+    if (hedged) {
+      exchange.responded(head, this); // before the loop can see the response
+    } else if (!exchange.mayRetry(head, number, context, now)) {
+      // Without hedging, a response that cannot be retried is the call's outcome: the caller reads it now.
+      // A hedged call's attempts overlap: only the winner may reach the caller, so every body is read ahead.
       forwarded = true;
       return exchange.callback().handleResponse(head, entityDetails);
     }
@@ -82,6 +116,9 @@ final class AsyncAttemptState implements org.apache.hc.client5.http.async.AsyncE
 
   @Override
   public void handleInformationResponse(HttpResponse informational) throws HttpException, IOException {
+    if (hedged) {
+      return; // from any of several attempts, before the winner is known: the caller would get a loser's
+    }
     exchange.callback().handleInformationResponse(informational);
   }
 
@@ -97,10 +134,21 @@ final class AsyncAttemptState implements org.apache.hc.client5.http.async.AsyncE
       failed(new IOException("the exchange completed without a response"));
       return;
     }
+    ReadAhead body = readAhead;
+    if (hedged) {
+      exchangeOver = true;
+      if (body != null) {
+        // Recorded before the loop sees the response, so that retiring it knows the connection is free.
+        body.exchangeCompleted();
+      }
+      if (!stage.complete(head) && stage.isCancelled()) {
+        runtime.discardEndpoint(); // a loser whose exchange ran on: nobody will read it
+      }
+      return;
+    }
     if (stage.complete(head)) {
       return;
     }
-    ReadAhead body = readAhead;
     if (body != null) {
       body.exchangeCompleted(); // the rest of a body handed over (or discarded) has arrived
     }
@@ -108,9 +156,12 @@ final class AsyncAttemptState implements org.apache.hc.client5.http.async.AsyncE
 
   @Override
   public void failed(Exception cause) {
+    if (hedged) {
+      runtime.discardEndpoint(); // this attempt's own connection: never used again after a failure
+    }
     if (!stage.isDone()) {
       // As HttpClient's own retry: the connection of a failed exchange is not used again.
-      exchange.scope().execRuntime.discardEndpoint();
+      runtime.discardEndpoint();
       stage.completeExceptionally(cause);
       return;
     }
@@ -124,7 +175,34 @@ final class AsyncAttemptState implements org.apache.hc.client5.http.async.AsyncE
   void discard() {
     ReadAhead body = readAhead;
     if (body != null && body.discard() && !stage.isCompletedExceptionally()) {
-      exchange.scope().execRuntime.discardEndpoint(); // the body did not end: close, do not read on
+      runtime.discardEndpoint(); // the body did not end: close, do not read on
+    }
+  }
+
+  /**
+   * Hedged: the loop let go of this attempt's response (retried, or it lost). Its connection goes back to
+   * the pool if the exchange is over, else it is closed; the bytes read ahead are kept until the call ends,
+   * as the call may still end with this response ({@link #handOver}).
+   */
+  void retire() {
+    if (exchange.finished()) {
+      drop(); // the call has its outcome: this response will never be handed over
+      return;
+    }
+    ReadAhead body = readAhead;
+    boolean open = body != null ? body.retain() : !exchangeOver;
+    if (open) {
+      runtime.discardEndpoint();
+    } else {
+      runtime.releaseEndpoint();
+    }
+  }
+
+  /** Hedged, the call has ended with another outcome: the bytes kept for this response are dropped. */
+  void drop() {
+    ReadAhead body = readAhead;
+    if (body != null && body.discard()) {
+      runtime.discardEndpoint();
     }
   }
 
@@ -138,24 +216,64 @@ final class AsyncAttemptState implements org.apache.hc.client5.http.async.AsyncE
 
   /** The call ends with this attempt's response: the caller's callback gets it. */
   void handOver() {
-    var callback = exchange.callback();
+    AsyncExecCallback callback = exchange.callback();
     if (forwarded) {
       callback.completed(); // its consumer has had the body already
       return;
     }
+    // Hedged: the caller's callback releases the call's runtime, not this attempt's, which is released here.
+    AsyncExecCallback to = hedged ? new Releasing(callback) : callback;
     ReadAhead body = readAhead;
     try {
       AsyncDataConsumer consumer = callback.handleResponse(response, details);
       if (body == null) {
-        callback.completed(); // no body
+        to.completed(); // no body
         return;
       }
-      body.handOver(consumer, callback);
+      body.handOver(consumer, to);
     } catch (HttpException | IOException | RuntimeException e) {
-      if (body != null && body.discard()) {
-        exchange.scope().execRuntime.discardEndpoint();
+      if (body != null && body.discard() || hedged) {
+        runtime.discardEndpoint();
       }
       callback.failed(e);
+    }
+  }
+
+  /** The winner's outcome, reported to the caller's callback after its own connection is let go of. */
+  private final class Releasing implements AsyncExecCallback {
+    private final AsyncExecCallback callback;
+
+    Releasing(AsyncExecCallback callback) {
+      this.callback = callback;
+    }
+
+    @Override
+    public AsyncDataConsumer handleResponse(HttpResponse head, EntityDetails entityDetails)
+        throws HttpException, IOException {
+      return callback.handleResponse(head, entityDetails);
+    }
+
+    @Override
+    public void handleInformationResponse(HttpResponse informational) throws HttpException, IOException {
+      callback.handleInformationResponse(informational);
+    }
+
+    @Override
+    public void completed() {
+      try {
+        runtime.releaseEndpoint(); // back to the pool if the exchange left it reusable, else closed
+      } finally {
+        callback.completed();
+      }
+    }
+
+    @Override
+    public void failed(Exception cause) {
+      try {
+        runtime.discardEndpoint();
+      } finally {
+        callback.failed(cause);
+      }
     }
   }
 
@@ -168,6 +286,11 @@ final class AsyncAttemptState implements org.apache.hc.client5.http.async.AsyncE
     public boolean cancel(boolean mayInterruptIfRunning) {
       boolean cancelled = super.cancel(mayInterruptIfRunning);
       dependency.cancel();
+      if (cancelled && hedged) {
+        // A loser (or a cancelled call's attempt) had no outcome yet: its own connection is closed and leaves
+        // the pool, even where the client's hard cancellation is off and the exchange would run on.
+        runtime.discardEndpoint();
+      }
       return cancelled;
     }
   }

@@ -1,5 +1,6 @@
 package dev.backoff.httpclient5;
 
+import dev.backoff.AsyncRetryExecutor;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.driver.AsyncAttempt;
@@ -10,12 +11,19 @@ import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRequestView;
 import dev.backoff.http.rules.HttpRules;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import org.apache.hc.client5.http.async.AsyncExecCallback;
 import org.apache.hc.client5.http.async.AsyncExecChain;
+import org.apache.hc.client5.http.config.RequestConfig;
+import org.apache.hc.client5.http.protocol.HttpClientContext;
 import org.apache.hc.core5.concurrent.Cancellable;
 import org.apache.hc.core5.http.HttpException;
 import org.apache.hc.core5.http.HttpRequest;
@@ -33,8 +41,15 @@ import org.apache.hc.core5.http.support.BasicRequestBuilder;
  * Each attempt runs with a scope of its own whose dependency is the attempt's, so the chain's elements
  * never replace the caller's.
  *
- * <p>Per call. Attempts run one after another; {@link #current} is volatile because attempts complete, and
- * callers cancel, on other threads.
+ * <p>Hedging: when the policy hedges and the request may be hedged (the rules repeat it, and it has no
+ * entity: HttpClient's one {@link AsyncEntityProducer} cannot be written by two attempts at once), several
+ * attempts are in flight at once. Each then runs with a scope of its own (a forked runtime, a copy of the
+ * context), each response is mapped to its attempt ({@link #byResponse}) for the judge, the discard hook and
+ * the hand-over, and only the winner's response reaches the caller's callback. Other requests run on the
+ * policy without hedging ({@link HttpClient5Retry#unhedgedExecutor()}).
+ *
+ * <p>Per call. Without hedging attempts run one after another; {@link #current} is volatile because attempts
+ * complete, and callers cancel, on other threads.
  */
 final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<HttpResponse>, HttpRequestView,
     Cancellable {
@@ -46,7 +61,13 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
   private final AsyncExecChain chain;
   private final AsyncExecCallback callback;
   private final AttemptTimeout timeout;
+  private final boolean hedged;
+  private final AsyncRetryExecutor<HttpResponse> executor;
+  // Hedged only (null otherwise): each response's attempt, and every attempt started, until the call ends.
+  private final Map<HttpResponse, AsyncAttemptState> byResponse;
+  private final List<AsyncAttemptState> attempts;
   private volatile AsyncAttemptState current;
+  private volatile boolean finished; // hedged: the call has its outcome
   private volatile CompletableFuture<HttpResponse> call;
   private volatile boolean cancelled;
   private volatile int repeatable; // 0 unknown, 1 yes, -1 no
@@ -61,6 +82,12 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
     this.chain = chain;
     this.callback = callback;
     this.timeout = new AttemptTimeout(scope.clientContext);
+    boolean policyHedges = owner.policy().hedging() != null;
+    // A request the rules will not repeat, or one with an entity, is never hedged: see the class comment.
+    this.hedged = policyHedges && entityProducer == null && repeatable();
+    this.executor = hedged || !policyHedges ? owner.asyncExecutor() : owner.unhedgedExecutor();
+    this.byResponse = hedged ? Collections.synchronizedMap(new IdentityHashMap<>()) : null;
+    this.attempts = hedged ? Collections.synchronizedList(new ArrayList<>(2)) : null;
   }
 
   /** Starts the call: the first attempt now, on this thread; retries on the loop's scheduler. */
@@ -70,7 +97,7 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
       callback.failed(new java.util.concurrent.CancellationException("the call was cancelled before it started"));
       return;
     }
-    CompletableFuture<HttpResponse> started = RetryLoops.async(owner.asyncExecutor(), this, this);
+    CompletableFuture<HttpResponse> started = RetryLoops.async(executor, this, this);
     call = started;
     if (cancelled) {
       started.cancel(true); // cancelled while the first attempt was starting
@@ -91,6 +118,9 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
 
   @Override
   public CompletionStage<HttpResponse> start(AttemptContext context) {
+    if (hedged) {
+      return startHedged(context);
+    }
     int number = context.attempt();
     HttpRequest attemptRequest = request;
     if (number > 1) {
@@ -103,7 +133,8 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
       scope.execCount.incrementAndGet();
     }
     timeout.shorten(context.nanosLeft());
-    AsyncAttemptState attempt = new AsyncAttemptState(this, number, context);
+    AsyncAttemptState attempt = new AsyncAttemptState(this, number, context, false, scope.execRuntime,
+        scope.clientContext);
     current = attempt;
     AsyncExecChain.Scope attemptScope = new AsyncExecChain.Scope(scope.exchangeId, scope.route,
         scope.originalRequest, attempt.dependency(), scope.clientContext, scope.execRuntime, scope.scheduler,
@@ -116,9 +147,57 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
     return attempt.stage();
   }
 
+  /**
+   * A hedged attempt: a scope of its own (its own runtime, forked from the call's, so its own connection;
+   * its own context; its own cancellable), a fresh copy of the original request after the first, and no
+   * entity (requests with one are not hedged). May run while other attempts of the call are in flight.
+   */
+  private CompletionStage<HttpResponse> startHedged(AttemptContext context) {
+    int number = context.attempt();
+    HttpRequest attemptRequest = request;
+    if (number > 1) {
+      attemptRequest = BasicRequestBuilder.copy(scope.originalRequest).build();
+      scope.execCount.incrementAndGet();
+    }
+    HttpClientContext attemptContext = AttemptContexts.copyOf(scope.clientContext);
+    RequestConfig shortened = AttemptTimeout.shortened(attemptContext.getRequestConfig(), context.nanosLeft());
+    if (shortened != null) {
+      attemptContext.setRequestConfig(shortened);
+    }
+    AsyncAttemptState attempt = new AsyncAttemptState(this, number, context, true, scope.execRuntime.fork(),
+        attemptContext);
+    attempts.add(attempt);
+    AsyncExecChain.Scope attemptScope = new AsyncExecChain.Scope(scope.exchangeId, scope.route,
+        scope.originalRequest, attempt.dependency(), attemptContext, attempt.runtime(), scope.scheduler,
+        scope.execCount);
+    try {
+      chain.proceed(attemptRequest, null, attemptScope, attempt);
+    } catch (HttpException | IOException | RuntimeException e) {
+      attempt.failed(e);
+    }
+    return attempt.stage();
+  }
+
+  /** Hedged: {@code attempt} received {@code response} (called before the loop can see it). */
+  void responded(HttpResponse response, AsyncAttemptState attempt) {
+    byResponse.put(response, attempt);
+  }
+
+  /** The attempt that produced {@code response}: the current one, unless attempts overlap (hedging). */
+  private AsyncAttemptState attemptOf(HttpResponse response) {
+    return hedged ? byResponse.get(response) : current;
+  }
+
   /** A response retried after, or one nobody will read: released within the read-ahead bound. */
   @Override
   public void discard(HttpResponse response) {
+    if (hedged) {
+      AsyncAttemptState attempt = byResponse.get(response);
+      if (attempt != null) {
+        attempt.retire(); // kept until the call ends: it may still be the call's outcome
+      }
+      return;
+    }
     AsyncAttemptState attempt = current; // attempts are sequential: the one that produced this response
     if (attempt != null) {
       attempt.discard();
@@ -130,7 +209,7 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
     if (cancelled) {
       return Verdict.stop(StopReason.CANCELLED);
     }
-    AsyncAttemptState attempt = current;
+    AsyncAttemptState attempt = attemptOf(response);
     if (failure != null) {
       if (attempt != null && attempt.forwarded()) {
         // The response was the caller's already (its consumer has part of the body): it cannot be repeated.
@@ -143,6 +222,7 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
     }
     // The same wall-clock reading as the read-ahead decision, so that both read Retry-After alike: where
     // that decision said "no retry" (the response went straight to the caller), the engine stops too.
+    // (Hedged, every body was read ahead; the reading is the one taken when the response's head arrived.)
     return rules.judgeResponse(policy, repeatable(), Views.response(response),
         attempt != null && attempt.wallNow() != null ? attempt.wallNow() : rules.wallNow());
   }
@@ -158,6 +238,10 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
   /** The call is over: hand its outcome to the caller's callback. */
   private void finish(HttpResponse response, Throwable failure) {
     timeout.restore();
+    if (hedged) {
+      finishHedged(response, failure);
+      return;
+    }
     AsyncAttemptState attempt = current;
     if (failure != null) {
       Throwable cause = unwrap(failure);
@@ -170,6 +254,36 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
     attempt.handOver();
   }
 
+  /**
+   * Hedged: the winner's response goes to the caller (and its context's state to the caller's context);
+   * every other attempt's kept bytes are dropped. The loop cancelled the attempts still in flight.
+   */
+  private void finishHedged(HttpResponse response, Throwable failure) {
+    finished = true; // a response the loop lets go of from now on is dropped, not kept (see retire)
+    AsyncAttemptState winner = failure == null ? byResponse.get(response) : null;
+    List<AsyncAttemptState> started;
+    synchronized (attempts) {
+      started = new ArrayList<>(attempts);
+    }
+    byResponse.clear();
+    for (AsyncAttemptState attempt : started) {
+      if (attempt != winner) {
+        attempt.drop();
+      }
+    }
+    if (failure != null) {
+      Throwable cause = unwrap(failure);
+      callback.failed(cause instanceof Exception ? (Exception) cause : new ExecutionException(cause));
+      return;
+    }
+    if (winner == null) { // cannot happen: every response the loop sees was mapped on arrival
+      callback.failed(new IllegalStateException("the hedged call ended with a response of no attempt: " + response));
+      return;
+    }
+    AttemptContexts.copyBack(winner.clientContext(), scope.clientContext);
+    winner.handOver();
+  }
+
   private boolean repeatable() {
     int known = repeatable;
     if (known == 0) {
@@ -177,6 +291,11 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
       repeatable = known;
     }
     return known > 0;
+  }
+
+  /** Hedged: whether the call has its outcome (a response let go of now will never be handed over). */
+  boolean finished() {
+    return finished;
   }
 
   HttpRules rules() {

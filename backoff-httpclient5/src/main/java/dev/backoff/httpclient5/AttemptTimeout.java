@@ -45,6 +45,24 @@ final class AttemptTimeout {
         .build());
   }
 
+  /**
+   * {@code config} (null: the default) with its response timeout cut to {@code nanosLeft}, or null if it
+   * needs no cut (no deadline, or its own timeout is shorter). For a hedged call's attempts, whose contexts
+   * are their own.
+   */
+  static RequestConfig shortened(RequestConfig config, long nanosLeft) {
+    if (nanosLeft == AttemptContext.NO_DEADLINE) {
+      return null;
+    }
+    RequestConfig base = config != null ? config : RequestConfig.DEFAULT;
+    long left = Math.max(nanosLeft, MIN_NANOS);
+    Timeout own = base.getResponseTimeout();
+    if (own != null && !own.isDisabled() && own.toNanoseconds() <= left) {
+      return null;
+    }
+    return RequestConfig.copy(base).setResponseTimeout(Timeout.of(left, TimeUnit.NANOSECONDS)).build();
+  }
+
   /** Puts the caller's configuration back. */
   void restore() {
     if (changed) {

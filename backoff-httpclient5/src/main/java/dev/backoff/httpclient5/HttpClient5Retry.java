@@ -75,6 +75,39 @@ import org.apache.hc.core5.http.HttpResponse;
  * retry at once (or the exchange in flight), and no further attempt starts; waits hold no thread (they are
  * tasks on the {@linkplain Builder#scheduler scheduler}).
  *
+ * <h2>Hedging (async client only)</h2>
+ * With a policy that {@linkplain RetryPolicy.Builder#hedging hedges}, the async handler sends another attempt
+ * of a request when none of those in flight has answered within the hedging delay, up to the policy's
+ * {@code maxAttempts} (or {@link dev.backoff.Hedging#maxHedges(int)}); the first response the rules accept wins,
+ * and the other exchanges are cancelled (HttpClient's hard cancellation, on by default in its
+ * {@code RequestConfig}) and their connections closed. A retryable response or failure starts the next hedge
+ * at once; a {@code Retry-After} on it delays the next hedge, and one beyond the maximum stops further hedges;
+ * every hedge asks the retry budget and counts as an attempt (see {@link dev.backoff.Hedging}).
+ * <ul>
+ *   <li>Each attempt runs with a scope of its own: a runtime forked from the call's
+ *       ({@code AsyncExecRuntime.fork()}: its own connection from the pool) and a context of its own, a copy
+ *       of the caller's (request configuration, cookie store, credentials, authentication cache, user token;
+ *       the caller's other attributes are read through it). When the call ends with a response, the winning
+ *       attempt's route, request, response, user token, redirect locations, cookie and authentication state
+ *       are copied into the caller's context.
+ *   <li>Every body is read ahead (up to the read-ahead limit) until the call has its winner, so only the
+ *       winner's response reaches the caller's consumer. When every attempt was retried and the call ends
+ *       with the last retried response, that response's body as read ahead goes to the caller (each retried
+ *       response keeps at most the read-ahead limit until the call ends); if it was longer than the limit,
+ *       its connection was closed when it was retried, and the caller's consumer then gets the bytes read
+ *       ahead and the call fails with an {@link java.io.IOException} saying so.
+ *   <li>A request that the rules will not repeat (a POST without an {@code Idempotency-Key}, for example)
+ *       is never hedged: a hedge would send it twice. It runs under the same policy without hedging.
+ *   <li>A request with an entity is not hedged either, whatever its method: HttpClient gives a request one
+ *       {@code AsyncEntityProducer}, with one read position, and no way to copy it, so two attempts writing
+ *       it at once would interleave their bodies. Such a request is retried (one attempt at a time, the
+ *       producer reset between them) as without hedging.
+ *   <li>The classic client cannot hedge: its exec chain runs one attempt at a time on the calling thread and
+ *       returns its response. {@link #install(HttpClientBuilder)}, {@link #classicClientBuilder()} and
+ *       {@link #classicHandler()} throw an {@link IllegalStateException} when the policy hedges; install
+ *       the retry in an async client instead, or use a policy without hedging for the classic one.
+ * </ul>
+ *
  * <h2>Installing</h2>
  * {@link #install(HttpClientBuilder)} and {@link #install(HttpAsyncClientBuilder)} disable the client's own
  * retries ({@code disableAutomaticRetries()}) and add the handler first in the chain, outside the client's
@@ -90,20 +123,19 @@ public final class HttpClient5Retry {
   private final HttpRules rules;
   private final RetryExecutor<HttpResponse> sync;
   private final AsyncRetryExecutor<HttpResponse> async;
+  // For requests that are not hedged (see the class comment); the same as async when the policy does not hedge.
+  private final AsyncRetryExecutor<HttpResponse> unhedged;
   private final ClassicRetryHandler classicHandler;
   private final AsyncRetryHandler asyncHandler;
 
   private HttpClient5Retry(Builder builder) {
-    if (builder.policy.hedging() != null) {
-      throw new IllegalArgumentException("policy '" + builder.policy.name() + "' hedges, which the HttpClient 5 "
-          + "handlers do not do (attempts share the exchange's entity producer and execution scope): use a "
-          + "policy without hedging, or backoff-http's or backoff-okhttp's asynchronous calls");
-    }
     this.rules = builder.rules;
     this.policy = rules.applyTo(builder.policy, HttpResponse::getCode);
     this.sync = RetryExecutor.of(policy);
     this.async = builder.scheduler == null ? AsyncRetryExecutor.of(policy)
         : AsyncRetryExecutor.of(policy, builder.scheduler);
+    this.unhedged = policy.hedging() == null ? async
+        : AsyncRetryExecutor.of(policy.toBuilder().hedging(null).build(), async.scheduler());
     this.classicHandler = new ClassicRetryHandler(this);
     this.asyncHandler = new AsyncRetryHandler(this);
   }
@@ -135,8 +167,11 @@ public final class HttpClient5Retry {
   /**
    * The classic client's handler, for placing it in the chain yourself. The client's own retries must be
    * disabled, or both retry.
+   *
+   * @throws IllegalStateException if the policy hedges: the classic client cannot (see the class comment)
    */
   public ExecChainHandler classicHandler() {
+    refuseHedgingForClassic();
     return classicHandler;
   }
 
@@ -154,9 +189,11 @@ public final class HttpClient5Retry {
    *
    * @return {@code builder}, for chaining
    * @throws NullPointerException if {@code builder} is null
+   * @throws IllegalStateException if the policy hedges: the classic client cannot (see the class comment)
    */
   public HttpClientBuilder install(HttpClientBuilder builder) {
     Objects.requireNonNull(builder, "builder must not be null");
+    refuseHedgingForClassic();
     return builder.disableAutomaticRetries().addExecInterceptorFirst(HANDLER_NAME, classicHandler);
   }
 
@@ -172,7 +209,11 @@ public final class HttpClient5Retry {
     return builder.disableAutomaticRetries().addExecInterceptorFirst(HANDLER_NAME, asyncHandler);
   }
 
-  /** {@code install(HttpClients.custom())}: a classic client builder with the handler in place. */
+  /**
+   * {@code install(HttpClients.custom())}: a classic client builder with the handler in place.
+   *
+   * @throws IllegalStateException if the policy hedges: the classic client cannot (see the class comment)
+   */
   public HttpClientBuilder classicClientBuilder() {
     return install(HttpClients.custom());
   }
@@ -182,12 +223,31 @@ public final class HttpClient5Retry {
     return install(HttpAsyncClients.custom());
   }
 
+  /**
+   * The classic client runs each call on the caller's thread, one attempt after another (its exec chain
+   * returns the response), so it cannot have two attempts in flight: a hedging policy is refused before any
+   * client is built with it, rather than at the first request.
+   */
+  private void refuseHedgingForClassic() {
+    if (policy.hedging() != null) {
+      throw new IllegalStateException("policy '" + policy.name() + "' hedges (" + policy.hedging() + "), which the "
+          + "classic client cannot do: its exec chain runs one attempt at a time on the calling thread. Install "
+          + "this HttpClient5Retry in an async client (install(HttpAsyncClientBuilder), asyncClientBuilder()), "
+          + "which hedges, or give the classic client a policy without hedging");
+    }
+  }
+
   RetryExecutor<HttpResponse> syncExecutor() {
     return sync;
   }
 
   AsyncRetryExecutor<HttpResponse> asyncExecutor() {
     return async;
+  }
+
+  /** The asynchronous executor without hedging, for requests that are not hedged. */
+  AsyncRetryExecutor<HttpResponse> unhedgedExecutor() {
+    return unhedged;
   }
 
   @Override
@@ -243,9 +303,8 @@ public final class HttpClient5Retry {
     }
 
     /**
-     * Builds the retry handlers.
-     *
-     * @throws IllegalArgumentException if the policy hedges (the handlers run one attempt at a time)
+     * Builds the retry handlers. A hedging policy is accepted: the async handler hedges, the classic one
+     * refuses to be installed (see the class comment).
      */
     public HttpClient5Retry build() {
       return new HttpClient5Retry(this);

@@ -3,6 +3,7 @@ package dev.backoff.httpclient5;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.backoff.Backoff;
+import dev.backoff.Hedging;
 import dev.backoff.Jitter;
 import dev.backoff.RetryBudgets;
 import dev.backoff.RetryPolicy;
@@ -82,10 +83,35 @@ class DocsExampleTest {
   }
 
   @Test
+  void theHedgingExample() throws Exception {
+    // Real time: the first answer never comes within the test; the hedge, sent after 50 ms, is answered at once.
+    try (ScriptedServer server = new ScriptedServer(Reply.of(200, "slow").after(Duration.ofSeconds(60)),
+        Reply.of(200, "hello"))) {
+      URI uri = server.uri("/greeting");
+      // docs: hedged
+      HttpClient5Retry hedged = HttpClient5Retry.builder()
+          .policy(RetryPolicy.<HttpResponse>builder()
+              .maxAttempts(3)                                    // the original and at most 2 hedges
+              .hedging(Hedging.after(Duration.ofMillis(50)))     // about the p95 latency of this call
+              .budget(RetryBudgets.grpcThrottling())             // hedges draw on the retry budget
+              .build())
+          .build();
+      // docs: end
+      try (CloseableHttpAsyncClient client = hedged.install(HttpAsyncClients.custom()).build()) {
+        client.start();
+        SimpleHttpResponse response = client.execute(SimpleRequestBuilder.get(uri).build(), null)
+            .get(30, TimeUnit.SECONDS);
+        assertThat(response.getBodyText()).isEqualTo("hello");
+      }
+      assertThat(server.requests()).isGreaterThanOrEqualTo(2); // a third hedge may go on a starved machine
+    }
+  }
+
+  @Test
   void thePageShowsTheseExamplesWordForWord() throws Exception {
     String page = Files.readString(PAGE, StandardCharsets.UTF_8);
     List<String> source = Files.readAllLines(SOURCE, StandardCharsets.UTF_8);
-    for (String name : List.of("setup", "classic", "async")) {
+    for (String name : List.of("setup", "classic", "async", "hedged")) {
       assertThat(page).as("docs/httpclient5.md shows the '" + name + "' example").contains(block(source, name));
     }
   }

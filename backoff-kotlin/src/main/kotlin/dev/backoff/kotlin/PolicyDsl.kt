@@ -1,7 +1,10 @@
 package dev.backoff.kotlin
 
+import dev.backoff.AdaptiveRateLimiter
 import dev.backoff.Backoff
+import dev.backoff.CircuitBreaker
 import dev.backoff.FailureClass
+import dev.backoff.Hedging
 import dev.backoff.Jitter
 import dev.backoff.NanoClock
 import dev.backoff.Pushback
@@ -92,6 +95,37 @@ class RetryPolicyBuilder<T> internal constructor(private val builder: RetryPolic
             field = value
         }
 
+    /**
+     * A circuit breaker, usually shared by every call to one dependency, or null for none: every attempt asks
+     * it for a permit and reports its outcome (see [CircuitBreaker]).
+     */
+    var circuitBreaker: CircuitBreaker? = null
+        set(value) {
+            builder.circuitBreaker(value)
+            field = value
+        }
+
+    /**
+     * An adaptive client-side rate limiter, usually shared by every call to one service, or null for none:
+     * every attempt, the first included, takes a token from it (see [AdaptiveRateLimiter]).
+     */
+    var rateLimiter: AdaptiveRateLimiter? = null
+        set(value) {
+            builder.rateLimiter(value)
+            field = value
+        }
+
+    /**
+     * Hedging, or null for none: another attempt starts when none has answered within the delay, and the
+     * first accepted result wins (see [Hedging] and [hedgeAfter]). [retrying] hedges; [retry] on a flow
+     * refuses a hedging policy. `maxAttempts` bounds the hedges, the first attempt included.
+     */
+    var hedging: Hedging? = null
+        set(value) {
+            builder.hedging(value)
+            field = value
+        }
+
     /** The clock (default: the system's monotonic clock). */
     var clock: NanoClock? = null
         set(value) {
@@ -129,6 +163,18 @@ class RetryPolicyBuilder<T> internal constructor(private val builder: RetryPolic
     /** Decorrelated jitter; see [Backoff.decorrelated]. */
     fun decorrelated(base: Duration, cap: Duration): Backoff =
         Backoff.decorrelated(base.toJava("base"), cap.toJava("cap"))
+
+    /**
+     * Hedging after [delay] without an answer, with at most [maxHedges] hedges besides the first attempt
+     * (default: as many as `maxAttempts` allows); see [Hedging.after]. A policy needs `maxAttempts` of at least
+     * `maxHedges + 1`.
+     *
+     * @throws IllegalArgumentException if [delay] is negative or infinite, or [maxHedges] is below 1
+     */
+    fun hedgeAfter(delay: Duration, maxHedges: Int = Hedging.UNBOUNDED): Hedging {
+        val hedging = Hedging.after(delay.toJava("hedging delay"))
+        return if (maxHedges == Hedging.UNBOUNDED) hedging else hedging.maxHedges(maxHedges)
+    }
 
     /** Uses [backoff] for failures of [failureClass]. */
     fun backoff(failureClass: FailureClass, backoff: Backoff) {

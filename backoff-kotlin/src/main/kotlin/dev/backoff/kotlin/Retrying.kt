@@ -41,8 +41,14 @@ import kotlinx.coroutines.suspendCancellableCoroutine
  * Outcomes: the accepted result; the last result if retries stop on results; or the last failure, unchanged,
  * with the earlier failures and a [dev.backoff.RetryHistory] attached as suppressed exceptions.
  *
+ * Hedging: under a policy with [dev.backoff.Hedging], another attempt of [block] starts in its own child
+ * coroutine when none has answered within the hedging delay (a [delay] too), or at once after a retryable
+ * failure; the first accepted result is returned and the other attempts' coroutines are cancelled. `retrying`
+ * returns once they have finished cancelling, so a block should suspend cancellably (as `delay` and suspending
+ * clients do). A circuit breaker and a rate limiter on the policy apply to every attempt, the first included.
+ *
  * Cancellation: if the calling coroutine is cancelled (during an attempt or a backoff), no further attempt
- * starts, the attempt in flight is cancelled, listeners hear [StopReason.CANCELLED], and the
+ * starts, the attempts in flight are cancelled, listeners hear [StopReason.CANCELLED], and the
  * [CancellationException] is rethrown untouched. A [CancellationException] that [block] throws while the
  * caller is still active (a `withTimeout` inside it) is an ordinary failure, judged by the policy's rules.
  *

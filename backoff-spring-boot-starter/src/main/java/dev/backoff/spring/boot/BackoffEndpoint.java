@@ -1,5 +1,8 @@
 package dev.backoff.spring.boot;
 
+import dev.backoff.AdaptiveRateLimiter;
+import dev.backoff.CircuitBreaker;
+import dev.backoff.Hedging;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
 import dev.backoff.spec.Durations;
@@ -13,8 +16,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
 /**
  * The Actuator endpoint {@code backoff} ({@code /actuator/backoff} once exposed): every named policy with
- * its parameters, its budget and the budget's current level, its calls, attempts and amplification
- * (attempts per call), and every named budget with its level. Read-only; thread-safe.
+ * its parameters, its budget and the budget's current level, its circuit breaker's state, its rate
+ * limiter's rates and its hedging (each null when the policy has none), its calls, attempts and
+ * amplification (attempts per call), and every named budget with its level. Read-only; thread-safe.
  */
 @Endpoint(id = "backoff")
 public class BackoffEndpoint {
@@ -65,10 +69,54 @@ public class BackoffEndpoint {
     view.put("budget", settings.getBudget());
     RetryBudget budget = policy.budget();
     view.put("budgetLevel", budget == null ? null : budget.level());
+    view.put("circuitBreaker", breaker(policy.circuitBreaker()));
+    view.put("rateLimiter", limiter(policy.rateLimiter()));
+    view.put("hedging", hedging(policy.hedging()));
     view.put("calls", stats.calls());
     view.put("attempts", stats.attempts());
     double amplification = stats.amplification();
     view.put("amplification", Double.isNaN(amplification) ? null : amplification);
+    return view;
+  }
+
+  /** The breaker's state and window, or null. */
+  private static Map<String, Object> breaker(CircuitBreaker breaker) {
+    if (breaker == null) {
+      return null;
+    }
+    CircuitBreaker.Metrics metrics = breaker.metrics();
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("state", metrics.state().name());
+    view.put("calls", metrics.calls());
+    view.put("failures", metrics.failures());
+    view.put("failureRate", Double.isNaN(metrics.failureRate()) ? null : metrics.failureRate());
+    view.put("refusedCalls", metrics.refusedCalls());
+    return view;
+  }
+
+  /** The limiter's rates and counts, or null. */
+  private static Map<String, Object> limiter(AdaptiveRateLimiter limiter) {
+    if (limiter == null) {
+      return null;
+    }
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("enabled", limiter.enabled());
+    view.put("fillRate", limiter.fillRate());
+    view.put("measuredSendRate", limiter.measuredSendRate());
+    view.put("waits", limiter.waits());
+    view.put("refusals", limiter.refusals());
+    view.put("throttles", limiter.throttles());
+    return view;
+  }
+
+  /** The hedging delay and bound, or null. */
+  private static Map<String, Object> hedging(Hedging hedging) {
+    if (hedging == null) {
+      return null;
+    }
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("delay", Durations.format(hedging.delay()));
+    view.put("maxHedges", hedging.maxHedges() == Hedging.UNBOUNDED ? null : hedging.maxHedges());
     return view;
   }
 

@@ -19,7 +19,8 @@ import org.springframework.context.annotation.Configuration;
  * Customizers of Spring Boot's {@code RestClient.Builder} and {@code WebClient.Builder} that apply a
  * named policy ({@code backoff.http.rest-client-policy}, {@code backoff.http.web-client-policy}) through
  * backoff-spring-web, when it is on the class path. The policy's {@code retry-on-statuses}, if set,
- * replace the HTTP rules' default statuses.
+ * replace the HTTP rules' default statuses. A policy with hedging hedges WebClient exchanges; naming one
+ * for the RestClient, which is blocking, fails the context.
  */
 @AutoConfiguration(after = BackoffAutoConfiguration.class)
 @ConditionalOnClass(HttpRules.class)
@@ -54,6 +55,12 @@ public class BackoffHttpAutoConfiguration {
     @ConditionalOnMissingBean(name = "backoffRestClientCustomizer")
     RestClientCustomizer backoffRestClientCustomizer(BackoffRegistry registry, BackoffProperties properties) {
       String name = known(registry, "backoff.http.rest-client-policy", properties.getHttp().getRestClientPolicy());
+      if (registry.policy(name).hedging() != null) {
+        throw new BackoffConfigurationException("backoff.http.rest-client-policy", name, "policy '" + name
+            + "' hedges (backoff.policies." + name + ".hedging), and a RestClient runs one attempt at a time on "
+            + "the calling thread: name a policy without hedging, or hedge WebClient calls "
+            + "(backoff.http.web-client-policy)");
+      }
       BackoffRestInterceptor interceptor = BackoffRestInterceptor.of(registry.policy(name), rules(registry, name));
       return builder -> builder.requestInterceptor(interceptor);
     }

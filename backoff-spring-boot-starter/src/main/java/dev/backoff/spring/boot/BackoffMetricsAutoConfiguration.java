@@ -9,7 +9,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Binds every named policy to Micrometer (backoff-micrometer's {@link BackoffMetrics}: retries, delays,
- * outcomes, budget levels) when backoff-micrometer is on the class path and the context has a
+ * outcomes, budget levels, hedges, and the gauges of its circuit breaker and rate limiter, tagged with the
+ * policy's name) when backoff-micrometer is on the class path and the context has a
  * {@link MeterRegistry}; nothing otherwise.
  */
 @AutoConfiguration(before = BackoffAutoConfiguration.class,
@@ -24,7 +25,17 @@ public class BackoffMetricsAutoConfiguration {
   public BackoffRegistry.PolicyCustomizer backoffMetricsCustomizer(ObjectProvider<MeterRegistry> registry) {
     return (name, policy) -> {
       MeterRegistry meters = registry.getIfUnique();
-      return meters == null ? policy : BackoffMetrics.of(meters).instrument(policy);
+      if (meters == null) {
+        return policy;
+      }
+      BackoffMetrics metrics = BackoffMetrics.of(meters);
+      if (policy.circuitBreaker() != null) {
+        metrics.bindCircuitBreaker(policy.circuitBreaker());
+      }
+      if (policy.rateLimiter() != null) {
+        metrics.bindRateLimiter(policy.rateLimiter());
+      }
+      return metrics.instrument(policy);
     };
   }
 }

@@ -24,6 +24,16 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *       max-elapsed: 30s
  *       retry-on: java.io.IOException
  *       budget: downstream
+ *     catalog:
+ *       max-attempts: 3
+ *       circuit-breaker:
+ *         failure-rate-threshold: 50%
+ *         window: 20
+ *       rate-limiter:
+ *         max-wait: 5s
+ *       hedging:
+ *         delay: 50ms
+ *         max-hedges: 2
  * </pre>
  *
  * <p>Durations use Backoff's syntax ({@code 250ms}, {@code 1.5s}, {@code 2m}, or ISO-8601
@@ -114,6 +124,24 @@ public class BackoffProperties {
      */
     private String maxPushback;
 
+    /**
+     * A circuit breaker for this policy, shared by every call under it. Default: none; on once any of its
+     * keys is set (unless {@code enabled} is false).
+     */
+    private CircuitBreakerSettings circuitBreaker;
+
+    /**
+     * An adaptive client-side rate limiter for this policy, shared by every call under it. Default: none; on
+     * once any of its keys is set (unless {@code enabled} is false).
+     */
+    private RateLimiterSettings rateLimiter;
+
+    /**
+     * Hedging for this policy's asynchronous calls. Default: none; on once any of its keys is set (unless
+     * {@code enabled} is false), and then {@code delay} is required.
+     */
+    private HedgingSettings hedging;
+
     /** The strategy or preset spec, or null. */
     public String getStrategy() {
       return strategy;
@@ -202,6 +230,201 @@ public class BackoffProperties {
     /** Sets the longest pushback ({@code 1m}). */
     public void setMaxPushback(String maxPushback) {
       this.maxPushback = maxPushback;
+    }
+
+    /** The circuit breaker's settings, or null if none was configured. */
+    public CircuitBreakerSettings getCircuitBreaker() {
+      return circuitBreaker;
+    }
+
+    /** Sets the circuit breaker's settings (the binder's). */
+    public void setCircuitBreaker(CircuitBreakerSettings circuitBreaker) {
+      this.circuitBreaker = circuitBreaker;
+    }
+
+    /** The rate limiter's settings, or null if none was configured. */
+    public RateLimiterSettings getRateLimiter() {
+      return rateLimiter;
+    }
+
+    /** Sets the rate limiter's settings (the binder's). */
+    public void setRateLimiter(RateLimiterSettings rateLimiter) {
+      this.rateLimiter = rateLimiter;
+    }
+
+    /** The hedging settings, or null if none was configured. */
+    public HedgingSettings getHedging() {
+      return hedging;
+    }
+
+    /** Sets the hedging settings (the binder's). */
+    public void setHedging(HedgingSettings hedging) {
+      this.hedging = hedging;
+    }
+  }
+
+  /**
+   * A policy's circuit breaker, {@code backoff.policies.<name>.circuit-breaker.*}: the breaker of the spec
+   * language's {@code +breaker[:RATE[:WINDOW[:WAIT[:TRIALS]]]]}, with the same defaults. A key left unset
+   * keeps its default.
+   */
+  public static class CircuitBreakerSettings {
+    /** Whether the breaker is on. Default true once the block is there; false turns it off (a profile's override). */
+    private Boolean enabled;
+
+    /** Failure rate, in percent of the window's calls, at or above which the breaker opens, in (0, 100]; {@code 50} or {@code 50%}. Default 50%. */
+    private String failureRateThreshold;
+
+    /**
+     * The window the failure rate is measured over: a whole number of calls (the last N calls, which must all
+     * be in before the rate counts), or a duration such as {@code 10s} (the calls of that time, counted from
+     * 10 calls on). Default 20 calls.
+     */
+    private String window;
+
+    /** How long the breaker stays open before it lets trial calls through, such as {@code 30s}. Default 30s. */
+    private String waitInOpen;
+
+    /** Trial calls the half-open breaker lets through at a time; all must succeed to close it. Default 3. */
+    private Integer trialCalls;
+
+    /** Whether the breaker is on, or null (on). */
+    public Boolean getEnabled() {
+      return enabled;
+    }
+
+    /** Turns the breaker on or off. */
+    public void setEnabled(Boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /** The failure rate threshold as written, or null. */
+    public String getFailureRateThreshold() {
+      return failureRateThreshold;
+    }
+
+    /** Sets the failure rate threshold ({@code 50%}). */
+    public void setFailureRateThreshold(String failureRateThreshold) {
+      this.failureRateThreshold = failureRateThreshold;
+    }
+
+    /** The window as written, or null. */
+    public String getWindow() {
+      return window;
+    }
+
+    /** Sets the window ({@code 20} calls or {@code 10s}). */
+    public void setWindow(String window) {
+      this.window = window;
+    }
+
+    /** The wait in open as written, or null. */
+    public String getWaitInOpen() {
+      return waitInOpen;
+    }
+
+    /** Sets the wait in open ({@code 30s}). */
+    public void setWaitInOpen(String waitInOpen) {
+      this.waitInOpen = waitInOpen;
+    }
+
+    /** The trial calls, or null for the default. */
+    public Integer getTrialCalls() {
+      return trialCalls;
+    }
+
+    /** Sets the trial calls. */
+    public void setTrialCalls(Integer trialCalls) {
+      this.trialCalls = trialCalls;
+    }
+  }
+
+  /**
+   * A policy's adaptive rate limiter, {@code backoff.policies.<name>.rate-limiter.*}: the limiter of the spec
+   * language's {@code +adaptive[:wait|fail|MAX_WAIT]} (AWS's adaptive retry mode, with the AWS SDKs' constants).
+   */
+  public static class RateLimiterSettings {
+    /** Whether the limiter is on. Default true once the block is there; false turns it off (a profile's override). */
+    private Boolean enabled;
+
+    /**
+     * How long an attempt may wait for its token: {@code wait} (as long as it takes), {@code fail} (not at
+     * all: the attempt is refused when no token is there) or a duration such as {@code 5s}. Default
+     * {@code wait}.
+     */
+    private String maxWait;
+
+    /** Whether the limiter is on, or null (on). */
+    public Boolean getEnabled() {
+      return enabled;
+    }
+
+    /** Turns the limiter on or off. */
+    public void setEnabled(Boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /** The maximum wait as written, or null. */
+    public String getMaxWait() {
+      return maxWait;
+    }
+
+    /** Sets the maximum wait ({@code wait}, {@code fail} or {@code 5s}). */
+    public void setMaxWait(String maxWait) {
+      this.maxWait = maxWait;
+    }
+  }
+
+  /**
+   * A policy's hedging, {@code backoff.policies.<name>.hedging.*}: the hedging of the spec language's
+   * {@code +hedge:DELAY[:MAX]}. Only asynchronous calls hedge ({@code CompletionStage} and {@code Mono}
+   * methods, the WebClient filter); a plain or {@code Flux} method, or the RestClient customizer, naming a
+   * hedging policy fails the context.
+   */
+  public static class HedgingSettings {
+    /** Whether hedging is on. Default true once the block is there; false turns it off (a profile's override). */
+    private Boolean enabled;
+
+    /**
+     * How long an attempt may go unanswered before the next one starts alongside it, such as {@code 50ms}
+     * (about the call's 95th-percentile latency). Required.
+     */
+    private String delay;
+
+    /**
+     * The most hedges besides the first attempt, 1 to 10; {@code max-attempts} must allow them (at least
+     * {@code max-hedges + 1}). Default 1.
+     */
+    private Integer maxHedges;
+
+    /** Whether hedging is on, or null (on). */
+    public Boolean getEnabled() {
+      return enabled;
+    }
+
+    /** Turns hedging on or off. */
+    public void setEnabled(Boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /** The hedging delay as written, or null. */
+    public String getDelay() {
+      return delay;
+    }
+
+    /** Sets the hedging delay ({@code 50ms}). */
+    public void setDelay(String delay) {
+      this.delay = delay;
+    }
+
+    /** The most hedges, or null for the default. */
+    public Integer getMaxHedges() {
+      return maxHedges;
+    }
+
+    /** Sets the most hedges. */
+    public void setMaxHedges(Integer maxHedges) {
+      this.maxHedges = maxHedges;
     }
   }
 

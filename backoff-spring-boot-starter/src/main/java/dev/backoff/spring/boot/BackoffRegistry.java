@@ -1,6 +1,8 @@
 package dev.backoff.spring.boot;
 
+import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.AsyncRetryExecutor;
+import dev.backoff.CircuitBreaker;
 import dev.backoff.NanoClock;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryEvent;
@@ -12,6 +14,7 @@ import dev.backoff.Sleeper;
 import dev.backoff.spec.BackoffSpec;
 import dev.backoff.spec.BudgetSpec;
 import dev.backoff.spec.Durations;
+import dev.backoff.spec.PolicySpec;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -87,6 +90,12 @@ public final class BackoffRegistry {
       Map<String, BudgetEntry> budgets, NanoClock clock, Sleeper sleeper) {
     String prefix = "backoff.policies." + name + ".";
     RetryPolicy.Builder<Object> builder;
+    if (settings.getStrategy() != null && settings.getStrategy().indexOf('+') >= 0) {
+      // The command line's "full-jitter+breaker": here each suffix is a key of its own.
+      throw new BackoffConfigurationException(prefix + "strategy", settings.getStrategy(), "a strategy or preset "
+          + "only; the spec language's suffixes are keys of the policy here: +breaker is circuit-breaker.*, "
+          + "+adaptive is rate-limiter.*, +hedge is hedging.*, +budget is budget (a name under backoff.budgets)");
+    }
     if (settings.getStrategy() != null) {
       BackoffSpec spec = parse(prefix + "strategy", settings.getStrategy(), BackoffSpec::parse);
       builder = spec.isPreset() ? spec.preset().policy()
@@ -137,7 +146,109 @@ public final class BackoffRegistry {
     if (sleeper != null) {
       builder.sleeper(sleeper);
     }
+    PolicySpec.Breaker breaker = breaker(prefix + "circuit-breaker.", settings.getCircuitBreaker());
+    if (breaker != null) {
+      CircuitBreaker.Builder breakerBuilder = breaker.builder().name(name);
+      if (clock != null) {
+        breakerBuilder.clock(clock);
+      }
+      builder.circuitBreaker(breakerBuilder.build());
+    }
+    PolicySpec.Adaptive adaptive = rateLimiter(prefix + "rate-limiter.", settings.getRateLimiter());
+    if (adaptive != null) {
+      AdaptiveRateLimiter.Builder limiterBuilder = adaptive.builder().name(name);
+      if (clock != null) {
+        limiterBuilder.clock(clock);
+      }
+      builder.rateLimiter(limiterBuilder.build());
+    }
+    PolicySpec.Hedge hedge = hedging(prefix + "hedging.", settings.getHedging());
+    if (hedge != null) {
+      builder.hedging(hedge.hedging());
+      try {
+        builder.build(); // the one rule across keys: max-attempts must allow the hedges
+      } catch (IllegalArgumentException e) {
+        // Blame the key the user wrote: max-hedges if given, else max-attempts (too few for the one default hedge).
+        boolean hedgesGiven = settings.getHedging().getMaxHedges() != null;
+        throw new BackoffConfigurationException(prefix + (hedgesGiven ? "hedging.max-hedges" : "max-attempts"),
+            hedgesGiven ? String.valueOf(hedge.maxHedges())
+                : settings.getMaxAttempts() == null ? null : settings.getMaxAttempts().toString(),
+            e.getMessage() + " (set " + prefix + "max-attempts to at least " + (hedge.maxHedges() + 1)
+                + (hedgesGiven ? ", or fewer hedges)" : " for hedging)"));
+      }
+    }
     return builder;
+  }
+
+  /**
+   * The breaker of {@code +breaker} with these settings, or null if there is none (or it is turned off). Each
+   * key is checked by the spec layer on its own, so that a bad value is reported under its own property.
+   */
+  private static PolicySpec.Breaker breaker(String prefix, BackoffProperties.CircuitBreakerSettings settings) {
+    if (settings == null || Boolean.FALSE.equals(settings.getEnabled())) {
+      return null;
+    }
+    String[] keys = {"failure-rate-threshold", "window", "wait-in-open", "trial-calls"};
+    String[] values = {settings.getFailureRateThreshold(), settings.getWindow(), settings.getWaitInOpen(),
+        settings.getTrialCalls() == null ? null : settings.getTrialCalls().toString()};
+    return suffix("+breaker", prefix, keys, values).breaker();
+  }
+
+  /** The limiter of {@code +adaptive} with these settings, or null if there is none (or it is turned off). */
+  private static PolicySpec.Adaptive rateLimiter(String prefix, BackoffProperties.RateLimiterSettings settings) {
+    if (settings == null || Boolean.FALSE.equals(settings.getEnabled())) {
+      return null;
+    }
+    return suffix("+adaptive", prefix, new String[] {"max-wait"}, new String[] {settings.getMaxWait()}).adaptive();
+  }
+
+  /** The hedging of {@code +hedge} with these settings, or null if there is none (or it is turned off). */
+  private static PolicySpec.Hedge hedging(String prefix, BackoffProperties.HedgingSettings settings) {
+    if (settings == null || Boolean.FALSE.equals(settings.getEnabled())) {
+      return null;
+    }
+    if (settings.getDelay() == null) {
+      throw new BackoffConfigurationException(prefix + "delay", null, "hedging needs a delay, such as 50ms (about "
+          + "the call's 95th-percentile latency: no default suits every service)");
+    }
+    return suffix("+hedge", prefix, new String[] {"delay", "max-hedges"},
+        new String[] {settings.getDelay(), settings.getMaxHedges() == null ? null : settings.getMaxHedges().toString()})
+        .hedge();
+  }
+
+  /**
+   * Parses {@code suffix} with these parameters (null: the default) with the spec layer, checking each given
+   * one on its own first so that a failure names its property.
+   */
+  private static PolicySpec suffix(String suffix, String prefix, String[] keys, String[] values) {
+    StringBuilder all = new StringBuilder("policy").append(suffix);
+    for (int i = 0; i < keys.length; i++) {
+      String value = values[i];
+      if (value != null) {
+        String key = prefix + keys[i];
+        if (value.isBlank()) {
+          throw new BackoffConfigurationException(key, value, "must not be blank (remove the key for its default)");
+        }
+        if (value.indexOf(':') >= 0 || value.indexOf('+') >= 0) {
+          throw new BackoffConfigurationException(key, value, "one value, without ':' or '+'");
+        }
+        // The parameters before it (already checked) and this one: a failure can only be this one's.
+        String upToHere = all + ":" + value.trim();
+        try {
+          PolicySpec.parse(upToHere);
+        } catch (IllegalArgumentException e) {
+          throw new BackoffConfigurationException(key, value, withoutSpec(e.getMessage(), upToHere));
+        }
+      }
+      all.append(':').append(value == null ? "" : value.trim());
+    }
+    return PolicySpec.parse(all.toString());
+  }
+
+  /** The spec layer's message without its "bad policy '...': " lead, which names a spec the user never wrote. */
+  private static String withoutSpec(String message, String spec) {
+    String lead = "bad policy '" + spec + "': ";
+    return message != null && message.startsWith(lead) ? message.substring(lead.length()) : message;
   }
 
   @SuppressWarnings("unchecked")

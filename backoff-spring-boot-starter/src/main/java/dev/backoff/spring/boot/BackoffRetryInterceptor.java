@@ -115,6 +115,13 @@ public final class BackoffRetryInterceptor implements MethodInterceptor {
     }
     BackoffRetry overrides = annotation;
     RetryPolicy<Object> policy = overridden(policies, overrides, where);
+    if (policy.hedging() != null && (kind == Kind.SYNC || kind == Kind.FLUX)) {
+      throw new BackoffConfigurationException(where, annotation.value(), "policy '" + annotation.value()
+          + "' hedges (backoff.policies." + annotation.value() + ".hedging), which needs attempts side by side: "
+          + (kind == Kind.SYNC ? "a plain method runs one attempt at a time on the calling thread"
+              : "a Flux's elements come from one attempt")
+          + "; return a CompletionStage or a Mono, or name a policy without hedging");
+    }
     boolean plain = policy == policies.policy(overrides.value());
     RetryExecutor<Object> sync = plain ? policies.executor(overrides.value()) : RetryExecutor.of(policy);
     AsyncRetryExecutor<Object> async = plain ? policies.asyncExecutor(overrides.value())
@@ -133,6 +140,15 @@ public final class BackoffRetryInterceptor implements MethodInterceptor {
       throw new BackoffConfigurationException(where + " maxAttempts", String.valueOf(a.maxAttempts()),
           "must be at least 1 (or 0 to keep the policy's)");
     }
+    try {
+      return variant(policies, a, where);
+    } catch (IllegalArgumentException e) {
+      // A rule across settings, checked when the variant is built (hedges the overridden maxAttempts cannot allow).
+      throw new BackoffConfigurationException(where, a.value(), e.getMessage());
+    }
+  }
+
+  private static RetryPolicy<Object> variant(BackoffRegistry policies, BackoffRetry a, String where) {
     return policies.variant(a.value(), builder -> {
       if (a.maxAttempts() > 0) {
         builder.maxAttempts(a.maxAttempts());

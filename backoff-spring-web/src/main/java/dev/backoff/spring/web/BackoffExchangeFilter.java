@@ -49,6 +49,16 @@ import reactor.core.publisher.Mono;
  * cancelled and no further attempt starts; the attempt in flight is cancelled; a response that still
  * arrives has its body released.
  *
+ * <h2>Hedging</h2>
+ * With a policy that {@linkplain RetryPolicy.Builder#hedging hedges}, another exchange of the same request
+ * starts when none has answered within the hedging delay, or at once after a retryable failure (see
+ * {@link dev.backoff.Hedging}); the first response the rules accept is emitted, and every other exchange
+ * still in flight is cancelled (its subscription cancelled, which closes its connection unless its response
+ * has already arrived). A losing response that arrives anyway, and every retried one, has its body released
+ * as below: only the winner's body reaches the caller. A request the rules will not repeat (a POST without an
+ * {@code Idempotency-Key}, say) is never hedged: it is sent once, as without hedging. The hedging delay is a
+ * task on the same scheduler as the waits.
+ *
  * <h2>Bodies</h2>
  * Only the status and headers are judged; no body is buffered. A retried response's body is read and
  * freed buffer by buffer up to the rules' {@linkplain HttpRules#readAheadLimit() read-ahead limit} (64 KiB
@@ -63,12 +73,21 @@ import reactor.core.publisher.Mono;
 public final class BackoffExchangeFilter implements ExchangeFilterFunction {
   private final RetryPolicy<ClientResponse> policy;
   private final AsyncRetryExecutor<ClientResponse> executor;
+  // For requests the rules will not repeat: never hedged (the same as executor when the policy does not hedge).
+  private final AsyncRetryExecutor<ClientResponse> unhedged;
   private final HttpRules rules;
 
   private BackoffExchangeFilter(RetryPolicy<? super ClientResponse> policy, HttpRules rules, RetryScheduler scheduler) {
     this.rules = rules;
     this.policy = rules.applyTo(SpringViews.narrow(policy), response -> response.statusCode().value());
-    this.executor = scheduler == null ? AsyncRetryExecutor.of(this.policy) : AsyncRetryExecutor.of(this.policy, scheduler);
+    this.executor = executor(this.policy, scheduler);
+    this.unhedged = this.policy.hedging() == null ? executor : executor(this.policy.toBuilder().hedging(null).build(),
+        scheduler);
+  }
+
+  private static AsyncRetryExecutor<ClientResponse> executor(RetryPolicy<ClientResponse> policy,
+      RetryScheduler scheduler) {
+    return scheduler == null ? AsyncRetryExecutor.of(policy) : AsyncRetryExecutor.of(policy, scheduler);
   }
 
   /**
@@ -113,7 +132,8 @@ public final class BackoffExchangeFilter implements ExchangeFilterFunction {
   public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
     return Mono.fromFuture(() -> {
       Exchange exchange = new Exchange(this, request, next);
-      return RetryLoops.async(executor, exchange, exchange);
+      // A request that must not be repeated is never hedged: a hedge would send it twice.
+      return RetryLoops.async(exchange.repeatable ? executor : unhedged, exchange, exchange);
     }, false); // false: cancelling the subscription cancels the call
   }
 
@@ -122,12 +142,15 @@ public final class BackoffExchangeFilter implements ExchangeFilterFunction {
     return "BackoffExchangeFilter[" + policy + ", " + rules + "]";
   }
 
-  /** One subscribed call: its attempts and its judge. */
+  /**
+   * One subscribed call: its attempts and its judge. Holds no per-attempt state, so hedged attempts, which
+   * overlap, share it safely (each response carries what judging and discarding it needs).
+   */
   private static final class Exchange implements AsyncAttempt<ClientResponse>, OutcomeJudge<ClientResponse> {
     private final BackoffExchangeFilter owner;
     private final ClientRequest request;
     private final ExchangeFunction next;
-    private final boolean repeatable;
+    final boolean repeatable;
 
     Exchange(BackoffExchangeFilter owner, ClientRequest request, ExchangeFunction next) {
       this.owner = owner;

@@ -33,6 +33,10 @@ import org.springframework.http.client.ClientHttpResponse;
  *     .build();
  * }</pre>
  *
+ * <p>A policy that {@linkplain RetryPolicy#hedging() hedges} is refused when the interceptor is built: the
+ * calling thread runs one attempt at a time. Hedge {@code WebClient} exchanges with
+ * {@link BackoffExchangeFilter}.
+ *
  * <h2>What is retried</h2>
  * What {@link HttpRules} says: statuses 429, 500, 502, 503 and 504 by default; timeouts, refused and reset
  * connections; only GET, HEAD, OPTIONS, PUT, DELETE and TRACE, or another method carrying an
@@ -73,6 +77,12 @@ public final class BackoffRestInterceptor implements ClientHttpRequestIntercepto
   private final HttpRules rules;
 
   private BackoffRestInterceptor(RetryPolicy<? super ClientHttpResponse> policy, HttpRules rules) {
+    if (policy.hedging() != null) {
+      // Refused here rather than at the first request: a blocking client runs one attempt at a time.
+      throw new IllegalArgumentException("policy '" + policy.name() + "' hedges (" + policy.hedging() + "), which "
+          + "needs attempts side by side: BackoffRestInterceptor runs each attempt on the calling thread and "
+          + "cannot hedge; use a policy without hedging, or WebClient with BackoffExchangeFilter");
+    }
     this.rules = rules;
     this.policy = rules.applyTo(SpringViews.narrow(policy), BackoffRestInterceptor::status);
     this.executor = RetryExecutor.of(this.policy);
@@ -83,6 +93,8 @@ public final class BackoffRestInterceptor implements ClientHttpRequestIntercepto
    * rules are replaced by the HTTP status rules; its failure rules are combined with the HTTP ones.
    *
    * @throws NullPointerException if {@code policy} is null
+   * @throws IllegalArgumentException if the policy {@linkplain RetryPolicy#hedging() hedges}: a blocking
+   *     client runs one attempt at a time (hedge with {@link BackoffExchangeFilter})
    */
   public static BackoffRestInterceptor of(RetryPolicy<? super ClientHttpResponse> policy) {
     return of(policy, HttpRules.defaults());
@@ -92,6 +104,7 @@ public final class BackoffRestInterceptor implements ClientHttpRequestIntercepto
    * An interceptor retrying under {@code policy} with {@code rules}.
    *
    * @throws NullPointerException if an argument is null
+   * @throws IllegalArgumentException if the policy {@linkplain RetryPolicy#hedging() hedges}
    */
   public static BackoffRestInterceptor of(RetryPolicy<? super ClientHttpResponse> policy, HttpRules rules) {
     Objects.requireNonNull(policy, "policy must not be null");

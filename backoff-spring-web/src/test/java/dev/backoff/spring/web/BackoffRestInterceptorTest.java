@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.backoff.Backoff;
+import dev.backoff.Hedging;
 import dev.backoff.RetryHistory;
 import dev.backoff.RetryPolicy;
 import dev.backoff.http.rules.HttpRules;
@@ -248,4 +249,19 @@ class BackoffRestInterceptorTest {
     assertThatThrownBy(() -> BackoffRestInterceptor.of(policy(2), null)).hasMessageContaining("rules");
   }
 
+
+  @Test
+  void aHedgingPolicyIsRefusedWhenTheInterceptorIsBuilt() {
+    RetryPolicy<Object> hedged = RetryPolicy.builder().name("reads").maxAttempts(3)
+        .hedging(Hedging.after(Duration.ofMillis(50))).build();
+
+    assertThatThrownBy(() -> BackoffRestInterceptor.of(hedged))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("policy 'reads' hedges")
+        .hasMessageContaining("BackoffRestInterceptor runs each attempt on the calling thread and cannot hedge")
+        .hasMessageContaining("BackoffExchangeFilter");
+    assertThatThrownBy(() -> BackoffRestInterceptor.of(hedged, HttpRules.defaults()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("policy 'reads' hedges");
+  }
 }
