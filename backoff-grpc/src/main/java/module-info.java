@@ -1,6 +1,7 @@
 /**
- * Backoff for gRPC: a client interceptor that retries unary calls under a Backoff policy on the core's
- * asynchronous loop, and an exporter of policies to gRPC's own service-config retry policy.
+ * Backoff for gRPC: a client interceptor that retries and hedges unary calls under a Backoff policy on the
+ * core's asynchronous loop, and an exporter of policies to gRPC's own service-config retry or hedging
+ * policy.
  */
 // gRPC ships no descriptors: io.grpc is grpc-api's Automatic-Module-Name, required transitively because
 // gRPC's types are in this module's API.

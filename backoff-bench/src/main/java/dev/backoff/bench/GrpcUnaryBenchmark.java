@@ -1,5 +1,6 @@
 package dev.backoff.bench;
 
+import dev.backoff.Hedging;
 import dev.backoff.RetryPolicy;
 import dev.backoff.grpc.GrpcRetryInterceptor;
 import dev.backoff.grpc.GrpcServiceConfig;
@@ -17,6 +18,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -34,8 +36,10 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * A successful unary gRPC call on an in-process channel (direct executors, so the call runs on the
  * benchmark thread): the bare channel, the channel with Backoff's retrying interceptor, and the channel with
- * gRPC's own retry under the same policy exported by {@link GrpcServiceConfig}. With {@code deadline} the
- * call carries a 10 s deadline, for which the interceptor shortens the policy's deadline per call.
+ * gRPC's own retry under the same policy exported by {@link GrpcServiceConfig}; and the same two under a
+ * hedging policy (3 attempts, a hedge after 1 s, which a call answered at once never sends: the cost of
+ * being ready to hedge). With {@code deadline} the call carries a 10 s deadline, for which the interceptor
+ * shortens the policy's deadline per call.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -62,8 +66,11 @@ public class GrpcUnaryBenchmark {
   private static final MethodDescriptor<String, String> ECHO = MethodDescriptor.newBuilder(STRINGS, STRINGS)
       .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("bench.Echo/Echo").build();
 
-  @Param({"bare", "backoff", "grpc-retry"})
+  @Param({"bare", "backoff", "grpc-retry", "backoff-hedging", "grpc-hedging"})
   public String channel;
+
+  private static final RetryPolicy<Object> HEDGING = RetryPolicy.<Object>builder().maxAttempts(3)
+      .hedging(Hedging.after(Duration.ofSeconds(1))).build();
 
   @Param({"false", "true"})
   public boolean deadline;
@@ -90,6 +97,9 @@ public class GrpcUnaryBenchmark {
       case "bare" -> builder.disableRetry();
       case "backoff" -> builder.disableRetry().intercept(GrpcRetryInterceptor.of(policy));
       case "grpc-retry" -> builder.enableRetry().defaultServiceConfig(GrpcServiceConfig.retryPolicy(policy).asMap());
+      case "backoff-hedging" -> builder.disableRetry().intercept(GrpcRetryInterceptor.of(HEDGING));
+      case "grpc-hedging" -> builder.enableRetry()
+          .defaultServiceConfig(GrpcServiceConfig.hedgingPolicy(HEDGING).asMap());
       default -> throw new IllegalArgumentException("unknown channel: " + channel);
     }
     managedChannel = builder.build();

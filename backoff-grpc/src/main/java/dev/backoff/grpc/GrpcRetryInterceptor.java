@@ -20,9 +20,10 @@ import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * A {@link ClientInterceptor} that retries unary calls under a {@link RetryPolicy}, on Backoff's
- * asynchronous retry loop: no thread is held while waiting, and each attempt is a new call on the next
- * channel in the chain. Immutable and thread-safe; share one per channel (or per application).
+ * A {@link ClientInterceptor} that retries unary calls under a {@link RetryPolicy}, and hedges them under a
+ * policy with hedging, on Backoff's asynchronous retry loop: no thread is held while waiting, and each
+ * attempt is a new call on the next channel in the chain. Immutable and thread-safe; share one per channel
+ * (or per application).
  *
  * <pre>{@code
  * ManagedChannel channel = ManagedChannelBuilder.forTarget(target)
@@ -31,7 +32,7 @@ import java.util.concurrent.ScheduledExecutorService;
  *     .build();
  * }</pre>
  *
- * <h2>What is retried</h2>
+ * <h2>What is retried (or hedged)</h2>
  * <ul>
  *   <li>Only unary calls. Streaming calls (client, server or bidirectional) pass through untouched: their
  *       messages cannot be replayed without buffering whole streams.
@@ -49,6 +50,31 @@ import java.util.concurrent.ScheduledExecutorService;
  *       matches it.
  * </ul>
  *
+ * <h2>Hedging</h2>
+ * With a policy that {@linkplain RetryPolicy.Builder#hedging hedges} (see {@link dev.backoff.Hedging}), a
+ * unary call whose attempt has not answered within the hedging delay gets another attempt alongside it,
+ * each a new call on the next channel with the same request message and headers
+ * ({@code grpc-previous-rpc-attempts} counts the attempts started before it), up to the policy's
+ * {@code maxAttempts} (or the hedging's {@code maxHedges} hedges):
+ * <ul>
+ *   <li>Each attempt's response (headers, message, trailers) is kept until the attempt is judged; only the
+ *       winner's reaches the caller's listener. The first attempt that ends {@code OK} (with a message the
+ *       policy's {@code retryOnResult} does not match) wins, and every other attempt in flight is cancelled
+ *       ({@link ClientCall#cancel}: the server sees the cancellation); their answers are ignored.
+ *   <li>A retryable status code (the same set as for retries, gRPC's "non-fatal" codes) starts the next
+ *       hedge at once, without the policy's backoff. Any other status is fatal: it ends the call with that
+ *       status at once and cancels the other attempts.
+ *   <li>A pushback on a retryable status delays the next hedge by the hint; a "do not retry" hint or one
+ *       longer than {@code maxPushback} stops further hedges, and the attempts in flight go on.
+ *   <li>Every hedge is an attempt: it counts towards {@code maxAttempts} and is charged to the policy's
+ *       retry budget (a hedge the budget refuses is not sent, nor is any later one); listeners hear
+ *       {@code onHedgeSent} and {@code onHedgeWon}.
+ *   <li>No hedge starts once the call's deadline has passed, and cancelling the call cancels every attempt
+ *       in flight: no attempt starts after it.
+ * </ul>
+ * Hedge only idempotent methods: a hedged request may be executed by the server more than once. Streaming
+ * calls are never hedged, as they are never retried.
+ *
  * <h2>Server pushback</h2>
  * A retryable status's {@code grpc-retry-pushback-ms} trailer is the engine's pushback hint: the wait is
  * {@code max(pushback, backoff)} (gRPC's own retry waits exactly the pushback; Backoff never waits less than
@@ -65,8 +91,8 @@ import java.util.concurrent.ScheduledExecutorService;
  *
  * <h2>Cancellation</h2>
  * Cancelling the call (the stub's future, {@link ClientCall#cancel}, or the caller's {@link io.grpc.Context})
- * cancels the attempt in flight or the pending retry; no attempt starts after it, and the caller's listener
- * is closed with {@code CANCELLED} (or the context's status).
+ * cancels the attempt in flight (every one, when hedging) or the pending retry or hedge; no attempt starts
+ * after it, and the caller's listener is closed with {@code CANCELLED} (or the context's status).
  *
  * <h2>Outcome</h2>
  * The caller's listener sees what a plain call would: on success the successful attempt's headers, its one
@@ -78,16 +104,17 @@ import java.util.concurrent.ScheduledExecutorService;
  * that ended the call.
  *
  * <h2>gRPC's own retry</h2>
- * Each attempt is an ordinary call on the next channel, so a channel whose service config has a retry
- * policy would retry each attempt again (up to its own {@code maxAttempts} times ours). Build such channels
- * with {@code disableRetry()}, or keep retry policies out of their service config; gRPC's transparent retry
- * of attempts that never left the client is harmless.
+ * Each attempt is an ordinary call on the next channel, so a channel whose service config has a retry or
+ * hedging policy would retry or hedge each attempt again (up to its own {@code maxAttempts} times ours).
+ * Build such channels with {@code disableRetry()}, or keep those policies out of their service config;
+ * gRPC's transparent retry of attempts that never left the client is harmless.
  */
 public final class GrpcRetryInterceptor implements ClientInterceptor {
   private final RetryPolicy<Object> policy;
   private final Set<Status.Code> retryable;
   private final boolean[] retryableByCode;
   private final long attemptTimeoutNanos; // 0: none
+  private final boolean hedges;
   private final AsyncRetryExecutor<Object> executor;
 
   private GrpcRetryInterceptor(Builder builder) {
@@ -97,11 +124,6 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
       retryableByCode[code.ordinal()] = true;
     }
     boolean[] codes = retryableByCode;
-    if (builder.policy.hedging() != null) {
-      throw new IllegalArgumentException("policy '" + builder.policy.name() + "' hedges, which this interceptor "
-          + "does not do (each call relays one attempt's messages to its listener): use gRPC's own hedgingPolicy "
-          + "in the channel's service config, or a policy without hedging");
-    }
     this.policy = builder.policy.toBuilder()
         .retryIf(failure -> {
           Status status = GrpcStatusRules.statusOf(failure);
@@ -113,6 +135,7 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
         })
         .build();
     this.attemptTimeoutNanos = builder.attemptTimeoutNanos;
+    this.hedges = policy.hedging() != null;
     this.executor = AsyncRetryExecutor.of(policy, builder.scheduler);
   }
 
@@ -187,6 +210,11 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
     return attemptTimeoutNanos;
   }
 
+  /** True if the policy hedges: a call's attempts may then overlap. */
+  boolean hedges() {
+    return hedges;
+  }
+
   @Override
   public String toString() {
     return "GrpcRetryInterceptor[" + policy + ", retrying " + retryable + "]";
@@ -206,7 +234,8 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
 
     /**
      * The policy: attempts, deadline, backoff (per failure class too), maximum pushback, budget, listeners,
-     * clock and random source. Default {@link RetryPolicy#defaults()}.
+     * clock and random source, and {@linkplain RetryPolicy.Builder#hedging hedging}, if set (unary calls are
+     * then hedged, see the class description). Default {@link RetryPolicy#defaults()}.
      *
      * @throws NullPointerException if {@code policy} is null
      */
@@ -282,11 +311,7 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
       return this;
     }
 
-    /**
-     * Builds the interceptor.
-     *
-     * @throws IllegalArgumentException if the policy hedges (use gRPC's own hedging policy instead)
-     */
+    /** Builds the interceptor. */
     public GrpcRetryInterceptor build() {
       return new GrpcRetryInterceptor(this);
     }

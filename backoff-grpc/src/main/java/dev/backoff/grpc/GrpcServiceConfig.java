@@ -1,6 +1,7 @@
 package dev.backoff.grpc;
 
 import dev.backoff.Backoff;
+import dev.backoff.Hedging;
 import dev.backoff.Jitter;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
@@ -19,8 +20,9 @@ import java.util.Set;
 import java.util.random.RandomGenerator;
 
 /**
- * A Backoff policy exported to gRPC's native service-config retry policy (gRFC A6), for channels that let
- * gRPC itself retry, with what gRPC cannot express listed. Immutable and thread-safe.
+ * A Backoff policy exported to gRPC's native service-config retry policy or hedging policy (gRFC A6), for
+ * channels that let gRPC itself retry or hedge, with what gRPC cannot express listed. Immutable and
+ * thread-safe.
  *
  * <pre>{@code
  * GrpcServiceConfig config = GrpcServiceConfig.retryPolicy(policy).requireExact(); // or read unexpressed()
@@ -39,6 +41,13 @@ import java.util.random.RandomGenerator;
  * (gRPC keeps one token count per channel and server, where Backoff's budget is shared as far as the
  * object is).
  *
+ * <p>{@link #hedgingPolicy} exports a policy with {@linkplain RetryPolicy#hedging() hedging} to a
+ * {@code hedgingPolicy} instead: {@code maxAttempts} (the attempts the policy may start: its
+ * {@code maxAttempts}, or the hedging's {@code maxHedges} plus one if fewer), {@code hedgingDelay} and the
+ * {@code nonFatalStatusCodes} (the codes that start the next hedge at once; every other code ends the call).
+ * A policy that may start only one attempt exports no {@code hedgingPolicy}. The backoff is not exported,
+ * and need not be: neither Backoff nor gRPC backs off between hedges.
+ *
  * <h2>What gRPC cannot express</h2>
  * {@link #unexpressed()} lists, one sentence each, every setting of the policy that the config drops or
  * changes; {@link #requireExact()} is the strict mode, which refuses the export instead. They are:
@@ -54,14 +63,24 @@ import java.util.random.RandomGenerator;
  *       exceptions, and retries on results (gRPC decides by status code alone); listeners; a pushback
  *       extractor; a maximum pushback other than the default 60 s (gRPC honours any
  *       {@code grpc-retry-pushback-ms});
+ *   <li>an attempt timeout, a circuit breaker, an adaptive rate limiter: gRPC's policies have none;
  *   <li>more than 5 attempts: gRPC limits {@code maxAttempts} to the channel's {@code maxRetryAttempts}
- *       (5 unless raised with {@code ManagedChannelBuilder.maxRetryAttempts}).
+ *       (5 unless raised with {@code ManagedChannelBuilder.maxRetryAttempts}), or for hedging to its
+ *       {@code maxHedgedAttempts} (5 unless raised with {@code ManagedChannelBuilder.maxHedgedAttempts});
+ *   <li>for {@link #retryPolicy}, hedging: a retry policy retries one attempt at a time.
  * </ul>
+ * The backoff's entries (jitter, strategy, no delay, backoffs per failure class) concern {@link #retryPolicy}
+ * only: a hedged call never backs off.
  * Always different, and so not listed: gRPC waits exactly the pushback a server asks for, where Backoff
- * waits {@code max(pushback, backoff)}; and gRPC's policy applies per channel, not per call.
+ * waits {@code max(pushback, backoff)}; gRPC's policy applies per channel, not per call; and after a
+ * non-fatal status gRPC Java sends the next hedge at once only if the status carries a pushback (of any
+ * value), and otherwise waits for the hedging delay, where Backoff hedges at once, or after the pushback.
  */
 public final class GrpcServiceConfig {
-  /** gRPC's default limit on {@code maxAttempts} (the channel's {@code maxRetryAttempts}). */
+  /**
+   * gRPC's default limit on {@code maxAttempts} (the channel's {@code maxRetryAttempts}, and for hedging its
+   * {@code maxHedgedAttempts}).
+   */
   public static final int GRPC_DEFAULT_MAX_ATTEMPTS = 5;
 
   private static final Duration DEFAULT_MAX_PUSHBACK = Duration.ofSeconds(60);
@@ -105,21 +124,8 @@ public final class GrpcServiceConfig {
     if (retryableStatusCodes.isEmpty()) {
       throw new IllegalArgumentException("retryableStatusCodes must not be empty: gRPC requires at least one");
     }
-    EnumSet<Status.Code> codes = EnumSet.noneOf(Status.Code.class);
-    for (Status.Code code : retryableStatusCodes) {
-      Objects.requireNonNull(code, "retryable status code must not be null");
-      if (code == Status.Code.OK) {
-        throw new IllegalArgumentException("retryableStatusCodes must not contain OK, was " + retryableStatusCodes);
-      }
-      codes.add(code);
-    }
-    List<Object> nameList = new ArrayList<>();
-    for (String name : names) {
-      nameList.add(nameEntry(name));
-    }
-    if (nameList.isEmpty()) {
-      nameList.add(Map.of()); // an empty name: every method of every service
-    }
+    EnumSet<Status.Code> codes = validCodes("retryableStatusCodes", retryableStatusCodes);
+    List<Object> nameList = nameList(names);
 
     List<String> unexpressed = new ArrayList<>();
     Map<String, Object> methodConfig = new LinkedHashMap<>();
@@ -127,6 +133,108 @@ public final class GrpcServiceConfig {
     if (policy.maxAttempts() > 1) {
       methodConfig.put("retryPolicy", retryPolicyEntry(policy, codes, unexpressed));
     }
+    if (policy.hedging() != null) {
+      unexpressed.add("hedging (" + policy.hedging() + "): a retryPolicy retries one attempt at a time;"
+          + " GrpcServiceConfig.hedgingPolicy exports gRPC's hedgingPolicy");
+    }
+    return finish(policy, methodConfig, unexpressed, false);
+  }
+
+  /**
+   * Exports a hedging {@code policy} to a {@code hedgingPolicy} for all services, its non-fatal codes
+   * {@code UNAVAILABLE} and {@code RESOURCE_EXHAUSTED} (the {@link GrpcRetryInterceptor}'s defaults, which it
+   * hedges on at once).
+   *
+   * @throws IllegalArgumentException if the policy does not {@linkplain RetryPolicy#hedging() hedge}
+   * @throws NullPointerException if {@code policy} is null
+   */
+  public static GrpcServiceConfig hedgingPolicy(RetryPolicy<?> policy) {
+    return hedgingPolicy(policy, GrpcStatusRules.DEFAULT_RETRYABLE);
+  }
+
+  /**
+   * Exports a hedging {@code policy} to a {@code hedgingPolicy} with these non-fatal status codes, for the
+   * given services or methods.
+   *
+   * @param nonFatalStatusCodes the codes after which gRPC sends the next hedge at once, as the interceptor
+   *     does after its {@linkplain GrpcRetryInterceptor#retryableStatusCodes() retryable codes}; every other
+   *     code ends the call. May be empty (every failure is then fatal); never {@code OK}
+   * @param names fully qualified services ({@code "package.Service"}) or methods
+   *     ({@code "package.Service/Method"}); none for every service of the channel
+   * @throws IllegalArgumentException if the policy does not hedge, the codes contain {@code OK}, or a name is
+   *     blank, has more than one {@code '/'} or an empty part
+   * @throws NullPointerException if an argument or element is null
+   */
+  public static GrpcServiceConfig hedgingPolicy(RetryPolicy<?> policy, Set<Status.Code> nonFatalStatusCodes,
+      String... names) {
+    Objects.requireNonNull(policy, "policy must not be null");
+    Objects.requireNonNull(nonFatalStatusCodes, "nonFatalStatusCodes must not be null");
+    Objects.requireNonNull(names, "names must not be null");
+    Hedging hedging = policy.hedging();
+    if (hedging == null) {
+      throw new IllegalArgumentException("policy '" + policy.name() + "' does not hedge: export it with"
+          + " GrpcServiceConfig.retryPolicy, or give it RetryPolicy.Builder.hedging(...)");
+    }
+    EnumSet<Status.Code> codes = validCodes("nonFatalStatusCodes", nonFatalStatusCodes);
+    List<Object> nameList = nameList(names);
+
+    List<String> unexpressed = new ArrayList<>();
+    Map<String, Object> methodConfig = new LinkedHashMap<>();
+    methodConfig.put("name", Collections.unmodifiableList(nameList));
+    int maxAttempts = hedging.maxHedges() == Hedging.UNBOUNDED ? policy.maxAttempts()
+        : Math.min(policy.maxAttempts(), hedging.maxHedges() + 1);
+    if (maxAttempts > 1) {
+      if (maxAttempts > GRPC_DEFAULT_MAX_ATTEMPTS) {
+        unexpressed.add("maxAttempts " + maxAttempts + ": gRPC limits hedged attempts to the channel's"
+            + " maxHedgedAttempts (" + GRPC_DEFAULT_MAX_ATTEMPTS + " unless raised with"
+            + " ManagedChannelBuilder.maxHedgedAttempts)");
+      }
+      Map<String, Object> hedge = new LinkedHashMap<>();
+      hedge.put("maxAttempts", (double) maxAttempts);
+      hedge.put("hedgingDelay", seconds(hedging.delayNanos()));
+      hedge.put("nonFatalStatusCodes", codeNames(codes));
+      methodConfig.put("hedgingPolicy", Collections.unmodifiableMap(hedge));
+    }
+    return finish(policy, methodConfig, unexpressed, true);
+  }
+
+  private static EnumSet<Status.Code> validCodes(String parameter, Set<Status.Code> given) {
+    EnumSet<Status.Code> codes = EnumSet.noneOf(Status.Code.class);
+    for (Status.Code code : given) {
+      Objects.requireNonNull(code, "status code in " + parameter + " must not be null");
+      if (code == Status.Code.OK) {
+        throw new IllegalArgumentException(parameter + " must not contain OK, was " + given);
+      }
+      codes.add(code);
+    }
+    return codes;
+  }
+
+  private static List<Object> nameList(String... names) {
+    List<Object> nameList = new ArrayList<>();
+    for (String name : names) {
+      nameList.add(nameEntry(name));
+    }
+    if (nameList.isEmpty()) {
+      nameList.add(Map.of()); // an empty name: every method of every service
+    }
+    return nameList;
+  }
+
+  private static List<Object> codeNames(Set<Status.Code> codes) {
+    List<Object> names = new ArrayList<>();
+    for (Status.Code code : codes) {
+      names.add(code.name());
+    }
+    return Collections.unmodifiableList(names);
+  }
+
+  /**
+   * Adds what both exports share (the budget, and what neither can express) and builds the config. A hedged
+   * call never backs off, so per-class backoffs are no difference when {@code hedging}.
+   */
+  private static GrpcServiceConfig finish(RetryPolicy<?> policy, Map<String, Object> methodConfig,
+      List<String> unexpressed, boolean hedging) {
     Map<String, Object> config = new LinkedHashMap<>();
     config.put("methodConfig", List.of(Collections.unmodifiableMap(methodConfig)));
 
@@ -147,7 +255,7 @@ public final class GrpcServiceConfig {
           + " deadline or the method config's timeout would also cut the attempt in flight");
     }
     PolicyShapes.Features features = PolicyShapes.features(policy);
-    if (features.failureClassBackoffs()) {
+    if (features.failureClassBackoffs() && !hedging) {
       unexpressed.add("backoffs per failure class: gRPC has one backoff for every retryable status");
     }
     if (features.failureRules()) {
@@ -164,6 +272,16 @@ public final class GrpcServiceConfig {
     }
     if (!policy.maxPushback().equals(DEFAULT_MAX_PUSHBACK)) {
       unexpressed.add("maxPushback " + policy.maxPushback() + ": gRPC honours any grpc-retry-pushback-ms");
+    }
+    if (policy.attemptTimeout() != null) {
+      unexpressed.add("attemptTimeout " + policy.attemptTimeout() + ": gRPC's policies have no per-attempt"
+          + " timeout (the method config's timeout bounds the whole call)");
+    }
+    if (policy.circuitBreaker() != null) {
+      unexpressed.add("the circuit breaker: gRPC has none");
+    }
+    if (policy.rateLimiter() != null) {
+      unexpressed.add("the adaptive rate limiter: gRPC has none");
     }
     return new GrpcServiceConfig(Collections.unmodifiableMap(config), List.copyOf(unexpressed));
   }
@@ -198,11 +316,7 @@ public final class GrpcServiceConfig {
     retry.put("initialBackoff", seconds(initial));
     retry.put("maxBackoff", seconds(cap));
     retry.put("backoffMultiplier", shape.multiplier());
-    List<Object> codeNames = new ArrayList<>();
-    for (Status.Code code : codes) {
-      codeNames.add(code.name());
-    }
-    retry.put("retryableStatusCodes", Collections.unmodifiableList(codeNames));
+    retry.put("retryableStatusCodes", codeNames(codes));
     return Collections.unmodifiableMap(retry);
   }
 

@@ -18,6 +18,8 @@ import io.grpc.Deadline;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -26,10 +28,15 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One retried unary call, as its caller sees it: the caller's {@code start}, {@code sendMessage} and
- * {@code halfClose} are remembered, and at {@code halfClose} the core's asynchronous loop starts; each attempt
- * is a new call on the next channel with the same headers and request message. The caller's listener hears
- * only of the outcome, once.
+ * One retried (or hedged) unary call, as its caller sees it: the caller's {@code start}, {@code sendMessage}
+ * and {@code halfClose} are remembered, and at {@code halfClose} the core's asynchronous loop starts; each
+ * attempt is a new call on the next channel with the same headers and request message, and keeps its own
+ * response (headers, message, trailers) until the loop has judged it. The caller's listener hears only of the
+ * outcome, once: the winning attempt's response, or the last failure.
+ *
+ * <p>Under a hedging policy the loop calls {@link #start(AttemptContext)} again while earlier attempts are
+ * in flight (possibly on another thread while one still runs) and cancels the losers' stages, which cancels
+ * their calls. Every attempt is then kept in {@code hedged}, and the winner is found by its message.
  *
  * <p>The caller drives it as gRPC allows (one thread at a time, except {@code cancel} and {@code request},
  * which may come from any thread); the loop and the attempts' listeners run on other threads, so the state
@@ -51,7 +58,10 @@ final class RetryingUnaryCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   private Deadline deadline; // the call's: the sooner of the options' and the context's; null for none
 
   private volatile CompletableFuture<Object> loop;
-  private volatile Attempt<RespT> current;
+  private volatile Attempt<RespT> current; // the latest attempt started
+  // Every attempt started, in order, when the policy hedges (several may be in flight); null otherwise.
+  // Guarded by itself.
+  private final List<Attempt<RespT>> hedged;
   private volatile Status cancelStatus;
 
   // Guarded by this: the outcome waiting for the caller's request(n), and whether the listener was closed.
@@ -66,6 +76,7 @@ final class RetryingUnaryCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     this.callOptions = callOptions;
     this.next = next;
     this.context = Context.current();
+    this.hedged = interceptor.hedges() ? new ArrayList<>(2) : null;
   }
 
   @Override
@@ -211,6 +222,11 @@ final class RetryingUnaryCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     try {
       ClientCall<ReqT, RespT> call = next.newCall(method, options);
       Attempt<RespT> attempt = new Attempt<>(call);
+      if (hedged != null) {
+        synchronized (hedged) {
+          hedged.add(attempt);
+        }
+      }
       current = attempt;
       call.start(attempt, attemptHeaders);
       call.request(2); // two, as gRPC's stubs ask: a second message is a protocol error, not silently dropped
@@ -263,10 +279,16 @@ final class RetryingUnaryCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
 
   private void finish(Object result, Throwable failure) {
     context.removeListener(this);
+    Attempt<RespT> winner = hedged == null ? current : winnerOf(result, failure);
     if (failure == null) {
+      if (winner == null) {
+        close(Status.INTERNAL.withDescription("no attempt of " + method.getFullMethodName()
+            + " succeeded with the message the retry loop accepted"), new Metadata());
+        return;
+      }
       Attempt<RespT> ready;
       synchronized (this) {
-        succeeded = current;
+        succeeded = winner;
         ready = claimSuccess();
       }
       if (ready != null) {
@@ -285,6 +307,30 @@ final class RetryingUnaryCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     // The cause is the last attempt's exception: it carries the earlier failures and the retry history.
     close((status == null ? Status.fromThrowable(cause) : status).withCause(cause),
         trailers == null ? new Metadata() : trailers);
+  }
+
+  /**
+   * The hedged attempt whose message won: the loop completes the call with the winner's message itself, so
+   * it is the attempt that succeeded with that very object. A marshaller may give several attempts the same
+   * instance (protobuf's shared default instance for an empty message): their messages are then one and the
+   * same, and the first such attempt started is taken, so the headers and trailers relayed are those of an
+   * attempt that did succeed with it. Forgets the other attempts (and their messages): the call has ended.
+   * Null if the call failed.
+   */
+  private Attempt<RespT> winnerOf(Object result, Throwable failure) {
+    synchronized (hedged) {
+      Attempt<RespT> winner = null;
+      if (failure == null) {
+        for (Attempt<RespT> attempt : hedged) {
+          if (attempt.succeededWith(result)) {
+            winner = attempt;
+            break;
+          }
+        }
+      }
+      hedged.clear();
+      return winner; // null on success cannot happen: the loop completes a call only with an attempt's message
+    }
   }
 
   /** The successful attempt, once, when the caller has asked for a message; null otherwise. */
@@ -376,6 +422,11 @@ final class RetryingUnaryCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
       }
     }
 
+    /** True if the call closed OK with exactly this message object. */
+    boolean succeededWith(Object result) {
+      return stage.isDone() && !stage.isCompletedExceptionally() && stage.getNow(null) == result;
+    }
+
     @Override
     public void onClose(Status status, Metadata closeTrailers) {
       trailers = closeTrailers;
@@ -392,7 +443,11 @@ final class RetryingUnaryCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     }
   }
 
-  /** An attempt's stage: cancelling it cancels the attempt's call. */
+  /**
+   * An attempt's stage: cancelling it cancels the attempt's call, so the server hears of it. The loop cancels
+   * it when the caller cancels, when the attempt's timeout passes, and, under hedging, when another attempt
+   * has won or a fatal status has ended the call.
+   */
   static final class Stage extends CompletableFuture<Object> {
     private final ClientCall<?, ?> call;
 
@@ -404,7 +459,8 @@ final class RetryingUnaryCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     public boolean cancel(boolean mayInterruptIfRunning) {
       boolean cancelled = super.cancel(mayInterruptIfRunning);
       if (cancelled) {
-        call.cancel("the retrying call was cancelled", null);
+        call.cancel("Backoff ended this attempt: the call was cancelled, timed out, or another attempt decided it",
+            null);
       }
       return cancelled;
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.backoff.Backoff;
 import dev.backoff.FailureClass;
+import dev.backoff.Hedging;
 import dev.backoff.Jitter;
 import dev.backoff.RetryBudgets;
 import dev.backoff.RetryPolicy;
@@ -84,10 +85,46 @@ class GrpcDocsExampleTest {
   }
 
   @Test
+  void theHedgingExampleAnswersFromAHedgeAndExportsToGrpcsHedgingPolicy() throws Exception {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.answer(Answer.hanging(), Answer.ok("order 42")); // the first attempt never answers
+      String serverName = server.name();
+      // [hedging]
+      RetryPolicy<Object> hedged = RetryPolicy.<Object>builder()
+          .maxAttempts(3)                                   // the original call and at most 2 hedges
+          .hedging(Hedging.after(Duration.ofMillis(40)))    // about the p95 latency of the method
+          .budget(RetryBudgets.grpcThrottling())            // hedges draw on the budget like retries
+          .build();
+      ManagedChannel channel = InProcessChannelBuilder.forName(serverName) // or ManagedChannelBuilder.forTarget(...)
+          .disableRetry()
+          .intercept(GrpcRetryInterceptor.of(hedged))
+          .build();
+      // [/hedging]
+      String reply = ClientCalls.blockingUnaryCall(channel, SAY,
+          CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), "get order 42");
+      channel.shutdownNow();
+      assertThat(reply).isEqualTo("order 42");
+      assertThat(server.attempts()).isEqualTo(2);
+
+      // [hedging-export]
+      GrpcServiceConfig config = GrpcServiceConfig.hedgingPolicy(hedged).requireExact();
+      ManagedChannel nativeHedging = InProcessChannelBuilder.forName(serverName) // or ManagedChannelBuilder.forTarget(...)
+          .defaultServiceConfig(config.asMap())
+          .enableRetry()                                    // gRPC's hedging is part of its retry support
+          .build();
+      // [/hedging-export]
+      nativeHedging.shutdownNow();
+      assertThat(config.toJson()).isEqualTo("{\"methodConfig\":[{\"name\":[{}],\"hedgingPolicy\":{\"maxAttempts\":3,"
+          + "\"hedgingDelay\":\"0.04s\",\"nonFatalStatusCodes\":[\"RESOURCE_EXHAUSTED\",\"UNAVAILABLE\"]}}],"
+          + "\"retryThrottling\":{\"maxTokens\":10,\"tokenRatio\":0.1}}");
+    }
+  }
+
+  @Test
   void theDocsShowTheseExamplesVerbatim() throws IOException {
     String source = Files.readString(SOURCE);
     String docs = Files.readString(DOCS);
-    for (String name : List.of("interceptor", "export")) {
+    for (String name : List.of("interceptor", "export", "hedging", "hedging-export")) {
       Matcher m = Pattern.compile("(?s)// \\[" + name + "]\\n(.*?)\\n\\s*// \\[/" + name + "]").matcher(source);
       assertThat(m.find()).as("snippet %s in %s", name, SOURCE).isTrue();
       String snippet = m.group(1).lines().map(line -> line.length() >= 6 ? line.substring(6) : line.strip())

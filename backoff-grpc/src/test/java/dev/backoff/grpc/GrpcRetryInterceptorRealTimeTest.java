@@ -4,6 +4,7 @@ import static dev.backoff.grpc.ScriptedServer.SAY;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.backoff.Backoff;
+import dev.backoff.Hedging;
 import dev.backoff.RetryPolicy;
 import dev.backoff.grpc.ScriptedServer.Answer;
 import io.grpc.CallOptions;
@@ -16,7 +17,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The interceptor on real threads: the shared default scheduler, a blocking stub (whose listener callbacks
- * must reach the thread it blocks), and gRPC's own deadline timers. Outcomes only, no timing assertions.
+ * must reach the thread it blocks), gRPC's own deadline timers, and a hedge started on the scheduler's
+ * thread. Outcomes only, no timing assertions.
  */
 class GrpcRetryInterceptorRealTimeTest {
   private static final RetryPolicy<Object> QUICK = RetryPolicy.<Object>builder().maxAttempts(4)
@@ -30,6 +32,30 @@ class GrpcRetryInterceptorRealTimeTest {
       try {
         assertThat(ClientCalls.blockingUnaryCall(channel, SAY, CallOptions.DEFAULT, "hello")).isEqualTo("yes");
         assertThat(server.attempts()).isEqualTo(3);
+      } finally {
+        channel.shutdownNow();
+      }
+    }
+  }
+
+  @Test
+  void onRealThreadsAHedgeWinsOverAHangingAttemptWhichIsCancelled() throws Exception {
+    RetryPolicy<Object> hedged = RetryPolicy.<Object>builder().maxAttempts(2)
+        .hedging(Hedging.after(Duration.ofMillis(5))).build();
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.answer(Answer.hanging(), Answer.ok("from the hedge"));
+      ManagedChannel channel = server.channel(b -> b.disableRetry().intercept(GrpcRetryInterceptor.of(hedged)));
+      try {
+        // The hedge starts on the shared scheduler's thread; the blocking stub's thread must still wake.
+        // The deadline only keeps a broken build from hanging; two attempts can only end this way.
+        String answer = ClientCalls.blockingUnaryCall(channel, SAY,
+            CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), "hello");
+        assertThat(answer).isEqualTo("from the hedge");
+        assertThat(server.attempts()).isEqualTo(2);
+        for (int i = 0; i < 1000 && server.cancelledAttempts() < 1; i++) {
+          Thread.sleep(10); // the loser's cancellation may reach the server after the caller woke
+        }
+        assertThat(server.cancelledAttempts()).isEqualTo(1);
       } finally {
         channel.shutdownNow();
       }

@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.backoff.Backoff;
+import dev.backoff.CircuitBreaker;
 import dev.backoff.FailureClass;
+import dev.backoff.Hedging;
 import dev.backoff.Jitter;
 import dev.backoff.Pushback;
 import dev.backoff.RetryBudgets;
@@ -23,6 +25,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class GrpcServiceConfigTest {
@@ -211,5 +214,188 @@ class GrpcServiceConfigTest {
         server.channel(b -> b.defaultServiceConfig(broken).enableRetry()).shutdownNow();
       }
     }).isInstanceOf(IllegalStateException.class).hasMessageContaining("maxAttempts must be greater than 1");
+  }
+
+  // ---- hedgingPolicy ----
+
+  private static final RetryPolicy<Object> HEDGED = RetryPolicy.<Object>builder().maxAttempts(3)
+      .hedging(Hedging.after(Duration.ofMillis(50))).build();
+
+  @Test
+  void aHedgingPolicyExportsExactlyToAHedgingPolicy() {
+    GrpcServiceConfig config = GrpcServiceConfig.hedgingPolicy(HEDGED);
+
+    assertThat(config.isExact()).isTrue();
+    assertThat(config.toJson()).isEqualTo("{\"methodConfig\":[{\"name\":[{}],\"hedgingPolicy\":{\"maxAttempts\":3,"
+        + "\"hedgingDelay\":\"0.05s\",\"nonFatalStatusCodes\":[\"RESOURCE_EXHAUSTED\",\"UNAVAILABLE\"]}}]}");
+    assertThat(config.asMap()).isEqualTo(Map.of("methodConfig", List.of(Map.of(
+        "name", List.of(Map.of()),
+        "hedgingPolicy", Map.of("maxAttempts", 3.0, "hedgingDelay", "0.05s",
+            "nonFatalStatusCodes", List.of("RESOURCE_EXHAUSTED", "UNAVAILABLE"))))));
+  }
+
+  @Test
+  void maxHedgesBoundsTheExportedAttemptsAndAZeroDelayIsZeroSeconds() {
+    RetryPolicy<Object> policy = RetryPolicy.<Object>builder().maxAttempts(5)
+        .hedging(Hedging.after(Duration.ZERO).maxHedges(2)).build();
+
+    GrpcServiceConfig config = GrpcServiceConfig.hedgingPolicy(policy);
+
+    assertThat(config.isExact()).isTrue();
+    assertThat(config.toJson()).contains("\"hedgingPolicy\":{\"maxAttempts\":3,\"hedgingDelay\":\"0s\"");
+  }
+
+  @Test
+  void hedgingNamesCodesAndAGrpcThrottlingBudgetAreExported() {
+    RetryPolicy<Object> policy = HEDGED.toBuilder().budget(RetryBudgets.grpcThrottling(10, 0.1)).build();
+
+    GrpcServiceConfig config = GrpcServiceConfig.hedgingPolicy(policy, EnumSet.of(Status.Code.UNAVAILABLE),
+        "shop.Orders/Get");
+
+    assertThat(config.isExact()).isTrue();
+    assertThat(config.toJson()).isEqualTo("{\"methodConfig\":[{\"name\":[{\"service\":\"shop.Orders\","
+        + "\"method\":\"Get\"}],\"hedgingPolicy\":{\"maxAttempts\":3,\"hedgingDelay\":\"0.05s\","
+        + "\"nonFatalStatusCodes\":[\"UNAVAILABLE\"]}}],\"retryThrottling\":{\"maxTokens\":10,\"tokenRatio\":0.1}}");
+    // No non-fatal code: every failure ends the call.
+    assertThat(GrpcServiceConfig.hedgingPolicy(HEDGED, Set.of()).toJson()).contains("\"nonFatalStatusCodes\":[]");
+  }
+
+  @Test
+  void everyHedgingSettingGrpcCannotExpressIsListed() {
+    RetryPolicy<Object> policy = RetryPolicy.<Object>builder()
+        .maxAttempts(8)
+        .hedging(Hedging.after(Duration.ofMillis(20)))
+        .maxElapsed(Duration.ofSeconds(30))
+        .attemptTimeout(Duration.ofSeconds(2))
+        .budget(RetryBudgets.awsStandard())
+        .backoff(FailureClass.THROTTLED, Backoff.fixed(Duration.ofSeconds(1))) // a hedge never backs off
+        .retryOnResult(result -> false)
+        .listener(new RetryListener<>() {})
+        .maxPushback(Duration.ofSeconds(5))
+        .circuitBreaker(CircuitBreaker.builder().build())
+        .build();
+
+    GrpcServiceConfig config = GrpcServiceConfig.hedgingPolicy(policy);
+
+    assertThat(config.unexpressed()).hasSize(8);
+    assertThat(config.unexpressed())
+        .anySatisfy(s -> assertThat(s).startsWith("maxAttempts 8: gRPC limits hedged attempts to the channel's"
+            + " maxHedgedAttempts"))
+        .anySatisfy(s -> assertThat(s).startsWith("deadline (maxElapsed PT30S)"))
+        .anySatisfy(s -> assertThat(s).startsWith("attemptTimeout PT2S"))
+        .anySatisfy(s -> assertThat(s).startsWith("budget "))
+        .anySatisfy(s -> assertThat(s).startsWith("retries on results"))
+        .anySatisfy(s -> assertThat(s).startsWith("listeners"))
+        .anySatisfy(s -> assertThat(s).startsWith("maxPushback PT5S"))
+        .anySatisfy(s -> assertThat(s).startsWith("the circuit breaker"));
+    assertThat(config.toJson()).contains("\"hedgingPolicy\":{\"maxAttempts\":8,\"hedgingDelay\":\"0.02s\"");
+    assertThatThrownBy(config::requireExact).hasMessageStartingWith(
+        "gRPC's service config cannot express this policy exactly: maxAttempts 8");
+  }
+
+  @Test
+  void aPolicyThatMayStartOneAttemptExportsNoHedgingPolicy() {
+    RetryPolicy<Object> policy = RetryPolicy.<Object>builder().maxAttempts(1)
+        .hedging(Hedging.after(Duration.ofMillis(10))).build();
+    GrpcServiceConfig config = GrpcServiceConfig.hedgingPolicy(policy);
+    assertThat(config.isExact()).isTrue();
+    assertThat(config.toJson()).isEqualTo("{\"methodConfig\":[{\"name\":[{}]}]}");
+  }
+
+  @Test
+  void aRetryPolicyExportOfAHedgingPolicySaysItDoesNotHedge() {
+    GrpcServiceConfig config = GrpcServiceConfig.retryPolicy(HEDGED);
+    assertThat(config.unexpressed()).anySatisfy(s -> assertThat(s)
+        .startsWith("hedging (hedging after 50ms): a retryPolicy retries one attempt at a time")
+        .endsWith("GrpcServiceConfig.hedgingPolicy exports gRPC's hedgingPolicy"));
+    assertThat(config.toJson()).contains("\"retryPolicy\"").doesNotContain("hedgingPolicy");
+  }
+
+  @Test
+  void hedgingBadArgumentsAreRefusedByName() {
+    assertThatThrownBy(() -> GrpcServiceConfig.hedgingPolicy(GRPC_LIKE.toBuilder().name("plain").build()))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("policy 'plain' does not hedge: export it with GrpcServiceConfig.retryPolicy, or give it"
+            + " RetryPolicy.Builder.hedging(...)");
+    assertThatThrownBy(() -> GrpcServiceConfig.hedgingPolicy(HEDGED, Set.of(Status.Code.OK)))
+        .hasMessage("nonFatalStatusCodes must not contain OK, was [OK]");
+    assertThatThrownBy(() -> GrpcServiceConfig.hedgingPolicy(HEDGED, Set.of(Status.Code.UNAVAILABLE), ""))
+        .hasMessage("name must be 'package.Service' or 'package.Service/Method', was ''");
+    assertThatThrownBy(() -> GrpcServiceConfig.hedgingPolicy(null)).hasMessage("policy must not be null");
+    assertThatThrownBy(() -> GrpcServiceConfig.hedgingPolicy(HEDGED, null))
+        .hasMessage("nonFatalStatusCodes must not be null");
+  }
+
+  // ---- gRPC accepts the hedging export: a channel built with it hedges natively ----
+
+  /** A call on a channel with gRPC's own hedging under {@code config}; its answer, or its failure's code. */
+  private static String nativeHedgedCall(ScriptedServer server, GrpcServiceConfig config) {
+    // The deadline only keeps a broken build from hanging; no outcome depends on it.
+    return nativeHedgedCall(server, config, Duration.ofSeconds(30));
+  }
+
+  private static String nativeHedgedCall(ScriptedServer server, GrpcServiceConfig config, Duration deadline) {
+    ManagedChannel channel = server.channel(b -> b.defaultServiceConfig(config.asMap()).enableRetry());
+    try {
+      return ClientCalls.blockingUnaryCall(channel, SAY,
+          CallOptions.DEFAULT.withDeadlineAfter(deadline.toNanos(), TimeUnit.NANOSECONDS), "hello");
+    } catch (StatusRuntimeException e) {
+      return e.getStatus().getCode().name();
+    } finally {
+      channel.shutdownNow();
+    }
+  }
+
+  private static GrpcServiceConfig nativeHedging(int maxAttempts, Duration delay) {
+    return GrpcServiceConfig.hedgingPolicy(RetryPolicy.<Object>builder().maxAttempts(maxAttempts)
+        .hedging(Hedging.after(delay)).build()).requireExact();
+  }
+
+  @Test
+  void grpcHedgesNativelyUnderTheExportedPolicy() throws Exception {
+    try (ScriptedServer server = new ScriptedServer()) {
+      // The first attempt never answers: only gRPC's hedge can answer the call.
+      server.answer(Answer.hanging(), Answer.ok("from gRPC's hedge"));
+      assertThat(nativeHedgedCall(server, nativeHedging(2, Duration.ofMillis(5)))).isEqualTo("from gRPC's hedge");
+      assertThat(server.attempts()).isEqualTo(2);
+      assertThat(server.previousAttemptHeaders()).containsExactly(null, "1");
+      for (int i = 0; i < 1000 && server.cancelledAttempts() < 1; i++) {
+        Thread.sleep(10); // gRPC cancels the loser; the server may hear of it after the caller woke
+      }
+      assertThat(server.cancelledAttempts()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void grpcStopsNativelyAtTheExportedAttemptsAndOnAFatalCode() throws Exception {
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.answer(Answer.fail(Status.Code.UNAVAILABLE)); // non-fatal every time
+      assertThat(nativeHedgedCall(server, nativeHedging(3, Duration.ofMillis(1)))).isEqualTo("UNAVAILABLE");
+      assertThat(server.attempts()).isEqualTo(3);
+    }
+    try (ScriptedServer server = new ScriptedServer()) {
+      // Fatal (not in nonFatalStatusCodes): the call ends before the hedging delay (an hour) has passed.
+      server.answer(Answer.fail(Status.Code.ABORTED), Answer.ok("never asked"));
+      assertThat(nativeHedgedCall(server, nativeHedging(3, Duration.ofHours(1)))).isEqualTo("ABORTED");
+      assertThat(server.attempts()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void grpcHedgesAtOnceAfterANonFatalStatusOnlyWhenItCarriesAPushback() throws Exception {
+    // What docs/grpc.md states as a difference (Backoff hedges at once after any non-fatal status): the
+    // hedging delay is an hour, so only a hedge sent at once can answer these calls.
+    try (ScriptedServer server = new ScriptedServer()) {
+      server.answer(Answer.fail(Status.Code.UNAVAILABLE), Answer.ok("never asked"));
+      assertThat(nativeHedgedCall(server, nativeHedging(3, Duration.ofHours(1)), Duration.ofMillis(300)))
+          .isEqualTo("DEADLINE_EXCEEDED"); // gRPC waited for the hedging delay
+      assertThat(server.attempts()).isEqualTo(1);
+    }
+    try (ScriptedServer server = new ScriptedServer()) {
+      // A pushback of a minute: gRPC still sends the next hedge at once.
+      server.answer(Answer.fail(Status.Code.UNAVAILABLE, "60000"), Answer.ok("at once"));
+      assertThat(nativeHedgedCall(server, nativeHedging(3, Duration.ofHours(1)))).isEqualTo("at once");
+      assertThat(server.attempts()).isEqualTo(2);
+    }
   }
 }

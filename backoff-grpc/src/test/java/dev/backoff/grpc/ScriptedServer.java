@@ -1,5 +1,6 @@
 package dev.backoff.grpc;
 
+import io.grpc.ForwardingServerCall;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
@@ -31,7 +32,8 @@ import java.util.function.UnaryOperator;
 /**
  * An in-process gRPC server for tests, with a hand-made service (no protobuf): {@code test.Echo/Say} (unary)
  * answers each attempt from a script, {@code test.Echo/Stream} (server streaming) likewise. It records the
- * headers of every attempt and counts cancelled ones. Everything runs on the calling threads (direct
+ * headers of every attempt and counts cancelled ones, and tags each answer's headers and trailers with the
+ * attempt's number ({@link #ATTEMPT}: 1 for the first call the server saw). Everything runs on the calling threads (direct
  * executors), so a test with a fake scheduler is single-threaded.
  */
 final class ScriptedServer implements AutoCloseable {
@@ -58,6 +60,8 @@ final class ScriptedServer implements AutoCloseable {
 
   static final Metadata.Key<String> PREVIOUS_ATTEMPTS =
       Metadata.Key.of("grpc-previous-rpc-attempts", Metadata.ASCII_STRING_MARSHALLER);
+  /** The number of the attempt an answer's headers and trailers belong to. */
+  static final Metadata.Key<String> ATTEMPT = Metadata.Key.of("x-attempt", Metadata.ASCII_STRING_MARSHALLER);
   static final Metadata.Key<String> PUSHBACK = Metadata.Key.of("grpc-retry-pushback-ms", Metadata.ASCII_STRING_MARSHALLER);
 
   /** One scripted answer. */
@@ -80,12 +84,18 @@ final class ScriptedServer implements AutoCloseable {
     static Answer hanging() {
       return new Answer(null, Status.OK, new Metadata(), true);
     }
+
+    /** Answers {@code message} only when the test calls {@link ScriptedServer#release()}. */
+    static Answer held(String message) {
+      return new Answer(message, Status.OK, new Metadata(), true);
+    }
   }
 
   private final String name = InProcessServerBuilder.generateName();
   private final Deque<Answer> script = new ArrayDeque<>();
   private final List<Metadata> attemptHeaders = Collections.synchronizedList(new ArrayList<>());
   private final AtomicInteger cancelled = new AtomicInteger();
+  private final Deque<Runnable> held = new ArrayDeque<>(); // guarded by this
   private final Server server;
   private Answer last = Answer.ok("ok");
 
@@ -98,8 +108,27 @@ final class ScriptedServer implements AutoCloseable {
       @Override
       public <Q, A> ServerCall.Listener<Q> interceptCall(ServerCall<Q, A> call, Metadata headers,
           ServerCallHandler<Q, A> next) {
-        attemptHeaders.add(headers);
-        return next.startCall(call, headers);
+        String number;
+        synchronized (attemptHeaders) {
+          attemptHeaders.add(headers);
+          number = Integer.toString(attemptHeaders.size());
+        }
+        ServerCall<Q, A> tagged = new ForwardingServerCall.SimpleForwardingServerCall<>(call) {
+          @Override
+          public void sendHeaders(Metadata responseHeaders) {
+            responseHeaders.put(ATTEMPT, number);
+            super.sendHeaders(responseHeaders);
+          }
+
+          @Override
+          public void close(Status status, Metadata trailers) {
+            Metadata tagged = new Metadata(); // a copy: a scripted answer's trailers may be sent again
+            tagged.merge(trailers);
+            tagged.put(ATTEMPT, number);
+            super.close(status, tagged);
+          }
+        };
+        return next.startCall(tagged, headers);
       }
     };
     server = InProcessServerBuilder.forName(name).directExecutor()
@@ -132,6 +161,14 @@ final class ScriptedServer implements AutoCloseable {
     ServerCallStreamObserver<String> call = (ServerCallStreamObserver<String>) observer;
     call.setOnCancelHandler(cancelled::incrementAndGet);
     if (answer.hangs()) {
+      if (answer.message() != null) {
+        synchronized (this) {
+          held.addLast(() -> {
+            observer.onNext(answer.message());
+            observer.onCompleted();
+          });
+        }
+      }
       return;
     }
     if (!answer.status().isOk()) {
@@ -152,6 +189,22 @@ final class ScriptedServer implements AutoCloseable {
   /** The in-process server's name, for channels built by hand. */
   String name() {
     return name;
+  }
+
+  /**
+   * Sends the answer of the earliest attempt still held (see {@link Answer#held}), on this thread.
+   *
+   * @throws IllegalStateException if no attempt is held
+   */
+  void release() {
+    Runnable answer;
+    synchronized (this) {
+      answer = held.pollFirst();
+    }
+    if (answer == null) {
+      throw new IllegalStateException("no attempt is held");
+    }
+    answer.run();
   }
 
   /** How many attempts reached the server. */

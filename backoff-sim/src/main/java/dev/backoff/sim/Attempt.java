@@ -19,9 +19,9 @@ final class Attempt {
     return attempt;
   }
 
+  // 56 bytes with compressed pointers: a storm allocates one per request, tens of millions in a run.
   final Caller caller;
-  final long sentNanos;
-  long serviceStartNanos;
+  long serviceStartNanos; // when a server started serving it; its send time until then
   long answeredNanos = -1; // when a server answered (even if the client had given up)
   long ticket = -1; // its place in a knee or linear server's ring (ServiceRing), -1 before it got there
   int epoch; // the server's crash epoch when it entered; events from an older epoch are void
@@ -31,6 +31,6 @@ final class Attempt {
 
   Attempt(Caller caller, long sentNanos) {
     this.caller = caller;
-    this.sentNanos = sentNanos;
+    this.serviceStartNanos = sentNanos;
   }
 }

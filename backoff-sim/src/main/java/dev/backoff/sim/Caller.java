@@ -6,10 +6,12 @@ import dev.backoff.RetryPolicy;
 
 /**
  * A closed-loop client (which loops forever: think, call, retry per policy) or one open-loop logical
- * request. Mutable, owned by a single-threaded run.
+ * request; it is also the client's own random stream (its think times and its policy's jitter), which keeps
+ * that state in the caller's cache lines: with 100 000 clients and more, each client's state is a cache miss
+ * at almost every event, so one object per client rather than two matters. Mutable, owned by a
+ * single-threaded run.
  */
-final class Caller {
-  final SplitMix64 random;
+final class Caller extends SplitMix64 {
   final boolean closedLoop;
   long callStartNanos;
   long thinkNanos;
@@ -24,8 +26,9 @@ final class Caller {
   /** The current call's hedged attempts ({@code +hedge} policies), or null. */
   HedgeState hedge;
 
+  /** A caller drawing {@code random}'s sequence from where it is (the stream is not used afterwards). */
   Caller(SplitMix64 random, boolean closedLoop) {
-    this.random = random;
+    super(random);
     this.closedLoop = closedLoop;
   }
 }

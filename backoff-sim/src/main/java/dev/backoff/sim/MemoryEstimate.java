@@ -16,7 +16,9 @@ import dev.backoff.driver.Engine;
  * <p>The byte costs were measured on JDK 17 with compressed pointers (a class histogram of a 20 000-client
  * storm holding 3.3 million abandoned requests: 12.0 bytes per request held by a knee or linear server; an
  * attempt with its place in a pool server 64 to 90 bytes, 141 with polling; per client its caller, random
- * stream, execution, pending attempt and event entries, 232 to 290 bytes); they are rounded up.
+ * stream, execution, pending attempt and event entries, 232 to 290 bytes, since less by about 30: the caller
+ * is its own random stream and an attempt 8 bytes smaller, while a calendar bucket's node is 8 bytes larger
+ * than a heap entry); they are rounded up.
  * {@code MemoryEstimateTest} runs a storm in a forked JVM given only the heap this estimate asks for, and
  * checks what the run really retains against the estimate.
  *

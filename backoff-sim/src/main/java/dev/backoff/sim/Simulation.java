@@ -73,6 +73,9 @@ final class Simulation {
   private long succeededCalls;
   private long attemptsTotal;
   private long lastHintNanos = Pushback.NONE;
+  /** How many timeouts ahead {@link #lookAhead()} reads. */
+  private static final int LOOK_AHEAD = 8;
+  private long lookedAhead; // the look-ahead reads' sink: never read, only there so that they happen
   private Verdict lastVerdict = Verdict.retryable(Pushback.NONE);
 
   Simulation(Scenario scenario, PolicySpec spec) {
@@ -160,9 +163,13 @@ final class Simulation {
       this.now = now;
       switch (q.kind) {
         case SEND:
+          if (q.targetAheadInRetryLane(LOOK_AHEAD) instanceof Caller ahead) {
+            lookedAhead += ahead.callStartNanos;
+          }
           send((Caller) q.target, now);
           break;
         case TIMEOUT:
+          lookAhead();
           timeout((Attempt) q.target, now);
           break;
         case SAMPLE:
@@ -199,12 +206,26 @@ final class Simulation {
     }
   }
 
+  /**
+   * Reads, a few timeouts ahead, the caller and the execution that timeout will touch. With 100 000 clients
+   * and more each client's state is a cache miss at almost every event; the timeouts fire in the order they
+   * were scheduled, so which clients come next is known, and reading them now lets the processor fetch them
+   * while it runs this event instead of stalling on them later (Java has no prefetch instruction; a read whose
+   * result goes to a field is the nearest thing the JIT keeps).
+   */
+  private void lookAhead() {
+    if (queue.laneTargetAhead(EventQueue.TIMEOUT_LANE, LOOK_AHEAD) instanceof Attempt ahead && ahead.caller != null) {
+      Execution<Object> execution = ahead.caller.execution;
+      lookedAhead += execution == null ? ahead.caller.callStartNanos : execution.attempts();
+    }
+  }
+
   private double fillRate() {
     return limiter == null ? Double.NaN : limiter.fillRate();
   }
 
   private void think(Caller caller, long now) {
-    long think = caller.random.exponentialNanos(scenario.thinkMeanNanos);
+    long think = caller.exponentialNanos(scenario.thinkMeanNanos);
     caller.thinkNanos = think;
     caller.newCall = true;
     schedule(now + think, SEND, caller, 0);
@@ -474,7 +495,7 @@ final class Simulation {
       RetryPolicy<Object> callPolicy = spec.firstRetryQuirk && caller.closedLoop
           ? PolicySpec.withFirstRetryAfter(callerPolicy, caller.thinkNanos)
           : callerPolicy;
-      caller.execution = Engine.newExecution(callPolicy, caller.callStartNanos, caller.random);
+      caller.execution = Engine.newExecution(callPolicy, caller.callStartNanos, caller);
     }
     return caller.execution;
   }
@@ -569,7 +590,8 @@ final class Simulation {
     Decision decision = Engine.record(execution(caller), null, failure, verdict(hintNanos), now);
     if (decision.isRetry()) {
       metrics.retries[Metrics.second(now)]++;
-      schedule(now + decision.delayNanos(), SEND, caller, 0);
+      // In a lane while the retries come in time order (a constant backoff's do), else in the heap.
+      queue.scheduleUsuallyInOrder(EventQueue.RETRY_LANE, now + decision.delayNanos(), SEND, caller, 0);
     } else {
       if (decision.stopReason() == StopReason.CIRCUIT_OPEN) {
         protection.refused[Metrics.second(now)]++;

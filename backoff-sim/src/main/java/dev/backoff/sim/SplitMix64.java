@@ -5,14 +5,20 @@ import java.util.random.RandomGenerator;
 /**
  * Steele, Lea and Flood's SplitMix64, written out here so that the sequence is fixed by this file rather
  * than by a JDK version: the simulator's output must be byte-identical on every JDK. Not thread-safe; the
- * simulator is single-threaded per run.
+ * simulator is single-threaded per run. Not final: a {@link Caller} is its client's stream itself, so that
+ * drawing a think time or a jitter touches the caller's own cache lines rather than a separate object's.
  */
-final class SplitMix64 implements RandomGenerator {
+class SplitMix64 implements RandomGenerator {
   private static final long GOLDEN_GAMMA = 0x9e3779b97f4a7c15L;
   private long state;
 
   SplitMix64(long seed) {
     this.state = seed;
+  }
+
+  /** Continues {@code stream}'s sequence from where it is (the two then draw the same numbers). */
+  SplitMix64(SplitMix64 stream) {
+    this.state = stream.state;
   }
 
   /** An independent stream for one member (a client) of a run seeded with {@code seed}. */
