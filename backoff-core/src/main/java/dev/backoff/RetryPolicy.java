@@ -63,6 +63,9 @@ public final class RetryPolicy<R> {
   final RandomGenerator random;
   final int maxSuppressed;
   final boolean needsStartTime;
+  // The decision engine's hot path tests one of these instead of several fields (see Execution.decide).
+  final boolean hearsOutcomes; // a rate limiter or a budget hears of every outcome the rules would retry
+  final boolean gatesRetries; // a deadline, a breaker or a budget may refuse a retry the rules allow
   final long attemptTimeoutNanos; // Long.MAX_VALUE: none
   final boolean interruptOnAttemptTimeout;
   // The listeners that hear attempt events (those overriding onAttemptStarted or onAttemptFinished): the
@@ -100,6 +103,8 @@ public final class RetryPolicy<R> {
     this.random = b.random;
     this.maxSuppressed = b.maxSuppressed;
     this.needsStartTime = maxElapsedNanos != Long.MAX_VALUE || listeners.length > 0;
+    this.hearsOutcomes = rateLimiter != null || budget != null;
+    this.gatesRetries = maxElapsedNanos != Long.MAX_VALUE || breaker != null || budget != null;
     this.attemptTimeoutNanos = b.attemptTimeoutNanos;
     this.interruptOnAttemptTimeout = b.interruptOnAttemptTimeout;
     if (interruptOnAttemptTimeout && attemptTimeoutNanos == Long.MAX_VALUE) {
@@ -136,6 +141,8 @@ public final class RetryPolicy<R> {
     this.random = p.random;
     this.maxSuppressed = p.maxSuppressed;
     this.needsStartTime = maxElapsedNanos != Long.MAX_VALUE || listeners.length > 0;
+    this.hearsOutcomes = p.hearsOutcomes;
+    this.gatesRetries = maxElapsedNanos != Long.MAX_VALUE || breaker != null || budget != null;
     this.attemptTimeoutNanos = p.attemptTimeoutNanos;
     this.interruptOnAttemptTimeout = p.interruptOnAttemptTimeout;
     this.attemptListeners = p.attemptListeners;

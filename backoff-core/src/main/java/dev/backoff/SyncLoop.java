@@ -26,6 +26,15 @@ import java.util.concurrent.atomic.AtomicIntegerFieldUpdater;
  * path, taken only when the policy has listeners of attempt events or interrupts attempts that outlive
  * their timeout, tells those listeners and arms a {@link Watchdog}: it allocates and reads the clock, the
  * plain path does neither.
+ *
+ * <p>The code is shaped for HotSpot's inlining, which decides the retry path's speed more than any
+ * instruction here: a method over 325 bytecodes is not inlined where it is called, and neither is one
+ * that has already been compiled on its own into more than 2 500 bytes of machine code, which is what
+ * happens to the engine's decision path ({@link Execution#recordNanos}), called on every attempt. So the
+ * first attempt runs in two small methods that inline into the executor; what only some policies need
+ * (the breaker and the rate limiter, the watched attempt, a stop) is in methods of its own; and an accepted
+ * result is recorded through {@link Execution#succeedNanos}, small enough to inline, leaving one call into
+ * the engine per failed attempt.
  */
 final class SyncLoop {
   static final int CALLABLE = 0;
@@ -41,9 +50,23 @@ final class SyncLoop {
         + "asynchronous call), or a policy without hedging");
   }
 
-  @SuppressWarnings("unchecked")
+  /**
+   * Runs the call. A policy without a breaker, a rate limiter or hedging goes straight to the first
+   * attempt, through two small methods the JIT inlines into the executor (a first-try success is then a
+   * handful of instructions over the call itself).
+   */
   static <R, T extends R> T call(RetryExecutor<R> executor, Object target, int kind, OutcomeJudge<R> judge,
       Recovery<T> recovery) throws Exception {
+    RetryPolicy<R> policy = executor.policy;
+    if (policy.hedging != null || policy.breaker != null || policy.rateLimiter != null) {
+      return gatedCall(executor, target, kind, judge, recovery);
+    }
+    return firstAttempt(executor, target, kind, judge, recovery, FirstAttempt.start(policy, executor.clock), null);
+  }
+
+  /** A call under a policy that hedges (refused), or whose breaker or rate limiter must let the first attempt in. */
+  private static <R, T extends R> T gatedCall(RetryExecutor<R> executor, Object target, int kind,
+      OutcomeJudge<R> judge, Recovery<T> recovery) throws Exception {
     RetryPolicy<R> policy = executor.policy;
     if (policy.hedging != null) {
       throw hedgingRejected(policy);
@@ -74,6 +97,15 @@ final class SyncLoop {
         return RateGate.refusedFirst(policy, refusal, recovery);
       }
     }
+    return firstAttempt(executor, target, kind, judge, recovery, start, permit);
+  }
+
+  /** The first attempt, started at {@code start} (0 if nothing needs the time) with the breaker's permit or null. */
+  @SuppressWarnings("unchecked")
+  private static <R, T extends R> T firstAttempt(RetryExecutor<R> executor, Object target, int kind,
+      OutcomeJudge<R> judge, Recovery<T> recovery, long start, CircuitBreaker.Permit permit) throws Exception {
+    RetryPolicy<R> policy = executor.policy;
+    NanoClock clock = executor.clock;
     // Only a driver's hook reads the context: the executors' targets get none, and allocate none.
     Context context = kind == HOOK ? new Context(policy, clock, start) : null;
     // The call's identity in listener events, only for listeners of attempt events (RetryEvent.call()).
@@ -95,7 +127,7 @@ final class SyncLoop {
     try {
       verdict = judged(policy, judge, target, kind, result, failure);
       if (verdict == Verdict.ACCEPT && failure != null) {
-        throw new IllegalArgumentException("the judge accepted a failure: " + failure, failure);
+        throw acceptedFailure(failure);
       }
     } catch (RuntimeException | Error unexpected) {
       if (permit != null) {
@@ -113,6 +145,11 @@ final class SyncLoop {
     return retry(executor, target, kind, judge, context, start, result, failure, verdict, recovery, call, permit);
   }
 
+  /** A driver's judge accepted a failure, which cannot be a call's result. */
+  private static IllegalArgumentException acceptedFailure(Throwable failure) {
+    return new IllegalArgumentException("the judge accepted a failure: " + failure, failure);
+  }
+
   @SuppressWarnings("unchecked")
   private static <R, T extends R> T retry(RetryExecutor<R> executor, Object target, int kind,
       OutcomeJudge<R> judge, Context context, long start, T firstResult, Throwable firstFailure,
@@ -121,70 +158,16 @@ final class SyncLoop {
     RetryPolicy<R> policy = executor.policy;
     NanoClock clock = executor.clock;
     long now = clock.nanoTime();
-    Execution<R> execution;
-    try {
-      execution = FirstAttempt.failed(policy, start, now, executor.random, call);
-    } catch (RuntimeException | Error unexpected) { // the budget's onCall threw
-      if (firstPermit != null) {
-        firstPermit.release();
-      }
-      discard(target, kind, firstResult);
-      throw unexpected;
-    }
+    Execution<R> execution = newExecution(executor, target, kind, start, now, firstResult, call, firstPermit);
     // The decision as a number (Execution.recordNanos): the retry's delay, or SUCCEEDED or STOPPED.
     long decision = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now, firstPermit);
     boolean stoppedAtGate = false; // a retry refused after its wait, by the breaker or the rate limiter
     while (decision >= 0) {
-      boolean goOn = true;
-      try {
-        if (kind == HOOK) {
-          goOn = ((SyncAttempt<?>) target).waitToRetry(decision, executor.sleeper);
-        } else {
-          executor.sleeper.sleep(decision);
-        }
-      } catch (InterruptedException interrupted) {
-        throw stopInterrupted(execution, clock, interrupted);
-      }
-      if (!goOn) {
-        throw stopCancelled(execution, clock);
-      }
-      // An interrupt that lands after the sleep returned (or a sleeper that returns without honouring it)
-      // must not start the next attempt on an interrupted thread. isInterrupted leaves the flag for the caller.
-      if (Thread.currentThread().isInterrupted()) {
-        throw stopInterrupted(execution, clock,
-            new InterruptedException("interrupted before retry " + execution.retries() + " could start"));
-      }
+      waitToRetry(executor, target, kind, execution, decision);
       CircuitBreaker.Permit permit = null;
-      if (policy.breaker != null) {
-        permit = policy.breaker.tryAcquire();
-        if (permit == null) { // the breaker opened (or ran out of trials) during the sleep
-          execution.stopNanos(StopReason.CIRCUIT_OPEN, clock.nanoTime());
-          decision = Execution.STOPPED;
-          stoppedAtGate = true;
-          break;
-        }
-      }
-      if (policy.rateLimiter != null) {
-        StopReason refusal;
-        try {
-          refusal = RateGate.await(policy, target, kind, executor.sleeper, execution.startNanos(), clock);
-        } catch (InterruptedException | RuntimeException | Error stopped) {
-          if (permit != null) {
-            permit.release(); // the attempt will not run
-          }
-          if (stopped instanceof InterruptedException interrupted) {
-            throw stopInterrupted(execution, clock, interrupted);
-          }
-          throw stopped;
-        }
-        if (refusal != null && permit != null) {
-          permit.release();
-        }
-        if (refusal == StopReason.CANCELLED) {
-          throw stopCancelled(execution, clock);
-        }
-        if (refusal != null) {
-          execution.stopNanos(refusal, clock.nanoTime());
+      if (policy.breaker != null || policy.rateLimiter != null) {
+        permit = passGates(executor, target, kind, execution);
+        if (execution.isDone()) { // refused after its wait, by the breaker or the rate limiter
           decision = Execution.STOPPED;
           stoppedAtGate = true;
           break;
@@ -219,30 +202,138 @@ final class SyncLoop {
       if (policy.needsStartTime) {
         now = clock.nanoTime();
       } // else no decision depends on the time: keep the first failure's reading, and read once at a stop
-      decision = record(execution, target, kind, result, failure, verdict, now, permit);
+      // A success without a breaker permit takes the engine's short way in (Execution.succeedNanos), small
+      // enough for the JIT to inline here, unlike the whole decision path, which it compiles on its own first.
+      if (verdict == Verdict.ACCEPT && failure == null && permit == null) {
+        decision = succeeded(execution, target, kind, result, now);
+      } else if (kind != HOOK) { // nothing to give back to a driver: the engine directly, fewer arguments to pass
+        decision = execution.recordNanos(result, failure, verdict, now, permit);
+      } else {
+        decision = record(execution, target, kind, result, failure, verdict, now, permit);
+      }
     }
+    if (decision == Execution.SUCCEEDED) {
+      return (T) execution.lastResult();
+    }
+    return stopped(executor, kind, execution, stoppedAtGate, recovery);
+  }
+
+  /** The execution of a call whose first attempt failed at {@code now}; if that throws, the attempt is let go. */
+  private static <R> Execution<R> newExecution(RetryExecutor<R> executor, Object target, int kind, long start,
+      long now, Object firstResult, Object call, CircuitBreaker.Permit firstPermit) {
+    try {
+      return FirstAttempt.failed(executor.policy, start, now, executor.random, call);
+    } catch (RuntimeException | Error unexpected) { // the budget's onCall threw
+      if (firstPermit != null) {
+        firstPermit.release();
+      }
+      discard(target, kind, firstResult);
+      throw unexpected;
+    }
+  }
+
+  /**
+   * Waits {@code delayNanos} before the next attempt (the driver's hook waits for a driver's call). Throws,
+   * having stopped the call, if interrupted while waiting or before the retry could start, or if the
+   * driver's wait says the call was cancelled.
+   */
+  private static void waitToRetry(RetryExecutor<?> executor, Object target, int kind, Execution<?> execution,
+      long delayNanos) throws InterruptedException {
+    boolean goOn = true;
+    try {
+      if (kind == HOOK) {
+        goOn = ((SyncAttempt<?>) target).waitToRetry(delayNanos, executor.sleeper);
+      } else {
+        executor.sleeper.sleep(delayNanos);
+      }
+    } catch (InterruptedException interrupted) {
+      throw stopInterrupted(execution, executor.clock, interrupted);
+    }
+    if (!goOn) {
+      throw stopCancelled(execution, executor.clock);
+    }
+    // An interrupt that lands after the sleep returned (or a sleeper that returns without honouring it)
+    // must not start the next attempt on an interrupted thread. isInterrupted leaves the flag for the caller.
+    if (Thread.currentThread().isInterrupted()) {
+      throw stopInterrupted(execution, executor.clock,
+          new InterruptedException("interrupted before retry " + execution.retries() + " could start"));
+    }
+  }
+
+  /**
+   * The call stopped without success: returns the last (retryable) result or the recovery's value, or throws
+   * the last failure with its history, or the gate's refusal.
+   */
+  @SuppressWarnings("unchecked")
+  private static <R, T extends R> T stopped(RetryExecutor<R> executor, int kind, Execution<R> execution,
+      boolean stoppedAtGate, Recovery<T> recovery) throws Exception {
+    RetryPolicy<R> policy = executor.policy;
     if (execution.stopReason() == StopReason.INTERRUPTED) {
       // The attempt may have caught the InterruptedException (clearing the flag) and thrown it wrapped, or a
       // driver's judge saw it: the caller must still see the interrupt.
       Thread.currentThread().interrupt();
     }
-    boolean succeeded = decision == Execution.SUCCEEDED;
     if (stoppedAtGate && kind == HOOK && execution.lastFailure() == null) {
       // The last attempt's result went back to the driver (released) when its retry was decided: it cannot be
       // the call's outcome, so the call fails with the gate's refusal.
       throw RateGate.stoppedAfterResult(policy, execution);
     }
-    boolean recovering = recovery != null && !succeeded && recovers(execution.stopReason());
-    if (succeeded || (execution.lastFailure() == null && !recovering)) {
+    boolean recovering = recovery != null && recovers(execution.stopReason());
+    if (execution.lastFailure() == null && !recovering) {
       return (T) execution.lastResult();
     }
     if (!policy.needsStartTime) {
-      execution.markEnd(clock.nanoTime()); // for the RetryHistory's elapsed time
+      execution.markEnd(executor.clock.nanoTime()); // for the RetryHistory's elapsed time
     }
     if (recovering) {
       return recover(recovery, execution);
     }
     throw SyncLoop.<Exception>rethrowUnchecked(execution.finalFailure());
+  }
+
+  /**
+   * Before a retry under a policy with a breaker or a rate limiter: returns the breaker's permit for the
+   * attempt (null without a breaker), or stops the execution (then null) if the breaker opened or the limiter
+   * refused during the wait. Throws, having stopped the call, if interrupted or cancelled while waiting for
+   * the limiter.
+   */
+  private static CircuitBreaker.Permit passGates(RetryExecutor<?> executor, Object target, int kind,
+      Execution<?> execution) throws InterruptedException {
+    RetryPolicy<?> policy = executor.policy;
+    NanoClock clock = executor.clock;
+    CircuitBreaker.Permit permit = null;
+    if (policy.breaker != null) {
+      permit = policy.breaker.tryAcquire();
+      if (permit == null) { // the breaker opened (or ran out of trials) during the sleep
+        execution.stopNanos(StopReason.CIRCUIT_OPEN, clock.nanoTime());
+        return null;
+      }
+    }
+    if (policy.rateLimiter != null) {
+      StopReason refusal;
+      try {
+        refusal = RateGate.await(policy, target, kind, executor.sleeper, execution.startNanos(), clock);
+      } catch (InterruptedException | RuntimeException | Error stopped) {
+        if (permit != null) {
+          permit.release(); // the attempt will not run
+        }
+        if (stopped instanceof InterruptedException interrupted) {
+          throw stopInterrupted(execution, clock, interrupted);
+        }
+        throw stopped;
+      }
+      if (refusal != null && permit != null) {
+        permit.release();
+      }
+      if (refusal == StopReason.CANCELLED) {
+        throw stopCancelled(execution, clock);
+      }
+      if (refusal != null) {
+        execution.stopNanos(refusal, clock.nanoTime());
+        return null;
+      }
+    }
+    return permit;
   }
 
   /**
@@ -447,6 +538,16 @@ final class SyncLoop {
       discard(target, kind, result);
     }
     return decision;
+  }
+
+  /** Records an accepted result (no breaker permit); a result whose recording threw goes back to a driver's hook. */
+  private static <R> long succeeded(Execution<R> execution, Object target, int kind, R result, long now) {
+    try {
+      return execution.succeedNanos(result, now);
+    } catch (RuntimeException | Error unexpected) {
+      discard(target, kind, result);
+      throw unexpected;
+    }
   }
 
   /** Judges the outcome; a result whose judging throws goes back to a driver's hook. */

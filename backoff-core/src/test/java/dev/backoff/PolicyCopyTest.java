@@ -14,8 +14,8 @@ import org.junit.jupiter.api.Test;
  * drivers that shorten a call's deadline. This walks the fields, so the copy cannot fall behind.
  */
 class PolicyCopyTest {
-  /** What the copy sets on purpose: the new deadline, and the flag derived from it. */
-  private static final Set<String> CHANGED = Set.of("maxElapsedNanos", "needsStartTime");
+  /** What the copy sets on purpose: the new deadline, and the flags derived from it. */
+  private static final Set<String> CHANGED = Set.of("maxElapsedNanos", "needsStartTime", "gatesRetries");
 
   @Test
   void aShortenedPolicyKeepsEveryOtherField() throws Exception {
@@ -52,5 +52,21 @@ class PolicyCopyTest {
       compared++;
     }
     assertThat(compared).isGreaterThan(20);
+  }
+
+  @Test
+  void aShortenedPolicyWithoutOtherGatesChecksItsNewDeadline() {
+    RetryPolicy<String> policy = RetryPolicy.<String>builder().backoff(Backoff.fixed(Duration.ofMillis(100))).build();
+    assertThat(policy.needsStartTime).isFalse();
+    assertThat(policy.gatesRetries).as("no deadline, breaker or budget").isFalse();
+
+    RetryPolicy<String> shortened = policy.withMaxElapsedNanos(1_000_000_000L);
+    assertThat(shortened.needsStartTime).isTrue();
+    assertThat(shortened.gatesRetries).as("the new deadline may refuse a retry").isTrue();
+    Execution<String> execution = shortened.newExecution(0);
+    // One nanosecond before the deadline, a 100 ms wait would end after it.
+    assertThat(execution.recordNanos(null, new IllegalStateException("busy"), dev.backoff.driver.Verdict.RETRYABLE,
+        999_999_999L, null)).isEqualTo(Execution.STOPPED);
+    assertThat(execution.stopReason()).isEqualTo(StopReason.DEADLINE_EXCEEDED);
   }
 }

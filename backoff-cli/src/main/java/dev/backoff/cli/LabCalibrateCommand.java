@@ -3,6 +3,7 @@ package dev.backoff.cli;
 import dev.backoff.lab.LabDemo;
 import dev.backoff.lab.LabSummary;
 import dev.backoff.sim.Json;
+import dev.backoff.sim.PolicyResult;
 import dev.backoff.sim.Recovery;
 import dev.backoff.sim.Scenario;
 import dev.backoff.sim.Simulator;
@@ -108,18 +109,25 @@ final class LabCalibrateCommand implements Callable<Integer> {
     Map<String, Simulated> simulated = new LinkedHashMap<>();
     for (String policy : demo.policies()) {
       List<Summary> runs = new ArrayList<>();
+      List<Double> hedgesPerRequest = new ArrayList<>();
       String missing = null;
       for (int seed = 1; seed <= count && missing == null; seed++) {
         Map<String, Object> values = LabDemoCommand.scenarioValues(demo, policy);
         values.put("seed", (long) seed);
         values.put("pause-overflow", pauseOverflow);
         try {
-          runs.add(Simulator.run(Scenario.of(values)).policies().get(0).summary());
+          PolicyResult run = Simulator.run(Scenario.of(values)).policies().get(0);
+          runs.add(run.summary());
+          if (run.usesHedging()) {
+            long requests = run.summary().logicalRequests();
+            hedgesPerRequest.add(requests == 0 ? Double.NaN : (double) run.hedgesSent() / requests);
+          }
         } catch (IllegalArgumentException e) {
           missing = "the simulator cannot run it: " + e.getMessage();
         }
       }
-      simulated.put(policy, missing == null ? new Simulated(runs, null) : new Simulated(List.of(), missing));
+      simulated.put(policy, missing == null ? new Simulated(runs, null, hedgesPerRequest)
+          : new Simulated(List.of(), missing));
     }
     err.println("simulator: " + count + " seeds of " + simulated.size() + " policies done");
     err.flush();
@@ -128,15 +136,15 @@ final class LabCalibrateCommand implements Callable<Integer> {
 
   /** One live run's outcome, the fields the table needs. */
   record Live(Recovery verdict, Integer recoverySeconds, int peakConcurrency, double amplification,
-      String stoppedEarly, String seriesJson) {
+      String stoppedEarly, String seriesJson, double hedgesPerRequest) {
     Live(Recovery verdict, Integer recoverySeconds, int peakConcurrency, double amplification, String stoppedEarly) {
-      this(verdict, recoverySeconds, peakConcurrency, amplification, stoppedEarly, null);
+      this(verdict, recoverySeconds, peakConcurrency, amplification, stoppedEarly, null, Double.NaN);
     }
 
     static Live of(LabDemo.Result result) {
       LabSummary s = result.summary();
       return new Live(s.verdict(), s.recoverySeconds(), s.peakConcurrency(), s.amplification(), result.stoppedEarly(),
-          result.seriesJson());
+          result.seriesJson(), s.hedgesPerRequest());
     }
 
     /**
@@ -151,8 +159,20 @@ final class LabCalibrateCommand implements Callable<Integer> {
     }
   }
 
-  /** The simulator's runs of one policy (empty, with the reason, if it cannot run the policy). */
-  record Simulated(List<Summary> runs, String missing) {
+  /**
+   * The simulator's runs of one policy (empty, with the reason, if it cannot run the policy), and for a
+   * hedging policy each run's hedges per logical request (empty otherwise).
+   */
+  record Simulated(List<Summary> runs, String missing, List<Double> hedgesPerRequest) {
+    Simulated(List<Summary> runs, String missing) {
+      this(runs, missing, List.of());
+    }
+
+    /** The median of the runs' hedges per logical request; NaN without hedging. */
+    double medianHedgesPerRequest() {
+      return hedgesPerRequest.isEmpty() ? Double.NaN : median(hedgesPerRequest);
+    }
+
     int cameBack() {
       int count = 0;
       for (Summary run : runs) {
@@ -249,6 +269,14 @@ final class LabCalibrateCommand implements Callable<Integer> {
       if (live != null && live.stoppedEarly() != null) {
         notes.add(row.policy() + ": live run stopped early, " + live.stoppedEarly());
       }
+      double simHedges = sim == null ? Double.NaN : sim.medianHedgesPerRequest();
+      if ((live != null && !Double.isNaN(live.hedgesPerRequest())) || !Double.isNaN(simHedges)) {
+        notes.add(row.policy() + ": hedges per request live "
+            + (live == null || Double.isNaN(live.hedgesPerRequest()) ? "-"
+                : String.format(Locale.ROOT, "%.3f", live.hedgesPerRequest()))
+            + ", simulated median " + (Double.isNaN(simHedges) ? "-" : String.format(Locale.ROOT, "%.3f", simHedges))
+            + " (counted alike: attempts a call started alongside one in flight; amplification includes them)");
+      }
       if (sim != null && sim.missing() != null) {
         notes.add(row.policy() + ": no simulated runs, " + sim.missing());
       }
@@ -310,6 +338,9 @@ final class LabCalibrateCommand implements Callable<Integer> {
           .field("peakConcurrency").number(live.peakConcurrency())
           .field("amplification").decimal(live.amplification(), 3)
           .field("stoppedEarly").string(live.stoppedEarly());
+      if (!Double.isNaN(live.hedgesPerRequest())) {
+        json.field("hedgesPerRequest").decimal(live.hedgesPerRequest(), 4);
+      }
       if (live.seriesJson() != null) {
         json.field("series").raw(live.seriesJson());
       }
@@ -335,7 +366,11 @@ final class LabCalibrateCommand implements Callable<Integer> {
         json.decimal(recovery, 1);
       }
       json.field("medianPeakConcurrency").decimal(sim.medianPeak(), 1)
-          .field("medianAmplification").decimal(sim.medianAmplification(), 3)
+          .field("medianAmplification").decimal(sim.medianAmplification(), 3);
+      if (!sim.hedgesPerRequest().isEmpty()) {
+        json.field("medianHedgesPerRequest").decimal(sim.medianHedgesPerRequest(), 4);
+      }
+      json
           .field("verdicts").array();
       for (Summary run : sim.runs()) {
         json.string(run.verdict().id());

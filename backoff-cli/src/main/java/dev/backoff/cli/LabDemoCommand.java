@@ -74,10 +74,20 @@ final class LabDemoCommand implements Callable<Integer> {
   static final class Prediction {
     final Summary summary;
     final String missing;
+    final boolean hedging;
+    final long hedgesSent;
+    final long hedgesWon;
 
     Prediction(Summary summary, String missing) {
+      this(summary, missing, false, 0, 0);
+    }
+
+    Prediction(Summary summary, String missing, boolean hedging, long hedgesSent, long hedgesWon) {
       this.summary = summary;
       this.missing = missing;
+      this.hedging = hedging;
+      this.hedgesSent = hedgesSent;
+      this.hedgesWon = hedgesWon;
     }
   }
 
@@ -89,7 +99,8 @@ final class LabDemoCommand implements Callable<Integer> {
       try {
         SimulationResult result = Simulator.run(Scenario.of(values));
         PolicyResult only = result.policies().get(0);
-        predictions.put(policy, new Prediction(only.summary(), null));
+        predictions.put(policy, new Prediction(only.summary(), null, only.usesHedging(), only.hedgesSent(),
+            only.hedgesWon()));
       } catch (IllegalArgumentException e) {
         predictions.put(policy, new Prediction(null, "the simulator cannot run it: " + e.getMessage()));
       }
@@ -149,6 +160,13 @@ final class LabDemoCommand implements Callable<Integer> {
       if (result.stoppedEarly() != null) {
         notes.add(result.policy() + ": stopped early, " + result.stoppedEarly());
       }
+      if (live.hedging()) {
+        notes.add(result.policy() + ": hedges " + live.hedgesSent() + " sent, " + live.hedgesWon() + " won, p99 "
+            + p99(live.p99SuccessLatencySeconds())
+            + (prediction == null || prediction.summary == null ? ""
+                : "; simulator: hedges " + prediction.hedgesSent + " sent, " + prediction.hedgesWon + " won, p99 "
+                    + p99(prediction.summary.p99SuccessLatencySeconds())));
+      }
       if (prediction != null && prediction.missing != null) {
         notes.add(result.policy() + ": no simulator prediction, " + prediction.missing);
       }
@@ -157,6 +175,10 @@ final class LabDemoCommand implements Callable<Integer> {
       text.append(note).append(System.lineSeparator());
     }
     return text.toString().stripTrailing();
+  }
+
+  private static String p99(double seconds) {
+    return Double.isNaN(seconds) ? "n/a" : String.format(Locale.ROOT, "%.3f s", seconds);
   }
 
   /** The simulator's verdict in the live column's words: {@code yes, after 5 s}, {@code no}, or why neither. */
@@ -209,7 +231,11 @@ final class LabDemoCommand implements Callable<Integer> {
             .field("amplification").decimal(s.amplification(), 3)
             .field("successRatio").decimal(s.successRatio(), 4)
             .field("goodputAfterFault").decimal(s.goodputAfterFault(), 2)
-            .endObject();
+            .field("p99SuccessLatencySeconds").decimal(s.p99SuccessLatencySeconds(), 6);
+        if (prediction.hedging) {
+          json.field("hedgesSent").number(prediction.hedgesSent).field("hedgesWon").number(prediction.hedgesWon);
+        }
+        json.endObject();
       }
       json.field("series").raw(result.seriesJson()).endObject();
     }

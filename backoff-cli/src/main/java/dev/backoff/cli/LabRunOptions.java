@@ -45,7 +45,8 @@ final class LabRunOptions {
           .maxConnections(maxConnections).policies(policies).build();
     } catch (IllegalArgumentException e) {
       String message = e.getMessage();
-      throw new Errors.UsageException(message.startsWith("unknown policy") ? "--policies: " + message
+      throw new Errors.UsageException(message.startsWith("unknown policy") || message.startsWith("bad policy")
+          || message.startsWith("policy '") ? "--policies: " + message
           : message.startsWith("maxConnections") ? "--max-connections" + message.substring("maxConnections".length())
           : LabClientCommand.flagMessage(message).replaceFirst("^(warmup|pause|after) ", "--$1 "));
     }

@@ -45,6 +45,16 @@ final class LabServerCommand implements Callable<Integer> {
       description = "Stop after this long. Default: run until interrupted.")
   Duration duration;
 
+  @Option(names = "--service-distribution", paramLabel = "fixed|exponential",
+      description = "Each request's service time: fixed (the latency above, as in the retry-storm experiment) or "
+          + "exponential (that latency times an exponential draw of mean 1: at low load, exponential service "
+          + "times of mean --base-latency, a slow tail to try hedging on). Default fixed.")
+  String serviceDistribution = "fixed";
+
+  @Option(names = "--seed", paramLabel = "<integer>",
+      description = "Seed of the exponential service-time draws. Default 1.")
+  long seed = 1;
+
   @Override
   public Integer call() throws Exception {
     LabCommand.withoutUnsafeOnNewerJdks();
@@ -57,6 +67,10 @@ final class LabServerCommand implements Callable<Integer> {
     if (duration != null && (duration.isZero() || duration.isNegative())) {
       throw new Errors.UsageException("--duration must be positive, was " + Durations.format(duration));
     }
+    if (!"fixed".equals(serviceDistribution) && !"exponential".equals(serviceDistribution)) {
+      throw new Errors.UsageException("--service-distribution must be fixed or exponential, was '"
+          + serviceDistribution + "'");
+    }
     Scenario model = ScenarioKeyFlags.scenario(spec, ScenarioKeyFlags.KNEE);
     if (model.backlog() < 1) {
       throw new Errors.UsageException("--backlog must be at least 1 for a live server, was " + model.backlog());
@@ -64,6 +78,7 @@ final class LabServerCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     LabServer.Builder builder = LabServer.builder().port(port).latency(model.kneeLatency()).backlog(model.backlog())
+        .serviceDistribution(serviceDistribution).seed(seed)
         .report(line -> {
           out.println(LocalTime.now().format(TIME) + ": " + line);
           out.flush();
@@ -85,7 +100,9 @@ final class LabServerCommand implements Callable<Integer> {
     }, "backoff-lab-server-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
     String base = "http://127.0.0.1:" + server.port();
-    err.println("backoff lab server: " + base + "/api  " + server.latency() + ", backlog " + server.backlog()
+    err.println("backoff lab server: " + base + "/api  " + server.latency()
+        + ("exponential".equals(server.serviceDistribution()) ? ", exponential service times" : "")
+        + ", backlog " + server.backlog()
         + ", holding at most " + server.maxConnections() + " requests");
     err.println("  pause:  kill -STOP " + ProcessHandle.current().pid() + "  or  curl -X POST " + base
         + "/admin/pause");

@@ -102,4 +102,41 @@ class LabCommandTest {
         .contains("\"name\":\"storm-exponential\"", "\"summary\":{\"baselineGoodput\":", "\"simulator\":{\"baselineGoodput\":",
             "\"pausedAt\":2,\"resumedAt\":3");
   }
+
+  @Test
+  void aMalformedHedgeIsAUsageErrorNamingTheFlag() {
+    CliRunner client = CliRunner.run("lab", "client", "--policy", "fixed+hedge:soon", "--duration", "1s");
+    assertThat(client.exitCode).isEqualTo(2);
+    assertThat(client.err).contains("--policy: bad policy 'fixed+hedge:soon': hedge delay 'soon'");
+    CliRunner demo = CliRunner.run("lab", "demo", "--policies", "storm-exponential+hedge");
+    assertThat(demo.exitCode).isEqualTo(2);
+    assertThat(demo.err).contains("--policies: bad policy 'storm-exponential+hedge': +hedge needs a delay");
+    CliRunner calibrate = CliRunner.run("lab", "calibrate", "--no-live", "--policies", "aws-standard+hedge:50ms:5");
+    assertThat(calibrate.exitCode).isEqualTo(2);
+    assertThat(calibrate.err).contains("--policies: policy 'aws-standard+hedge:50ms:5': hedging maxHedges(5)");
+    CliRunner server = CliRunner.run("lab", "server", "--service-distribution", "gamma", "--duration", "1s");
+    assertThat(server.exitCode).isEqualTo(2);
+    assertThat(server.err).contains("--service-distribution must be fixed or exponential, was 'gamma'");
+  }
+
+  @Test
+  void calibrateComparesHedgesPerRequestWithTheSimulator() {
+    CliRunner result = CliRunner.run("lab", "calibrate", "--no-live", "--seeds", "2", "--clients", "100",
+        "--policies", "storm-exponential+hedge:150ms");
+    assertThat(result.exitCode).isZero();
+    assertThat(result.out).containsPattern(
+        "storm-exponential\\+hedge:150ms: hedges per request live -, simulated median \\d\\.\\d{3} \\(counted alike");
+  }
+
+  @Test
+  void aShortHedgedDemoReportsTheHedgesLiveAndSimulated() {
+    CliRunner result = CliRunner.run("lab", "demo", "--clients", "30", "--think-mean", "500ms", "--timeout", "1s",
+        "--warmup", "2s", "--pause", "1s", "--after", "2s", "--policies", "storm-exponential+hedge:200ms",
+        "--max-connections", "500");
+    assertThat(result.exitCode).isZero();
+    // The pause holds every attempt past the hedging delay: hedges go out.
+    assertThat(result.err).contains("| hedges: ");
+    assertThat(result.out).containsPattern("storm-exponential\\+hedge:200ms: hedges [1-9][0-9]* sent, [0-9]+ won, "
+        + "p99 [0-9.]+ s; simulator: hedges [0-9]+ sent, [0-9]+ won, p99 ");
+  }
 }

@@ -98,8 +98,10 @@ class OneSpecLanguageTest {
         "20", "--duration", "10s", "--faults", "none", "--format", "json");
     assertThat(others.exitCode).as(others.err).isZero();
     assertThat(others.out).contains("\"limiterFillRate\"", "\"hedgesSent\"");
-    assertUsage(CliRunner.run("lab", "client", "--policy", "fixed+hedge:50ms", "--duration", "1s"),
-        "+hedge is not supported by the lab: its attempt counts come from the policy's retry, success and stop events");
+    String hedge = "bad policy 'fixed+hedge': +hedge needs a delay, such as +hedge:50ms";
+    assertUsage(CliRunner.run("simulate", "--policies", "fixed+hedge"), hedge);
+    assertUsage(CliRunner.run("lab", "demo", "--policies", "fixed+hedge"), hedge);
+    assertUsage(CliRunner.run("lab", "client", "--policy", "fixed+hedge", "--duration", "1s"), hedge);
   }
 
   @Test

@@ -23,7 +23,8 @@ import java.util.concurrent.atomic.LongAdder;
  * distributed think time, sending one request, waiting for the answer or the timeout, and retrying it
  * under the policy until it succeeds (or the policy stops); a client never has two requests in flight.
  *
- * <p>Requests go through backoff-http's retrying client. No thread per client: requests are asynchronous
+ * <p>Requests go through backoff-http's retrying client; with a hedging policy ({@code +hedge}) that client
+ * sends the hedges and cancels the losers, and the fleet counts both (see {@link FleetTotals}). No thread per client: requests are asynchronous
  * {@code java.net.http} calls, think times and retry delays are tasks on one scheduler thread, and the HTTP
  * client runs on two worker threads, so a fleet of thousands costs about five threads. For safety it only sends to loopback addresses.
  *
@@ -37,6 +38,8 @@ public final class ClientFleet implements AutoCloseable {
   private final HttpClient http;
   private final LogicalRequestSender sender;
   private final Counters counters = new Counters();
+  private final LatencyHistogram latencies = new LatencyHistogram();
+  private final boolean hedging;
   private volatile boolean closed;
 
   private ClientFleet(Builder builder) {
@@ -53,6 +56,7 @@ public final class ClientFleet implements AutoCloseable {
         .executor(httpExecutor)
         .build();
     HttpRequest request = HttpRequest.newBuilder(builder.uri).timeout(builder.timeout).GET().build();
+    this.hedging = builder.policy.build().hedging() != null;
     this.sender = new HttpSender(http, request, builder.policy, builder.timeout, scheduler, counters);
   }
 
@@ -92,8 +96,10 @@ public final class ClientFleet implements AutoCloseable {
       return;
     }
     counters.requests.increment();
+    long start = System.nanoTime();
     sender.send().whenComplete((succeeded, ignored) -> {
       if (Boolean.TRUE.equals(succeeded)) {
+        latencies.record(System.nanoTime() - start);
         counters.succeeded.increment();
       } else {
         counters.failed.increment();
@@ -107,20 +113,45 @@ public final class ClientFleet implements AutoCloseable {
     return counters.snapshot();
   }
 
+  /** Hedges in flight now: started, and neither answered, failed nor cancelled yet. */
+  int hedgesInFlight() {
+    long ended = counters.hedgesEnded.sum(); // before the starts: an end follows its start
+    return (int) Math.max(0, counters.hedgesStarted.sum() - ended);
+  }
+
+  /** Whether the fleet's policy hedges. */
+  boolean hedging() {
+    return hedging;
+  }
+
+  /** The latencies of the logical requests that succeeded so far, from their start to their success. */
+  LatencyHistogram latencies() {
+    return latencies;
+  }
+
   /** The number of clients. */
   public int clients() {
     return clients;
   }
 
   /**
-   * Stops every client: no new request or retry starts; requests in flight end by their timeout. Returns at
-   * once.
+   * Stops every client: no new request, retry or hedge starts once this returns, and every logical request
+   * in flight is cancelled (its attempts in flight are cancelled, their connections closed, and it counts
+   * as failed). Waits for a retry or hedge that is being started at that moment (a task of the fleet's
+   * timer, which takes microseconds), at most 5 s; if interrupted meanwhile, returns at once with the
+   * thread's interrupt flag set.
    */
   @Override
   public void close() {
     closed = true;
     sender.close();
     scheduler.shutdownNow();
+    try {
+      // Retries and hedges start on the timer: once it has terminated, none can.
+      scheduler.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
     shutdownHttpClient();
     httpExecutor.shutdown();
   }
@@ -145,6 +176,48 @@ public final class ClientFleet implements AutoCloseable {
     final LongAdder succeeded = new LongAdder();
     final LongAdder failed = new LongAdder();
     final LongAdder refused = new LongAdder();
+    final LongAdder hedgesSent = new LongAdder();
+    final LongAdder hedgesStarted = new LongAdder();
+    final LongAdder hedgesEnded = new LongAdder();
+    final LongAdder hedgesWon = new LongAdder();
+    final LongAdder cancelled = new LongAdder();
+    final LongAdder sent = new LongAdder();
+    final LongAdder answers = new LongAdder();
+
+    @Override
+    public void hedgeSent() {
+      hedgesSent.increment();
+    }
+
+    @Override
+    public void hedgeStarted() {
+      hedgesStarted.increment();
+    }
+
+    @Override
+    public void hedgeEnded() {
+      hedgesEnded.increment();
+    }
+
+    @Override
+    public void hedgeWon() {
+      hedgesWon.increment();
+    }
+
+    @Override
+    public void attemptCancelled() {
+      cancelled.increment();
+    }
+
+    @Override
+    public void requestSent() {
+      sent.increment();
+    }
+
+    @Override
+    public void answerReceived() {
+      answers.increment();
+    }
 
     @Override
     public void attemptStarted() {
@@ -171,8 +244,18 @@ public final class ClientFleet implements AutoCloseable {
     }
 
     FleetTotals snapshot() {
-      return new FleetTotals(attempts.sum(), ok.sum(), errors.sum(), timeouts.sum(), retries.sum(), requests.sum(),
-          succeeded.sum(), failed.sum(), refused.sum());
+      // Ends read before starts (an answer follows its send, an outcome its start), so that a snapshot taken
+      // while attempts run never shows more attempts ended than started.
+      long answered = answers.sum();
+      long okCount = ok.sum();
+      long errorCount = errors.sum();
+      long timeoutCount = timeouts.sum();
+      long cancelledCount = cancelled.sum();
+      long won = hedgesWon.sum();
+      long hedges = hedgesSent.sum();
+      long started = attempts.sum();
+      return new FleetTotals(started, okCount, errorCount, timeoutCount, retries.sum(), requests.sum(),
+          succeeded.sum(), failed.sum(), refused.sum(), hedges, won, cancelledCount, sent.sum(), answered);
     }
   }
 

@@ -12,6 +12,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
+import java.util.BitSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -25,23 +26,33 @@ import java.util.concurrent.ScheduledExecutorService;
  *
  * <p>With a circuit breaker or an adaptive rate limiter, a refused first attempt fails the call with a
  * {@link CircuitOpenException} or {@link RateLimitedException} and no event, and a retry refused after its
- * wait ends the call with a stop event but no attempt of its own; so such a policy's listener also hears when
- * attempts start (per call), to count each attempt's outcome once.
+ * wait ends the call with a stop event but no attempt of its own; a call cancelled while it waits to retry
+ * (the fleet closing) ends the same way; so the listener also hears when attempts start (per call), to
+ * count each attempt's outcome once.
+ *
+ * <p>With hedging, a call has several attempts in flight and only the one that decides it is judged; the
+ * others are cancelled without an event. So a hedged policy's listener counts every attempt when it starts
+ * (hedges included), its outcome when the call judges it, and, when the call ends, every attempt still in
+ * flight as cancelled; the hedge events count the hedges sent and won. The HTTP client the retrying client
+ * sends through counts at the sending layer too ({@link CountingHttpClient}): every request handed to it and
+ * every response that reached it, a losing hedge's included.
  */
 final class HttpSender implements LogicalRequestSender {
   private final RetryingHttpClient client;
   private final HttpRequest request;
   private final AttemptObserver observer;
   private volatile boolean closed;
+  /** The calls in flight, for close() to cancel. */
+  private final Set<CompletableFuture<?>> calls = ConcurrentHashMap.newKeySet();
 
   HttpSender(HttpClient http, HttpRequest request, RetryPolicy.Builder<HttpResponse<?>> policy, Duration timeout,
       ScheduledExecutorService scheduler, AttemptObserver observer) {
     this.request = request;
     this.observer = observer;
     RetryPolicy<HttpResponse<?>> built = policy.build();
-    Listener listener = built.circuitBreaker() != null || built.rateLimiter() != null
-        ? new BreakerListener(observer) : new Listener(observer);
-    this.client = RetryingHttpClient.builder(http)
+    RetryListener<HttpResponse<?>> listener = built.hedging() != null ? new HedgeListener(observer)
+        : new TrackingListener(observer);
+    this.client = RetryingHttpClient.builder(new CountingHttpClient(http, observer))
         .policy(built.toBuilder().listener(listener).maxSuppressed(0).build())
         .attemptTimeout(timeout)
         .scheduler(scheduler)
@@ -53,8 +64,14 @@ final class HttpSender implements LogicalRequestSender {
     if (closed) {
       return CompletableFuture.completedFuture(false);
     }
-    return client.sendAsync(request, HttpResponse.BodyHandlers.discarding())
+    CompletableFuture<HttpResponse<Void>> call = client.sendAsync(request, HttpResponse.BodyHandlers.discarding());
+    calls.add(call);
+    if (closed) {
+      call.cancel(true); // closed meanwhile, perhaps after close() went through the calls
+    }
+    return call
         .handle((response, failure) -> {
+          calls.remove(call);
           for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
             if (cause instanceof CircuitOpenException || cause instanceof RateLimitedException) {
               observer.refused(); // the first attempt was refused: nothing was sent
@@ -65,9 +82,17 @@ final class HttpSender implements LogicalRequestSender {
         });
   }
 
+  /**
+   * Stops: no new call starts, and every call in flight is cancelled, which cancels its attempts in flight
+   * and its pending retry or hedge (the loop's listener hears of it), so its logical request completes with
+   * false at once.
+   */
   @Override
   public void close() {
     closed = true;
+    for (CompletableFuture<?> call : calls) {
+      call.cancel(true);
+    }
   }
 
   /** Turns the policy's events into attempt outcomes; one event per attempt. */
@@ -111,13 +136,15 @@ final class HttpSender implements LogicalRequestSender {
   }
 
   /**
-   * A {@link Listener} for a policy with a breaker: counts an event's attempt only if one started since the
-   * call's last event (a retry the breaker refused after its wait ends the call without an attempt).
+   * The {@link Listener} of a policy that does not hedge: counts an event's attempt only if one started since
+   * the call's last event (a retry a breaker or limiter refused after its wait ends the call without an
+   * attempt, and so does a call cancelled while it waits to retry); an attempt in flight when its call is
+   * cancelled (the fleet closing) is counted as cancelled.
    */
-  private static final class BreakerListener extends Listener {
+  private static final class TrackingListener extends Listener {
     private final Set<Object> attemptsInFlight = ConcurrentHashMap.newKeySet();
 
-    BreakerListener(AttemptObserver observer) {
+    TrackingListener(AttemptObserver observer) {
       super(observer);
     }
 
@@ -134,8 +161,122 @@ final class HttpSender implements LogicalRequestSender {
 
     @Override
     void attemptEnded(RetryEvent<HttpResponse<?>> event) {
-      if (attemptsInFlight.remove(event.call())) {
+      if (!attemptsInFlight.remove(event.call())) {
+        return;
+      }
+      if (event.stopReason() == StopReason.CANCELLED) {
+        observer.attemptStarted();
+        observer.attemptCancelled();
+      } else {
         super.attemptEnded(event);
+      }
+    }
+  }
+
+  /**
+   * The listener of a hedged policy: every attempt counted when it starts, its outcome when its call judges
+   * it, and, when the call ends, each attempt still in flight (a loser, cancelled by the call) as cancelled,
+   * so every started attempt ends once. Per-call state is keyed by the events' call object (the attempt
+   * events make the loop provide it) and dropped when the call ends.
+   */
+  private static final class HedgeListener implements RetryListener<HttpResponse<?>> {
+    private final AttemptObserver observer;
+    private final ConcurrentHashMap<Object, Call> calls = new ConcurrentHashMap<>();
+
+    /** One call's attempts in flight, by number. Guarded by its monitor. */
+    private static final class Call {
+      final BitSet inFlight = new BitSet();
+      boolean ended;
+    }
+
+    HedgeListener(AttemptObserver observer) {
+      this.observer = observer;
+    }
+
+    @Override
+    public void onAttemptStarted(RetryEvent<HttpResponse<?>> event) {
+      Call call = calls.computeIfAbsent(event.call(), key -> new Call());
+      synchronized (call) {
+        if (call.ended) {
+          return;
+        }
+        call.inFlight.set(event.attempts());
+      }
+      observer.attemptStarted();
+      if (event.attempts() > 1) {
+        observer.hedgeStarted();
+      }
+    }
+
+    @Override
+    public void onAttemptFinished(RetryEvent<HttpResponse<?>> event) {
+      Call call = calls.get(event.call());
+      if (call == null) {
+        return; // the call has ended: this attempt was counted as cancelled then
+      }
+      int number = event.attempts();
+      synchronized (call) {
+        if (call.ended || !call.inFlight.get(number)) {
+          return;
+        }
+        call.inFlight.clear(number);
+      }
+      observer.attemptEnded(outcome(event.result(), event.failure()));
+      if (number > 1) {
+        observer.hedgeEnded();
+      }
+    }
+
+    @Override
+    public void onHedgeSent(RetryEvent<HttpResponse<?>> event) {
+      observer.hedgeSent();
+    }
+
+    @Override
+    public void onHedgeWon(RetryEvent<HttpResponse<?>> event) {
+      observer.hedgeWon();
+    }
+
+    @Override
+    public void onRetryScheduled(RetryEvent<HttpResponse<?>> event) {
+      observer.retryScheduled();
+    }
+
+    @Override
+    public void onSuccess(RetryEvent<HttpResponse<?>> event) {
+      ended(event);
+    }
+
+    @Override
+    public void onExhausted(RetryEvent<HttpResponse<?>> event) {
+      if (event.stopReason() == StopReason.CIRCUIT_OPEN || event.stopReason() == StopReason.RATE_LIMITED) {
+        observer.refused();
+      }
+      ended(event);
+    }
+
+    @Override
+    public void onAborted(RetryEvent<HttpResponse<?>> event) {
+      ended(event);
+    }
+
+    private void ended(RetryEvent<HttpResponse<?>> event) {
+      Object key = event.call();
+      Call call = key == null ? null : calls.remove(key);
+      if (call == null) {
+        return; // no attempt started
+      }
+      BitSet losers;
+      synchronized (call) {
+        call.ended = true;
+        losers = (BitSet) call.inFlight.clone();
+        call.inFlight.clear();
+      }
+      for (int number = losers.nextSetBit(0); number >= 0; number = losers.nextSetBit(number + 1)) {
+        observer.attemptCancelled();
+        if (number > 1) {
+          observer.hedgeEnded();
+        }
       }
     }
   }

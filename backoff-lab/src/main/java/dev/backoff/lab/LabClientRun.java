@@ -51,7 +51,8 @@ public final class LabClientRun {
         }
       }
       List<LabSample> samples = recorder.samples();
-      LabSummary summary = LabSummary.detect(samples, running.totals());
+      LabSummary summary = LabSummary.detect(samples, running.totals())
+          .withP99SuccessLatency(running.latencies().quantileSeconds(0.99));
       return json ? LabReport.clientJson(policy, running.clients(), summary, samples)
           : LabReport.summaryTable(policy, summary, running.totals());
     }

@@ -89,7 +89,8 @@ public final class LabDemo {
       }
       List<LabSample> samples = recorder.samples();
       int faultEnd = Math.min(warmup + pause, samples.size());
-      LabSummary summary = LabSummary.of(samples, fleet.totals(), Math.min(warmup, faultEnd), faultEnd);
+      LabSummary summary = LabSummary.of(samples, fleet.totals(), Math.min(warmup, faultEnd), faultEnd)
+          .withP99SuccessLatency(fleet.latencies().quantileSeconds(0.99));
       return new Result(name, summary, samples, warmup, warmup + pause, stoppedEarly);
     }
   }

@@ -17,10 +17,12 @@ import java.util.List;
  * the whole fleet: {@link BudgetSpec#DEFAULT}, AWS's token bucket, as the simulator's default. A
  * {@code +breaker[:...]} suffix adds the same circuit breaker as the simulator's ({@link PolicySpec.Breaker}),
  * also shared by the whole fleet (the simulator's default {@code breaker-scope}: one client process);
- * {@code +adaptive[:...]} an adaptive rate limiter shared by the fleet. {@code +hedge} is refused: backoff-http's
- * {@code sendAsync}, which the lab's clients call, would send the hedges, but the lab counts one attempt per
- * policy event (retry scheduled, success, stop), so it would count neither a hedge nor a losing attempt's
- * answer, and its totals would not match the server's. What is
+ * {@code +adaptive[:...]} an adaptive rate limiter shared by the fleet. {@code +hedge:DELAY[:MAX]} adds the
+ * core's {@link dev.backoff.Hedging}, as in the simulator: backoff-http's {@code sendAsync}, which the lab's
+ * clients call, sends another attempt when none has answered within DELAY, up to MAX hedges (default 1), takes
+ * the first good answer and cancels the others; the fleet counts every hedge and loser (see
+ * {@link FleetTotals}). As in the simulator and the core, a hedged call starts at most {@code MAX + 1}
+ * attempts in all, a failure starting the next one at once instead of after a backoff. What is
  * retried (429 and 5xx, connection failures and timeouts) is backoff-http's rule, added by its client.
  * Stateless.
  */
@@ -39,11 +41,6 @@ public final class LabPolicies {
       throw new IllegalArgumentException("policy name must not be blank");
     }
     PolicySpec spec = PolicySpec.parse(name);
-    if (spec.hedge() != null) {
-      throw new IllegalArgumentException("policy '" + name + "': +hedge is not supported by the lab: its attempt "
-          + "counts come from the policy's retry, success and stop events and would miss the hedges and their "
-          + "answers; see what +hedge does with 'backoff simulate'");
-    }
     String experiment = ExperimentPolicies.canonical(spec.base());
     RetryPolicy.Builder<R> builder;
     if (experiment != null) {
@@ -59,7 +56,8 @@ public final class LabPolicies {
       } catch (IllegalArgumentException e) {
         if (e.getMessage().startsWith("unknown strategy")) {
           throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", names())
-              + ", each also with +budget, +breaker[:rate%:window:wait:trials] or +adaptive[:wait|fail|max-wait]");
+              + ", each also with +budget, +breaker[:rate%:window:wait:trials], +adaptive[:wait|fail|max-wait] or "
+              + "+hedge:delay[:max-hedges]");
         }
         throw e;
       }
@@ -74,6 +72,14 @@ public final class LabPolicies {
     }
     if (spec.adaptive() != null) {
       builder.rateLimiter(spec.adaptive().builder().name(spec.text()).build());
+    }
+    if (spec.hedge() != null) {
+      builder.hedging(spec.hedge().hedging());
+      try {
+        builder.build(); // a preset's attempt limit may leave no room for the hedges
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("policy '" + name + "': " + e.getMessage(), e);
+      }
     }
 
     return builder.name(spec.text());

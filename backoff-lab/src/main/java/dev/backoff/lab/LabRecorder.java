@@ -31,12 +31,15 @@ final class LabRecorder {
     previous = now;
     LabServer.Stats stats = probe.read();
     LabSample sample;
+    boolean hedging = fleet.hedging();
+    int hedgesInFlight = hedging ? fleet.hedgesInFlight() : 0;
     if (stats == null) {
-      sample = new LabSample(samples.size(), delta, -1, Double.NaN, probe.unreachableState());
+      sample = new LabSample(samples.size(), delta, -1, Double.NaN, probe.unreachableState(), hedging,
+          hedgesInFlight);
     } else {
       lastRefused = stats.refused();
       sample = new LabSample(samples.size(), delta, stats.peakConcurrency(), stats.lastDelay().toNanos() / 1e9,
-          stats.paused() ? LabSample.ServerState.PAUSED : LabSample.ServerState.RUNNING);
+          stats.paused() ? LabSample.ServerState.PAUSED : LabSample.ServerState.RUNNING, hedging, hedgesInFlight);
     }
     samples.add(sample);
     return sample;
@@ -60,7 +63,8 @@ final class LabRecorder {
   /**
    * The original experiment's five-second client line for the samples {@code [from, to)}: {@code OK: x req/sec, errors: y
    * req/sec, timedout: z req/sec}, then {@code , refused: r req/sec} if a circuit breaker refused requests in
-   * those seconds.
+   * those seconds, and for a hedging fleet the simulator's {@code  | hedges: h req/sec, in flight: n, won: w
+   * req/sec} (in flight at the end of the last second).
    */
   public static String rateLine(List<LabSample> samples, int from, int to) {
     long ok = 0;
@@ -75,9 +79,20 @@ final class LabRecorder {
       timeouts += counts.timeouts();
       refused += counts.refused();
     }
-    return String.format(java.util.Locale.ROOT, "OK: %.2f req/sec, errors: %.2f req/sec, timedout: %.2f req/sec",
+    String line = String.format(java.util.Locale.ROOT, "OK: %.2f req/sec, errors: %.2f req/sec, timedout: %.2f req/sec",
         (double) ok / seconds, (double) errors / seconds, (double) timeouts / seconds)
         + (refused == 0 ? "" : String.format(java.util.Locale.ROOT, ", refused: %.2f req/sec",
             (double) refused / seconds));
+    if (to > from && samples.get(to - 1).hedging()) {
+      long sent = 0;
+      long won = 0;
+      for (int i = from; i < to; i++) {
+        sent += samples.get(i).counts().hedgesSent();
+        won += samples.get(i).counts().hedgesWon();
+      }
+      line += String.format(java.util.Locale.ROOT, " | hedges: %.2f req/sec, in flight: %d, won: %.2f req/sec",
+          (double) sent / seconds, samples.get(to - 1).hedgesInFlight(), (double) won / seconds);
+    }
+    return line;
   }
 }

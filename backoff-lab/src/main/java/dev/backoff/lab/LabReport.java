@@ -51,6 +51,12 @@ final class LabReport {
     row(text, "peak concurrency", summary.peakConcurrency() < 0 ? "unknown" : Integer.toString(summary.peakConcurrency()));
     row(text, "amplification", format("%.2f attempts per request", summary.amplification()));
     row(text, "success ratio", format("%.3f", summary.successRatio()));
+    row(text, "p99 latency", Double.isNaN(summary.p99SuccessLatencySeconds()) ? "n/a"
+        : format("%.3f s", summary.p99SuccessLatencySeconds()) + " (logical requests that succeeded)");
+    if (summary.hedging()) {
+      row(text, "hedges", summary.hedgesSent() + " sent, " + summary.hedgesWon() + " won, "
+          + totals.cancelled() + " attempts cancelled as losers");
+    }
     row(text, "totals", totals.toString());
     return text.toString().stripTrailing();
   }

@@ -13,8 +13,16 @@ import java.util.Locale;
  * @param concurrency the server's peak concurrency during the second, or -1 if unknown
  * @param latencySeconds the server's latency D at its latest check, in seconds, or NaN if unknown
  * @param serverState what the server was doing
+ * @param hedging whether the fleet's policy hedges (its series then carries the hedge counts)
+ * @param hedgesInFlight hedges in flight at the end of the second (0 without hedging)
  */
-record LabSample(int second, FleetTotals counts, int concurrency, double latencySeconds, ServerState serverState) {
+record LabSample(int second, FleetTotals counts, int concurrency, double latencySeconds, ServerState serverState,
+    boolean hedging, int hedgesInFlight) {
+  /** A sample of a fleet that does not hedge. */
+  LabSample(int second, FleetTotals counts, int concurrency, double latencySeconds, ServerState serverState) {
+    this(second, counts, concurrency, latencySeconds, serverState, false, 0);
+  }
+
   /** What the server was doing during the second. */
   public enum ServerState {
     /** Answering. */
@@ -32,16 +40,25 @@ record LabSample(int second, FleetTotals counts, int concurrency, double latency
     return counts.succeeded();
   }
 
-  /** The sample as the simulator's series entry, plus the lab's extra counts. */
+  /**
+   * The sample as the simulator's series entry, plus the lab's extra counts; with hedging also
+   * {@code hedgesSent}, {@code hedgesInFlight} and {@code hedgesWon} (the simulator's names and meanings),
+   * {@code cancelled} (losers cancelled), {@code sent} and {@code answers} (the sending layer's counts).
+   */
   String toJson() {
-    return Json.compact().object()
+    Json json = Json.compact().object()
         .field("t").number(second).field("goodput").number(goodput()).field("errors").number(counts.errors())
         .field("timeouts").number(counts.timeouts()).field("attempts").number(counts.attempts())
         .field("retries").number(counts.retries())
         .field("refused").number(counts.refused())
         .field("concurrency").number(concurrency < 0 ? null : concurrency)
         .field("latencySeconds").decimal(latencySeconds, 3)
-        .field("server").string(serverState.name().toLowerCase(Locale.ROOT))
-        .endObject().toString();
+        .field("server").string(serverState.name().toLowerCase(Locale.ROOT));
+    if (hedging) {
+      json.field("hedgesSent").number(counts.hedgesSent()).field("hedgesInFlight").number(hedgesInFlight)
+          .field("hedgesWon").number(counts.hedgesWon()).field("cancelled").number(counts.cancelled())
+          .field("sent").number(counts.sent()).field("answers").number(counts.answers());
+    }
+    return json.endObject().toString();
   }
 }

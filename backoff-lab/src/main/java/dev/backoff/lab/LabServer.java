@@ -47,14 +47,21 @@ public final class LabServer implements AutoCloseable {
   private final NanoClock clock;
   private final int maxConnections;
   private final int backlog;
+  private final String serviceDistribution;
 
   private LabServer(Builder builder) throws IOException {
     this.clock = builder.clock;
     this.backlog = builder.backlog;
     this.maxConnections = builder.maxConnections;
     long slotNanos = Math.max(1, builder.checkInterval.toNanos() / SLOTS_PER_CHECK);
+    java.util.function.DoubleSupplier serviceFactor = null;
+    if (builder.exponentialService) {
+      java.util.SplittableRandom random = new java.util.SplittableRandom(builder.seed);
+      serviceFactor = () -> -Math.log(1 - random.nextDouble()); // exponential, mean 1; 1 - u avoids log(0)
+    }
     this.core = new ServerCore<>(builder.latency, slotNanos, SLOTS_PER_CHECK, builder.backlog,
-        builder.maxConnections);
+        builder.maxConnections, serviceFactor);
+    this.serviceDistribution = builder.exponentialService ? "exponential" : "fixed";
     // Room beyond the held requests for idle keep-alive connections, 503s and admin calls; never more
     // than the descriptors the process may open.
     long open = 2L * builder.maxConnections + 64;
@@ -259,7 +266,8 @@ public final class LabServer implements AutoCloseable {
     synchronized (core) {
       int peak = interval ? core.takePeakSinceMark() : core.peakConcurrency();
       return new Stats(core.concurrency(), peak, core.waiting(), core.lastDelayNanos(), core.paused(),
-          core.answered(), core.dropped(), core.refused(), core.abandoned(), core.forgotten());
+          core.answered(), core.dropped(), core.refused(), core.abandoned(), core.forgotten(), core.received(),
+          core.hungUp());
     }
   }
 
@@ -283,6 +291,14 @@ public final class LabServer implements AutoCloseable {
   /** The latency model. */
   public KneeLatency latency() {
     return core.latency();
+  }
+
+  /**
+   * How each request's service time is drawn: {@code fixed} (the latency model's D) or {@code exponential}
+   * (D times an exponential draw of mean 1).
+   */
+  public String serviceDistribution() {
+    return serviceDistribution;
   }
 
   /** Stops the server at once, closing every held connection. */
@@ -340,9 +356,17 @@ public final class LabServer implements AutoCloseable {
     private final long refused;
     private final int abandoned;
     private final long forgotten;
+    private final long received;
+    private final long hungUp;
 
     Stats(int concurrency, int peakConcurrency, int waiting, long lastDelayNanos, boolean paused, long answered,
         long dropped, long refused, int abandoned, long forgotten) {
+      this(concurrency, peakConcurrency, waiting, lastDelayNanos, paused, answered, dropped, refused, abandoned,
+          forgotten, -1, -1);
+    }
+
+    Stats(int concurrency, int peakConcurrency, int waiting, long lastDelayNanos, boolean paused, long answered,
+        long dropped, long refused, int abandoned, long forgotten, long received, long hungUp) {
       this.concurrency = concurrency;
       this.peakConcurrency = peakConcurrency;
       this.waiting = waiting;
@@ -353,6 +377,24 @@ public final class LabServer implements AutoCloseable {
       this.refused = refused;
       this.abandoned = abandoned;
       this.forgotten = forgotten;
+      this.received = received;
+      this.hungUp = hungUp;
+    }
+
+    /**
+     * Requests whose client hung up while the server held them (before their answer), since the start: a
+     * timed-out attempt, or a hedge's loser cancelled; -1 if unknown (a server that does not report it).
+     */
+    public long hungUp() {
+      return hungUp;
+    }
+
+    /**
+     * Requests to {@code /api} that reached the server since the start, whatever became of them (held,
+     * answered, refused, dropped, forgotten); -1 if unknown (a server that does not report it).
+     */
+    public long received() {
+      return received;
     }
 
     /** Requests in service now (abandoned ones included). */
@@ -410,12 +452,18 @@ public final class LabServer implements AutoCloseable {
 
     /** The stats as a JSON object. */
     public String toJson() {
-      return dev.backoff.sim.Json.compact().object()
+      dev.backoff.sim.Json json = dev.backoff.sim.Json.compact().object()
           .field("concurrency").number(concurrency).field("peakConcurrency").number(peakConcurrency)
           .field("waiting").number(waiting).field("lastDelaySeconds").decimal(lastDelayNanos / 1e9, 6)
           .field("paused").bool(paused).field("answered").number(answered).field("dropped").number(dropped)
-          .field("refused").number(refused).field("abandoned").number(abandoned).field("forgotten").number(forgotten)
-          .endObject().toString();
+          .field("refused").number(refused).field("abandoned").number(abandoned).field("forgotten").number(forgotten);
+      if (received >= 0) {
+        json.field("received").number(received);
+      }
+      if (hungUp >= 0) {
+        json.field("hungUp").number(hungUp);
+      }
+      return json.endObject().toString();
     }
 
     @Override
@@ -436,8 +484,32 @@ public final class LabServer implements AutoCloseable {
     private Duration headerTimeout = Duration.ofSeconds(10);
     /** Idle keep-alive connections are closed after this, as the JDK's own server does by default. */
     private Duration idleTimeout = Duration.ofSeconds(30);
+    private boolean exponentialService;
+    private long seed = 1;
 
     Builder() {}
+
+    /**
+     * How each request's service time is drawn: {@code fixed} (default: the latency model's D, as in the
+     * retry-storm experiment) or {@code exponential} (D times an exponential draw of mean 1, so at low load
+     * exponential service times of mean {@code base}: a slow tail, for hedging), the simulator's words.
+     *
+     * @throws IllegalArgumentException if neither
+     */
+    public Builder serviceDistribution(String distribution) {
+      if (!"fixed".equals(distribution) && !"exponential".equals(distribution)) {
+        throw new IllegalArgumentException("serviceDistribution must be fixed or exponential, was "
+            + (distribution == null ? "null" : "'" + distribution + "'"));
+      }
+      this.exponentialService = "exponential".equals(distribution);
+      return this;
+    }
+
+    /** The seed of the service-time draws (default 1; only used by an exponential distribution). */
+    public Builder seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
 
     /**
      * The port on 127.0.0.1; 0 (the default) picks a free one.
@@ -576,6 +648,8 @@ public final class LabServer implements AutoCloseable {
       copy.clock = clock;
       copy.headerTimeout = headerTimeout;
       copy.idleTimeout = idleTimeout;
+      copy.exponentialService = exponentialService;
+      copy.seed = seed;
       return new LabServer(copy);
     }
   }

@@ -10,7 +10,8 @@ import java.util.Locale;
  * simulated runs compare like for like: baseline goodput (mean successes per second over the second half of
  * the time before the fault), whether and how fast it recovered, the server's peak concurrency,
  * amplification (attempts per logical request), success ratio (logical requests that succeeded per logical
- * request started), and the mean goodput after the fault. Immutable.
+ * request started), the mean goodput after the fault, the 99th percentile latency of the logical requests
+ * that succeeded, and, for a hedging policy, the hedges sent and won (the simulator's counts). Immutable.
  *
  * <p>Recovered means: from some second after the fault on, the server's latency (when known) stays within
  * twice its baseline, and goodput averaged over trailing windows of {@value #WINDOW} seconds that do not reach
@@ -30,9 +31,15 @@ public final class LabSummary {
   private final double amplification;
   private final double successRatio;
   private final double goodputAfterFault;
+  private final double p99SuccessLatencySeconds;
+  private final boolean hedging;
+  private final long hedgesSent;
+  private final long hedgesWon;
+  private final long requests;
 
   private LabSummary(double baselineGoodput, Recovery verdict, Integer recoverySeconds, int peakConcurrency,
-      double amplification, double successRatio, double goodputAfterFault) {
+      double amplification, double successRatio, double goodputAfterFault, double p99SuccessLatencySeconds,
+      boolean hedging, long hedgesSent, long hedgesWon, long requests) {
     this.baselineGoodput = baselineGoodput;
     this.verdict = verdict;
     this.recovered = switch (verdict) {
@@ -45,6 +52,17 @@ public final class LabSummary {
     this.amplification = amplification;
     this.successRatio = successRatio;
     this.goodputAfterFault = goodputAfterFault;
+    this.p99SuccessLatencySeconds = p99SuccessLatencySeconds;
+    this.hedging = hedging;
+    this.hedgesSent = hedgesSent;
+    this.hedgesWon = hedgesWon;
+    this.requests = requests;
+  }
+
+  /** This summary with the 99th percentile latency of the logical requests that succeeded, in seconds. */
+  LabSummary withP99SuccessLatency(double seconds) {
+    return new LabSummary(baselineGoodput, verdict, recoverySeconds, peakConcurrency, amplification, successRatio,
+        goodputAfterFault, seconds, hedging, hedgesSent, hedgesWon, requests);
   }
 
   /**
@@ -85,12 +103,15 @@ public final class LabSummary {
       }
     }
     int peak = -1;
+    boolean hedging = false;
     for (LabSample sample : samples) {
       peak = Math.max(peak, sample.concurrency());
+      hedging |= sample.hedging();
     }
     double amplification = totals.requests() == 0 ? Double.NaN : (double) totals.attempts() / totals.requests();
     double successRatio = totals.requests() == 0 ? Double.NaN : (double) totals.succeeded() / totals.requests();
-    return new LabSummary(baseline, verdict, recoverySeconds, peak, amplification, successRatio, after);
+    return new LabSummary(baseline, verdict, recoverySeconds, peak, amplification, successRatio, after, Double.NaN,
+        hedging, totals.hedgesSent(), totals.hedgesWon(), totals.requests());
   }
 
   /**
@@ -211,9 +232,44 @@ public final class LabSummary {
     return goodputAfterFault;
   }
 
-  /** The summary in the simulator's JSON shape, plus {@code goodputAfterFault}. */
+  /**
+   * The 99th percentile latency, in seconds, of the logical requests that succeeded (from the request's start
+   * to its success, every attempt included), as the simulator's {@code p99SuccessLatencySeconds}; NaN if
+   * none succeeded or it was not measured.
+   */
+  public double p99SuccessLatencySeconds() {
+    return p99SuccessLatencySeconds;
+  }
+
+  /** Whether the policy hedges ({@code +hedge}). */
+  public boolean hedging() {
+    return hedging;
+  }
+
+  /** Hedges sent over the run (attempts a hedged call started alongside another); 0 without hedging. */
+  public long hedgesSent() {
+    return hedgesSent;
+  }
+
+  /**
+   * Hedges sent per logical request started, the simulator's {@code hedgesSent / logicalRequests}: the
+   * extra load hedging adds; NaN without hedging or requests.
+   */
+  public double hedgesPerRequest() {
+    return hedging && requests > 0 ? (double) hedgesSent / requests : Double.NaN;
+  }
+
+  /** Logical requests a hedge won (its answer came first); 0 without hedging. */
+  public long hedgesWon() {
+    return hedgesWon;
+  }
+
+  /**
+   * The summary in the simulator's JSON shape, plus {@code goodputAfterFault}: {@code p99SuccessLatencySeconds}
+   * (null when not known) and, for a hedging policy, {@code hedgesSent} and {@code hedgesWon}.
+   */
   public String toJson() {
-    return Json.compact().object()
+    Json json = Json.compact().object()
         .field("baselineGoodput").decimal(baselineGoodput, 2)
         .field("recovered").bool(recovered)
         .field("verdict").string(verdict.id())
@@ -222,7 +278,11 @@ public final class LabSummary {
         .field("amplification").decimal(amplification, 3)
         .field("successRatio").decimal(successRatio, 4)
         .field("goodputAfterFault").decimal(goodputAfterFault, 2)
-        .endObject().toString();
+        .field("p99SuccessLatencySeconds").decimal(p99SuccessLatencySeconds, 6);
+    if (hedging) {
+      json.field("hedgesSent").number(hedgesSent).field("hedgesWon").number(hedgesWon);
+    }
+    return json.endObject().toString();
   }
 
   @Override

@@ -28,7 +28,8 @@ final class RemoteStats {
           Boolean.parseBoolean(fields.getOrDefault("paused", "false")),
           Long.parseLong(fields.getOrDefault("answered", "0")), Long.parseLong(fields.getOrDefault("dropped", "0")),
           Long.parseLong(fields.getOrDefault("refused", "0")), Integer.parseInt(fields.getOrDefault("abandoned", "0")),
-          Long.parseLong(fields.getOrDefault("forgotten", "0")));
+          Long.parseLong(fields.getOrDefault("forgotten", "0")), Long.parseLong(fields.getOrDefault("received", "-1")),
+          Long.parseLong(fields.getOrDefault("hungUp", "-1")));
     } catch (NumberFormatException e) {
       return null;
     }

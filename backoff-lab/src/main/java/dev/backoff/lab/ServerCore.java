@@ -5,8 +5,10 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.function.DoubleSupplier;
 
 /**
  * The lab server's logic without sockets, driven by explicit clock readings so that tests run it on a fake
@@ -35,6 +37,13 @@ import java.util.Map;
  * memory and file descriptors stay bounded during a storm, and requests nobody waits for cannot keep the
  * server refusing everyone forever.
  *
+ * <p>With a service-time draw ({@code serviceFactor}), each request gets its own factor when it arrives and
+ * answers at the first check where its elapsed time has reached {@code factor × D(c)}: with exponential
+ * factors of mean 1, a server at low load has exponential service times of mean {@code base}, a slow tail
+ * that hedging can cut. The finishing requests are then no longer a prefix of their queue, so each check
+ * looks at every request of its queue: O(requests in the queue) per slot, each request looked at once per
+ * 50 ms.
+ *
  * <p>Not thread-safe: the caller serializes every call.
  *
  * @param <T> the caller's handle for a request (an HTTP exchange)
@@ -46,6 +55,7 @@ final class ServerCore<T> {
     boolean inService;
     boolean abandoned; // its client has gone: the work goes on, nobody waits for the answer
     boolean gone; // answered, dropped or forgotten while still in a queue (removed lazily)
+    double factor = 1; // its service time is factor × D
 
     Entry(T request) {
       this.request = request;
@@ -56,6 +66,7 @@ final class ServerCore<T> {
   private static final long MAX_SLOTS_PER_TICK = 1 << 16;
 
   private final KneeLatency latency;
+  private final DoubleSupplier serviceFactor; // null: every request takes D
   private final long slotNanos;
   private final int slotsPerCheck;
   private final int backlog;
@@ -76,13 +87,24 @@ final class ServerCore<T> {
   private long lastDelayNanos;
   private int peakConcurrency;
   private int peakSinceMark;
+  private long received;
+  private long hungUp;
   private long answered;
   private long dropped;
   private long refused;
   private long forgotten;
 
-  @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic queues
   ServerCore(KneeLatency latency, long slotNanos, int slotsPerCheck, int backlog, int maxConnections) {
+    this(latency, slotNanos, slotsPerCheck, backlog, maxConnections, null);
+  }
+
+  /**
+   * A core whose requests each take {@code factor × D(c)}, with a factor drawn from {@code serviceFactor}
+   * when the request arrives (null: 1 for every request).
+   */
+  @SuppressWarnings({"unchecked", "rawtypes"}) // an array of generic queues
+  ServerCore(KneeLatency latency, long slotNanos, int slotsPerCheck, int backlog, int maxConnections,
+      DoubleSupplier serviceFactor) {
     if (slotNanos <= 0) {
       throw new IllegalArgumentException("slot must be positive, was " + slotNanos + "ns");
     }
@@ -96,6 +118,7 @@ final class ServerCore<T> {
       throw new IllegalArgumentException("maxConnections must be at least 1, was " + maxConnections);
     }
     this.latency = latency;
+    this.serviceFactor = serviceFactor;
     this.slotNanos = slotNanos;
     this.slotsPerCheck = slotsPerCheck;
     this.backlog = backlog;
@@ -115,6 +138,7 @@ final class ServerCore<T> {
    * closed; nobody can tell it stopped counting). Handles must be distinct while held.
    */
   boolean arrive(T request, long nowNanos, List<T> evictedOut) {
+    received++;
     if (held() >= maxConnections) {
       if (paused && !overflow.isEmpty()) {
         Entry<T> evicted = overflow.removeFirst();
@@ -127,6 +151,13 @@ final class ServerCore<T> {
       }
     }
     Entry<T> entry = new Entry<>(request);
+    if (serviceFactor != null) {
+      double factor = serviceFactor.getAsDouble();
+      if (!(factor >= 0) || Double.isInfinite(factor)) {
+        throw new IllegalStateException("service factor must be finite and not negative, was " + factor);
+      }
+      entry.factor = factor;
+    }
     held.put(request, entry);
     if (!paused) {
       long slot = slotOf(nowNanos);
@@ -154,6 +185,7 @@ final class ServerCore<T> {
     }
     entry.abandoned = true;
     abandoned++;
+    hungUp++;
     if (entry.inService) {
       trackAbandoned(entry);
     }
@@ -244,6 +276,10 @@ final class ServerCore<T> {
 
   /** The checks falling in {@code slot}: the queue's oldest requests whose elapsed time reached D. */
   private void check(ArrayDeque<Entry<T>> queue, long slot, List<T> out) {
+    if (serviceFactor != null) {
+      checkEach(queue, slot, out);
+      return;
+    }
     while (!queue.isEmpty()) {
       Entry<T> oldest = queue.peekFirst();
       if (oldest.gone) {
@@ -266,6 +302,38 @@ final class ServerCore<T> {
       answered++;
       leave(oldest);
       out.add(oldest.request);
+    }
+  }
+
+  /**
+   * The checks falling in {@code slot} with a service-time draw: every request of the queue whose elapsed
+   * time reached its own {@code factor × D}, in start order (later ones have not been in service longer).
+   */
+  private void checkEach(ArrayDeque<Entry<T>> queue, long slot, List<T> out) {
+    Iterator<Entry<T>> entries = queue.iterator();
+    while (entries.hasNext()) {
+      Entry<T> entry = entries.next();
+      if (entry.gone) {
+        entries.remove();
+        goneInQueues--;
+        continue;
+      }
+      long slots = slot - entry.startSlot;
+      if (slots <= 0) {
+        return; // this one and every later one started in this slot or after
+      }
+      long delay = latency.delayNanos(concurrency);
+      lastDelayNanos = delay;
+      double own = delay * entry.factor;
+      if (slots < Long.MAX_VALUE / slotNanos && slots * slotNanos < own) {
+        continue;
+      }
+      entries.remove();
+      entry.gone = true; // for the lazy removal from abandonedInService
+      concurrency--;
+      answered++;
+      leave(entry);
+      out.add(entry.request);
     }
   }
 
@@ -384,6 +452,16 @@ final class ServerCore<T> {
     int peak = peakSinceMark;
     peakSinceMark = concurrency;
     return peak;
+  }
+
+  /** Requests that reached the server (through {@link #arrive}): held, refused, or since answered or let go. */
+  long received() {
+    return received;
+  }
+
+  /** Requests whose client hung up while they were held (before their answer), since the start. */
+  long hungUp() {
+    return hungUp;
   }
 
   long answered() {

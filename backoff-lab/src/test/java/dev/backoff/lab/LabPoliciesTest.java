@@ -73,10 +73,6 @@ class LabPoliciesTest {
     RetryPolicy<Object> adaptive = policy("full-jitter+adaptive:fail");
     assertThat(adaptive.rateLimiter()).isNotNull();
     assertThat(adaptive.rateLimiter().maxWait()).isZero();
-    assertThatThrownBy(() -> policy("full-jitter+hedge:50ms:2")).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("policy 'full-jitter+hedge:50ms:2': +hedge is not supported by the lab: its attempt counts "
-            + "come from the policy's retry, success and stop events and would miss the hedges and their answers; "
-            + "see what +hedge does with 'backoff simulate'");
     assertThatThrownBy(() -> policy("fixed+breaker:150%")).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("bad policy 'fixed+breaker:150%': breaker failure rate '150%': out of range (0..100]%");
   }
@@ -87,5 +83,35 @@ class LabPoliciesTest {
         .hasMessageContaining("'sometimes'").hasMessageContaining("storm-fixed, storm-exponential");
     assertThatThrownBy(() -> policy("sometimes+budget")).hasMessageContaining("'sometimes+budget'");
     assertThatThrownBy(() -> policy(" ")).hasMessageContaining("blank");
+  }
+
+  @Test
+  void hedgeSuffixAddsTheCoresHedgingAsInTheSimulator() {
+    RetryPolicy<Object> hedged = policy("full-jitter+hedge:50ms:2");
+    assertThat(hedged.hedging()).isEqualTo(dev.backoff.Hedging.after(java.time.Duration.ofMillis(50)).maxHedges(2));
+    assertThat(hedged.name()).isEqualTo("full-jitter+hedge:50ms:2");
+    assertThat(policy("storm-exponential+hedge:100ms").hedging().maxHedges()).isEqualTo(1);
+    assertThat(policy("storm-exponential").hedging()).isNull();
+    // With the others: one fleet-wide budget and breaker, and the hedging.
+    RetryPolicy<Object> all = policy("full-jitter+budget+breaker+hedge:20ms");
+    assertThat(all.budget()).isNotNull();
+    assertThat(all.circuitBreaker()).isNotNull();
+    assertThat(all.hedging().delay()).isEqualTo(java.time.Duration.ofMillis(20));
+  }
+
+  @Test
+  void aMalformedHedgeSaysWhatIsWrong() {
+    assertThatThrownBy(() -> policy("fixed+hedge")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("bad policy 'fixed+hedge': +hedge needs a delay, such as +hedge:50ms");
+    assertThatThrownBy(() -> policy("fixed+hedge:soon")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("bad policy 'fixed+hedge:soon': hedge delay 'soon': ");
+    assertThatThrownBy(() -> policy("fixed+hedge:50ms:11")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("bad policy 'fixed+hedge:50ms:11': hedge max-hedges '11'");
+    assertThatThrownBy(() -> policy("fixed+hedge:50ms:1:2")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("bad policy 'fixed+hedge:50ms:1:2': +hedge takes at most 2 parameters (+hedge:delay[:max-hedges])");
+    // A preset keeps its attempt limit, which must leave room for the hedges.
+    assertThatThrownBy(() -> policy("aws-standard+hedge:50ms:5")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("policy 'aws-standard+hedge:50ms:5': hedging maxHedges(5) needs maxAttempts of at "
+            + "least 6");
   }
 }

@@ -335,4 +335,66 @@ class ServerCoreTest {
     assertThat(core.forgotten()).isEqualTo(1);
     assertThat(core.abandoned()).isZero();
   }
+
+  @Test
+  void withServiceFactorsEachRequestTakesItsOwnMultipleOfTheDelayAndAnswersOutOfOrder() {
+    // A flat model, D = 100 ms at any concurrency here; factors 0.5, 3, 1 and 0 in arrival order.
+    KneeLatency flat = KneeLatency.of(Duration.ofMillis(100), 1000, 2, 1);
+    double[] factors = {0.5, 3, 1, 0};
+    int[] next = {0};
+    ServerCore<String> core = new ServerCore<>(flat, SLOT, 10, 10, 100, () -> factors[next[0]++]);
+    tick(core, 0);
+    core.arrive("a", 0, evicted);
+    core.arrive("b", 0, evicted);
+    core.arrive("c", 0, evicted);
+    core.arrive("d", 0, evicted);
+    assertThat(core.received()).isEqualTo(4);
+    // Checks at 50, 100, 150, ... ms; a slot's checks are done once it has ended (5 ms later).
+    assertThat(tick(core, 54)).isEmpty();
+    assertThat(tick(core, 55)).containsExactly("a", "d"); // 50 ms: a's 50 ms and d's 0 have elapsed
+    assertThat(tick(core, 104)).isEmpty();
+    assertThat(tick(core, 105)).containsExactly("c"); // 100 ms
+    assertThat(tick(core, 304)).isEmpty();
+    assertThat(tick(core, 305)).containsExactly("b"); // 300 ms
+    assertThat(core.concurrency()).isZero();
+    assertThat(core.answered()).isEqualTo(4);
+  }
+
+  @Test
+  void withServiceFactorsAPauseStillHoldsEveryRequestAndTheResumeChecksThemAtOnce() {
+    KneeLatency flat = KneeLatency.of(Duration.ofMillis(100), 1000, 2, 1);
+    double[] factors = {2, 0.5};
+    int[] next = {0};
+    ServerCore<String> core = new ServerCore<>(flat, SLOT, 10, 10, 100, () -> factors[next[0]++]);
+    tick(core, 0);
+    core.arrive("slow", 0, evicted); // 200 ms
+    core.arrive("fast", 0, evicted); // 50 ms
+    core.pause();
+    assertThat(tick(core, 150)).isEmpty();
+    List<String> dropped = new ArrayList<>();
+    out.clear();
+    core.resume(150 * MS, out, dropped);
+    assertThat(out).containsExactly("fast"); // its 50 ms have long passed; slow's 200 ms have not
+    assertThat(tick(core, 204)).isEmpty();
+    assertThat(tick(core, 205)).containsExactly("slow"); // the resume's grid: 150, 200 ms
+  }
+
+  @Test
+  void aServiceFactorThatIsNotAFiniteNonNegativeNumberIsABug() {
+    KneeLatency flat = KneeLatency.of(Duration.ofMillis(100), 1000, 2, 1);
+    ServerCore<String> core = new ServerCore<>(flat, SLOT, 10, 10, 100, () -> -1);
+    assertThatThrownBy(() -> core.arrive("a", 0, evicted)).isInstanceOf(IllegalStateException.class)
+        .hasMessage("service factor must be finite and not negative, was -1.0");
+    assertThat(core.held()).isZero();
+  }
+
+  @Test
+  void everyArrivalIsReceivedWhetherHeldOrRefused() {
+    ServerCore<String> core = core(10, 2);
+    core.arrive("a", 0, evicted);
+    core.arrive("b", 0, evicted);
+    assertThat(core.arrive("c", 0, evicted)).isFalse();
+    assertThat(core.received()).isEqualTo(3);
+    assertThat(core.refused()).isEqualTo(1);
+  }
 }

@@ -1,0 +1,156 @@
+package dev.backoff.lab;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.backoff.sim.KneeLatency;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A hedging fleet against the lab server on loopback, with a slow tail (exponential service times of mean
+ * 50 ms, well under the knee): hedges are sent and win, the losers are cancelled, every attempt is counted
+ * once (started, then judged or cancelled), the client's sent count reconciles with what the server
+ * received, and no hedge starts once the fleet is closed. Bounded: 20 clients for a few seconds.
+ */
+@Timeout(60)
+class FleetHedgingTest {
+  private static final KneeLatency FLAT_50MS = KneeLatency.of(Duration.ofMillis(50), 1000, 1.05, 15);
+
+  @Test
+  void hedgesAgainstASlowTailAreSentWonCancelledAndCountedOnceOnBothSides() throws Exception {
+    try (LabServer server = LabServer.builder().latency(FLAT_50MS).serviceDistribution("exponential").seed(7)
+        .maxConnections(400).start()) {
+      ClientFleet fleet = ClientFleet.builder().uri(server.apiUri()).clients(20).think(Duration.ofMillis(50))
+          .timeout(Duration.ofSeconds(2)).policy("fixed:10ms+hedge:60ms:2").start();
+      FleetTotals running;
+      LabServer.Stats whileRunning;
+      FleetTotals atClose;
+      try {
+        waitFor(fleet::totals, t -> t.hedgesWon() >= 20 && t.cancelled() >= 20 && t.requests() >= 200);
+        whileRunning = waitFor(server::stats, s -> s.hungUp() > 0);
+        running = fleet.totals();
+      } finally {
+        fleet.close();
+        atClose = fleet.totals();
+      }
+      // While running, every attempt was answered OK (the server's tail is far under the timeout), or was a
+      // loser, cancelled: the server saw its client hang up (and no other client hung up).
+      assertThat(running.hedgesSent()).isPositive();
+      assertThat(running.hedgesWon()).isBetween(20L, running.hedgesSent());
+      assertThat(running.errors()).isZero();
+      assertThat(running.timeouts()).isZero();
+      assertThat(whileRunning.hungUp()).isPositive().isLessThanOrEqualTo(running.cancelled());
+
+      // Once closed, no hedge (nor any attempt) starts: the ones planned at the close never go out, while
+      // the attempts in flight end (answered, or failed as the client shuts down on JDK 21+).
+      FleetTotals totals = waitFor(fleet::totals, t -> t.attempts() == t.ok() + t.errors() + t.timeouts()
+          + t.cancelled() && t.sent() == t.attempts() && t.succeeded() + t.failed() == t.requests());
+      Thread.sleep(300); // longer than the hedging delay: a hedge planned before the close would be out by now
+      FleetTotals later = fleet.totals();
+      assertThat(later.sent()).isEqualTo(atClose.sent()).isEqualTo(totals.sent());
+      assertThat(later.hedgesSent()).isEqualTo(atClose.hedgesSent());
+      assertThat(later.attempts()).isEqualTo(atClose.attempts());
+
+      // Every attempt ends once, judged or cancelled, and the policy's events count the attempts the sending
+      // layer saw: each logical request's first attempt plus its hedges (the simulator's extra load), less at
+      // most the one request a client was starting as the fleet closed.
+      assertThat(totals.ok() + totals.errors() + totals.timeouts() + totals.cancelled()).isEqualTo(totals.attempts());
+      assertThat(totals.sent()).isEqualTo(totals.attempts());
+      assertThat(totals.attempts() - totals.hedgesSent()).isBetween(totals.requests() - 1, totals.requests());
+      assertThat(fleet.latencies().count()).isEqualTo(totals.succeeded());
+      assertThat(totals.answers()).isGreaterThanOrEqualTo(totals.ok()).isLessThan(totals.sent());
+
+      // The server's side: it received what the client sent, less requests whose connection was cut before
+      // their bytes left (a loser cancelled at once, or an attempt aborted by the close); it answered every
+      // answer the client got.
+      LabServer.Stats stats = waitFor(server::stats, s -> s.concurrency() == 0);
+      assertThat(stats.received()).isLessThanOrEqualTo(totals.sent());
+      assertThat(totals.sent() - stats.received()).isLessThanOrEqualTo(totals.cancelled() + totals.errors());
+      assertThat(stats.answered()).isGreaterThanOrEqualTo(totals.answers());
+      assertThat(stats.refused()).isZero();
+      // The counts reach a remote client through /admin/stats.
+      LabServer.Stats remote = RemoteStats.parse(stats.toJson());
+      assertThat(remote.received()).isEqualTo(stats.received());
+      assertThat(remote.hungUp()).isEqualTo(stats.hungUp());
+    }
+  }
+
+  @Test
+  void theSeriesAndLinesReportTheHedgesLikeTheSimulator() throws Exception {
+    try (LabServer server = LabServer.builder().latency(FLAT_50MS).serviceDistribution("exponential").seed(11)
+        .maxConnections(400).start()) {
+      ClientFleet fleet = ClientFleet.builder().uri(server.apiUri()).clients(20).think(Duration.ofMillis(50))
+          .timeout(Duration.ofSeconds(2)).policy("fixed:10ms+hedge:60ms").start();
+      List<LabSample> samples;
+      FleetTotals totals;
+      try {
+        LabRecorder recorder = new LabRecorder(fleet, ServerProbe.of(server));
+        for (int second = 0; second < 3; second++) {
+          Thread.sleep(1000);
+          recorder.sample();
+        }
+        samples = recorder.samples();
+        totals = recorder.totals();
+      } finally {
+        fleet.close();
+      }
+      long hedges = samples.stream().mapToLong(sample -> sample.counts().hedgesSent()).sum();
+      assertThat(hedges).isPositive().isLessThanOrEqualTo(totals.hedgesSent());
+      assertThat(samples).allMatch(LabSample::hedging);
+      assertThat(samples.get(0).toJson()).contains("\"hedgesSent\":" + samples.get(0).counts().hedgesSent())
+          .contains("\"hedgesInFlight\":" + samples.get(0).hedgesInFlight())
+          .contains("\"hedgesWon\":" + samples.get(0).counts().hedgesWon());
+      assertThat(LabRecorder.rateLine(samples, 0, 3)).contains(" | hedges: ").contains(" req/sec, in flight: ")
+          .contains(", won: ");
+      LabSummary summary = LabSummary.detect(samples, totals)
+          .withP99SuccessLatency(fleet.latencies().quantileSeconds(0.99));
+      assertThat(summary.hedging()).isTrue();
+      assertThat(summary.hedgesSent()).isEqualTo(totals.hedgesSent());
+      assertThat(summary.hedgesPerRequest()).isEqualTo((double) totals.hedgesSent() / totals.requests());
+      // Every success took at least one 50 ms check of the server, and none as long as the timeout.
+      assertThat(summary.p99SuccessLatencySeconds()).isBetween(0.049, 2.0);
+      assertThat(summary.toJson()).contains("\"hedgesSent\":" + totals.hedgesSent())
+          .contains("\"p99SuccessLatencySeconds\":");
+      assertThat(LabReport.summaryTable("p", summary, totals)).contains("hedges:").contains(" sent, ")
+          .contains("p99 latency:");
+    }
+  }
+
+  @Test
+  void aFleetWithoutHedgingReportsNoHedges() {
+    FleetTotals counts = new FleetTotals(3, 2, 1, 0, 1, 2, 2, 0);
+    LabSample sample = new LabSample(0, counts, 5, 0.1, LabSample.ServerState.RUNNING);
+    assertThat(sample.toJson()).doesNotContain("hedges");
+    assertThat(LabRecorder.rateLine(List.of(sample), 0, 1)).doesNotContain("hedges");
+  }
+
+  @Test
+  void theRateLineAddsTheSimulatorsHedgeSuffix() {
+    FleetTotals first = new FleetTotals(12, 10, 0, 0, 0, 10, 10, 0, 0, 2, 1, 1, 12, 11);
+    FleetTotals second = new FleetTotals(13, 10, 0, 0, 0, 10, 10, 0, 0, 3, 2, 1, 13, 12);
+    List<LabSample> samples = List.of(
+        new LabSample(0, first, 5, 0.05, LabSample.ServerState.RUNNING, true, 4),
+        new LabSample(1, second, 5, 0.05, LabSample.ServerState.RUNNING, true, 2));
+    assertThat(LabRecorder.rateLine(samples, 0, 2)).isEqualTo("OK: 10.00 req/sec, errors: 0.00 req/sec, "
+        + "timedout: 0.00 req/sec | hedges: 2.50 req/sec, in flight: 2, won: 1.50 req/sec");
+    assertThat(samples.get(1).toJson()).isEqualTo("{\"t\":1,\"goodput\":10,\"errors\":0,\"timeouts\":0,"
+        + "\"attempts\":13,\"retries\":0,\"refused\":0,\"concurrency\":5,\"latencySeconds\":0.050,\"server\":\"running\","
+        + "\"hedgesSent\":3,\"hedgesInFlight\":2,\"hedgesWon\":2,\"cancelled\":1,\"sent\":13,\"answers\":12}");
+    assertThat(second.toString()).isEqualTo("attempts 13 (ok 10, errors 0, timeouts 0, cancelled 1), retries 0, "
+        + "requests 10 (succeeded 10, failed 0), hedges 3 (won 2), sent 13, answers 12");
+  }
+
+  private static <T> T waitFor(java.util.function.Supplier<T> read, Predicate<T> done) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    T value = read.get();
+    while (!done.test(value) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+      value = read.get();
+    }
+    assertThat(done.test(value)).as("reached within 20 s: %s", value).isTrue();
+    return value;
+  }
+}
