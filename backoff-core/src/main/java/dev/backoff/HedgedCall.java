@@ -49,6 +49,10 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
   private int generation; // of the pending hedge task: an older one that runs anyway does nothing
   private StopReason noMoreHedges; // why no further hedge may start, or null
   private boolean finished; // the outcome is decided (or the caller completed the future)
+  // The retried result that is the execution's last outcome, not discarded: the call may still end with it
+  // (no further hedge may start and nothing else answers). Replaced (and then discarded, outside the lock) by
+  // a later outcome; taken by whoever ends the call, which hands it to the caller or discards it.
+  private T held;
   private volatile int starting; // attempt hooks running now (a canceller waits for them)
   // Guarded by this call's monitor: the attempts counted in starting (kept after the call finishes, unlike
   // inFlight, so that a canceller can tell whether it runs inside one of their hooks).
@@ -451,6 +455,8 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     List<Attempt> toCancel;
     T winner = null;
     boolean won = false;
+    T replaced = null; // a held result this outcome replaces: discarded outside the lock
+    boolean goesOn = false;
     try {
       synchronized (this) {
         if (finished) {
@@ -486,6 +492,8 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
           finished = true;
           won = true;
           winner = result;
+          replaced = held;
+          held = null;
           toCancel = takeAll();
         } else {
           if (execution == null) {
@@ -494,11 +502,14 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
           CircuitBreaker.Permit permit = a.permit;
           a.permit = null;
           Decision decision = execution.recordHedged(result, cause, verdict, permit, now);
-          if (execution.isDone()) { // a fatal failure
+          // This outcome is now the execution's last: the call may end with it if it is a result, so it is
+          // held, not discarded; the result it replaces can no longer be the call's outcome.
+          replaced = held;
+          held = cause == null ? result : null;
+          if (execution.isDone()) { // a fatal failure (or the driver's stop verdict on a result)
             finished = true;
             toCancel = takeAll();
           } else {
-            discard(result);
             if (decision.isStop()) {
               if (noMoreHedges == null) {
                 noMoreHedges = decision.stopReason();
@@ -510,7 +521,8 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
             if (inFlight.isEmpty() && pendingHedge == null) {
               toCancel = stopNow(noMoreHedges == null ? StopReason.ATTEMPTS_EXHAUSTED : noMoreHedges, now);
             } else {
-              return;
+              toCancel = null;
+              goesOn = true; // other attempts, or the next hedge, will decide
             }
           }
         }
@@ -518,6 +530,12 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     } catch (Throwable unexpected) {
       // A policy callback (judge, predicate, classifier, pushback extractor, budget) threw: the future must
       // never hang, so the call fails with it.
+      discard(replaced);
+      synchronized (this) {
+        if (result != null && held == result) {
+          held = null; // discarded just below, once
+        }
+      }
       discard(result);
       synchronized (this) {
         inFlight.remove(a);
@@ -528,6 +546,10 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
         toCancel = fail(unexpected);
       }
       settleOutside(toCancel);
+      return;
+    }
+    discard(replaced);
+    if (goesOn) {
       return;
     }
     if (won) {
@@ -582,14 +604,18 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     cancelAll(toCancel);
     Throwable unexpected;
     boolean inHook;
+    T last;
     synchronized (this) {
       unexpected = failure;
       inHook = inHookHere();
+      last = held; // the call's outcome if it ends on a result: handed over (or discarded) below, once
+      held = null;
     }
     // A hedge whose hook another thread entered before the outcome was decided: the call completes only
     // once that hook has returned (and its stage has been cancelled), so no attempt starts after it completes.
     awaitHooks(inHook);
     if (unexpected != null) {
+      discard(last);
       super.completeExceptionally(unexpected);
       return;
     }
@@ -598,6 +624,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
       e = execution;
     }
     if (recovery != null && SyncLoop.recovers(e.stopReason())) {
+      // The recovery is given the last result (as the asynchronous loop's is): it owns it from here.
       T recovered;
       try {
         recovered = SyncLoop.recover(recovery, e);
@@ -607,11 +634,12 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
       }
       super.complete(recovered);
     } else if (e.lastFailure() == null) {
-      T last = (T) e.lastResult();
+      // The held result is the execution's last (it was never discarded): the caller gets it, intact.
       if (!super.complete(last)) {
-        discard(last);
+        discard(last); // the caller cancelled or completed the future meanwhile
       }
     } else {
+      discard(last); // null: a failure replaced any held result
       super.completeExceptionally(e.finalFailure());
     }
   }
@@ -681,10 +709,13 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     }
     List<Attempt> toCancel = null;
     boolean inHook;
+    T dropped = null;
     synchronized (this) {
       inHook = inHookHere();
       if (!finished) {
         finished = true;
+        dropped = held; // the caller's own outcome replaces it
+        held = null;
         toCancel = takeAll();
         if (execution == null) {
           execution = newExecution();
@@ -699,6 +730,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     if (toCancel != null) {
       cancelAll(toCancel);
     }
+    discard(dropped);
     return true;
   }
 

@@ -123,4 +123,40 @@ class HedgedExchangeTest {
       assertThat(listener.kinds()).containsExactly(RecordingListener.Kind.HEDGE, RecordingListener.Kind.SUCCESS);
     }
   }
+
+  @Test
+  void whenEveryAttemptAnswersARetryableStatusTheCallerReadsTheLastBodyIntact() throws Exception {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy-1"), Response.of(503, "busy-2"))) {
+      CompletableFuture<HttpResponse<String>> call =
+          client().sendAsync(HttpRequest.newBuilder(server.uri("/")).build(), BodyHandlers.ofString());
+      // The first 503 plans the hedge at once; it goes out only after that answer was judged (a hang guard,
+      // bounded by the test's timeout, not a timing assertion).
+      while (server.requestCount() < 2) {
+        scheduler.runDue();
+        Thread.sleep(5);
+      }
+      HttpResponse<String> response = call.get(10, TimeUnit.SECONDS);
+
+      assertThat(response.statusCode()).isEqualTo(503);
+      assertThat(response.body()).isEqualTo("busy-2");
+      assertThat(server.requestCount()).isEqualTo(2);
+    }
+  }
+
+  @Test
+  void aStreamedLastRetryableBodyIsStillReadable() throws Exception {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy-1"), Response.of(503, "busy-2"))) {
+      CompletableFuture<HttpResponse<java.io.InputStream>> call =
+          client().sendAsync(HttpRequest.newBuilder(server.uri("/")).build(), BodyHandlers.ofInputStream());
+      while (server.requestCount() < 2) {
+        scheduler.runDue();
+        Thread.sleep(5);
+      }
+      HttpResponse<java.io.InputStream> response = call.get(10, TimeUnit.SECONDS);
+      try (java.io.InputStream body = response.body()) {
+        assertThat(new String(body.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("busy-2");
+      }
+      assertThat(response.statusCode()).isEqualTo(503);
+    }
+  }
 }

@@ -158,4 +158,23 @@ class HedgedEnqueueTest {
     assertThat(calls).hasSize(2);
     assertThat(calls.get(1).isCanceled()).isTrue();
   }
+
+  @Test
+  void whenEveryAttemptAnswersARetryableStatusTheCallerReadsTheLastBodyIntact() throws Exception {
+    server.enqueue(new MockResponse.Builder().code(503).body("busy-1").build());
+    server.enqueue(new MockResponse.Builder().code(503).body("busy-2").build());
+
+    CompletableFuture<Response> call = backoff().enqueue(client, get());
+    // The first 503 plans the hedge at once; it goes out only after that answer was judged.
+    await("the hedge after the first 503 reached the server", () -> {
+      scheduler.runDue();
+      return server.getRequestCount() == 2;
+    });
+
+    try (Response response = call.get(10, TimeUnit.SECONDS)) {
+      assertThat(response.code()).isEqualTo(503);
+      assertThat(response.body().string()).isEqualTo("busy-2"); // not closed: it is the call's outcome
+    }
+    assertThat(events).containsExactly("hedge 2");
+  }
 }
