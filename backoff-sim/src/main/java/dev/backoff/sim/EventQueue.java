@@ -74,7 +74,6 @@ final class EventQueue {
   private int nodesUsed;
   private int freeNode; // first free node + 1, 0 if none
 
-  private int lastLane = -1; // the lane of the event last removed, -1 for the calendar
 
   // The event last removed by poll().
   long time;
@@ -141,20 +140,6 @@ final class EventQueue {
     } else {
       schedule(at, eventKind, eventTarget, eventDatum);
     }
-  }
-
-  /**
-   * The target of the event {@code ahead} places after the head of a lane (0: the head), or null if the lane
-   * holds fewer events.
-   */
-  Object laneTargetAhead(int lane, int ahead) {
-    Lane l = lanes[lane];
-    return ahead < l.size ? l.targets[(l.head + ahead) & (l.targets.length - 1)] : null;
-  }
-
-  /** {@link #laneTargetAhead} in the retry lane, if the last event taken came from it; else null. */
-  Object targetAheadInRetryLane(int ahead) {
-    return lastLane == RETRY_LANE ? laneTargetAhead(RETRY_LANE, ahead) : null;
   }
 
   /** The next sequence number with the kind in its low 8 bits. */
@@ -331,7 +316,6 @@ final class EventQueue {
   }
 
   private void take(int index) {
-    lastLane = index;
     if (index >= 0) {
       Lane lane = lanes[index];
       int head = lane.head;

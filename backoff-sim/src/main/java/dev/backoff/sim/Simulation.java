@@ -73,9 +73,6 @@ final class Simulation {
   private long succeededCalls;
   private long attemptsTotal;
   private long lastHintNanos = Pushback.NONE;
-  /** How many timeouts ahead {@link #lookAhead()} reads. */
-  private static final int LOOK_AHEAD = 8;
-  private long lookedAhead; // the look-ahead reads' sink: never read, only there so that they happen
   private Verdict lastVerdict = Verdict.retryable(Pushback.NONE);
 
   Simulation(Scenario scenario, PolicySpec spec) {
@@ -163,13 +160,9 @@ final class Simulation {
       this.now = now;
       switch (q.kind) {
         case SEND:
-          if (q.targetAheadInRetryLane(LOOK_AHEAD) instanceof Caller ahead) {
-            lookedAhead += ahead.callStartNanos;
-          }
           send((Caller) q.target, now);
           break;
         case TIMEOUT:
-          lookAhead();
           timeout((Attempt) q.target, now);
           break;
         case SAMPLE:
@@ -203,20 +196,6 @@ final class Simulation {
         default:
           server.onEvent(q.kind, q.target, q.datum, now);
       }
-    }
-  }
-
-  /**
-   * Reads, a few timeouts ahead, the caller and the execution that timeout will touch. With 100 000 clients
-   * and more each client's state is a cache miss at almost every event; the timeouts fire in the order they
-   * were scheduled, so which clients come next is known, and reading them now lets the processor fetch them
-   * while it runs this event instead of stalling on them later (Java has no prefetch instruction; a read whose
-   * result goes to a field is the nearest thing the JIT keeps).
-   */
-  private void lookAhead() {
-    if (queue.laneTargetAhead(EventQueue.TIMEOUT_LANE, LOOK_AHEAD) instanceof Attempt ahead && ahead.caller != null) {
-      Execution<Object> execution = ahead.caller.execution;
-      lookedAhead += execution == null ? ahead.caller.callStartNanos : execution.attempts();
     }
   }
 
