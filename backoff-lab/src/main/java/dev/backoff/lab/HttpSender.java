@@ -196,13 +196,20 @@ final class HttpSender implements LogicalRequestSender {
     @Override
     public void onAttemptStarted(RetryEvent<HttpResponse<?>> event) {
       Call call = calls.computeIfAbsent(event.call(), key -> new Call());
+      boolean late;
       synchronized (call) {
-        if (call.ended) {
-          return;
+        late = call.ended;
+        if (!late) {
+          call.inFlight.set(event.attempts());
         }
-        call.inFlight.set(event.attempts());
       }
       observer.attemptStarted();
+      if (late) {
+        // A hedge whose hook was entered as the call ended: its request goes out (the sending layer counts it)
+        // and the loop cancels it at once, so it is counted as started and cancelled, like any loser.
+        observer.attemptCancelled();
+        return;
+      }
       if (event.attempts() > 1) {
         observer.hedgeStarted();
       }
