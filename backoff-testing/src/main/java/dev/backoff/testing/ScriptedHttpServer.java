@@ -308,6 +308,7 @@ public final class ScriptedHttpServer implements AutoCloseable {
     if (requestLine == null) {
       return null;
     }
+    long receivedNanos = System.nanoTime();
     String[] parts = requestLine.split(" ");
     if (parts.length != 3) {
       throw new IOException("not an HTTP request line: " + requestLine);
@@ -345,7 +346,7 @@ public final class ScriptedHttpServer implements AutoCloseable {
       number = requests.size() + 1;
     }
     return new RecordedRequest(number, parts[0], parts[1], Collections.unmodifiableMap(headers), body,
-        remotePort);
+        remotePort, receivedNanos);
   }
 
   private static String first(Map<String, List<String>> headers, String name) {
@@ -658,15 +659,17 @@ public final class ScriptedHttpServer implements AutoCloseable {
     private final Map<String, List<String>> headers;
     private final byte[] body;
     private final int remotePort;
+    private final long receivedNanos;
 
     RecordedRequest(int number, String method, String target, Map<String, List<String>> headers, byte[] body,
-        int remotePort) {
+        int remotePort, long receivedNanos) {
       this.number = number;
       this.method = method;
       this.target = target;
       this.headers = headers;
       this.body = body;
       this.remotePort = remotePort;
+      this.receivedNanos = receivedNanos;
     }
 
     /** The request's number, 1 for the first request the server read. */
@@ -721,6 +724,14 @@ public final class ScriptedHttpServer implements AutoCloseable {
     /** The client's port: requests with the same port came on the same connection. */
     public int remotePort() {
       return remotePort;
+    }
+
+    /**
+     * When the server read the request line, as {@link System#nanoTime()} on this JVM: compare it with the
+     * caller's own readings (a request sent after a deadline, the wait between two attempts).
+     */
+    public long receivedNanos() {
+      return receivedNanos;
     }
 
     @Override

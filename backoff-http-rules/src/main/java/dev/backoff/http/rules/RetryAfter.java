@@ -25,7 +25,8 @@ import java.util.Optional;
  * checked, not that it matches the date. Surrounding spaces and tabs are ignored. What it cannot read
  * gives "no hint", so the caller falls back to its backoff; that covers garbage and negative or fractional
  * numbers. A well-formed value is never ignored for being large: a larger value must never give a sooner
- * retry. Delay-seconds too large for a {@link Duration} (more than 19 digits' worth) give {@link #FOREVER};
+ * retry. Several values folded into one line by a proxy ({@code 5, 120}) give the longest of them, where
+ * each part is readable. Delay-seconds too large for a {@link Duration} (more than 19 digits' worth) give {@link #FOREVER};
  * a far date gives its exact wait, and {@link HttpRules} treats every wait beyond about 292 years
  * (too long for a {@code long} of nanoseconds) as infinite, which ends the call. A date in the past means
  * "retry now" (a zero wait).
@@ -102,7 +103,40 @@ public final class RetryAfter {
       Optional<Duration> wait = parse(value, now);
       if (wait.isPresent()) {
         hint = Math.max(hint, nanos(wait.get()));
+      } else if (value != null && value.indexOf(',') >= 0) {
+        hint = Math.max(hint, foldedHintNanos(value, now));
       }
+    }
+    return hint;
+  }
+
+  /**
+   * The longest wait in a value that is not one {@code Retry-After} but several folded into one line by a
+   * proxy ({@code 5, 120}, or IMF-fixdates joined after their {@code GMT}): RFC 9110 does not define the
+   * header as a list, but a proxy that joins repeated fields makes one, and ignoring it would drop the
+   * server's pushback. Each part must parse on its own; one unreadable part makes the whole value
+   * unreadable ({@link Pushback#NONE}), as for any garbage.
+   */
+  private static long foldedHintNanos(String value, Instant now) {
+    List<String> parts = new java.util.ArrayList<>();
+    String text = stripWhitespace(value);
+    if (!text.isEmpty() && isDigit(text.charAt(0))) {
+      parts.addAll(List.of(text.split(",", -1)));
+    } else {
+      for (String date : text.split("(?<=GMT),", -1)) {
+        parts.add(date);
+      }
+    }
+    if (parts.size() < 2) {
+      return Pushback.NONE;
+    }
+    long hint = Pushback.NONE;
+    for (String part : parts) {
+      Optional<Duration> wait = parse(part, now);
+      if (wait.isEmpty()) {
+        return Pushback.NONE;
+      }
+      hint = Math.max(hint, nanos(wait.get()));
     }
     return hint;
   }

@@ -148,6 +148,26 @@ class RetryAfterTest {
     assertThat(RetryAfter.hintNanos(headers("9223372036"), NOW)).isEqualTo(9_223_372_036_000_000_000L);
   }
 
+  @Test
+  void valuesFoldedIntoOneLineByAProxyGiveTheLongest() {
+    assertThat(RetryAfter.hintNanos(headers("5, 120"), NOW)).isEqualTo(120_000_000_000L);
+    assertThat(RetryAfter.hintNanos(headers("120,5"), NOW)).isEqualTo(120_000_000_000L);
+    assertThat(RetryAfter.hintNanos(headers(" 0 ,\t1 "), NOW)).isEqualTo(1_000_000_000L);
+    assertThat(RetryAfter.hintNanos(headers("1, 99999999999999999999"), NOW)).isEqualTo(RetryAfter.INFINITE_NANOS);
+    assertThat(RetryAfter.hintNanos(headers("Sun, 06 Nov 1994 08:49:37 GMT, Sun, 06 Nov 1994 08:49:40 GMT"), NOW))
+        .isEqualTo(10_000_000_000L);
+    // A date and delay-seconds folded together: each read in its own form.
+    assertThat(RetryAfter.hintNanos(headers("Sun, 06 Nov 1994 08:49:37 GMT,3"), NOW)).isEqualTo(7_000_000_000L);
+    assertThat(RetryAfter.hintNanos(headers("Sun, 06 Nov 1994 08:49:37 GMT,30"), NOW)).isEqualTo(30_000_000_000L);
+    // One unreadable part makes the whole line unreadable, as any garbage is.
+    assertThat(RetryAfter.hintNanos(headers("5, soon"), NOW)).isEqualTo(Pushback.NONE);
+    assertThat(RetryAfter.hintNanos(headers("5,"), NOW)).isEqualTo(Pushback.NONE);
+    assertThat(RetryAfter.hintNanos(headers(","), NOW)).isEqualTo(Pushback.NONE);
+    assertThat(RetryAfter.hintNanos(headers("-5, 3"), NOW)).isEqualTo(Pushback.NONE);
+    // A lone value is still parsed whole, never split: a date keeps its comma.
+    assertThat(RetryAfter.parse("5, 120", NOW)).isEmpty();
+  }
+
   static List<String> headers(String... retryAfter) {
     return List.of(retryAfter);
   }

@@ -1,0 +1,331 @@
+package dev.backoff.conformance.hostile;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.backoff.Backoff;
+import dev.backoff.Hedging;
+import dev.backoff.RetryPolicy;
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.RecordedRequest;
+import dev.backoff.testing.ScriptedHttpServer.Response;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * One set of misbehaving servers, run against every HTTP adapter: servers that always answer 503, answer a
+ * POST with {@code Retry-After: 0}, trickle or stall a 503's body past the call's deadline, send absurd or
+ * folded {@code Retry-After} values, or hold every connection of a small pool. A subclass says how its adapter
+ * makes a client under a {@link Shape} of policy and sends one request; each case here asserts what the
+ * server received (how many requests, and when) and that the call ended within its deadline plus a margin
+ * with the safe outcome: a response the caller can read, or the client's own error type, never a runtime
+ * exception from a dependency.
+ *
+ * <p>Every case is bounded in time ({@link #BOUND}) and counts requests once more after a short pause, so a
+ * request the adapter (or its client's own retry) sends after the call has ended is seen.
+ */
+public abstract class HostileServerSuite {
+  /** How long any case may take before it fails: far above every deadline below. */
+  static final Duration BOUND = Duration.ofSeconds(20);
+  /** The deadline of the cases whose server stalls: the call must end by it, plus {@link #MARGIN}. */
+  static final Duration DEADLINE = Duration.ofSeconds(1);
+  /** How late after its deadline a call may end: scheduling on a loaded machine, closing a connection. */
+  static final Duration MARGIN = Duration.ofMillis(1500);
+  /** How long a case waits after a call ends before counting requests again. */
+  static final Duration SETTLE = Duration.ofMillis(300);
+
+  /**
+   * What a case asks of the policy; an adapter builds its own typed policy with {@link #policy()}.
+   *
+   * @param maxAttempts the attempts, the first included
+   * @param backoff the fixed wait between attempts
+   * @param maxElapsed the call's deadline, or null for none
+   * @param hedgeDelay the hedging delay, or null for no hedging
+   */
+  protected record Shape(int maxAttempts, Duration backoff, Duration maxElapsed, Duration hedgeDelay) {
+    /** A policy of any response type with these settings and the library's defaults otherwise. */
+    public <R> RetryPolicy<R> policy() {
+      RetryPolicy.Builder<R> builder = RetryPolicy.<R>builder()
+          .maxAttempts(maxAttempts)
+          .backoff(Backoff.fixed(backoff));
+      if (maxElapsed != null) {
+        builder.maxElapsed(maxElapsed);
+      }
+      if (hedgeDelay != null) {
+        builder.hedging(Hedging.after(hedgeDelay));
+      }
+      return builder.build();
+    }
+  }
+
+  /** A client of the adapter under one policy. */
+  protected interface Exchange extends AutoCloseable {
+    /**
+     * Sends one request and reads the response's body to its end.
+     *
+     * @param method {@code GET} or {@code POST}
+     * @param body the request body, or null for none
+     * @return the status of the response the caller got
+     * @throws Exception what the client throws to its callers
+     */
+    int send(String method, URI uri, String body) throws Exception;
+
+    @Override
+    void close() throws Exception;
+  }
+
+  /** The adapter's name, shown in failures. */
+  protected abstract String adapter();
+
+  /** A client of the adapter under {@code shape}, its connection pool (if it has one) at its defaults. */
+  protected abstract Exchange open(Shape shape) throws Exception;
+
+  /**
+   * A client that hedges under {@code shape}, with at most {@code connectionsPerRoute} connections to one
+   * server; null if the adapter does not hedge (its hedging cases are then skipped, not passed).
+   */
+  protected Exchange openHedging(Shape shape, int connectionsPerRoute) throws Exception {
+    return null;
+  }
+
+  /**
+   * Whether {@code failure} is an error the adapter's callers are meant to handle (an {@code IOException},
+   * the framework's own exception type, one of Backoff's documented exceptions); a runtime exception that
+   * leaks from a dependency's parser is not.
+   */
+  protected abstract boolean isClientError(Throwable failure);
+
+  /** What a call ended with, and when. */
+  record Ending(Integer status, Throwable failure, long startNanos, long endNanos) {
+    Duration took() {
+      return Duration.ofNanos(endNanos - startNanos);
+    }
+
+    @Override
+    public String toString() {
+      return (status != null ? "status " + status : "failure " + failure) + " after " + took().toMillis() + " ms";
+    }
+  }
+
+  private Ending call(Exchange exchange, String method, URI uri, String body) {
+    long start = System.nanoTime();
+    try {
+      int status = exchange.send(method, uri, body);
+      return new Ending(status, null, start, System.nanoTime());
+    } catch (Exception e) {
+      return new Ending(null, e, start, System.nanoTime());
+    }
+  }
+
+  private void assertSafe(Ending ending, int expectedStatus) {
+    if (ending.failure() != null) {
+      assertThat(isClientError(ending.failure()))
+          .as("%s: the call failed with an exception its callers are not meant to handle: %s", adapter(),
+              stackOf(ending.failure()))
+          .isTrue();
+    } else {
+      assertThat(ending.status()).as("%s: the status the caller got", adapter()).isEqualTo(expectedStatus);
+    }
+  }
+
+  private static String stackOf(Throwable failure) {
+    java.io.StringWriter out = new java.io.StringWriter();
+    failure.printStackTrace(new java.io.PrintWriter(out));
+    return out.toString();
+  }
+
+  /** The requests the server read, after waiting {@link #SETTLE} for any that a background retry sends. */
+  private static List<RecordedRequest> settledRequests(ScriptedHttpServer server) throws InterruptedException {
+    Thread.sleep(SETTLE.toMillis());
+    return server.requests();
+  }
+
+  private void assertEndsByDeadline(Ending ending, List<RecordedRequest> requests) {
+    assertThat(ending.took())
+        .as("%s: the call ended within its deadline of %s plus %s: %s", adapter(), DEADLINE, MARGIN, ending)
+        .isLessThanOrEqualTo(DEADLINE.plus(MARGIN));
+    long deadline = ending.startNanos() + DEADLINE.toNanos();
+    assertThat(requests)
+        .as("%s: no request reached the server after the call's deadline", adapter())
+        .allSatisfy(request -> assertThat(request.receivedNanos()).isLessThanOrEqualTo(deadline));
+  }
+
+  @Test
+  void alwaysUnavailableGetIsSentMaxAttemptsTimes() {
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy"));
+          Exchange exchange = open(new Shape(4, Duration.ofMillis(10), null, null))) {
+        Ending ending = call(exchange, "GET", server.uri("/always-503"), null);
+        assertSafe(ending, 503);
+        assertThat(settledRequests(server)).as("%s: requests the server read", adapter()).hasSize(4);
+      }
+    });
+  }
+
+  @Test
+  void getIsNotRepeatedByTheClientsOwnRetry() {
+    // A 503 with Retry-After: 0 invites a client's own follow-up (OkHttp's, say) inside each attempt.
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(
+              Response.of(503, "busy").header("Retry-After", "0"));
+          Exchange exchange = open(new Shape(3, Duration.ofMillis(10), null, null))) {
+        Ending ending = call(exchange, "GET", server.uri("/retry-after-0"), null);
+        assertSafe(ending, 503);
+        assertThat(settledRequests(server)).as("%s: one request per attempt", adapter()).hasSize(3);
+      }
+    });
+  }
+
+  @Test
+  void postWithoutIdempotencyKeyReachesTheServerOnce() {
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(
+              Response.of(503, "busy").header("Retry-After", "0"));
+          Exchange exchange = open(new Shape(4, Duration.ofMillis(10), null, null))) {
+        Ending ending = call(exchange, "POST", server.uri("/orders"), "order");
+        assertSafe(ending, 503);
+        assertThat(settledRequests(server)).as("%s: a POST without an idempotency key", adapter()).hasSize(1);
+      }
+    });
+  }
+
+  @Test
+  void tricklingBodyOfA503IsBoundedByTheDeadline() {
+    // 10 bytes a second of a 1 MB body: reading it would take a day.
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(
+              Response.ofLength(503, 1_000_000).trickle(Duration.ofMillis(100)));
+          Exchange exchange = open(new Shape(10, Duration.ofMillis(10), DEADLINE, null))) {
+        Ending ending = call(exchange, "GET", server.uri("/trickle"), null);
+        assertSafe(ending, 503);
+        assertEndsByDeadline(ending, settledRequests(server));
+      }
+    });
+  }
+
+  @Test
+  void stalledBodyOfA503IsBoundedByTheDeadline() {
+    // The head and one byte of the body, then nothing for an hour.
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(
+              Response.ofLength(503, 1_000).trickle(Duration.ofHours(1)));
+          Exchange exchange = open(new Shape(10, Duration.ofMillis(10), DEADLINE, null))) {
+        Ending ending = call(exchange, "GET", server.uri("/stall"), null);
+        assertSafe(ending, 503);
+        assertEndsByDeadline(ending, settledRequests(server));
+      }
+    });
+  }
+
+  @Test
+  void stalledBodyOfA200IsBoundedByTheDeadline() {
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(
+              Response.ofLength(200, 1_000).trickle(Duration.ofHours(1)));
+          Exchange exchange = open(new Shape(10, Duration.ofMillis(10), DEADLINE, null))) {
+        Ending ending = call(exchange, "GET", server.uri("/stall-200"), null);
+        assertSafe(ending, 200);
+        assertEndsByDeadline(ending, settledRequests(server));
+      }
+    });
+  }
+
+  @Test
+  void retryAfterBeyondAnIntEndsCleanly() {
+    // 2^31 seconds: past what an int holds (OkHttp's own parser throws on it) and past any pushback limit.
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(
+              Response.of(503, "busy").header("Retry-After", "2147483648"), Response.of(200, "ok"));
+          Exchange exchange = open(new Shape(4, Duration.ofMillis(10), Duration.ofSeconds(5), null))) {
+        Ending ending = call(exchange, "GET", server.uri("/huge-retry-after"), null);
+        assertSafe(ending, 503);
+        assertThat(settledRequests(server)).as("%s: a wait past the deadline is not taken", adapter()).hasSize(1);
+      }
+    });
+  }
+
+  @Test
+  void retryAfterOfGarbageFallsBackToTheBackoff() {
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(
+              Response.of(503, "busy").header("Retry-After", "soon, I promise"), Response.of(200, "ok"));
+          Exchange exchange = open(new Shape(4, Duration.ofMillis(10), null, null))) {
+        Ending ending = call(exchange, "GET", server.uri("/garbage-retry-after"), null);
+        assertSafe(ending, 200);
+        assertThat(settledRequests(server)).hasSize(2);
+      }
+    });
+  }
+
+  @Test
+  void retryAfterFoldedByAProxyIsHonouredAtItsLongest() {
+    // Two Retry-After fields folded into one line; the longer wait is the one the server can rely on.
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(
+              Response.of(503, "busy").header("Retry-After", "0, 1"), Response.of(200, "ok"));
+          Exchange exchange = open(new Shape(4, Duration.ofMillis(10), null, null))) {
+        Ending ending = call(exchange, "GET", server.uri("/folded"), null);
+        assertSafe(ending, 200);
+        List<RecordedRequest> requests = settledRequests(server);
+        assertThat(requests).hasSize(2);
+        assertThat(Duration.ofNanos(requests.get(1).receivedNanos() - requests.get(0).receivedNanos()))
+            .as("%s: the wait between the attempts", adapter())
+            .isGreaterThanOrEqualTo(Duration.ofMillis(950));
+      }
+    });
+  }
+
+  @Test
+  void hedgedCallsUnderPoolPressureAllEnd() {
+    // 30 hedged calls to a server that always answers 503, through 5 connections: a hedge must never wait
+    // for a connection that its own siblings hold.
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "busy").delay(Duration.ofMillis(20)))) {
+        Exchange exchange = openHedging(new Shape(3, Duration.ofMillis(10), Duration.ofSeconds(8),
+            Duration.ofMillis(5)), 5);
+        assumeTrue(exchange != null, adapter() + " does not hedge");
+        try (exchange) {
+          ExecutorService callers = Executors.newFixedThreadPool(30);
+          try {
+            List<CompletableFuture<Ending>> endings = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+              endings.add(CompletableFuture.supplyAsync(
+                  () -> call(exchange, "GET", server.uri("/pool"), null), callers));
+            }
+            for (CompletableFuture<Ending> ending : endings) {
+              assertSafe(ending.get(), 503);
+            }
+          } finally {
+            callers.shutdownNow();
+            callers.awaitTermination(5, TimeUnit.SECONDS);
+          }
+          assertThat(settledRequests(server)).as("%s: at most 3 attempts per call", adapter())
+              .hasSizeBetween(30, 90);
+        }
+      }
+    });
+  }
+
+  @Test
+  void postIsNeverHedged() {
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(200, "ok").delay(Duration.ofMillis(300)))) {
+        Exchange exchange = openHedging(new Shape(3, Duration.ofMillis(10), null, Duration.ofMillis(20)), 5);
+        assumeTrue(exchange != null, adapter() + " does not hedge");
+        try (exchange) {
+          Ending ending = call(exchange, "POST", server.uri("/orders"), "order");
+          assertSafe(ending, 200);
+          assertThat(settledRequests(server)).as("%s: a POST without an idempotency key", adapter()).hasSize(1);
+        }
+      }
+    });
+  }
+}
