@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
         + "for those meeting your objectives in a scenario, over several seeds; print them, the trade-off "
         + "between success ratio, amplification and p99, and the best one as Java, simulate arguments and Spring properties.",
         "Objectives: a comma-separated list of METRIC>=VALUE or METRIC<=VALUE (the metric's good direction): "
-            + "recovers (fraction of seeds recovered, 0.95 or 95%), success-ratio (fraction), amplification "
+            + "recovers (fraction of seeds recovered, 0.95 or 95%%), success-ratio (fraction), amplification "
             + "(attempts per request), p99 and recovery-time (durations such as 10s), peak-concurrency (requests). "
             + "Each is judged on the mean over the seeds (recovery-time: over the seeds that recovered).",
         "Exit 1 when no policy meets every objective: the output names the objective that binds and its best value."})

@@ -110,7 +110,8 @@ final class ContentionCommand implements Callable<Integer> {
               default -> ScenarioKeyFlags.placeholder(name, String.valueOf(key.getValue()));
             })
             .type(String.class)
-            .description((DESCRIPTIONS.getOrDefault(name, "") + " Default: " + key.getValue() + ".").strip())
+            .description((DESCRIPTIONS.getOrDefault(name, "") + " Default: " + key.getValue() + ".").strip()
+                .replace("%", "%%")) // picocli formats descriptions: a literal % is %%
             .build());
       }
       return command;

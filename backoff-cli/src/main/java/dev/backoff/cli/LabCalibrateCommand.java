@@ -32,9 +32,9 @@ import picocli.CommandLine.Spec;
     description = {"Compare the live lab with the simulator: run each policy once live (as 'backoff lab demo' does) "
         + "and in the simulator over --seeds seeds of the same scenario, and print per policy the live verdict, "
         + "recovery time, peak concurrency and amplification next to the simulator's recovered fraction (with a "
-        + "95% Wilson interval) and medians.",
+        + "95%% Wilson interval) and medians.",
         "The two agree when the live outcome (came back or not) is one the simulator produces: the lower end "
-            + "of the Wilson interval of the fraction of simulated runs with that outcome is at least 5%. "
+            + "of the Wilson interval of the fraction of simulated runs with that outcome is at least 5%%. "
             + "About 70 s of real time per policy; --no-live runs only the simulator."})
 final class LabCalibrateCommand implements Callable<Integer> {
   enum Format { table, json }

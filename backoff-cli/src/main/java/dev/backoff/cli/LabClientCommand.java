@@ -36,7 +36,7 @@ final class LabClientCommand implements Callable<Integer> {
 
   @Option(names = "--policy", paramLabel = "<spec>",
       description = "Retry policy: an experiment client (storm-fixed, storm-exponential), a strategy with optional "
-          + "parameters or a preset, +budget for a fleet-wide budget, +breaker[:rate%:window:wait:trials] for a "
+          + "parameters or a preset, +budget for a fleet-wide budget, +breaker[:rate%%:window:wait:trials] for a "
           + "fleet-wide circuit breaker, +adaptive[:wait|fail|max-wait] for a fleet-wide adaptive rate limiter, "
           + "+hedge:delay[:max-hedges] to hedge (see 'backoff strategies'). "
           + "Default storm-exponential.")
