@@ -85,6 +85,6 @@ public final class Decision {
     if (isSuccess()) {
       return "success";
     }
-    return isRetry() ? "retry after " + Duration.ofNanos(delayNanos) : "stop: " + stopReason.description();
+    return isRetry() ? "retry after " + dev.backoff.spec.Durations.formatTruncated(delayNanos) : "stop: " + stopReason.description();
   }
 }

@@ -17,12 +17,20 @@ public final class RetryHistory extends RuntimeException {
 
   RetryHistory(String policyName, int attempts, long elapsedNanos, StopReason stopReason) {
     super(policyName + ": gave up after " + attempts + (attempts == 1 ? " attempt" : " attempts") + " in "
-        + Duration.ofNanos(Math.max(0, elapsedNanos)) + (stopReason == null ? "" : ": " + stopReason.description()),
+        + readable(elapsedNanos) + (stopReason == null ? "" : ": " + stopReason.description()),
         null, false, false);
     this.policyName = policyName;
     this.attempts = attempts;
     this.elapsedNanos = elapsedNanos;
     this.stopReason = stopReason;
+  }
+
+  /**
+   * The elapsed time as a person reads it, in the one duration format ({@code 38ms}, {@code 1.786s},
+   * {@code 2m}): to the millisecond, or to the microsecond below one millisecond; not {@code PT0.038352162S}.
+   */
+  static String readable(long elapsedNanos) {
+    return dev.backoff.spec.Durations.formatTruncated(elapsedNanos);
   }
 
   /**

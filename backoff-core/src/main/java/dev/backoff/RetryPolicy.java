@@ -284,7 +284,7 @@ public final class RetryPolicy<R> {
   @Override
   public String toString() {
     return "RetryPolicy[" + name + ": " + maxAttempts + " attempts, " + backoff
-        + (maxElapsedNanos == Long.MAX_VALUE ? "" : ", deadline " + Duration.ofNanos(maxElapsedNanos))
+        + (maxElapsedNanos == Long.MAX_VALUE ? "" : ", deadline " + dev.backoff.spec.Durations.formatTruncated(maxElapsedNanos))
         + (budget == null ? "" : ", budget " + budget)
         + (breaker == null ? "" : ", breaker " + breaker.name())
         + (rateLimiter == null ? "" : ", rate limiter " + rateLimiter.name())

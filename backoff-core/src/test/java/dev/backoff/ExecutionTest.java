@@ -280,7 +280,7 @@ class ExecutionTest {
     assertThat(history.elapsed()).isEqualTo(Duration.ofSeconds(4));
     assertThat(history.stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
     assertThat(history.policyName()).isEqualTo("orders");
-    assertThat(history.getMessage()).isEqualTo("orders: gave up after 5 attempts in PT4S: attempts exhausted");
+    assertThat(history.getMessage()).isEqualTo("orders: gave up after 5 attempts in 4s: attempts exhausted");
     assertThat(history.getStackTrace()).isEmpty();
     // asking again attaches nothing more
     assertThat(execution.finalFailure().getSuppressed()).hasSize(3);

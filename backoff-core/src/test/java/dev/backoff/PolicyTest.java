@@ -88,7 +88,7 @@ class PolicyTest {
           }
         }).build();
     Decision decision = policy.newExecution(0).onFailure(new IOException("x"), 500_000_000L);
-    assertThat(decision).hasToString("retry after PT2S");
+    assertThat(decision).hasToString("retry after 2s");
     assertThat(StopReason.ATTEMPTS_EXHAUSTED.description()).isEqualTo("attempts exhausted");
     assertThat(FailureClass.THROTTLED.name()).isEqualTo("throttled");
     assertThat(RetryHistory.of(null)).isNull();

@@ -199,6 +199,17 @@ public final class Durations {
     return format(BigDecimal.valueOf(nanos));
   }
 
+  /**
+   * A measured duration as a person reads it in a message or log line: {@link #format(long)} of it truncated
+   * to the millisecond, or to the microsecond below one millisecond ({@code 38ms}, {@code 1.786s},
+   * {@code 352us}), never {@code PT0.038352162S}. Negative values read as {@code 0s}.
+   */
+  public static String formatTruncated(long nanos) {
+    long positive = Math.max(0, nanos);
+    long unit = positive >= 1_000_000 ? 1_000_000 : positive >= 1_000 ? 1_000 : 1;
+    return format(positive - positive % unit);
+  }
+
   private static String format(BigDecimal nanos) {
     if (nanos.signum() == 0) {
       return "0s";

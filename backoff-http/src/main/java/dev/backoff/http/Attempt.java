@@ -11,9 +11,7 @@ import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodySubscriber;
 import java.net.http.HttpResponse.ResponseInfo;
 import java.net.http.HttpTimeoutException;
-import java.time.Duration;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -83,7 +81,7 @@ final class Attempt<T> implements BodyHandler<Object> {
 
   private void expire() {
     HttpTimeoutException timeout = new HttpTimeoutException(
-        "no complete response within " + Duration.ofNanos(timeoutNanos).truncatedTo(ChronoUnit.MILLIS)
+        "no complete response within " + dev.backoff.spec.Durations.formatTruncated(timeoutNanos)
             + " (the attempt's timeout)");
     expired = timeout;
     AttemptBody current = body;

@@ -96,7 +96,7 @@ class ExchangeTimeoutTest {
 
       Throwable failure = cause(call);
       assertThat(failure).isInstanceOf(HttpTimeoutException.class)
-          .hasMessage("no complete response within PT1S (the attempt's timeout)");
+          .hasMessage("no complete response within 1s (the attempt's timeout)");
       assertThat(RetryHistory.of(failure).attempts()).isEqualTo(3);
       assertThat(RetryHistory.of(failure).stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
       assertThat(server.requestCount()).isEqualTo(3);
@@ -118,7 +118,7 @@ class ExchangeTimeoutTest {
 
       Throwable failure = cause(call);
       assertThat(failure).isInstanceOf(HttpTimeoutException.class)
-          .hasMessage("no complete response within PT0.7S (the attempt's timeout)");
+          .hasMessage("no complete response within 700ms (the attempt's timeout)");
       assertThat(RetryHistory.of(failure).attempts()).isEqualTo(2);
       assertThat(timers.delays()).containsExactly(Duration.ofMillis(700), Duration.ofMillis(700));
     }
