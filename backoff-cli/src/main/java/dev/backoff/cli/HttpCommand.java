@@ -166,7 +166,7 @@ final class HttpCommand implements Callable<Integer> {
           : awaitHedged(client.build().sendAsync(request, printing));
     } catch (IOException e) {
       RetryHistory history = RetryHistory.of(e);
-      err.println("backoff: " + describe(e, request.uri().getHost())
+      err.println("backoff: " + describe(e, request.uri())
           + (history == null ? "" : " (" + plural(history.attempts(), "attempt") + ", "
               + history.stopReason().description() + ")"));
       err.flush();
@@ -247,11 +247,17 @@ final class HttpCommand implements Callable<Integer> {
   }
 
   private HttpRequest request() {
+    if (!url.contains("://")) {
+      // "127.0.0.1:8080" or "localhost:8080/api": java.net.URI reads the host as a scheme and says "Illegal
+      // character in scheme name", which does not tell the user what to do.
+      throw new Errors.UsageException("URL '" + url + "' has no scheme; did you mean 'http://" + url + "'?");
+    }
     URI uri;
     try {
       uri = new URI(url);
     } catch (java.net.URISyntaxException e) {
-      throw new Errors.UsageException("URL '" + url + "' is malformed: " + e.getReason());
+      throw new Errors.UsageException("URL '" + url + "' is malformed: " + e.getReason()
+          + (e.getIndex() >= 0 ? " at character " + (e.getIndex() + 1) : ""));
     }
     String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
     if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
@@ -349,10 +355,31 @@ final class HttpCommand implements Callable<Integer> {
    * says only "ConnectException", with the reason two causes down).
    */
   static String describe(Throwable failure, String host) {
+    return describe(failure, host, host);
+  }
+
+  private static String describe(Throwable failure, URI uri) {
+    return describe(failure, uri.getHost(), uri.getPort() < 0 ? uri.getHost() : uri.getHost() + ":" + uri.getPort());
+  }
+
+  /** As {@link #describe(Throwable, String)}; {@code authority} (host and port) names what could not be reached. */
+  private static String describe(Throwable failure, String host, String authority) {
     for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
       if (cause instanceof java.nio.channels.UnresolvedAddressException
           || cause instanceof java.net.UnknownHostException) {
         return "unknown host " + host;
+      }
+    }
+    for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+      if (cause instanceof java.net.ConnectException) {
+        // The JDK's client says only "ConnectException"; the reason ("Connection refused") is a cause down.
+        String reason = null;
+        for (Throwable inner = cause; inner != null && reason == null; inner = inner.getCause()) {
+          String message = inner.getMessage();
+          reason = message == null || message.isBlank() ? null : message;
+        }
+        return "cannot connect to " + authority + ": " + (reason == null ? "connection failed" : reason)
+            + " (is the server running, and is the port right?)";
       }
     }
     return describe(failure);

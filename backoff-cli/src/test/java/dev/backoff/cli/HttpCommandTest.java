@@ -179,7 +179,19 @@ class HttpCommandTest {
     assertThat(result.out).isEmpty();
     assertThat(result.err.lines()).hasSize(3);
     assertThat(result.err.lines().skip(2).findFirst().orElseThrow())
-        .startsWith("backoff: ConnectException").endsWith("(2 attempts, attempts exhausted)");
+        .startsWith("backoff: cannot connect to 127.0.0.1:" + port + ": ")
+        .contains("(is the server running, and is the port right?)")
+        .endsWith("(2 attempts, attempts exhausted)");
+  }
+
+  @Test
+  void aUrlWithoutSchemeIsAUsageErrorThatSaysWhatToType() {
+    CliRunner result = http("127.0.0.1:8080");
+    assertThat(result.exitCode).isEqualTo(2);
+    assertThat(result.err.lines().findFirst().orElseThrow())
+        .isEqualTo("backoff: URL '127.0.0.1:8080' has no scheme; did you mean 'http://127.0.0.1:8080'?");
+    assertThat(result.err).doesNotContain("Illegal character").doesNotContain("\tat ");
+    assertThat(http("localhost:8080/api").err).contains("did you mean 'http://localhost:8080/api'?");
   }
 
   @Test
