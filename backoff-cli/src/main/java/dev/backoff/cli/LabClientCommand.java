@@ -47,7 +47,7 @@ final class LabClientCommand implements Callable<Integer> {
   Duration duration;
 
   @Option(names = "--format", paramLabel = "table|json",
-      description = "Summary format: ${COMPLETION-CANDIDATES}. With json the 5 s lines go to stderr. Default table.")
+      description = "Summary format: ${COMPLETION-CANDIDATES}. Progress (a rate line every 5 s) goes to stderr, as in every command; the summary to stdout. Default table.")
   Format format = Format.table;
 
   @Override
@@ -66,7 +66,6 @@ final class LabClientCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    PrintWriter lines = format == Format.json ? err : out;
     CountDownLatch stop = new CountDownLatch(1);
     CountDownLatch finished = new CountDownLatch(1);
     Thread hook = new Thread(() -> {
@@ -80,7 +79,7 @@ final class LabClientCommand implements Callable<Integer> {
     Runtime.getRuntime().addShutdownHook(hook);
     try {
       out.println(LabClientRun.run(builder, policy, uri.resolve("/admin/stats"), duration, format == Format.json,
-          stop, lines, err));
+          stop, err, err)); // progress on stderr, as lab demo's and every command's
       out.flush();
     } finally {
       finished.countDown();

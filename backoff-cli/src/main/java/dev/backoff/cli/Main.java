@@ -7,10 +7,48 @@ import picocli.CommandLine;
 public final class Main {
   private Main() {}
 
+  /**
+   * The commands that stop on Ctrl-C or SIGTERM by design and report it themselves: {@code run} says what it
+   * stopped, the lab's server and client print their summaries.
+   */
+  private static final java.util.Set<String> REPORT_THEIR_OWN_STOP = java.util.Set.of("run", "server", "client");
+
   /** Runs the command and exits with its status (see {@link HelpTexts#EXIT_CODES}). */
   public static void main(String[] args) {
-    System.exit(newCommandLine(new PrintWriter(System.out, true), new PrintWriter(System.err, true))
-        .execute(args));
+    PrintWriter err = new PrintWriter(System.err, true);
+    CommandLine commandLine = newCommandLine(new PrintWriter(System.out, true), err);
+    java.util.concurrent.atomic.AtomicBoolean done = new java.util.concurrent.atomic.AtomicBoolean();
+    // Ctrl-C (exit 130) or SIGTERM (143) ends the JVM through its shutdown hooks: say so, rather than end
+    // silently with a half-written or missing output.
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      String message = done.get() ? null : interruptionMessage(commandLine.getParseResult());
+      if (message != null) {
+        err.println(message);
+        err.flush();
+      }
+    }, "backoff-interrupted"));
+    int status = commandLine.execute(args);
+    done.set(true);
+    System.exit(status);
+  }
+
+  /**
+   * What to say when the process is stopped by a signal while {@code parsed}'s command runs, or null when
+   * that command reports its own stop (or nothing was parsed yet, as while printing help).
+   */
+  static String interruptionMessage(CommandLine.ParseResult parsed) {
+    if (parsed == null) {
+      return null;
+    }
+    CommandLine.ParseResult deepest = parsed;
+    while (deepest.subcommand() != null) {
+      deepest = deepest.subcommand();
+    }
+    if (deepest == parsed || REPORT_THEIR_OWN_STOP.contains(deepest.commandSpec().name())) {
+      return null;
+    }
+    return "backoff: " + deepest.commandSpec().qualifiedName().replaceFirst("^backoff ", "")
+        + " interrupted; stopped before it finished (its output is incomplete)";
   }
 
   /**

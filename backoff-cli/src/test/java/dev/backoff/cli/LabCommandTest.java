@@ -82,6 +82,18 @@ class LabCommandTest {
   }
 
   @Test
+  @org.junit.jupiter.api.Tag("slow")
+  void clientsProgressGoesToStderrAndOnlyItsSummaryToStdout() throws Exception {
+    try (LabServer server = LabServer.builder().start()) {
+      CliRunner result = CliRunner.run("lab", "client", "--url", server.apiUri().toString(), "--clients", "20",
+          "--think-mean", "200ms", "--timeout", "1s", "--policy", "fixed", "--duration", "6s");
+      assertThat(result.exitCode).isZero();
+      assertThat(result.err).containsPattern("OK: [0-9.]+ req/sec, errors: [0-9.]+ req/sec");
+      assertThat(result.out).doesNotContain("OK: ").contains("baseline");
+    }
+  }
+
+  @Test
   void demoRejectsUnknownPolicies() {
     CliRunner result = CliRunner.run("lab", "demo", "--policies", "fixed,bogus");
     assertThat(result.exitCode).isEqualTo(2);
