@@ -129,7 +129,8 @@ final class LabCalibrateCommand implements Callable<Integer> {
       simulated.put(policy, missing == null ? new Simulated(runs, null, hedgesPerRequest)
           : new Simulated(List.of(), missing));
     }
-    err.println("simulator: " + count + " seeds of " + simulated.size() + " policies done");
+    err.println("simulator: " + count + (count == 1 ? " seed" : " seeds") + " of " + simulated.size()
+        + (simulated.size() == 1 ? " policy" : " policies") + " done");
     err.flush();
     return simulated;
   }

@@ -53,7 +53,7 @@ final class SeedsRun {
     }
     Confidence result;
     long total = Confidence.totalSeconds(scenario, command.seeds);
-    try (Progress progress = Progress.start(command.spec, "simulate " + command.seeds + " seeds", total)) {
+    try (Progress progress = Progress.start(command.spec, "simulate " + command.seeds + (command.seeds == 1 ? " seed" : " seeds"), total)) {
       result = Confidence.run(scenario, command.seeds, threads, progress::stepTo);
     }
     out.print(switch (command.format) {
