@@ -168,6 +168,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       state = DONE;
       IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
       execution.stopNanos(StopReason.CANCELLED, executor.clock.nanoTime());
+      discardHeld();
       return null;
     }
     // This task may run after the rate limiter's wait: its token is then this attempt's (a stop gives it back).
@@ -193,6 +194,8 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       return null;
     }
     execution.onRetryStart();
+    // The retry starts: a retried result it replaces goes back to a driver's hook (Execution.takeHeldResult).
+    discardHeld();
     startAttempt(permit);
     return null;
   }
@@ -503,12 +506,17 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     }
   }
 
+  /** Hands a held retried result back to a driver's hook (see {@link Execution#takeHeldResult}). */
+  @SuppressWarnings("unchecked")
+  private void discardHeld() {
+    discard((T) execution.takeHeldResult());
+  }
+
   /** Records the outcome with the attempt's permit (the execution reports it, or releases it if a callback throws). */
   private void decideAfter(Throwable cause, T result, Verdict verdict, long now, CircuitBreaker.Permit permit) {
     long decision = execution.recordNanos(result, cause, verdict, now, permit);
     if (decision >= 0) {
-      discard(result);
-      scheduleRetry(decision);
+      scheduleRetry(decision); // a retried result stays held until the retry starts (Execution.takeHeldResult)
       return;
     }
     state = DONE;
@@ -516,16 +524,11 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
   }
 
   /**
-   * A retry refused after its wait, by the breaker or the rate limiter: the call stops. A driver's last result
-   * went back to it (released) when the retry was decided, so it cannot be the call's outcome: the call fails
-   * with the refusal instead.
+   * A retry refused after its wait, by the breaker or the rate limiter: the call stops, and ends as when its
+   * attempts run out (with the held retried result, or the last failure, or the recovery's value).
    */
   private void settleGateStop(StopReason reason) {
     execution.stopNanos(reason, executor.clock.nanoTime());
-    if (attempt instanceof Hooks && execution.lastFailure() == null) {
-      super.completeExceptionally(RateGate.stoppedAfterResult(executor.policy, execution));
-      return;
-    }
     settle(false);
   }
 
@@ -575,6 +578,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         // to cancel, so drop it from the queue now rather than when it falls due.
         if (STATE.compareAndSet(this, WAITING, DONE)) {
           execution.stopNanos(StopReason.CANCELLED, executor.clock.nanoTime());
+          discardHeld();
         }
         task.cancel(false);
       }
@@ -584,6 +588,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       // call the same way, or the future would hang and the listeners never hear of the call again.
       if (STATE.compareAndSet(this, WAITING, DONE)) {
         execution.stopNanos(StopReason.CANCELLED, executor.clock.nanoTime());
+        discardHeld(); // the retry cannot be scheduled: the call fails with the refusal
         Throwable last = execution.finalFailure();
         if (last != null) {
           last.addSuppressed(rejected);
@@ -631,6 +636,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         task.cancel(false);
       }
       execution.stopNanos(StopReason.CANCELLED, executor.clock.nanoTime());
+      discardHeld();
       return;
     }
     if (state == STARTING && starter != Thread.currentThread()) {

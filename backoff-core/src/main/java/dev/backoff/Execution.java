@@ -45,6 +45,9 @@ public final class Execution<R> {
   private static final int PERMIT_OPEN = 16;
   // The async loop holds a token from the policy's rate limiter while it waits to start the next attempt.
   private static final int RATE_TOKEN_HELD = 32;
+  // The last outcome is a retried result still in the call's custody: not handed back to the driver, so that
+  // the call can end with it if the retry is refused before it starts (see takeHeldResult).
+  private static final int RESULT_HELD = 64;
   private static final StopReason[] STOP_REASONS = StopReason.values();
 
   private final RetryPolicy<R> policy;
@@ -378,7 +381,7 @@ public final class Execution<R> {
     flags |= DONE;
     // The last attempt returned a result: no event may report an old failure (nor is it kept as an earlier one).
     last = result;
-    flags &= ~LAST_IS_FAILURE;
+    flags &= ~(LAST_IS_FAILURE | RESULT_HELD);
     if (policy.rateLimiter != null) {
       policy.rateLimiter.onResponse(false);
     }
@@ -432,7 +435,7 @@ public final class Execution<R> {
   private void rememberFailure(Throwable failure) {
     Throwable previous = lastFailure();
     last = failure;
-    flags |= LAST_IS_FAILURE;
+    flags = (byte) ((flags | LAST_IS_FAILURE) & ~RESULT_HELD);
     keepEarlierFailure(previous, failure);
   }
 
@@ -440,7 +443,7 @@ public final class Execution<R> {
   private void rememberResult(R result) {
     Throwable previous = lastFailure();
     last = result;
-    flags &= ~LAST_IS_FAILURE;
+    flags = (byte) ((flags & ~LAST_IS_FAILURE) | RESULT_HELD);
     keepEarlierFailure(previous, null);
   }
 
@@ -578,6 +581,25 @@ public final class Execution<R> {
 
   private Object call() {
     return rare instanceof Rare r ? r.call : null;
+  }
+
+  /**
+   * Result custody, the one rule for every loop: a retried result stays in the call's custody while the call
+   * waits to retry, because the call may still end with it. It is handed back to the driver (to discard: an
+   * HTTP body's connection released) only when the next attempt is about to start, or when the caller cancels
+   * or interrupts the call; a retry refused before it starts (by the breaker, the rate limiter or its wait past
+   * the deadline) ends the call with it, exactly as when the attempts run out, the deadline passes or the
+   * budget refuses (the engine decides those with the result in hand). Returns the held result and gives up
+   * custody of it, or null if none is held (the last outcome was a failure, or custody was given up before):
+   * so no result is handed back twice, and the one handed back is never the call's outcome.
+   */
+  @SuppressWarnings("unchecked")
+  R takeHeldResult() {
+    if ((flags & RESULT_HELD) == 0) {
+      return null;
+    }
+    flags &= ~RESULT_HELD;
+    return (R) last;
   }
 
   /**

@@ -49,10 +49,9 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
   private int generation; // of the pending hedge task: an older one that runs anyway does nothing
   private StopReason noMoreHedges; // why no further hedge may start, or null
   private boolean finished; // the outcome is decided (or the caller completed the future)
-  // The retried result that is the execution's last outcome, not discarded: the call may still end with it
-  // (no further hedge may start and nothing else answers). Replaced (and then discarded, outside the lock) by
-  // a later outcome; taken by whoever ends the call, which hands it to the caller or discards it.
-  private T held;
+  // A retried result that is the execution's last outcome stays in its custody (Execution.takeHeldResult):
+  // the call may still end with it (no further hedge may start and nothing else answers). A later outcome
+  // takes it (to discard outside the lock); whoever ends the call takes it to hand it over or discard it.
   private volatile int starting; // attempt hooks running now (a canceller waits for them)
   // Guarded by this call's monitor: the attempts counted in starting (kept after the call finishes, unlike
   // inFlight, so that a canceller can tell whether it runs inside one of their hooks).
@@ -366,6 +365,12 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     return e;
   }
 
+  /** Takes the retried result in the execution's custody, if any (guarded by this call's monitor). */
+  @SuppressWarnings("unchecked")
+  private T heldResult() {
+    return execution == null ? null : (T) execution.takeHeldResult();
+  }
+
   private Object identity() {
     return executor.policy.attemptListeners.length == 0 ? null : this;
   }
@@ -484,6 +489,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
           if (permit != null) {
             permit.onSuccess();
           }
+          replaced = heldResult(); // before the success, which makes this result the execution's last
           if (execution == null) {
             FirstAttempt.succeeded(policy, result, startNanos, now, identity());
           } else {
@@ -492,8 +498,6 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
           finished = true;
           won = true;
           winner = result;
-          replaced = held;
-          held = null;
           toCancel = takeAll();
         } else {
           if (execution == null) {
@@ -501,11 +505,10 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
           }
           CircuitBreaker.Permit permit = a.permit;
           a.permit = null;
-          Decision decision = execution.recordHedged(result, cause, verdict, permit, now);
-          // This outcome is now the execution's last: the call may end with it if it is a result, so it is
+          // This outcome becomes the execution's last: the call may end with it if it is a result, so it is
           // held, not discarded; the result it replaces can no longer be the call's outcome.
-          replaced = held;
-          held = cause == null ? result : null;
+          replaced = heldResult();
+          Decision decision = execution.recordHedged(result, cause, verdict, permit, now);
           if (execution.isDone()) { // a fatal failure (or the driver's stop verdict on a result)
             finished = true;
             toCancel = takeAll();
@@ -532,8 +535,8 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
       // never hang, so the call fails with it.
       discard(replaced);
       synchronized (this) {
-        if (result != null && held == result) {
-          held = null; // discarded just below, once
+        if (result != null && execution != null && execution.lastResult() == result) {
+          execution.takeHeldResult(); // discarded just below, once
         }
       }
       discard(result);
@@ -608,8 +611,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     synchronized (this) {
       unexpected = failure;
       inHook = inHookHere();
-      last = held; // the call's outcome if it ends on a result: handed over (or discarded) below, once
-      held = null;
+      last = heldResult(); // the call's outcome if it ends on a result: handed over (or discarded) below, once
     }
     // A hedge whose hook another thread entered before the outcome was decided: the call completes only
     // once that hook has returned (and its stage has been cancelled), so no attempt starts after it completes.
@@ -714,8 +716,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
       inHook = inHookHere();
       if (!finished) {
         finished = true;
-        dropped = held; // the caller's own outcome replaces it
-        held = null;
+        dropped = heldResult(); // the caller's own outcome replaces it
         toCancel = takeAll();
         if (execution == null) {
           execution = newExecution();

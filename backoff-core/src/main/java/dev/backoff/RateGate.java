@@ -77,23 +77,6 @@ final class RateGate {
   }
 
   /**
-   * What a driver's call fails with when the gate (the breaker or the rate limiter) refused a retry after
-   * the last attempt returned a result: that result was released when the retry was decided, so the call
-   * cannot return it. A {@link CircuitOpenException} or a {@link RateLimitedException}, with the call's
-   * {@link RetryHistory} attached.
-   */
-  static RuntimeException stoppedAfterResult(RetryPolicy<?> policy, Execution<?> execution) {
-    StopReason reason = execution.stopReason();
-    String what = "attempt " + (execution.attempts() + 1) + " after a retried result (released): "
-        + reason.description();
-    RuntimeException refused = reason == StopReason.CIRCUIT_OPEN
-        ? new CircuitOpenException("circuit breaker '" + policy.breaker.name() + "' refused " + what)
-        : policy.rateLimiter.refusal("refused " + what);
-    refused.addSuppressed(new RetryHistory(policy.name, execution.attempts(), execution.elapsedNanos(), reason));
-    return refused;
-  }
-
-  /**
    * The first attempt was stopped by the gate: the call fails with a {@link RateLimitedException} (or a
    * {@link CancellationException} when a driver cancelled it), or gets its recovery's value.
    */

@@ -161,18 +161,20 @@ final class SyncLoop {
     Execution<R> execution = newExecution(executor, target, kind, start, now, firstResult, call, firstPermit);
     // The decision as a number (Execution.recordNanos): the retry's delay, or SUCCEEDED or STOPPED.
     long decision = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now, firstPermit);
-    boolean stoppedAtGate = false; // a retry refused after its wait, by the breaker or the rate limiter
     while (decision >= 0) {
-      waitToRetry(executor, target, kind, execution, decision);
-      CircuitBreaker.Permit permit = null;
-      if (policy.breaker != null || policy.rateLimiter != null) {
-        permit = passGates(executor, target, kind, execution);
-        if (execution.isDone()) { // refused after its wait, by the breaker or the rate limiter
-          decision = Execution.STOPPED;
-          stoppedAtGate = true;
-          break;
-        }
+      CircuitBreaker.Permit permit;
+      try {
+        permit = beforeRetry(executor, target, kind, execution, decision);
+      } catch (InterruptedException | RuntimeException | Error stopped) {
+        discard(target, kind, execution.takeHeldResult()); // interrupted or cancelled: nobody reads it
+        throw stopped;
       }
+      if (execution.isDone()) { // refused after its wait, by the breaker or the rate limiter: ends with the held result
+        decision = Execution.STOPPED;
+        break;
+      }
+      // The retry starts: a retried result it replaces goes back to a driver's hook (Execution.takeHeldResult).
+      discard(target, kind, execution.takeHeldResult());
       if (context != null) {
         context.attempt++;
       }
@@ -215,7 +217,18 @@ final class SyncLoop {
     if (decision == Execution.SUCCEEDED) {
       return (T) execution.lastResult();
     }
-    return stopped(executor, kind, execution, stoppedAtGate, recovery);
+    return stopped(executor, execution, recovery);
+  }
+
+  /**
+   * Waits for the retry and passes the gates: returns the breaker's permit for the retry (or null), having
+   * stopped the execution if a gate refused it. Throws, having stopped the call, if interrupted or cancelled.
+   */
+  private static CircuitBreaker.Permit beforeRetry(RetryExecutor<?> executor, Object target, int kind,
+      Execution<?> execution, long delayNanos) throws InterruptedException {
+    waitToRetry(executor, target, kind, execution, delayNanos);
+    RetryPolicy<?> policy = executor.policy;
+    return policy.breaker == null && policy.rateLimiter == null ? null : passGates(executor, target, kind, execution);
   }
 
   /** The execution of a call whose first attempt failed at {@code now}; if that throws, the attempt is let go. */
@@ -261,22 +274,18 @@ final class SyncLoop {
   }
 
   /**
-   * The call stopped without success: returns the last (retryable) result or the recovery's value, or throws
-   * the last failure with its history, or the gate's refusal.
+   * The call stopped without success: returns the last (retryable) result, held until now whether the engine
+   * stopped the call or a gate refused the retry after its wait, or the recovery's value; or throws the last
+   * failure with its history.
    */
   @SuppressWarnings("unchecked")
-  private static <R, T extends R> T stopped(RetryExecutor<R> executor, int kind, Execution<R> execution,
-      boolean stoppedAtGate, Recovery<T> recovery) throws Exception {
+  private static <R, T extends R> T stopped(RetryExecutor<R> executor, Execution<R> execution,
+      Recovery<T> recovery) throws Exception {
     RetryPolicy<R> policy = executor.policy;
     if (execution.stopReason() == StopReason.INTERRUPTED) {
       // The attempt may have caught the InterruptedException (clearing the flag) and thrown it wrapped, or a
       // driver's judge saw it: the caller must still see the interrupt.
       Thread.currentThread().interrupt();
-    }
-    if (stoppedAtGate && kind == HOOK && execution.lastFailure() == null) {
-      // The last attempt's result went back to the driver (released) when its retry was decided: it cannot be
-      // the call's outcome, so the call fails with the gate's refusal.
-      throw RateGate.stoppedAfterResult(policy, execution);
     }
     boolean recovering = recovery != null && recovers(execution.stopReason());
     if (execution.lastFailure() == null && !recovering) {
@@ -522,22 +531,17 @@ final class SyncLoop {
 
   /**
    * Records the outcome with the attempt's breaker permit (or null), as a number (see
-   * {@link Execution#recordNanos}); a result retried after (or whose recording threw) goes back to a
-   * driver's hook.
+   * {@link Execution#recordNanos}); a result whose recording threw goes back to a driver's hook (a retried
+   * one stays held until its retry starts).
    */
   private static <R> long record(Execution<R> execution, Object target, int kind, R result, Throwable failure,
       Verdict verdict, long now, CircuitBreaker.Permit permit) {
-    long decision;
     try {
-      decision = execution.recordNanos(result, failure, verdict, now, permit);
+      return execution.recordNanos(result, failure, verdict, now, permit);
     } catch (RuntimeException | Error unexpected) {
       discard(target, kind, result);
       throw unexpected;
     }
-    if (decision >= 0) {
-      discard(target, kind, result);
-    }
-    return decision;
   }
 
   /** Records an accepted result (no breaker permit); a result whose recording threw goes back to a driver's hook. */

@@ -16,13 +16,14 @@ public interface AsyncAttempt<T> {
   CompletionStage<T> start(AttemptContext context);
 
   /**
-   * Releases a result the loop will not complete the call with: one it retries after, one whose judging
+   * Releases a result the loop will not complete the call with: one it retried after, one whose judging
    * threw, or one that arrived after the call had ended (the caller cancelled or completed the future).
-   * Called at most once per result, and never for the result the call completes with. A hedged call holds a
-   * retried result while the call may still end with it (no further hedge may start and nothing else is in
-   * flight), and discards it only once a later outcome replaces it, the call succeeds with another result,
-   * or the caller cancels. Default: nothing. The HTTP driver closes the response's body here so that its
-   * connection is freed.
+   * Called at most once per result, and never for the result the call completes with. The loop holds a
+   * retried result while the call may still end with it: until the retry starts (a retry refused after its
+   * wait, by the circuit breaker or the rate limiter, ends the call with that result, as running out of
+   * attempts does) or, hedged, until a later outcome replaces it or the call succeeds with another result;
+   * and discards it if the caller cancels first. Default: nothing. The HTTP driver closes the response's body
+   * here so that its connection is freed.
    *
    * @param result the result nobody will read; never null
    */

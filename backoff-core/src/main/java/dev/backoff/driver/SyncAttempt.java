@@ -18,8 +18,11 @@ public interface SyncAttempt<T> {
   T run(AttemptContext context) throws Exception;
 
   /**
-   * Releases a result the loop will not return: one it retries after, or one whose judging threw. Called
-   * on the calling thread before the loop sleeps. Default: nothing. The HTTP driver frees the response's
+   * Releases a result the loop will not return: one it retried after, or one whose judging threw. Called
+   * at most once per result, on the calling thread. A retried result is held while the loop waits, since
+   * the call may still end with it (a retry refused after its wait, by the circuit breaker or the rate
+   * limiter, returns it, as running out of attempts does): it is released just before the next attempt, or
+   * when the wait is interrupted or cancelled. Default: nothing. The HTTP driver frees the response's
    * connection here.
    */
   default void discard(T result) {}
