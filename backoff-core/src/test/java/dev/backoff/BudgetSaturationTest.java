@@ -2,15 +2,15 @@ package dev.backoff;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.LongRange;
-import org.junit.jupiter.api.Test;
 
 /** Budgets stay within [0, capacity] even when refunds are as large as the parameters allow. */
 class BudgetSaturationTest {
 
-  @Test
+  @Example
   void aRefundAsLargeAsAHugeCapacityFillsTheBucketWithoutWrappingNegative() {
     TokenBucketBudget budget = (TokenBucketBudget) RetryBudgets.tokenBucket().capacity(Long.MAX_VALUE)
         .retryCost(Long.MAX_VALUE).firstTrySuccessRefund(Long.MAX_VALUE).build();
@@ -39,7 +39,7 @@ class BudgetSaturationTest {
     }
   }
 
-  @Test
+  @Example
   void aHugeGrpcTokenRatioFillsToTheMaximumWithoutWrappingNegative() {
     GrpcThrottlingBudget budget = (GrpcThrottlingBudget) RetryBudgets.grpcThrottling(1000, 9223372036854770.0);
     budget.onSuccess(0, null);

@@ -9,17 +9,17 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import net.jqwik.api.Example;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import org.junit.jupiter.api.Test;
 
 class RatioBudgetTest {
   private static final long SECOND = 1_000_000_000L;
 
-  @Test
+  @Example
   void finagleDefaultsGiveAFloorOf100RetriesPlusAFifthOfCalls() {
     AtomicLong time = new AtomicLong(Long.MAX_VALUE - 3 * SECOND); // near the wrap, to check subtraction only
     RatioBudget budget = (RatioBudget) RetryBudgets.ratio(0.2, 10, Duration.ofSeconds(10), time::get);
@@ -44,7 +44,7 @@ class RatioBudgetTest {
     assertThat(budget.tryAcquire(FailureClass.TRANSIENT)).isTrue();
   }
 
-  @Test
+  @Example
   void depositsExpireBeforeLaterWithdrawalsSoTheBalanceCanFallBelowZero() {
     AtomicLong time = new AtomicLong();
     RatioBudget budget = (RatioBudget) RetryBudgets.ratio(0.2, 10, Duration.ofSeconds(10), time::get);
@@ -63,7 +63,7 @@ class RatioBudgetTest {
     assertThat(budget.level()).isEqualTo(100.0);
   }
 
-  @Test
+  @Example
   void aLongIdleGapForgetsEverything() {
     AtomicLong time = new AtomicLong();
     RatioBudget budget = (RatioBudget) RetryBudgets.ratio(0.5, 1, Duration.ofSeconds(10), time::get);
@@ -78,7 +78,7 @@ class RatioBudgetTest {
     assertThat(budget.level()).isEqualTo(10.5);
   }
 
-  @Test
+  @Example
   void badParametersAreRejectedWithTheirNameAndValue() {
     NanoClock clock = () -> 0;
     Duration window = Duration.ofSeconds(10);
@@ -153,7 +153,7 @@ class RatioBudgetTest {
   }
 
   /** All in one window (the clock stands still): conservation is exact and retries never overdraw. */
-  @Test
+  @Example
   void concurrentCallsAndRetriesInOneWindowConserveExactly() throws Exception {
     RatioBudget budget = (RatioBudget) RetryBudgets.ratio(0.2, 10, Duration.ofSeconds(10), () -> 42);
     int threads = 4;
@@ -186,7 +186,7 @@ class RatioBudgetTest {
    * each block of 10 slots the retries granted are at most the reserve plus the deposits of that block and
    * the one before it; summed: retries <= blocks x reserve + 2 x deposits.
    */
-  @Test
+  @Example
   void concurrentUseWithAMovingClockNeverOverdraws() throws Exception {
     AtomicLong time = new AtomicLong();
     RatioBudget budget = (RatioBudget) RetryBudgets.ratio(0.2, 10, Duration.ofSeconds(10), time::get);
@@ -225,7 +225,7 @@ class RatioBudgetTest {
    * slot epoch aliased, while threads call and retry. Blocks here are the aligned windows the clock visited
    * (a jump skips the rest), and after the last jump and a whole window more only the floor remains.
    */
-  @Test
+  @Example
   void concurrentUseAcrossHugeClockJumpsNeverOverdrawsAndForgetsEverything() throws Exception {
     long windowNanos = 10_000_000L; // 1 ms slots, the smallest window
     long slot = windowNanos / 10;
@@ -282,7 +282,7 @@ class RatioBudgetTest {
    * Calls and retries allocate nothing while the clock stays in one slot; moving to the next slot allocates one
    * window snapshot. Measured with the JVM's per-thread allocation counter (bytes, no timing involved).
    */
-  @Test
+  @Example
   void callsAndRetriesAllocateNothingButOneSnapshotPerSlot() {
     java.lang.management.ThreadMXBean bean = java.lang.management.ManagementFactory.getThreadMXBean();
     org.junit.jupiter.api.Assumptions.assumeTrue(bean instanceof com.sun.management.ThreadMXBean,

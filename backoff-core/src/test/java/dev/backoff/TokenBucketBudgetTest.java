@@ -9,15 +9,15 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
-import org.junit.jupiter.api.Test;
 
 class TokenBucketBudgetTest {
 
-  @Test
+  @Example
   void awsStandardModeCostsAndRefunds() {
     TokenBucketBudget budget = (TokenBucketBudget) RetryBudgets.awsStandard();
     assertThat(budget.tokens()).isEqualTo(500);
@@ -37,7 +37,7 @@ class TokenBucketBudgetTest {
     assertThat(budget.level()).isEqualTo(496.0);
   }
 
-  @Test
+  @Example
   void refusesWhenTheCostIsNotCoveredAndNeverGoesNegative() {
     TokenBucketBudget budget = (TokenBucketBudget) RetryBudgets.tokenBucket().capacity(12).build();
     assertThat(budget.tryAcquire(FailureClass.TRANSIENT)).isTrue(); // 7
@@ -48,7 +48,7 @@ class TokenBucketBudgetTest {
     assertThat(budget.tokens()).isEqualTo(2);
   }
 
-  @Test
+  @Example
   void refundsNeverExceedTheCapacity() {
     TokenBucketBudget budget = (TokenBucketBudget) RetryBudgets.awsStandard();
     budget.onSuccess(0, null);
@@ -59,7 +59,7 @@ class TokenBucketBudgetTest {
     assertThat(budget.tokens()).isEqualTo(500);
   }
 
-  @Test
+  @Example
   void costsPerClassAreConfigurable() {
     FailureClass quota = FailureClass.of("quota");
     TokenBucketBudget budget = (TokenBucketBudget) RetryBudgets.tokenBucket()
@@ -74,7 +74,7 @@ class TokenBucketBudgetTest {
     assertThat(budget.tokens()).isEqualTo(80);
   }
 
-  @Test
+  @Example
   void badParametersAreRejectedWithTheirNameAndValue() {
     assertThatThrownBy(() -> RetryBudgets.tokenBucket().capacity(0))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("capacity must be at least 1, was 0");
@@ -101,7 +101,7 @@ class TokenBucketBudgetTest {
    * or none, so the bucket never hits its capacity (nor runs dry: at most 800 tokens are kept) and
    * conservation is exact: final = capacity - kept.
    */
-  @Test
+  @Example
   void concurrentAcquiresAndRefundsConserveTokensExactly() throws Exception {
     TokenBucketBudget budget = (TokenBucketBudget) RetryBudgets.tokenBucket().capacity(1000).build();
     int threads = 4;

@@ -13,10 +13,10 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.LongRange;
-import org.junit.jupiter.api.Test;
 
 /** Failure classes (own backoff, own budget cost) and server pushback, end to end through the executors. */
 class FailureClassAndPushbackTest {
@@ -65,7 +65,7 @@ class FailureClassAndPushbackTest {
     return Duration.ofMillis(millis).toNanos();
   }
 
-  @Test
+  @Example
   void aThrottledFailureGetsItsOwnBackoffAndBudgetCost() throws Exception {
     RetryBudget budget = RetryBudgets.tokenBucket().capacity(100).retryCost(5)
         .retryCost(FailureClass.THROTTLED, 20).build();
@@ -81,7 +81,7 @@ class FailureClassAndPushbackTest {
     assertThat(budget.level()).isEqualTo(75.0);
   }
 
-  @Test
+  @Example
   void retriedResultsAreClassifiedToo() throws Exception {
     Iterator<String> responses = List.of("429", "503", "200").iterator();
     RetryExecutor<String> executor = RetryExecutor.of(policy()
@@ -93,7 +93,7 @@ class FailureClassAndPushbackTest {
     assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(1), Duration.ofMillis(100));
   }
 
-  @Test
+  @Example
   void theDelayIsTheLongerOfTheHintAndTheBackoff() throws Exception {
     RetryExecutor<String> executor = RetryExecutor.of(policy().build());
     executor.call(failingWith(new ServerBusy(ms(300)), new ServerBusy(ms(50)), new IOException("no hint"),
@@ -102,7 +102,7 @@ class FailureClassAndPushbackTest {
         Duration.ofMillis(300), Duration.ofMillis(100), Duration.ofMillis(100), Duration.ofMillis(100));
   }
 
-  @Test
+  @Example
   void aHintFromAResultIsHonoured() throws Exception {
     Iterator<String> responses = List.of("503 retry-after=2", "200").iterator();
     RetryExecutor<String> executor = RetryExecutor.of(RetryPolicy.<String>builder()
@@ -116,7 +116,7 @@ class FailureClassAndPushbackTest {
     assertThat(sleeper.sleeps()).containsExactly(Duration.ofSeconds(2));
   }
 
-  @Test
+  @Example
   void aHintBeyondTheMaximumStopsTheCallWithThatReason() {
     RetryExecutor<String> executor = RetryExecutor.of(policy().maxPushback(Duration.ofSeconds(30)).build());
     ServerBusy tooLong = new ServerBusy(Duration.ofSeconds(31).toNanos());
@@ -126,7 +126,7 @@ class FailureClassAndPushbackTest {
     assertThat(listener.summary()).containsExactly("retry 1 in PT0.1S", "exhausted PUSHBACK_TOO_LONG");
   }
 
-  @Test
+  @Example
   void aHintBeyondTheDeadlineStopsTheCallWithThatReason() {
     RetryExecutor<String> executor = RetryExecutor.of(policy().maxElapsed(Duration.ofSeconds(10)).build());
     ServerBusy pastDeadline = new ServerBusy(Duration.ofSeconds(11).toNanos());
@@ -135,7 +135,7 @@ class FailureClassAndPushbackTest {
     assertThat(sleeper.sleeps()).isEmpty();
   }
 
-  @Test
+  @Example
   void anExplicitDoNotRetryStopsAtOnce() {
     RetryExecutor<String> executor = RetryExecutor.of(policy().build());
     ServerBusy stop = new ServerBusy(Pushback.STOP);
@@ -145,7 +145,7 @@ class FailureClassAndPushbackTest {
     assertThat(sleeper.sleeps()).isEmpty();
   }
 
-  @Test
+  @Example
   void garbledHintsNeverGiveANegativeOrUnboundedSleep() throws Exception {
     RetryExecutor<String> executor = RetryExecutor.of(policy().build());
     executor.call(failingWith(new ServerBusy(-5), new ServerBusy(Long.MIN_VALUE + 1), new ServerBusy(-1)));
@@ -157,7 +157,7 @@ class FailureClassAndPushbackTest {
     assertThat(sleeper.sleeps()).hasSize(3);
   }
 
-  @Test
+  @Example
   void pushbackBoundsAreValidated() {
     assertThatThrownBy(() -> RetryPolicy.builder().maxPushback(Duration.ofSeconds(-1)))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("maxPushback must not be negative, was PT-1S");
@@ -165,7 +165,7 @@ class FailureClassAndPushbackTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessage("pushback delay must not be negative, was PT-0.001S");
   }
 
-  @Test
+  @Example
   void theAsyncExecutorHonoursHintsAndClasses() {
     FakeScheduler scheduler = new FakeScheduler(clock);
     Iterator<Exception> failures = List.<Exception>of(new ServerBusy(ms(700)), new Throttled()).iterator();

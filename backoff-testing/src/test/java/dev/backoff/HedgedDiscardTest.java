@@ -21,11 +21,11 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
-import org.junit.jupiter.api.Test;
 
 /**
  * A hedged call holds a retried result while the call may still end with it: the caller gets it intact (never
@@ -82,7 +82,7 @@ class HedgedDiscardTest {
     return RetryLoops.async(AsyncRetryExecutor.of(policy, scheduler), attempts, JUDGE);
   }
 
-  @Test
+  @Example
   void attemptsRunOutOnRetryableResults_theCallerGetsTheLastOneNeverDiscarded() throws Exception {
     Attempts attempts = new Attempts();
     CompletableFuture<String> call = call(policy(3).build(), attempts);
@@ -100,7 +100,7 @@ class HedgedDiscardTest {
     assertThat(attempts.discards()).containsExactly("503-b", "503-a");
   }
 
-  @Test
+  @Example
   void aHedgeRefusedByTheBudgetAfterARetryableResult_theCallerGetsThatResult() throws Exception {
     Attempts attempts = new Attempts();
     ScriptedBudget budget = ScriptedBudget.refusing();
@@ -115,7 +115,7 @@ class HedgedDiscardTest {
     assertThat(attempts.discards()).isEmpty();
   }
 
-  @Test
+  @Example
   void aLaterFailureReplacesAHeldResult_itIsDiscardedAndTheCallFails() {
     Attempts attempts = new Attempts();
     CompletableFuture<String> call = call(policy(2).build(), attempts);
@@ -131,7 +131,7 @@ class HedgedDiscardTest {
     assertThat(attempts.discards()).containsExactly("503-a");
   }
 
-  @Test
+  @Example
   void aWinnerAfterAHeldResult_theHeldOneIsDiscarded() throws Exception {
     Attempts attempts = new Attempts();
     CompletableFuture<String> call = call(policy(3).build(), attempts);
@@ -144,7 +144,7 @@ class HedgedDiscardTest {
     assertThat(attempts.discards()).containsExactly("503-a");
   }
 
-  @Test
+  @Example
   void cancellingTheCallDiscardsTheHeldResult() {
     Attempts attempts = new Attempts();
     CompletableFuture<String> call = call(policy(3).build(), attempts);

@@ -3,14 +3,14 @@ package dev.backoff.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.math.BigDecimal;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.DoubleRange;
 import net.jqwik.api.constraints.IntRange;
-import org.junit.jupiter.api.Test;
 
 class NumbersTest {
-  @Test
+  @Example
   void humanTextKeepsOrdinaryNumbersPlain() {
     assertThat(Numbers.text(1.099)).isEqualTo("1.099");
     assertThat(Numbers.text(960.1724)).isEqualTo("960.172");
@@ -20,7 +20,7 @@ class NumbersTest {
     assertThat(Numbers.text(0.000001274)).isEqualTo("0.000001274");
   }
 
-  @Test
+  @Example
   void humanTextWritesHugeNumbersWithAnExponent() {
     assertThat(Numbers.text(1e308)).isEqualTo("1e308");
     assertThat(Numbers.text(1e15)).isEqualTo("1e15");
@@ -28,7 +28,7 @@ class NumbersTest {
     assertThat(Numbers.text(1.2345678912345e17)).isEqualTo("1.234567891e17");
   }
 
-  @Test
+  @Example
   void distinctAddsDigitsOnlyWhereTheUsualTextWouldShowTwoNumbersAsOne() {
     assertThat(Numbers.distinct(99_999_999_999.0, 100_000_000_000.0)).containsExactly("99999999999", "100000000000");
     assertThat(Numbers.distinct(1.0000000008, 1.0000000009)).containsExactly("1.0000000008", "1.0000000009");

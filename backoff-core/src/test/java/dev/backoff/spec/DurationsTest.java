@@ -4,16 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
+import net.jqwik.api.Example;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import org.junit.jupiter.api.Test;
 
 class DurationsTest {
 
-  @Test
+  @Example
   void parsesEveryUnitExactly() {
     assertThat(Durations.parse("250ms")).isEqualTo(Duration.ofMillis(250));
     assertThat(Durations.parse("1s")).isEqualTo(Duration.ofSeconds(1));
@@ -33,7 +33,7 @@ class DurationsTest {
     assertThat(Durations.parseNanos("9223372036854775807ns")).isEqualTo(Long.MAX_VALUE);
   }
 
-  @Test
+  @Example
   void parsesSeveralUnitsFromTheLargestDown() {
     assertThat(Durations.parse("1m30s")).isEqualTo(Duration.ofSeconds(90));
     assertThat(Durations.parse("1h2m3.5s")).isEqualTo(Duration.ofSeconds(3723, 500_000_000));
@@ -52,14 +52,14 @@ class DurationsTest {
     assertThatThrownBy(() -> Durations.parseNanos("106752d1s")).hasMessageContaining("too large");
   }
 
-  @Test
+  @Example
   void refusesABareNumberWithAHint() {
     assertThatThrownBy(() -> Durations.parse("10")).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("'10' has no unit; write 10s (or ms, m, h, ...)");
     assertThatThrownBy(() -> Durations.parse("1.5")).hasMessageContaining("write 1.5s");
   }
 
-  @Test
+  @Example
   void refusesBadValuesNamingThem() {
     assertThatThrownBy(() -> Durations.parse("soon")).isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith("'soon' is not a duration; write e.g. 250ms");
@@ -81,7 +81,7 @@ class DurationsTest {
     assertThatThrownBy(() -> Durations.parse(null)).isInstanceOf(NullPointerException.class);
   }
 
-  @Test
+  @Example
   void formatsAsAUserWrites() {
     assertThat(Durations.format(Duration.ofSeconds(20))).isEqualTo("20s");
     assertThat(Durations.format(Duration.ofMillis(1500))).isEqualTo("1.5s");

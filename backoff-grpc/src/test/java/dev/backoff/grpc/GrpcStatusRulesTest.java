@@ -6,14 +6,14 @@ import dev.backoff.FailureClass;
 import dev.backoff.Pushback;
 import io.grpc.Metadata;
 import io.grpc.Status;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.LongRange;
 import net.jqwik.api.constraints.StringLength;
-import org.junit.jupiter.api.Test;
 
 class GrpcStatusRulesTest {
-  @Test
+  @Example
   void statusCodesAreFailureClasses() {
     assertThat(GrpcStatusRules.classify(Status.Code.RESOURCE_EXHAUSTED)).isSameAs(FailureClass.THROTTLED);
     assertThat(GrpcStatusRules.classify(Status.Code.DEADLINE_EXCEEDED)).isSameAs(FailureClass.TIMEOUT);
@@ -21,7 +21,7 @@ class GrpcStatusRulesTest {
     assertThat(GrpcStatusRules.classify(Status.Code.INTERNAL)).isSameAs(FailureClass.TRANSIENT);
   }
 
-  @Test
+  @Example
   void pushbackValues() {
     assertThat(GrpcStatusRules.parsePushback("0")).isZero();
     assertThat(GrpcStatusRules.parsePushback("1500")).isEqualTo(1_500_000_000L);
@@ -36,7 +36,7 @@ class GrpcStatusRulesTest {
     assertThat(GrpcStatusRules.parsePushback("99999999999999999999x")).isEqualTo(Pushback.STOP);
   }
 
-  @Test
+  @Example
   void noTrailerIsNoHint() {
     assertThat(GrpcStatusRules.pushbackNanos(new Metadata())).isEqualTo(Pushback.NONE);
     assertThat(GrpcStatusRules.pushbackNanos(null)).isEqualTo(Pushback.NONE);

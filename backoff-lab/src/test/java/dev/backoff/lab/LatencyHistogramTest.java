@@ -4,15 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.LongRange;
-import org.junit.jupiter.api.Test;
 
 /** The fleet's latency percentiles: exact below 256 µs, within 0.4% above, in fixed buckets. */
 class LatencyHistogramTest {
 
-  @Test
+  @Example
   void percentilesOfKnownLatencies() {
     LatencyHistogram histogram = new LatencyHistogram();
     assertThat(histogram.quantileSeconds(0.99)).isNaN();
@@ -25,7 +25,7 @@ class LatencyHistogramTest {
     assertThat(histogram.quantileSeconds(1)).isEqualTo(100e-6);
   }
 
-  @Test
+  @Example
   void aSlowTailShowsInTheNinetyNinthPercentileOnly() {
     LatencyHistogram histogram = new LatencyHistogram();
     for (int i = 0; i < 98; i++) {
@@ -39,7 +39,7 @@ class LatencyHistogramTest {
     assertThat(histogram.quantileSeconds(0.99)).isCloseTo(0.4, within(0.4 / 256));
   }
 
-  @Test
+  @Example
   void negativeLatenciesCountAsZeroAndBadQuantilesAreRefused() {
     LatencyHistogram histogram = new LatencyHistogram();
     histogram.record(-5);

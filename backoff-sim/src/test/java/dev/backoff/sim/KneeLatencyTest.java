@@ -5,23 +5,23 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
 import java.time.Duration;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.DoubleRange;
 import net.jqwik.api.constraints.IntRange;
-import org.junit.jupiter.api.Test;
 
 class KneeLatencyTest {
   private final KneeLatency seed = KneeLatency.stormExperiment();
 
-  @Test
+  @Example
   void baseUpToTheKneeInclusive() {
     assertThat(seed.delayNanos(0)).isEqualTo(100_000_000L);
     assertThat(seed.delayNanos(30)).isEqualTo(100_000_000L);
     assertThat(seed.delayNanos(31)).isGreaterThan(100_000_000L);
   }
 
-  @Test
+  @Example
   void exactValueOneStepOfKAboveTheKnee() {
     // c − limit = K: one full factor.
     assertThat(seed.delayNanos(45)).isEqualTo((long) (100_000_000L * 1.05));
@@ -29,7 +29,7 @@ class KneeLatencyTest {
     assertThat(doubling.delay(8)).isEqualTo(Duration.ofMillis(80));
   }
 
-  @Test
+  @Example
   void reproducesTheSeedsPublishedLatencies() {
     // The seed's server printed these for the concurrencies it saw after resuming.
     assertThat(seed.delayNanos(1040) / 1e9).isCloseTo(2.671444385, within(1e-6));
@@ -38,12 +38,12 @@ class KneeLatencyTest {
     assertThat(seed.delayNanos(2231) / 1e9).isCloseTo(128.580906589, within(1e-3));
   }
 
-  @Test
+  @Example
   void saturatesInsteadOfOverflowing() {
     assertThat(seed.delayNanos(Integer.MAX_VALUE)).isEqualTo(Long.MAX_VALUE);
   }
 
-  @Test
+  @Example
   void tippingPointForTheSeedsTimeout() {
     int tip = seed.concurrencyAbove(Duration.ofSeconds(2));
     assertThat(seed.delayNanos(tip)).isGreaterThan(2_000_000_000L);
@@ -54,7 +54,7 @@ class KneeLatencyTest {
         .isEqualTo(Integer.MAX_VALUE);
   }
 
-  @Test
+  @Example
   void badParametersAreNamed() {
     assertThatThrownBy(() -> KneeLatency.of(Duration.ZERO, 30, 1.05, 15)).hasMessageContaining("base");
     assertThatThrownBy(() -> KneeLatency.of(Duration.ofMillis(100), -1, 1.05, 15))

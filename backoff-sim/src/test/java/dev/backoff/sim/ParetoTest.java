@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.ArrayList;
 import java.util.List;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
-import org.junit.jupiter.api.Test;
 
 class ParetoTest {
   record Point(String name, double x, double y) {}
@@ -17,25 +17,25 @@ class ParetoTest {
     return Pareto.front(List.of(points), Point::x, Point::y).stream().map(Point::name).toList();
   }
 
-  @Test
+  @Example
   void keepsExactlyTheUndominatedPoints() {
     // c has b's y with a larger x, e is worse than a on x and equal on y: both dominated.
     assertThat(front(new Point("a", 1, 5), new Point("b", 2, 3), new Point("c", 3, 3), new Point("d", 4, 1),
         new Point("e", 5, 5))).containsExactly("a", "b", "d");
   }
 
-  @Test
+  @Example
   void equalPointsDoNotDominateEachOther() {
     assertThat(front(new Point("a", 2, 3), new Point("b", 2, 3), new Point("c", 2, 4))).containsExactly("a", "b");
   }
 
-  @Test
+  @Example
   void oneBestPointDominatesEveryOther() {
     assertThat(front(new Point("a", 3, 3), new Point("b", 1, 1), new Point("c", 1, 2), new Point("d", 2, 1)))
         .containsExactly("b");
   }
 
-  @Test
+  @Example
   void leavesOutIncomparablePointsAndKeepsInfiniteOnes() {
     assertThat(front(new Point("nan", Double.NaN, 0), new Point("a", 5, 5),
         new Point("inf", 0, Double.POSITIVE_INFINITY))).containsExactly("a", "inf");
@@ -43,7 +43,7 @@ class ParetoTest {
     assertThat(front(new Point("only", 1, 1))).containsExactly("only");
   }
 
-  @Test
+  @Example
   void inThreeMetricsAPointBestOnOneStaysOnTheFront() {
     record P(String name, double a, double b, double c) {}
     List<P> points = List.of(new P("low-a", 1, 9, 9), new P("low-b", 9, 1, 9), new P("low-c", 9, 9, 1),
