@@ -8,6 +8,7 @@ import dev.backoff.StopReason;
 import dev.backoff.driver.RetryLoops;
 import dev.backoff.http.rules.HttpRules;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -80,6 +81,11 @@ public final class BackoffOkHttp {
   private final AsyncRetryExecutor<Response> async;
   private final AsyncRetryExecutor<Response> unhedged; // for requests that must not be repeated
   private final RetryInterceptor interceptor;
+  private final long maxElapsedNanos; // Long.MAX_VALUE for no deadline
+  private volatile GuardedClient lastGuarded; // the client enqueue last ran on, and its guarded copy
+
+  /** A client passed to {@code enqueue} and the copy of it that the calls run on. */
+  private record GuardedClient(OkHttpClient given, OkHttpClient guarded) {}
 
   private BackoffOkHttp(Builder builder) {
     this.rules = builder.rules;
@@ -90,6 +96,8 @@ public final class BackoffOkHttp {
     this.unhedged = policy.hedging() == null ? async : AsyncRetryExecutor.of(policy.toBuilder().hedging(null).build(),
         async.scheduler());
     this.interceptor = new RetryInterceptor(this);
+    Duration maxElapsed = policy.maxElapsed();
+    this.maxElapsedNanos = maxElapsed == null ? Long.MAX_VALUE : maxElapsed.toNanos();
   }
 
   /**
@@ -123,6 +131,34 @@ public final class BackoffOkHttp {
    */
   public Interceptor interceptor() {
     return interceptor;
+  }
+
+  /**
+   * The network interceptor that keeps OkHttp from repeating a call on its own: OkHttp's follow-up step sends
+   * a request again, whatever its method, when a 503 says {@code Retry-After: 0}, and fails with a
+   * {@code NumberFormatException} on a {@code Retry-After} past an {@code int}; this interceptor hides
+   * {@code Retry-After} from that step on the calls Backoff makes, and Backoff reads it instead. It leaves
+   * other calls alone. The same instance for every {@code BackoffOkHttp}; {@link #install} adds it.
+   */
+  public Interceptor networkInterceptor() {
+    return FollowUpGuard.INSTANCE;
+  }
+
+  /**
+   * Adds this adapter to a client's builder: the {@linkplain #interceptor() interceptor} as an application
+   * interceptor (after those already added) and the {@linkplain #networkInterceptor() network guard} (once).
+   * The way to build a client whose calls {@code execute()} with retries.
+   *
+   * @return {@code builder}
+   * @throws NullPointerException if {@code builder} is null
+   */
+  public OkHttpClient.Builder install(OkHttpClient.Builder builder) {
+    Objects.requireNonNull(builder, "builder must not be null");
+    builder.addInterceptor(interceptor);
+    if (!builder.networkInterceptors().contains(FollowUpGuard.INSTANCE)) {
+      builder.addNetworkInterceptor(FollowUpGuard.INSTANCE);
+    }
+    return builder;
   }
 
   /**
@@ -179,6 +215,27 @@ public final class BackoffOkHttp {
     return call;
   }
 
+  /**
+   * The factory attempts are made with: for an {@link OkHttpClient}, a copy sharing its dispatcher, pool and
+   * settings, with OkHttp's own connection retry off and the {@linkplain #networkInterceptor() network
+   * guard} added (the client itself if it has both already); the last one made is kept for the next call.
+   * Another factory is used as it is.
+   */
+  Call.Factory guarded(Call.Factory factory) {
+    if (!(factory instanceof OkHttpClient client)) {
+      return factory;
+    }
+    GuardedClient last = lastGuarded;
+    if (last != null && last.given() == client) {
+      return last.guarded();
+    }
+    OkHttpClient guarded = !client.retryOnConnectionFailure() && client.networkInterceptors().contains(FollowUpGuard.INSTANCE)
+        ? client
+        : client.newBuilder().retryOnConnectionFailure(false).addNetworkInterceptor(FollowUpGuard.INSTANCE).build();
+    lastGuarded = new GuardedClient(client, guarded);
+    return guarded;
+  }
+
   HttpRules httpRules() {
     return rules;
   }
@@ -206,6 +263,9 @@ public final class BackoffOkHttp {
   Response intercept(Interceptor.Chain chain) throws IOException {
     Call call = chain.call();
     RetryExecutor<Response> executor = syncExecutor(call.timeout().timeoutNanos());
+    if (maxElapsedNanos != Long.MAX_VALUE) {
+      FollowUpGuard.boundCall(call.timeout(), maxElapsedNanos); // the deadline bounds body reads too
+    }
     InterceptedCall attempt = new InterceptedCall(rules, executor.policy(), chain);
     Response response;
     try {

@@ -10,10 +10,12 @@ import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRequestView;
 import dev.backoff.http.rules.HttpRules;
 import java.io.IOException;
+import java.net.ProtocolException;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.Interceptor;
+import okhttp3.Request;
 import okhttp3.Response;
 
 /**
@@ -28,6 +30,9 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
   private final HttpRules rules;
   private final RetryPolicy<Response> policy;
   private final Interceptor.Chain chain;
+  private final Interceptor.Chain network; // the chain with OkHttp's own connection retry off
+  private final Request marked; // the request, tagged for the network guard
+  private final FollowUpGuard.Mark mark = new FollowUpGuard.Mark();
   private final Call call;
   private final boolean repeatable;
   private Instant judgedAt; // the instant the last response's Retry-After was read at, for the same reading
@@ -37,6 +42,8 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
     this.policy = policy;
     this.chain = chain;
     this.call = chain.call();
+    this.network = chain.withRetryOnConnectionFailure(false);
+    this.marked = mark.mark(chain.request());
     this.repeatable = rules.isRepeatable(this); // the request's view is this object: nothing more to allocate
   }
 
@@ -61,9 +68,26 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
     if (call.isCanceled()) {
       throw new IOException("Canceled"); // no attempt after cancel (OkHttp's own message)
     }
-    Response response = chain.proceed(chain.request());
+    Response response;
+    try {
+      response = mark.restore(network.proceed(marked));
+    } catch (NumberFormatException e) {
+      throw unreadableRetryAfter(e);
+    }
     judgedAt = readAheadIfRetryPossible(rules, policy, response, repeatable, context.attempt(), context);
     return response;
+  }
+
+  /**
+   * OkHttp's own follow-up step failed to parse a {@code Retry-After} (a number past an {@code int}), which
+   * happens only on a client built without the {@linkplain BackoffOkHttp#networkInterceptor() network
+   * guard}: the response is lost inside OkHttp, so the attempt ends with a protocol error (not retried).
+   */
+  static ProtocolException unreadableRetryAfter(NumberFormatException e) {
+    ProtocolException failure = new ProtocolException("OkHttp could not read the response's Retry-After ("
+        + e.getMessage() + "); build the client with BackoffOkHttp.install to let Backoff read it");
+    failure.initCause(e);
+    return failure;
   }
 
   /**
