@@ -197,6 +197,14 @@ class OkHttpOwnRetriesTest {
   }
 
   @Test
+  void theInterceptorRefusesToRunAsANetworkInterceptor() {
+    server.enqueue(status(200, "ok"));
+    OkHttpClient client = plain.newBuilder().addNetworkInterceptor(backoff(null).interceptor()).build();
+    assertThat(catchThrowable(() -> client.newCall(get()).execute()))
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("addInterceptor");
+  }
+
+  @Test
   void installAddsTheGuardOnce() {
     BackoffOkHttp backoff = backoff(null);
     OkHttpClient.Builder builder = backoff.install(backoff.install(new OkHttpClient.Builder()));
