@@ -8,6 +8,7 @@ import dev.backoff.Backoff;
 import dev.backoff.RetryPolicy;
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 import java.net.ProtocolException;
 import java.time.Duration;
 import java.util.List;
@@ -26,7 +27,6 @@ import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -35,7 +35,7 @@ import org.junit.jupiter.api.Test;
  * {@code int}. Each case first shows OkHttp alone doing it, then that a call through Backoff does not.
  */
 class OkHttpOwnRetriesTest {
-  final MockWebServer server = new MockWebServer();
+  final MockWebServer server = started(new MockWebServer());
   final List<Throwable> uncaught = new CopyOnWriteArrayList<>();
   final ExecutorService dispatcherThreads = Executors.newCachedThreadPool(task -> {
     Thread thread = new Thread(task, "okhttp-dispatcher-under-test");
@@ -45,15 +45,19 @@ class OkHttpOwnRetriesTest {
   });
   final OkHttpClient plain = new OkHttpClient.Builder().dispatcher(new Dispatcher(dispatcherThreads)).build();
 
-  @BeforeEach
-  void start() throws IOException {
-    server.start();
+  static MockWebServer started(MockWebServer server) {
+    try {
+      server.start();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return server;
   }
 
   @AfterEach
   void stop() {
-    server.close();
     dispatcherThreads.shutdownNow();
+    server.close();
   }
 
   static BackoffOkHttp backoff(Duration maxElapsed) {

@@ -22,11 +22,6 @@ class OkHttpEnqueueHostileTest extends HostileServerSuite {
   }
 
   @Override
-  protected Exchange open(Shape shape) {
-    return exchange(shape, new OkHttpClient());
-  }
-
-  @Override
   protected Exchange openHedging(Shape shape, int connectionsPerRoute) {
     Dispatcher dispatcher = new Dispatcher();
     dispatcher.setMaxRequestsPerHost(connectionsPerRoute);
@@ -40,6 +35,11 @@ class OkHttpEnqueueHostileTest extends HostileServerSuite {
   @Override
   protected boolean isClientError(Throwable failure) {
     return OkHttpInterceptorHostileTest.isOkHttpClientError(failure);
+  }
+
+  @Override
+  protected Exchange open(Shape shape) {
+    return exchange(shape, new OkHttpClient());
   }
 
   private static Exchange exchange(Shape shape, OkHttpClient client) {

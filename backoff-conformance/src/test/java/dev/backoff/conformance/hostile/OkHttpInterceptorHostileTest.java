@@ -16,6 +16,11 @@ import okhttp3.Response;
  */
 class OkHttpInterceptorHostileTest extends HostileServerSuite {
   @Override
+  protected boolean isClientError(Throwable failure) {
+    return isOkHttpClientError(failure);
+  }
+
+  @Override
   protected String adapter() {
     return "OkHttp interceptor";
   }
@@ -40,10 +45,6 @@ class OkHttpInterceptorHostileTest extends HostileServerSuite {
     };
   }
 
-  @Override
-  protected boolean isClientError(Throwable failure) {
-    return isOkHttpClientError(failure);
-  }
 
   /** OkHttp's callers handle an {@code IOException}; Backoff's own exceptions are documented. */
   static boolean isOkHttpClientError(Throwable failure) {
