@@ -282,7 +282,7 @@ public final class BackoffOkHttp {
     Call call = chain.call();
     RetryExecutor<Response> executor = syncExecutor(call.timeout().timeoutNanos());
     if (maxElapsedNanos != Long.MAX_VALUE) {
-      FollowUpGuard.boundCall(call.timeout(), maxElapsedNanos); // the deadline bounds body reads too
+      InterceptedCall.endCallBy(call.timeout(), maxElapsedNanos); // the deadline bounds body reads too
     }
     InterceptedCall attempt = new InterceptedCall(rules, executor.policy(), chain);
     Response response;

@@ -6,8 +6,6 @@ import java.util.List;
 import okhttp3.Interceptor;
 import okhttp3.Request;
 import okhttp3.Response;
-import okio.AsyncTimeout;
-import okio.Timeout;
 
 /**
  * The network interceptor that keeps OkHttp from repeating a Backoff attempt on its own. OkHttp's follow-up
@@ -60,26 +58,5 @@ final class FollowUpGuard implements Interceptor {
     List<String> values = response.headers(RetryAfter.HEADER);
     mark.retryAfter = values;
     return values.isEmpty() ? response : response.newBuilder().removeHeader(RetryAfter.HEADER).build();
-  }
-
-  /**
-   * Makes OkHttp's own call timeout end the call at {@code nanos} from now at the latest, when it would not
-   * already: the call, its attempts and the caller's read of the last body are then bounded as by
-   * {@code callTimeout}. OkHttp arms the timeout as the call starts, so it is re-armed here with the shorter
-   * deadline; a timeout of another kind (not OkHttp's own) is left alone.
-   */
-  static void boundCall(Timeout timeout, long nanos) {
-    long deadline = System.nanoTime() + Math.max(nanos, 1);
-    long armedNanos = timeout.timeoutNanos();
-    if (armedNanos > 0 && armedNanos <= nanos || timeout.hasDeadline() && timeout.deadlineNanoTime() - deadline <= 0) {
-      return; // OkHttp's own timeout ends the call first
-    }
-    if (timeout instanceof AsyncTimeout armed) {
-      if (armed.exit()) {
-        return; // it has already fired: the call is cancelled
-      }
-      armed.deadlineNanoTime(deadline);
-      armed.enter();
-    }
   }
 }

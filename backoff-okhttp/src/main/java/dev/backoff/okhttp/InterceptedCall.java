@@ -17,6 +17,8 @@ import okhttp3.Call;
 import okhttp3.Interceptor;
 import okhttp3.Request;
 import okhttp3.Response;
+import okio.AsyncTimeout;
+import okio.Timeout;
 
 /**
  * One intercepted call as the core's synchronous loop sees it: each attempt is {@code chain.proceed}, the
@@ -76,6 +78,27 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
     }
     judgedAt = readAheadIfRetryPossible(rules, policy, response, repeatable, context.attempt(), context);
     return response;
+  }
+
+  /**
+   * Makes OkHttp's own call timeout end the call at {@code nanos} from now at the latest, when it would not
+   * already: the call, its attempts and the caller's read of the last body are then bounded as by
+   * {@code callTimeout}. OkHttp arms the timeout as the call starts, so it is re-armed here with the shorter
+   * deadline; a timeout of another kind (not OkHttp's own) is left alone.
+   */
+  static void endCallBy(Timeout timeout, long nanos) {
+    long deadline = System.nanoTime() + Math.max(nanos, 1);
+    long armedNanos = timeout.timeoutNanos();
+    if (armedNanos > 0 && armedNanos <= nanos || timeout.hasDeadline() && timeout.deadlineNanoTime() - deadline <= 0) {
+      return; // OkHttp's own timeout ends the call first
+    }
+    if (timeout instanceof AsyncTimeout armed) {
+      if (armed.exit()) {
+        return; // it has already fired: the call is cancelled
+      }
+      armed.deadlineNanoTime(deadline);
+      armed.enter();
+    }
   }
 
   /**
