@@ -9,6 +9,7 @@ import dev.backoff.driver.RetryLoops;
 import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRules;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -107,6 +108,13 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
         } catch (RuntimeException e) {
           response.close();
           stage.completeExceptionally(e);
+          return;
+        }
+        if (answered.isCanceled() && !stage.isDone()) {
+          // The call's own timeout (the deadline) ended it while its body was read ahead: the body is gone,
+          // so the attempt fails with a timeout (a bare InterruptedIOException would read as an interrupt).
+          discard(response);
+          stage.completeExceptionally(new SocketTimeoutException("timeout while reading the response body ahead"));
           return;
         }
         if (!stage.complete(response)) {

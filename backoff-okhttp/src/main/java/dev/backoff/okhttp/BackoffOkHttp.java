@@ -281,10 +281,7 @@ public final class BackoffOkHttp {
     }
     Call call = chain.call();
     RetryExecutor<Response> executor = syncExecutor(call.timeout().timeoutNanos());
-    if (maxElapsedNanos != Long.MAX_VALUE) {
-      InterceptedCall.endCallBy(call.timeout(), maxElapsedNanos); // the deadline bounds body reads too
-    }
-    InterceptedCall attempt = new InterceptedCall(rules, executor.policy(), chain);
+    InterceptedCall attempt = new InterceptedCall(rules, executor.policy(), chain, maxElapsedNanos);
     Response response;
     try {
       response = RetryLoops.sync(executor, attempt, attempt);

@@ -37,14 +37,20 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
   private final FollowUpGuard.Mark mark = new FollowUpGuard.Mark();
   private final Call call;
   private final boolean repeatable;
+  private final long deadlineNanos; // System.nanoTime() at which the call's timeout ends it for Backoff's deadline
   private Instant judgedAt; // the instant the last response's Retry-After was read at, for the same reading
 
-  InterceptedCall(HttpRules rules, RetryPolicy<Response> policy, Interceptor.Chain chain) {
+  /**
+   * @param maxElapsedNanos the policy's deadline, which ends the call through its timeout (see
+   *     {@link #endCallBy}); {@code Long.MAX_VALUE} for none
+   */
+  InterceptedCall(HttpRules rules, RetryPolicy<Response> policy, Interceptor.Chain chain, long maxElapsedNanos) {
     this.rules = rules;
     this.policy = policy;
     this.chain = chain;
     this.call = chain.call();
     this.network = chain.withRetryOnConnectionFailure(false);
+    this.deadlineNanos = maxElapsedNanos == Long.MAX_VALUE ? 0 : endCallBy(call.timeout(), maxElapsedNanos);
     this.marked = mark.mark(chain.request());
     this.repeatable = rules.isRepeatable(this); // the request's view is this object: nothing more to allocate
   }
@@ -85,20 +91,29 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
    * already: the call, its attempts and the caller's read of the last body are then bounded as by
    * {@code callTimeout}. OkHttp arms the timeout as the call starts, so it is re-armed here with the shorter
    * deadline; a timeout of another kind (not OkHttp's own) is left alone.
+   *
+   * @return the {@code System.nanoTime()} it ends the call at, or 0 when it left the timeout as it was
    */
-  static void endCallBy(Timeout timeout, long nanos) {
+  static long endCallBy(Timeout timeout, long nanos) {
     long deadline = System.nanoTime() + Math.max(nanos, 1);
     long armedNanos = timeout.timeoutNanos();
     if (armedNanos > 0 && armedNanos <= nanos || timeout.hasDeadline() && timeout.deadlineNanoTime() - deadline <= 0) {
-      return; // OkHttp's own timeout ends the call first
+      return 0; // OkHttp's own timeout ends the call first
     }
-    if (timeout instanceof AsyncTimeout armed) {
-      if (armed.exit()) {
-        return; // it has already fired: the call is cancelled
-      }
-      armed.deadlineNanoTime(deadline);
-      armed.enter();
+    if (!(timeout instanceof AsyncTimeout armed) || armed.exit()) {
+      return 0; // not OkHttp's own, or it has already fired (the call is cancelled)
     }
+    armed.deadlineNanoTime(deadline);
+    armed.enter();
+    return deadline;
+  }
+
+  /**
+   * Whether the call was cancelled by a caller, not by the timeout that ends it at the policy's deadline
+   * (whose outcome the engine judges as any other: it stops on its deadline).
+   */
+  private boolean cancelledByCaller() {
+    return call.isCanceled() && (deadlineNanos == 0 || System.nanoTime() - deadlineNanos < 0);
   }
 
   /**
@@ -147,7 +162,7 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
 
   @Override
   public Verdict judge(RetryPolicy<Response> policy, Response response, Throwable failure) {
-    if (call.isCanceled()) {
+    if (cancelledByCaller()) {
       return Verdict.stop(StopReason.CANCELLED);
     }
     if (failure != null) {

@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.backoff.Backoff;
+import dev.backoff.RetryEvent;
+import dev.backoff.RetryListener;
 import dev.backoff.RetryPolicy;
+import dev.backoff.StopReason;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -61,7 +64,12 @@ class OkHttpOwnRetriesTest {
   }
 
   static BackoffOkHttp backoff(Duration maxElapsed) {
+    return backoff(maxElapsed, new RetryListener<>() {});
+  }
+
+  static BackoffOkHttp backoff(Duration maxElapsed, RetryListener<Response> listener) {
     RetryPolicy.Builder<Response> policy = RetryPolicy.<Response>builder()
+        .listener(listener)
         .maxAttempts(4)
         .backoff(Backoff.fixed(Duration.ofMillis(10)));
     if (maxElapsed != null) {
@@ -214,6 +222,36 @@ class OkHttpOwnRetriesTest {
     OkHttpClient.Builder builder = backoff.install(backoff.install(new OkHttpClient.Builder()));
     assertThat(builder.networkInterceptors()).containsExactly(backoff.networkInterceptor());
     assertThat(builder.interceptors()).containsExactly(backoff.interceptor(), backoff.interceptor());
+  }
+
+  @Test
+  void aBodyReadAheadCutByTheDeadlineStopsTheCallOnItsDeadline() throws Exception {
+    // A 503 whose body stalls after its first byte: reading it ahead runs into the deadline of 500 ms.
+    MockResponse stalled = new MockResponse.Builder().code(503).body("x".repeat(100))
+        .throttleBody(1, 1, TimeUnit.HOURS).build();
+    server.enqueue(stalled);
+    server.enqueue(stalled);
+    List<StopReason> stops = new CopyOnWriteArrayList<>();
+    RetryListener<Response> listener = new RetryListener<>() {
+      @Override
+      public void onExhausted(RetryEvent<Response> event) {
+        stops.add(event.stopReason());
+      }
+
+      @Override
+      public void onAborted(RetryEvent<Response> event) {
+        stops.add(event.stopReason());
+      }
+    };
+    OkHttpClient client = backoff(Duration.ofMillis(500), listener).install(plain.newBuilder()).build();
+    assertThat(catchThrowable(() -> client.newCall(get()).execute().close()))
+        .isInstanceOf(InterruptedIOException.class);
+    Throwable failure = catchThrowable(() -> backoff(Duration.ofMillis(500), listener).enqueue(plain, get())
+        .get(10, TimeUnit.SECONDS).close());
+    assertThat(failure).isInstanceOf(ExecutionException.class).hasCauseInstanceOf(InterruptedIOException.class);
+    assertThat(stops).as("the interceptor's call, then enqueue's")
+        .containsExactly(StopReason.DEADLINE_EXCEEDED, StopReason.DEADLINE_EXCEEDED);
+    assertThat(server.getRequestCount()).isEqualTo(2);
   }
 
   @Test
