@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import dev.backoff.Backoff;
-import dev.backoff.RetryEvent;
 import dev.backoff.RetryListener;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
+import dev.backoff.testing.RecordingListener;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -91,6 +91,11 @@ class OkHttpOwnRetriesTest {
     for (int i = 0; i < times; i++) {
       server.enqueue(response);
     }
+  }
+
+  /** A response of 100 bytes, one every {@code unit}. */
+  static MockResponse aByteEvery(int code, TimeUnit unit) {
+    return new MockResponse.Builder().code(code).body("x".repeat(100)).throttleBody(1, 1, unit).build();
   }
 
   int sendAlone(Request request) throws IOException {
@@ -227,29 +232,15 @@ class OkHttpOwnRetriesTest {
   @Test
   void aBodyReadAheadCutByTheDeadlineStopsTheCallOnItsDeadline() throws Exception {
     // A 503 whose body stalls after its first byte: reading it ahead runs into the deadline of 500 ms.
-    MockResponse stalled = new MockResponse.Builder().code(503).body("x".repeat(100))
-        .throttleBody(1, 1, TimeUnit.HOURS).build();
-    server.enqueue(stalled);
-    server.enqueue(stalled);
-    List<StopReason> stops = new CopyOnWriteArrayList<>();
-    RetryListener<Response> listener = new RetryListener<>() {
-      @Override
-      public void onExhausted(RetryEvent<Response> event) {
-        stops.add(event.stopReason());
-      }
-
-      @Override
-      public void onAborted(RetryEvent<Response> event) {
-        stops.add(event.stopReason());
-      }
-    };
+    enqueue(2, aByteEvery(503, TimeUnit.HOURS));
+    RecordingListener<Response> listener = new RecordingListener<>();
     OkHttpClient client = backoff(Duration.ofMillis(500), listener).install(plain.newBuilder()).build();
     assertThat(catchThrowable(() -> client.newCall(get()).execute().close()))
         .isInstanceOf(InterruptedIOException.class);
     Throwable failure = catchThrowable(() -> backoff(Duration.ofMillis(500), listener).enqueue(plain, get())
         .get(10, TimeUnit.SECONDS).close());
     assertThat(failure).isInstanceOf(ExecutionException.class).hasCauseInstanceOf(InterruptedIOException.class);
-    assertThat(stops).as("the interceptor's call, then enqueue's")
+    assertThat(listener.stopReasons()).as("the interceptor's call, then enqueue's")
         .containsExactly(StopReason.DEADLINE_EXCEEDED, StopReason.DEADLINE_EXCEEDED);
     assertThat(server.getRequestCount()).isEqualTo(2);
   }
@@ -257,10 +248,7 @@ class OkHttpOwnRetriesTest {
   @Test
   void maxElapsedBoundsTheCallersReadOfTheLastBody() throws Exception {
     // A 200 whose body comes at a byte a second: the call's deadline of 500 ms ends the read.
-    MockResponse slow = new MockResponse.Builder().code(200).body("x".repeat(100))
-        .throttleBody(1, 1, TimeUnit.SECONDS).build();
-    server.enqueue(slow);
-    server.enqueue(slow);
+    enqueue(2, aByteEvery(200, TimeUnit.SECONDS));
     OkHttpClient client = backoff(Duration.ofMillis(500)).install(plain.newBuilder()).build();
     long start = System.nanoTime();
     Throwable failure = catchThrowable(() -> {
