@@ -9,6 +9,7 @@ import dev.backoff.driver.RetryLoops;
 import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRules;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.time.Instant;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -47,7 +48,7 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
   private record Answer(Call call, Instant judgedAt) {}
 
   AsyncExchange(BackoffOkHttp owner, Call.Factory client, Request request) {
-    this.client = Objects.requireNonNull(client, "client must not be null");
+    this.client = owner.guarded(Objects.requireNonNull(client, "client must not be null"));
     this.request = Objects.requireNonNull(request, "request must not be null");
     this.rules = owner.httpRules();
     this.repeatable = rules.isRepeatable(OkHttpViews.request(request));
@@ -80,7 +81,13 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
   public CompletionStage<Response> start(AttemptContext context) {
     judgedAt = null;
     int number = context.attempt();
-    Call call = client.newCall(request);
+    FollowUpGuard.Mark mark = new FollowUpGuard.Mark();
+    Call call = client.newCall(mark.mark(request));
+    long left = context.nanosLeft();
+    if (left != AttemptContext.NO_DEADLINE) {
+      // OkHttp's call timeout ends the attempt at the deadline, the read of its body included.
+      call.timeout().deadlineNanoTime(System.nanoTime() + Math.max(left, 1));
+    }
     last = call;
     AttemptStage stage = new AttemptStage(call);
     call.enqueue(new Callback() {
@@ -90,7 +97,8 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
       }
 
       @Override
-      public void onResponse(Call answered, Response response) {
+      public void onResponse(Call answered, Response raw) {
+        Response response = mark.restore(raw);
         try {
           Instant at = InterceptedCall.readAheadIfRetryPossible(rules, policy, response, repeatable, number, context);
           judgedAt = at;
@@ -100,6 +108,13 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
         } catch (RuntimeException e) {
           response.close();
           stage.completeExceptionally(e);
+          return;
+        }
+        if (answered.isCanceled() && !stage.isDone()) {
+          // The call's own timeout (the deadline) ended it while its body was read ahead: the body is gone,
+          // so the attempt fails with a timeout (a bare InterruptedIOException would read as an interrupt).
+          discard(response);
+          stage.completeExceptionally(new SocketTimeoutException("timeout while reading the response body ahead"));
           return;
         }
         if (!stage.complete(response)) {

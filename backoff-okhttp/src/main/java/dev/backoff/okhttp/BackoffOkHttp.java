@@ -8,6 +8,7 @@ import dev.backoff.StopReason;
 import dev.backoff.driver.RetryLoops;
 import dev.backoff.http.rules.HttpRules;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
@@ -43,7 +44,7 @@ import okhttp3.Response;
  * <pre>{@code
  * BackoffOkHttp backoff = BackoffOkHttp.of(RetryPolicy.<Response>builder()
  *     .maxAttempts(4).maxElapsed(Duration.ofSeconds(20)).build());
- * OkHttpClient client = new OkHttpClient.Builder().addInterceptor(backoff.interceptor()).build();
+ * OkHttpClient client = backoff.install(new OkHttpClient.Builder()).build();
  * try (Response response = client.newCall(request).execute()) { ... }
  * }</pre>
  *
@@ -65,8 +66,15 @@ import okhttp3.Response;
  * <h2>Requests</h2>
  * GET, HEAD, OPTIONS, PUT, DELETE and TRACE are repeated; other methods need an {@code Idempotency-Key}
  * header or the rules' opt-in. A one-shot or duplex request body is never sent twice. A failure before the
- * request was sent (a refused connection, a connect timeout) is retried for any request. OkHttp itself may
- * retry a lost connection once inside an attempt ({@code retryOnConnectionFailure}, on by default).
+ * request was sent (a refused connection, a connect timeout) is retried for any request.
+ *
+ * <h2>OkHttp's own retries and the deadline</h2>
+ * Each attempt is one exchange: OkHttp's retry of a lost connection ({@code retryOnConnectionFailure}) is
+ * off for Backoff's calls, and the {@linkplain #networkInterceptor() network guard} keeps OkHttp's follow-up
+ * step from resending a 503 that says {@code Retry-After: 0} (and from failing on a {@code Retry-After} past
+ * an {@code int}); {@link #install} adds it, {@code enqueue} adds it to a copy of the client. The policy's
+ * {@code maxElapsed} ends the call as OkHttp's {@code callTimeout} does (the shorter of the two wins): the
+ * attempts, the waits, the reading ahead and the caller's read of the last body.
  *
  * <p>Immutable and thread-safe; make one per policy and share it.
  */
@@ -80,6 +88,11 @@ public final class BackoffOkHttp {
   private final AsyncRetryExecutor<Response> async;
   private final AsyncRetryExecutor<Response> unhedged; // for requests that must not be repeated
   private final RetryInterceptor interceptor;
+  private final long maxElapsedNanos; // Long.MAX_VALUE for no deadline
+  private volatile GuardedClient lastGuarded; // the client enqueue last ran on, and its guarded copy
+
+  /** A client passed to {@code enqueue} and the copy of it that the calls run on. */
+  private record GuardedClient(OkHttpClient given, OkHttpClient guarded) {}
 
   private BackoffOkHttp(Builder builder) {
     this.rules = builder.rules;
@@ -90,6 +103,8 @@ public final class BackoffOkHttp {
     this.unhedged = policy.hedging() == null ? async : AsyncRetryExecutor.of(policy.toBuilder().hedging(null).build(),
         async.scheduler());
     this.interceptor = new RetryInterceptor(this);
+    Duration maxElapsed = policy.maxElapsed();
+    this.maxElapsedNanos = maxElapsed == null ? Long.MAX_VALUE : maxElapsed.toNanos();
   }
 
   /**
@@ -117,20 +132,55 @@ public final class BackoffOkHttp {
   }
 
   /**
-   * The application interceptor: add it with {@link OkHttpClient.Builder#addInterceptor} (not as a
-   * network interceptor, which sees one connection's exchange and may not repeat it). The same instance
-   * every time.
+   * The application interceptor: add it with {@link #install}, or with
+   * {@link OkHttpClient.Builder#addInterceptor} together with the {@linkplain #networkInterceptor() network
+   * guard} (without the guard, OkHttp itself resends a 503 that says {@code Retry-After: 0}, and a
+   * {@code Retry-After} past an {@code int} fails the attempt with a {@code ProtocolException}). As a network
+   * interceptor, which sees one connection's exchange and may not repeat it, it refuses to run: the call
+   * fails with an {@link IllegalStateException}. The same instance every time.
    */
   public Interceptor interceptor() {
     return interceptor;
   }
 
   /**
+   * The network interceptor that keeps OkHttp from repeating a call on its own: OkHttp's follow-up step sends
+   * a request again, whatever its method, when a 503 says {@code Retry-After: 0}, and fails with a
+   * {@code NumberFormatException} on a {@code Retry-After} past an {@code int}; this interceptor hides
+   * {@code Retry-After} from that step on the calls Backoff makes, and Backoff reads it instead. It leaves
+   * other calls alone. The same instance for every {@code BackoffOkHttp}; {@link #install} adds it.
+   */
+  public Interceptor networkInterceptor() {
+    return FollowUpGuard.INSTANCE;
+  }
+
+  /**
+   * Adds this adapter to a client's builder: the {@linkplain #interceptor() interceptor} as an application
+   * interceptor (after those already added) and the {@linkplain #networkInterceptor() network guard} (once).
+   * The way to build a client whose calls {@code execute()} with retries.
+   *
+   * @return {@code builder}
+   * @throws NullPointerException if {@code builder} is null
+   */
+  public OkHttpClient.Builder install(OkHttpClient.Builder builder) {
+    Objects.requireNonNull(builder, "builder must not be null");
+    builder.addInterceptor(interceptor);
+    if (!builder.networkInterceptors().contains(FollowUpGuard.INSTANCE)) {
+      builder.addNetworkInterceptor(FollowUpGuard.INSTANCE);
+    }
+    return builder;
+  }
+
+  /**
    * Sends {@code request} asynchronously with retries, holding no thread while waiting to retry: each
    * attempt is {@code client.newCall(request).enqueue(...)}, and retries are scheduled on the
    * {@linkplain Builder#scheduler scheduler}. The client's own timeouts apply to each attempt; the policy's
-   * {@code maxElapsed} bounds the whole. Pass a client without this adapter's {@linkplain #interceptor()
-   * interceptor}.
+   * {@code maxElapsed} bounds the whole, each attempt's call (and the read of the body the caller gets)
+   * ending at the deadline as by OkHttp's call timeout. Pass a client without this adapter's
+   * {@linkplain #interceptor() interceptor}. An {@link OkHttpClient} is used through a copy (sharing its
+   * dispatcher, pool and settings) with OkHttp's connection retry off and the {@linkplain #networkInterceptor()
+   * network guard} added, so OkHttp never repeats an attempt by itself; another {@link Call.Factory} is used
+   * as it is.
    *
    * <p>With a policy that {@linkplain RetryPolicy.Builder#hedging hedges}, another call is enqueued when none
    * has answered within the hedging delay (see {@link dev.backoff.Hedging}); the first response the rules
@@ -179,6 +229,27 @@ public final class BackoffOkHttp {
     return call;
   }
 
+  /**
+   * The factory attempts are made with: for an {@link OkHttpClient}, a copy sharing its dispatcher, pool and
+   * settings, with OkHttp's own connection retry off and the {@linkplain #networkInterceptor() network
+   * guard} added (the client itself if it has both already); the last one made is kept for the next call.
+   * Another factory is used as it is.
+   */
+  Call.Factory guarded(Call.Factory factory) {
+    if (!(factory instanceof OkHttpClient client)) {
+      return factory;
+    }
+    GuardedClient last = lastGuarded;
+    if (last != null && last.given() == client) {
+      return last.guarded();
+    }
+    OkHttpClient guarded = !client.retryOnConnectionFailure() && client.networkInterceptors().contains(FollowUpGuard.INSTANCE)
+        ? client
+        : client.newBuilder().retryOnConnectionFailure(false).addNetworkInterceptor(FollowUpGuard.INSTANCE).build();
+    lastGuarded = new GuardedClient(client, guarded);
+    return guarded;
+  }
+
   HttpRules httpRules() {
     return rules;
   }
@@ -204,9 +275,13 @@ public final class BackoffOkHttp {
 
   /** Runs one intercepted call on the synchronous loop. */
   Response intercept(Interceptor.Chain chain) throws IOException {
+    if (chain.connection() != null) {
+      throw new IllegalStateException("BackoffOkHttp.interceptor() was added with addNetworkInterceptor, where an"
+          + " exchange may not be repeated: add it with addInterceptor, or build the client with install(builder)");
+    }
     Call call = chain.call();
     RetryExecutor<Response> executor = syncExecutor(call.timeout().timeoutNanos());
-    InterceptedCall attempt = new InterceptedCall(rules, executor.policy(), chain);
+    InterceptedCall attempt = new InterceptedCall(rules, executor.policy(), chain, maxElapsedNanos);
     Response response;
     try {
       response = RetryLoops.sync(executor, attempt, attempt);

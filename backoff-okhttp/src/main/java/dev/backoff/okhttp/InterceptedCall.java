@@ -10,11 +10,15 @@ import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRequestView;
 import dev.backoff.http.rules.HttpRules;
 import java.io.IOException;
+import java.net.ProtocolException;
 import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.Interceptor;
+import okhttp3.Request;
 import okhttp3.Response;
+import okio.AsyncTimeout;
+import okio.Timeout;
 
 /**
  * One intercepted call as the core's synchronous loop sees it: each attempt is {@code chain.proceed}, the
@@ -28,15 +32,26 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
   private final HttpRules rules;
   private final RetryPolicy<Response> policy;
   private final Interceptor.Chain chain;
+  private final Interceptor.Chain network; // the chain with OkHttp's own connection retry off
+  private final Request marked; // the request, tagged for the network guard
+  private final FollowUpGuard.Mark mark = new FollowUpGuard.Mark();
   private final Call call;
   private final boolean repeatable;
+  private final long deadlineNanos; // System.nanoTime() at which the call's timeout ends it for Backoff's deadline
   private Instant judgedAt; // the instant the last response's Retry-After was read at, for the same reading
 
-  InterceptedCall(HttpRules rules, RetryPolicy<Response> policy, Interceptor.Chain chain) {
+  /**
+   * @param maxElapsedNanos the policy's deadline, which ends the call through its timeout (see
+   *     {@link #endCallBy}); {@code Long.MAX_VALUE} for none
+   */
+  InterceptedCall(HttpRules rules, RetryPolicy<Response> policy, Interceptor.Chain chain, long maxElapsedNanos) {
     this.rules = rules;
     this.policy = policy;
     this.chain = chain;
     this.call = chain.call();
+    this.network = chain.withRetryOnConnectionFailure(false);
+    this.deadlineNanos = maxElapsedNanos == Long.MAX_VALUE ? 0 : endCallBy(call.timeout(), maxElapsedNanos);
+    this.marked = mark.mark(chain.request());
     this.repeatable = rules.isRepeatable(this); // the request's view is this object: nothing more to allocate
   }
 
@@ -61,9 +76,56 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
     if (call.isCanceled()) {
       throw new IOException("Canceled"); // no attempt after cancel (OkHttp's own message)
     }
-    Response response = chain.proceed(chain.request());
+    Response response;
+    try {
+      response = mark.restore(network.proceed(marked));
+    } catch (NumberFormatException e) {
+      throw unreadableRetryAfter(e);
+    }
     judgedAt = readAheadIfRetryPossible(rules, policy, response, repeatable, context.attempt(), context);
     return response;
+  }
+
+  /**
+   * Makes OkHttp's own call timeout end the call at {@code nanos} from now at the latest, when it would not
+   * already: the call, its attempts and the caller's read of the last body are then bounded as by
+   * {@code callTimeout}. OkHttp arms the timeout as the call starts, so it is re-armed here with the shorter
+   * deadline; a timeout of another kind (not OkHttp's own) is left alone.
+   *
+   * @return the {@code System.nanoTime()} it ends the call at, or 0 when it left the timeout as it was
+   */
+  static long endCallBy(Timeout timeout, long nanos) {
+    long deadline = System.nanoTime() + Math.max(nanos, 1);
+    long armedNanos = timeout.timeoutNanos();
+    if (armedNanos > 0 && armedNanos <= nanos || timeout.hasDeadline() && timeout.deadlineNanoTime() - deadline <= 0) {
+      return 0; // OkHttp's own timeout ends the call first
+    }
+    if (!(timeout instanceof AsyncTimeout armed) || armed.exit()) {
+      return 0; // not OkHttp's own, or it has already fired (the call is cancelled)
+    }
+    armed.deadlineNanoTime(deadline);
+    armed.enter();
+    return deadline;
+  }
+
+  /**
+   * Whether the call was cancelled by a caller, not by the timeout that ends it at the policy's deadline
+   * (whose outcome the engine judges as any other: it stops on its deadline).
+   */
+  private boolean cancelledByCaller() {
+    return call.isCanceled() && (deadlineNanos == 0 || System.nanoTime() - deadlineNanos < 0);
+  }
+
+  /**
+   * OkHttp's own follow-up step failed to parse a {@code Retry-After} (a number past an {@code int}), which
+   * happens only on a client built without the {@linkplain BackoffOkHttp#networkInterceptor() network
+   * guard}: the response is lost inside OkHttp, so the attempt ends with a protocol error (not retried).
+   */
+  static ProtocolException unreadableRetryAfter(NumberFormatException e) {
+    ProtocolException failure = new ProtocolException("OkHttp could not read the response's Retry-After ("
+        + e.getMessage() + "); build the client with BackoffOkHttp.install to let Backoff read it");
+    failure.initCause(e);
+    return failure;
   }
 
   /**
@@ -100,7 +162,7 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
 
   @Override
   public Verdict judge(RetryPolicy<Response> policy, Response response, Throwable failure) {
-    if (call.isCanceled()) {
+    if (cancelledByCaller()) {
       return Verdict.stop(StopReason.CANCELLED);
     }
     if (failure != null) {

@@ -32,7 +32,8 @@ class DocsExampleTest {
         .build();
 
     // Synchronous calls: the interceptor retries inside execute(); Call.cancel() stops it.
-    OkHttpClient client = new OkHttpClient.Builder().addInterceptor(backoff.interceptor()).build();
+    // install adds it and the network guard that keeps OkHttp from repeating a call by itself.
+    OkHttpClient client = backoff.install(new OkHttpClient.Builder()).build();
     try (Response response = client.newCall(new Request.Builder().url(url).build()).execute()) {
       System.out.println(response.code() + " " + response.body().string());
     }
