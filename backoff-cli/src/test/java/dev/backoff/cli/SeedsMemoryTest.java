@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class SeedsMemoryTest {
   private static ForkedJvm.Result simulate(String threads) throws Exception {
     return ForkedJvm.run(Main.class, List.of("-Xmx128m", "-XX:+UseSerialGC"), Duration.ofSeconds(300), "simulate",
-        "--clients", "14000", "--policies", "fixed", "--seeds", "2", "--threads", threads, "--format", "csv");
+        "--clients", "14000", "--policies", "storm-fixed", "--seeds", "2", "--threads", threads, "--format", "csv");
   }
 
   @Test

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.within;
 import dev.backoff.Backoff;
 import dev.backoff.RetryPolicy;
 import dev.backoff.spec.BackoffSpec;
+import dev.backoff.spec.ExperimentPolicies;
 import dev.backoff.testing.ScriptedRandom;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -48,7 +49,7 @@ class ExperimentPoliciesTest {
   }
 
   @Test
-  void anExplicitAttemptLimitAppliesToPresetsAndExperimentPolicies() {
+  void anExplicitAttemptLimitAppliesToEveryPolicyAndWithoutOneEachKeepsItsOwn() {
     Scenario limited = Scenario.of(java.util.Map.of("policies", "storm-fixed,aws-standard,fixed,full-jitter",
         "max-attempts", 5));
     for (PolicySpec spec : limited.policies) {
@@ -57,7 +58,13 @@ class ExperimentPoliciesTest {
     Scenario unset = Scenario.of(java.util.Map.of("policies", "storm-fixed,aws-standard,fixed"));
     assertThat(unset.policies.get(0).build(unset.maxAttempts, null).maxAttempts()).isEqualTo(Integer.MAX_VALUE);
     assertThat(unset.policies.get(1).build(unset.maxAttempts, null).maxAttempts()).isEqualTo(3); // the preset's
-    assertThat(unset.policies.get(2).build(unset.maxAttempts, null).maxAttempts()).isEqualTo(Integer.MAX_VALUE);
+    // A bare strategy means what it means everywhere: the library's default of 3 attempts.
+    assertThat(unset.policies.get(2).build(unset.maxAttempts, null).maxAttempts()).isEqualTo(3);
+    Scenario unlimited = Scenario.of(java.util.Map.of("policies", "storm-fixed,aws-standard,fixed",
+        "max-attempts", "unlimited"));
+    for (PolicySpec spec : unlimited.policies) {
+      assertThat(spec.build(unlimited.maxAttempts, null).maxAttempts()).as(spec.name).isEqualTo(Integer.MAX_VALUE);
+    }
   }
 
   @Test

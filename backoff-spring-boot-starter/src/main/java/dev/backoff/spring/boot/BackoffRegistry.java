@@ -11,9 +11,9 @@ import dev.backoff.RetryListener;
 import dev.backoff.RetryPolicy;
 import dev.backoff.RetryScheduler;
 import dev.backoff.Sleeper;
-import dev.backoff.spec.BackoffSpec;
 import dev.backoff.spec.BudgetSpec;
 import dev.backoff.spec.Durations;
+import dev.backoff.spec.ExperimentPolicies;
 import dev.backoff.spec.PolicySpec;
 import java.time.Duration;
 import java.util.Collections;
@@ -97,9 +97,15 @@ public final class BackoffRegistry {
           + "+adaptive is rate-limiter.*, +hedge is hedging.*, +budget is budget (a name under backoff.budgets)");
     }
     if (settings.getStrategy() != null) {
-      BackoffSpec spec = parse(prefix + "strategy", settings.getStrategy(), BackoffSpec::parse);
-      builder = spec.isPreset() ? spec.preset().policy()
-          : RetryPolicy.builder().backoff(parse(prefix + "strategy", settings.getStrategy(), text -> spec.toBackoff()));
+      // What the name means everywhere: a strategy with the library's defaults, a preset with its own limits.
+      builder = parse(prefix + "strategy", settings.getStrategy(), text -> {
+        PolicySpec spec = PolicySpec.parse(text);
+        if (spec.experimentPolicy() != null && ExperimentPolicies.hasFirstRetryQuirk(spec.experimentPolicy())) {
+          throw new IllegalArgumentException("the experiment policy '" + spec.experimentPolicy() + "' needs the "
+              + "simulator's think times; use storm-exponential");
+        }
+        return spec.<Object>builder();
+      });
     } else {
       builder = RetryPolicy.builder();
     }
