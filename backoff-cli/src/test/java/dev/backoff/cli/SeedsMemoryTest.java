@@ -30,6 +30,6 @@ class SeedsMemoryTest {
     ForkedJvm.Result one = simulate("1");
     assertThat(one.output()).doesNotContain("OutOfMemoryError");
     assertThat(one.exitCode()).as(one.output()).isZero();
-    assertThat(one.output()).contains("policy,seed,verdict,").contains("\nfixed,3,").contains("\nfixed,4,");
+    assertThat(one.output()).contains("policy,seed,verdict,").contains("\nstorm-fixed,3,").contains("\nstorm-fixed,4,");
   }
 }

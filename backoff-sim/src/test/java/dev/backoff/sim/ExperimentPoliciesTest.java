@@ -1,40 +1,15 @@
 package dev.backoff.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.within;
 
-import dev.backoff.Backoff;
-import dev.backoff.RetryPolicy;
 import dev.backoff.spec.BackoffSpec;
 import dev.backoff.spec.ExperimentPolicies;
-import dev.backoff.testing.ScriptedRandom;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The experiment's clients as named policies, and one meaning per name. */
+/** The experiment's clients in the simulator, and one meaning per name (the clients themselves: core). */
 class ExperimentPoliciesTest {
   private static final long MS = 1_000_000L;
-
-  private static long delay(Backoff backoff, int retry, double u) {
-    return backoff.delayNanos(retry, 0, 0, new ScriptedRandom(u, u, u, u));
-  }
-
-  @Test
-  void theExperimentsClients() {
-    assertThat(delay(ExperimentPolicies.backoff("storm-fixed"), 1000, 0.3)).isEqualTo(100 * MS);
-    Backoff exponential = ExperimentPolicies.backoff("storm-exponential");
-    assertThat(delay(exponential, 2, 0.5)).isCloseTo(271_828_182L, within(2L));
-    // at the 5 min cap the centre drops to 5 min / 1.3 so the ±3σ window fits under it
-    assertThat(delay(exponential, 100, 0.5)).isCloseTo(230_769_230_769L, within(1_000L));
-    RetryPolicy<Object> policy = ExperimentPolicies.policy("storm-exponential").build();
-    assertThat(policy.maxAttempts()).isEqualTo(Integer.MAX_VALUE);
-    assertThat(ExperimentPolicies.canonical("Exponential-Full-Jitter")).isEqualTo("storm-exponential-full-jitter");
-    assertThat(ExperimentPolicies.canonical("exponential-original")).isEqualTo("storm-exponential-original");
-    assertThat(ExperimentPolicies.canonical("exponential")).isNull();
-    assertThatThrownBy(() -> ExperimentPolicies.backoff("fixed")).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("unknown experiment policy 'fixed'");
-  }
 
   @Test
   void exponentialIsTheGenericStrategyInTheSimulatorToo() {
