@@ -259,6 +259,16 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
     public static final int TIME_WINDOW_MINIMUM_CALLS = 10;
     private static final int TIME_WINDOW_BUCKETS = 10;
 
+    /**
+     * The breaker of {@code +breaker:RATE:WINDOW:WAIT:TRIALS} from its parameters one by one (null or absent:
+     * the default), for configuration that keeps each in a key of its own (the Spring starter's properties).
+     *
+     * @throws IllegalArgumentException naming the bad parameter and its value, as for the suffix
+     */
+    public static Breaker of(String... parameters) {
+      return parameters(parameters, values -> parse("", values));
+    }
+
     static Breaker parse(String policy, String[] parameters) {
       if (parameters.length > 4) {
         throw bad(policy, "+breaker takes at most 4 parameters (+breaker[:rate%:window:wait:trials])");
@@ -338,6 +348,15 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
     /** The limiter of a bare {@code +adaptive}: it waits for its token as long as it takes. */
     public static final Adaptive DEFAULT = new Adaptive(Long.MAX_VALUE);
 
+    /**
+     * The limiter of {@code +adaptive:MAX_WAIT} from its parameter (null: the default), as {@link Breaker#of}.
+     *
+     * @throws IllegalArgumentException naming the bad value, as for the suffix
+     */
+    public static Adaptive of(String maxWait) {
+      return parameters(new String[] {maxWait}, values -> parse("", values));
+    }
+
     static Adaptive parse(String policy, String[] parameters) {
       if (parameters.length > 1) {
         throw bad(policy, "+adaptive takes at most 1 parameter (+adaptive[:wait|fail|max-wait])");
@@ -378,6 +397,16 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
    * @param maxHedges MAX
    */
   public record Hedge(long delayNanos, int maxHedges) {
+    /**
+     * The hedging of {@code +hedge:DELAY:MAX} from its parameters (null: the default; DELAY has none), as
+     * {@link Breaker#of}.
+     *
+     * @throws IllegalArgumentException naming the bad parameter and its value, as for the suffix
+     */
+    public static Hedge of(String delay, String maxHedges) {
+      return parameters(new String[] {delay, maxHedges}, values -> parse("", values));
+    }
+
     static Hedge parse(String policy, String[] parameters) {
       if (parameters.length == 0 || parameters[0] == null) {
         throw bad(policy, "+hedge needs a delay, such as +hedge:50ms");
@@ -419,6 +448,25 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
       throw bad(policy, name + " '" + Durations.show(value) + "': out of range (" + min + ".." + max + ")");
     }
     return exact.longValueExact();
+  }
+
+  /** A suffix's settings from its parameters alone: trailing nulls dropped, messages without a policy. */
+  private static <T> T parameters(String[] given, java.util.function.Function<String[], T> parser) {
+    int length = given.length;
+    while (length > 0 && given[length - 1] == null) {
+      length--;
+    }
+    String[] values = new String[length];
+    for (int i = 0; i < length; i++) {
+      values[i] = given[i] == null || given[i].trim().isEmpty() ? null : given[i].trim();
+    }
+    try {
+      return parser.apply(values);
+    } catch (IllegalArgumentException e) {
+      String lead = "bad policy '': ";
+      String message = e.getMessage();
+      throw new IllegalArgumentException(message.startsWith(lead) ? message.substring(lead.length()) : message, e);
+    }
   }
 
   private static IllegalArgumentException bad(String policy, String why) {

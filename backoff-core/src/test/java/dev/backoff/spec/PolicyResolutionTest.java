@@ -107,4 +107,18 @@ class PolicyResolutionTest {
     assertThat(BackoffSpec.parse("exponential").parameterKeys()).containsExactly("initial", "multiplier", "cap", "jitter");
     assertThat(BackoffSpec.parse("aws-standard").parameterKeys()).isEmpty();
   }
+
+  @Test
+  void aSuffixsSettingsComeFromItsParametersAloneWithTheSameMessages() {
+    assertThat(PolicySpec.Breaker.of()).isEqualTo(PolicySpec.Breaker.DEFAULT);
+    assertThat(PolicySpec.Breaker.of("25%", null, "1m", null)).isEqualTo(PolicySpec.parse("x+breaker:25%::1m").breaker());
+    assertThatThrownBy(() -> PolicySpec.Breaker.of("150%")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("breaker failure rate '150%': out of range (0..100]%");
+    assertThat(PolicySpec.Adaptive.of(null)).isEqualTo(PolicySpec.Adaptive.DEFAULT);
+    assertThat(PolicySpec.Adaptive.of("fail").failFast()).isTrue();
+    assertThatThrownBy(() -> PolicySpec.Adaptive.of("soon")).hasMessageStartingWith("adaptive max-wait 'soon': use wait");
+    assertThat(PolicySpec.Hedge.of("50ms", "2")).isEqualTo(new PolicySpec.Hedge(50 * MS, 2));
+    assertThat(PolicySpec.Hedge.of("50ms", null)).isEqualTo(PolicySpec.parse("x+hedge:50ms").hedge());
+    assertThatThrownBy(() -> PolicySpec.Hedge.of("50ms", "0")).hasMessage("hedge max-hedges '0': out of range (1..10)");
+  }
 }
