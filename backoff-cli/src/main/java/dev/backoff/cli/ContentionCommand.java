@@ -92,9 +92,13 @@ final class ContentionCommand implements Callable<Integer> {
       "cap", "Longest backoff delay.",
       "network-mean", "Mean delay of each message (read or conditional write); delays are |normal(mean, deviation)|.",
       "network-deviation", "Standard deviation of each message's delay.",
-      "strategies", "Strategies to compare, comma-separated: none, exponential (no jitter), full, equal, "
-          + "decorrelated, decorrelatedV2; each may add +budget or +breaker[:rate%:window:wait:trials] (one budget "
-          + "and breaker shared by a run's clients; a refused client gives up without writing).",
+      "max-attempts", "Attempt limit of every strategy, the first attempt included, or unlimited (the article's "
+          + "clients write until they succeed; a client whose limit is reached gives up without writing).",
+      "strategies", "Strategies to compare, comma-separated, by their names in every command (see 'backoff "
+          + "strategies'): none, exponential (no jitter), full-jitter, equal-jitter, decorrelated, decorrelated-v2; "
+          + "base and cap apply to each that does not give its own; each may add +budget or "
+          + "+breaker[:rate%:window:wait:trials] (one budget and breaker shared by a run's clients; a refused client "
+          + "gives up without writing).",
       "seed", "Random seed: the same seed and keys give the same output.");
 
   /** One {@code --KEY VALUE} option per contention key. */

@@ -2,8 +2,8 @@ package dev.backoff.cli;
 
 import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.RetryPolicy;
-import dev.backoff.sim.ExperimentPolicies;
 import dev.backoff.spec.Durations;
+import dev.backoff.spec.PolicySpec;
 import java.io.PrintWriter;
 import java.time.Duration;
 import picocli.CommandLine.Mixin;
@@ -58,20 +58,12 @@ final class PolicyOptions {
    * @throws IllegalArgumentException naming the bad flag value
    */
   <R> RetryPolicy.Builder<R> builder() {
-    RetryPolicy.Builder<R> builder;
+    // What the name means everywhere (dev.backoff.spec): a strategy the library's defaults, a preset its own.
     String experiment = strategy.experiment();
-    if (experiment != null) {
-      builder = ExperimentPolicies.policy(experiment);
-    } else if (strategy.spec().isPreset()) {
-      var spec = strategy.spec();
-      spec.toBackoff(); // rejects parameters given to a preset
-      builder = spec.preset().policy();
-    } else {
-      var spec = strategy.spec();
-      builder = RetryPolicy.builder();
-      if (strategy.isSet()) {
-        builder.backoff(spec.toBackoff()).name(spec.name());
-      }
+    RetryPolicy.Builder<R> builder = experiment != null ? PolicySpec.parse(experiment).builder()
+        : strategy.spec().policy();
+    if (experiment == null && !strategy.spec().isPreset()) {
+      builder.name(strategy.isSet() ? strategy.spec().name() : "default");
     }
     if (maxAttempts != null) {
       if (maxAttempts < 1) {

@@ -1,6 +1,6 @@
 package dev.backoff.cli;
 
-import dev.backoff.sim.ExperimentPolicies;
+import dev.backoff.spec.ExperimentPolicies;
 import dev.backoff.spec.BackoffSpec;
 import dev.backoff.spec.BudgetSpec;
 import java.io.PrintWriter;

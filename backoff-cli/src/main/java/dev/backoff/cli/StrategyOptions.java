@@ -1,7 +1,7 @@
 package dev.backoff.cli;
 
 import dev.backoff.Backoff;
-import dev.backoff.sim.ExperimentPolicies;
+import dev.backoff.spec.ExperimentPolicies;
 import dev.backoff.spec.BackoffSpec;
 import java.time.Duration;
 import picocli.CommandLine.Option;

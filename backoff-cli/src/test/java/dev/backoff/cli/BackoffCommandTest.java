@@ -2,7 +2,7 @@ package dev.backoff.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.backoff.sim.ExperimentPolicies;
+import dev.backoff.spec.ExperimentPolicies;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine.TypeConversionException;

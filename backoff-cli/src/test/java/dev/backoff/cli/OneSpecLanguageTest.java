@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.backoff.lab.LabServer;
-import dev.backoff.sim.ExperimentPolicies;
+import dev.backoff.spec.ExperimentPolicies;
 import dev.backoff.spec.BackoffSpec;
 import dev.backoff.testing.ScriptedHttpServer;
 import dev.backoff.testing.ScriptedHttpServer.Response;

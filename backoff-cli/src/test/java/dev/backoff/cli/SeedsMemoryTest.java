@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
 class SeedsMemoryTest {
   private static ForkedJvm.Result simulate(String threads) throws Exception {
     return ForkedJvm.run(Main.class, List.of("-Xmx128m", "-XX:+UseSerialGC"), Duration.ofSeconds(300), "simulate",
-        "--clients", "14000", "--policies", "fixed", "--seeds", "2", "--threads", threads, "--format", "csv");
+        "--clients", "14000", "--policies", "storm-fixed", "--seeds", "2", "--threads", threads, "--format", "csv");
   }
 
   @Test
@@ -30,6 +30,6 @@ class SeedsMemoryTest {
     ForkedJvm.Result one = simulate("1");
     assertThat(one.output()).doesNotContain("OutOfMemoryError");
     assertThat(one.exitCode()).as(one.output()).isZero();
-    assertThat(one.output()).contains("policy,seed,verdict,").contains("\nfixed,3,").contains("\nfixed,4,");
+    assertThat(one.output()).contains("policy,seed,verdict,").contains("\nstorm-fixed,3,").contains("\nstorm-fixed,4,");
   }
 }

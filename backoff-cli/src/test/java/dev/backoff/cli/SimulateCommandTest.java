@@ -149,10 +149,10 @@ class SimulateCommandTest {
   @Test
   void tippingPointSearchReportsPerPolicy() throws Exception {
     CliRunner result = CliRunner.run("simulate", "--clients", "1000", "--duration", "200s", "--faults",
-        "pause@30s+10s", "--policies", "fixed", "--tipping-point", "--resolution", "4", "--format", "json");
+        "pause@30s+10s", "--policies", "storm-fixed", "--tipping-point", "--resolution", "4", "--format", "json");
     assertThat(result.exitCode).as(result.err).isZero();
     JsonNode point = JSON.readTree(result.out).get("tippingPoints").get(0);
-    assertThat(point.get("policy").asText()).isEqualTo("fixed");
+    assertThat(point.get("policy").asText()).isEqualTo("storm-fixed");
     assertThat(point.get("faultSeconds").asInt()).isBetween(1, 12);
   }
 
@@ -173,7 +173,8 @@ class SimulateCommandTest {
   @Test
   void contentionBadInputExitsTwo() {
     assertUsage(CliRunner.run("contention", "--runs", "0"), "runs: 0 is out of range (1..1000000)");
-    assertUsage(CliRunner.run("contention", "--strategies", "full,psychic"), "unknown strategy 'psychic'");
+    assertUsage(CliRunner.run("contention", "--strategies", "full-jitter,psychic"), "unknown policy 'psychic'");
+    assertUsage(CliRunner.run("contention", "--strategies", "full"), "unknown policy 'full'; did you mean 'full-jitter'?");
     assertUsage(CliRunner.run("contention", "--cap", "1ms"), "cap: must be at least base");
   }
 }

@@ -52,17 +52,17 @@ class SimulateMemoryTest {
   void closedLoopStormsFinishOrAreRefused() throws Exception {
     // A million clients with 2 GiB, scaled to 256 MiB: 125000 clients (estimate ~402 MiB of the ~173 MiB a run
     // may use; an abandoned request costs 16 bytes, so 30000 clients, refused before that, now fit).
-    assertRefusedUpFront(simulate("--clients", "125000", "--policies", "fixed", "--format", "csv"), "clients");
+    assertRefusedUpFront(simulate("--clients", "125000", "--policies", "storm-fixed", "--format", "csv"), "clients");
     // Below the limit (the estimate is ~37 MiB; backoff-sim's MemoryEstimateTest runs a storm in exactly the
     // heap its estimate asks for): it must fit.
-    assertFinished(simulate("--clients", "8000", "--policies", "fixed", "--format", "csv"));
+    assertFinished(simulate("--clients", "8000", "--policies", "storm-fixed", "--format", "csv"));
   }
 
   @Test
   void openLoopStormsFinishOrAreRefused() throws Exception {
     assertRefusedUpFront(simulate("--client", "open", "--rate", "9999999", "--format", "csv"), "rate");
     // Every arrival retrying every 2.1 s for the rest of the run: millions of abandoned requests.
-    assertRefusedUpFront(simulate("--client", "open", "--rate", "300", "--policies", "fixed", "--format", "csv"), "rate");
-    assertFinished(simulate("--client", "open", "--rate", "20", "--policies", "fixed", "--format", "csv"));
+    assertRefusedUpFront(simulate("--client", "open", "--rate", "300", "--policies", "storm-fixed", "--format", "csv"), "rate");
+    assertFinished(simulate("--client", "open", "--rate", "20", "--policies", "storm-fixed", "--format", "csv"));
   }
 }

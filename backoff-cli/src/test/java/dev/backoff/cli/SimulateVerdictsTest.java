@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.backoff.sim.ExperimentPolicies;
+import dev.backoff.spec.ExperimentPolicies;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

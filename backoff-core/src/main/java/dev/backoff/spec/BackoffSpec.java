@@ -3,6 +3,7 @@ package dev.backoff.spec;
 import dev.backoff.Backoff;
 import dev.backoff.Jitter;
 import dev.backoff.Preset;
+import dev.backoff.RetryPolicy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -275,6 +276,75 @@ public final class BackoffSpec {
   public static String usage(String name) {
     Strategy strategy = STRATEGIES.get(name);
     return strategy != null ? strategy.usage() : of(name).name;
+  }
+
+  /**
+   * The keys of the parameters this spec's strategy takes, in the grammar's order: {@code initial} (also the
+   * delay of {@code fixed}, the base of {@code decorrelated}, the median of {@code decorrelated-v2}),
+   * {@code increment}, {@code multiplier}, {@code cap}, {@code jitter} (exponential's named jitter) and
+   * {@code jitter-factor}. Empty for {@code none}, a preset and {@code google-cloud:CAP}, whose values are fixed.
+   */
+  public List<String> parameterKeys() {
+    Strategy strategy = STRATEGIES.get(name);
+    if (strategy == null || googleCloudWithCap) {
+      return List.of();
+    }
+    List<String> keys = new ArrayList<>();
+    for (Parameter parameter : strategy.parameters()) {
+      keys.add(parameter == Parameter.FACTOR ? "jitter-factor" : parameter.name().toLowerCase(Locale.ROOT));
+    }
+    return keys;
+  }
+
+  /**
+   * This spec with one parameter set and the others as written, the edit a sweep makes: the text is rewritten
+   * at the parameter's position ({@code full-jitter} with cap {@code 5s} is {@code full-jitter::5s}), so that
+   * reports name the policy as a user would write it.
+   *
+   * @param key one of {@link #parameterKeys()}
+   * @param value the value as the grammar writes it ({@code 5s}, {@code 1.5})
+   * @throws IllegalArgumentException if the strategy has no such parameter (naming its usage), or the value is
+   *     bad (as {@link #parse})
+   */
+  public BackoffSpec withParameter(String key, String value) {
+    int position = parameterKeys().indexOf(key);
+    if (position < 0) {
+      throw new IllegalArgumentException("strategy '" + show(text) + "' has no " + key + " (" + usage(name) + ")");
+    }
+    List<String> parts = new ArrayList<>(List.of(text.split(":", -1)));
+    while (parts.size() < position + 2) {
+      parts.add("");
+    }
+    parts.set(position + 1, value);
+    while (parts.size() > 1 && parts.get(parts.size() - 1).isEmpty()) {
+      parts.remove(parts.size() - 1);
+    }
+    return parse(String.join(":", parts));
+  }
+
+  /**
+   * This spec with the parameter set if its strategy takes it and the spec does not give it: a scenario's
+   * default for every strategy it runs (the contention scenario's {@code base} and {@code cap}).
+   *
+   * @throws IllegalArgumentException if the value is bad (as {@link #parse})
+   */
+  public BackoffSpec withDefault(String key, String value) {
+    int position = parameterKeys().indexOf(key);
+    String[] parts = text.split(":", -1);
+    boolean given = position >= 0 && position + 1 < parts.length && !parts[position + 1].trim().isEmpty();
+    return position < 0 || given ? this : withParameter(key, value);
+  }
+
+  /**
+   * The policy this spec names as the library ships it: a preset's own ({@link Preset#policy()}, its limits
+   * included), else {@link RetryPolicy#builder()}'s defaults (3 attempts, no deadline) with this strategy. Not
+   * yet named.
+   *
+   * @throws IllegalArgumentException as {@link #toBackoff()}
+   */
+  public <R> RetryPolicy.Builder<R> policy() {
+    Backoff backoff = toBackoff();
+    return isPreset() ? Preset.byName(name).policy() : RetryPolicy.<R>builder().backoff(backoff);
   }
 
   /** The strategy's or preset's canonical name. */

@@ -76,6 +76,37 @@ public final class BudgetSpec {
     return kind;
   }
 
+  /**
+   * The parameters with every one written out, in the grammar's order: a given one as written, a missing or
+   * empty one as its default ({@code token-bucket} has {@code [500, 5, 10]}), so that code, properties and the
+   * simulator generated from a spec all say the same thing.
+   */
+  public List<String> parameters() {
+    String[] defaults = switch (kind) {
+      case "token-bucket" -> new String[] {Long.toString(RetryBudgets.AWS_CAPACITY),
+          Long.toString(RetryBudgets.AWS_RETRY_COST), Long.toString(RetryBudgets.AWS_TIMEOUT_RETRY_COST)};
+      case "grpc" -> new String[] {Integer.toString(RetryBudgets.GRPC_MAX_TOKENS),
+          plain(RetryBudgets.GRPC_TOKEN_RATIO)};
+      case "ratio" -> new String[] {plain(RetryBudgets.RATIO_RETRY_RATIO),
+          Integer.toString(RetryBudgets.RATIO_MIN_RETRIES_PER_SECOND), Durations.format(RetryBudgets.RATIO_WINDOW)};
+      default -> throw new AssertionError(kind);
+    };
+    List<String> all = new java.util.ArrayList<>();
+    for (int i = 0; i < defaults.length; i++) {
+      all.add(parameters[i] != null ? parameters[i] : defaults[i]);
+    }
+    return List.copyOf(all);
+  }
+
+  /** The spec with every parameter written out ({@link #parameters()}): {@code token-bucket:500:5:10}. */
+  public String canonical() {
+    return kind + ":" + String.join(":", parameters());
+  }
+
+  private static String plain(double value) {
+    return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
+  }
+
   /** Every budget form, for help texts. */
   public static List<String> usage() {
     return USAGE;

@@ -1,12 +1,15 @@
 package dev.backoff.spec;
 
 import dev.backoff.AdaptiveRateLimiter;
+import dev.backoff.Backoff;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.Hedging;
+import dev.backoff.RetryPolicy;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * A policy as written: a strategy or preset ({@link BackoffSpec}'s grammar, or a name a driver adds, such as
@@ -109,6 +112,114 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
   }
 
   /**
+   * Every base name a policy may have, exactly what {@link #builder()} resolves: the experiment's clients
+   * ({@link ExperimentPolicies}), then every strategy and preset ({@link BackoffSpec#names()}).
+   */
+  public static List<String> names() {
+    return ExperimentPolicies.allNames();
+  }
+
+  /** The experiment policy the base names ({@code storm-exponential}, canonical), or null if it names none. */
+  public String experimentPolicy() {
+    return ExperimentPolicies.canonical(base.split(":", -1)[0]);
+  }
+
+  /**
+   * The policy this spec names, as the library ships it: the one resolution behind every command
+   * ({@code run}, {@code http}, {@code simulate}, {@code advise}, {@code sweep}, {@code contention}), the
+   * lab and the Spring starter, so that a bare name means one policy everywhere. A strategy gets the library's
+   * defaults ({@link RetryPolicy#builder()}: 3 attempts, no deadline); a preset its own limits; an
+   * experiment policy no attempt limit. The builder is named after the spec as written and carries
+   * {@code +hedge}'s hedging; the budget, breaker and rate limiter of the other suffixes are the caller's to
+   * attach (they need a clock and a scope: one per run, per fleet, per client).
+   *
+   * @throws IllegalArgumentException if the base names no policy (the message lists the known names and,
+   *     for a former spelling, the name to use), or its parameters are bad (as {@link BackoffSpec#parse})
+   */
+  public <R> RetryPolicy.Builder<R> builder() {
+    String experiment = experimentPolicy();
+    RetryPolicy.Builder<R> builder;
+    if (experiment != null) {
+      checkNoParameters(experiment);
+      builder = ExperimentPolicies.policy(experiment);
+    } else {
+      builder = resolvedStrategy().policy();
+    }
+    builder.name(text);
+    if (hedge != null) {
+      builder.hedging(hedge.hedging());
+    }
+    return builder;
+  }
+
+  /**
+   * The backoff of the policy this spec names (see {@link #builder()}).
+   *
+   * @throws IllegalArgumentException as {@link #builder()}
+   */
+  public Backoff backoff() {
+    String experiment = experimentPolicy();
+    if (experiment != null) {
+      checkNoParameters(experiment);
+      return ExperimentPolicies.backoff(experiment);
+    }
+    return resolvedStrategy().toBackoff();
+  }
+
+  /**
+   * The base as a strategy or preset, with the spec language's message for a name that is neither: it lists
+   * every policy name and, for a former spelling ({@code full}, {@code decorrelatedV2}), the name to use.
+   *
+   * @throws IllegalArgumentException if the base is not a strategy or preset, or its parameters are bad
+   */
+  public BackoffSpec resolvedStrategy() {
+    String name = base.split(":", -1)[0].trim();
+    if (!BackoffSpec.names().contains(name)) {
+      String instead = FORMER_NAMES.get(name.replace("-", "").replace("_", ""));
+      throw new IllegalArgumentException("unknown policy '" + Durations.show(name) + "'"
+          + (instead == null ? "" : "; did you mean '" + instead + "'? (its name in every command)")
+          + "; known: " + String.join(", ", names()) + "; a strategy may take parameters, such as "
+          + "full-jitter:100ms:20s");
+    }
+    return BackoffSpec.parse(base);
+  }
+
+  /** Spellings some commands used to accept, for the hint: the contention scenario's article names. */
+  private static final Map<String, String> FORMER_NAMES = Map.of("full", "full-jitter", "equal", "equal-jitter",
+      "decorrelatedv2", "decorrelated-v2", "fulljitter", "full-jitter", "equaljitter", "equal-jitter");
+
+  private void checkNoParameters(String experiment) {
+    if (base.indexOf(':') >= 0) {
+      throw bad(text, "the experiment policy '" + experiment + "' takes no parameters (its values are fixed)");
+    }
+  }
+
+  /**
+   * This spec with one parameter of its strategy set, the rest as written: the edit the sweeps and the
+   * advisor make ({@code full-jitter} with {@code cap} 5s is {@code full-jitter::5s}; suffixes are kept).
+   *
+   * @param key {@code initial} (also the delay of {@code fixed}, the base of {@code decorrelated}, the median
+   *     of {@code decorrelated-v2}), {@code multiplier}, {@code cap}, {@code increment} or {@code jitter-factor}
+   * @param value the value as the grammar writes it ({@code 5s}, {@code 1.5})
+   * @throws IllegalArgumentException if the base is a preset or an experiment policy (whose parameters are
+   *     fixed; the message says "has fixed parameters"), the strategy has no such parameter (the message names
+   *     its usage), or the result does not parse
+   */
+  public PolicySpec withParameter(String key, String value) {
+    BackoffSpec strategy = experimentPolicy() != null ? null : resolvedStrategy();
+    if (strategy == null || strategy.parameterKeys().isEmpty()) {
+      throw new IllegalArgumentException("policy '" + text + "' has fixed parameters (a preset or a named policy), so "
+          + key + " cannot be varied");
+    }
+    if (!strategy.parameterKeys().contains(key)) {
+      throw new IllegalArgumentException("policy '" + text + "' has no " + key + " ("
+          + BackoffSpec.usage(strategy.name()) + ")");
+    }
+    int plus = text.indexOf('+');
+    return parse(strategy.withParameter(key, value).text() + (plus >= 0 ? text.substring(plus) : ""));
+  }
+
+  /**
    * The base as a strategy or preset.
    *
    * @throws IllegalArgumentException as {@link BackoffSpec#parse(String)}
@@ -147,6 +258,16 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
     /** The least calls a time window must hold before its failure rate counts. */
     public static final int TIME_WINDOW_MINIMUM_CALLS = 10;
     private static final int TIME_WINDOW_BUCKETS = 10;
+
+    /**
+     * The breaker of {@code +breaker:RATE:WINDOW:WAIT:TRIALS} from its parameters one by one (null or absent:
+     * the default), for configuration that keeps each in a key of its own (the Spring starter's properties).
+     *
+     * @throws IllegalArgumentException naming the bad parameter and its value, as for the suffix
+     */
+    public static Breaker of(String... parameters) {
+      return parameters(parameters, values -> parse("", values));
+    }
 
     static Breaker parse(String policy, String[] parameters) {
       if (parameters.length > 4) {
@@ -227,6 +348,15 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
     /** The limiter of a bare {@code +adaptive}: it waits for its token as long as it takes. */
     public static final Adaptive DEFAULT = new Adaptive(Long.MAX_VALUE);
 
+    /**
+     * The limiter of {@code +adaptive:MAX_WAIT} from its parameter (null: the default), as {@link Breaker#of}.
+     *
+     * @throws IllegalArgumentException naming the bad value, as for the suffix
+     */
+    public static Adaptive of(String maxWait) {
+      return parameters(new String[] {maxWait}, values -> parse("", values));
+    }
+
     static Adaptive parse(String policy, String[] parameters) {
       if (parameters.length > 1) {
         throw bad(policy, "+adaptive takes at most 1 parameter (+adaptive[:wait|fail|max-wait])");
@@ -267,6 +397,16 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
    * @param maxHedges MAX
    */
   public record Hedge(long delayNanos, int maxHedges) {
+    /**
+     * The hedging of {@code +hedge:DELAY:MAX} from its parameters (null: the default; DELAY has none), as
+     * {@link Breaker#of}.
+     *
+     * @throws IllegalArgumentException naming the bad parameter and its value, as for the suffix
+     */
+    public static Hedge of(String delay, String maxHedges) {
+      return parameters(new String[] {delay, maxHedges}, values -> parse("", values));
+    }
+
     static Hedge parse(String policy, String[] parameters) {
       if (parameters.length == 0 || parameters[0] == null) {
         throw bad(policy, "+hedge needs a delay, such as +hedge:50ms");
@@ -308,6 +448,25 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
       throw bad(policy, name + " '" + Durations.show(value) + "': out of range (" + min + ".." + max + ")");
     }
     return exact.longValueExact();
+  }
+
+  /** A suffix's settings from its parameters alone: trailing nulls dropped, messages without a policy. */
+  private static <T> T parameters(String[] given, java.util.function.Function<String[], T> parser) {
+    int length = given.length;
+    while (length > 0 && given[length - 1] == null) {
+      length--;
+    }
+    String[] values = new String[length];
+    for (int i = 0; i < length; i++) {
+      values[i] = given[i] == null || given[i].trim().isEmpty() ? null : given[i].trim();
+    }
+    try {
+      return parser.apply(values);
+    } catch (IllegalArgumentException e) {
+      String lead = "bad policy '': ";
+      String message = e.getMessage();
+      throw new IllegalArgumentException(message.startsWith(lead) ? message.substring(lead.length()) : message, e);
+    }
   }
 
   private static IllegalArgumentException bad(String policy, String why) {

@@ -2,8 +2,7 @@ package dev.backoff.lab;
 
 import dev.backoff.NanoClock;
 import dev.backoff.RetryPolicy;
-import dev.backoff.sim.ExperimentPolicies;
-import dev.backoff.spec.BackoffSpec;
+import dev.backoff.spec.ExperimentPolicies;
 import dev.backoff.spec.BudgetSpec;
 import dev.backoff.spec.PolicySpec;
 import java.util.List;
@@ -12,8 +11,8 @@ import java.util.List;
  * The retry policies a lab client can run, in the simulator's one policy grammar and with the same meanings:
  * the experiment's clients ({@code storm-fixed}, {@code storm-exponential}, ...; see
  * {@link ExperimentPolicies}), which retry without limit; every strategy with optional colon parameters
- * ({@code full-jitter}, {@code exponential:100ms:2:20s:full}), which also retries without limit (as in the
- * simulator); a preset, which keeps its own limits. A {@code +budget} suffix adds a retry budget shared by
+ * ({@code full-jitter}, {@code exponential:100ms:2:20s:full}), with the library's default of 3 attempts; a
+ * preset, which keeps its own limits: what the name means everywhere ({@link PolicySpec#builder()}). A {@code +budget} suffix adds a retry budget shared by
  * the whole fleet: {@link BudgetSpec#DEFAULT}, AWS's token bucket, as the simulator's default. A
  * {@code +breaker[:...]} suffix adds the same circuit breaker as the simulator's ({@link PolicySpec.Breaker}),
  * also shared by the whole fleet (the simulator's default {@code breaker-scope}: one client process);
@@ -41,29 +40,12 @@ public final class LabPolicies {
       throw new IllegalArgumentException("policy name must not be blank");
     }
     PolicySpec spec = PolicySpec.parse(name);
-    String experiment = ExperimentPolicies.canonical(spec.base());
-    RetryPolicy.Builder<R> builder;
-    if (experiment != null) {
-      if (ExperimentPolicies.hasFirstRetryQuirk(experiment)) {
-        throw new IllegalArgumentException("policy '" + name + "' needs the simulator's think times; "
-            + "the lab runs storm-exponential instead");
-      }
-      builder = ExperimentPolicies.policy(experiment);
-    } else {
-      BackoffSpec strategy;
-      try {
-        strategy = spec.strategy();
-      } catch (IllegalArgumentException e) {
-        if (e.getMessage().startsWith("unknown strategy")) {
-          throw new IllegalArgumentException("unknown policy '" + name + "'; known: " + String.join(", ", names())
-              + ", each also with +budget, +breaker[:rate%:window:wait:trials], +adaptive[:wait|fail|max-wait] or "
-              + "+hedge:delay[:max-hedges]");
-        }
-        throw e;
-      }
-      builder = strategy.isPreset() ? strategy.preset().policy()
-          : RetryPolicy.<R>builder().backoff(strategy.toBackoff()).unlimitedAttempts();
+    String experiment = spec.experimentPolicy();
+    if (experiment != null && ExperimentPolicies.hasFirstRetryQuirk(experiment)) {
+      throw new IllegalArgumentException("policy '" + name + "' needs the simulator's think times; "
+          + "the lab runs storm-exponential instead");
     }
+    RetryPolicy.Builder<R> builder = spec.builder();
     if (spec.withBudget()) {
       builder.budget(BudgetSpec.parse(BudgetSpec.DEFAULT).create(NanoClock.system()));
     }
@@ -74,7 +56,6 @@ public final class LabPolicies {
       builder.rateLimiter(spec.adaptive().builder().name(spec.text()).build());
     }
     if (spec.hedge() != null) {
-      builder.hedging(spec.hedge().hedging());
       try {
         builder.build(); // a preset's attempt limit may leave no room for the hedges
       } catch (IllegalArgumentException e) {
@@ -82,11 +63,11 @@ public final class LabPolicies {
       }
     }
 
-    return builder.name(spec.text());
+    return builder;
   }
 
   /** Every accepted name without the {@code +budget} suffix: the experiment's, then strategies and presets. */
   public static List<String> names() {
-    return ExperimentPolicies.allNames();
+    return PolicySpec.names();
   }
 }

@@ -234,22 +234,23 @@ public final class Advisor {
       out.add("ratio:0.2:10:10s");
       return out;
     }
-    String[] parts = budget.split(":");
-    switch (parts[0]) {
+    dev.backoff.spec.BudgetSpec spec = dev.backoff.spec.BudgetSpec.parse(budget);
+    List<String> parts = spec.parameters();
+    switch (spec.kind()) {
       case "token-bucket" -> {
-        for (long capacity : steps(BUCKET_CAPACITIES, Long.parseLong(parts[1]))) {
-          out.add("token-bucket:" + capacity + ":" + parts[2] + ":" + parts[3]);
+        for (long capacity : steps(BUCKET_CAPACITIES, Long.parseLong(parts.get(0)))) {
+          out.add("token-bucket:" + capacity + ":" + parts.get(1) + ":" + parts.get(2));
         }
       }
       case "grpc" -> {
-        for (long tokens : steps(GRPC_TOKENS, Long.parseLong(parts[1]))) {
-          out.add("grpc:" + tokens + ":" + parts[2]);
+        for (long tokens : steps(GRPC_TOKENS, Long.parseLong(parts.get(0)))) {
+          out.add("grpc:" + tokens + ":" + parts.get(1));
         }
       }
       case "ratio" -> {
         List<java.math.BigDecimal> ratios = RATIOS.stream().map(java.math.BigDecimal::new).toList();
-        for (java.math.BigDecimal ratio : steps(ratios, new java.math.BigDecimal(parts[1]))) {
-          out.add("ratio:" + ratio.toPlainString() + ":" + parts[2] + ":" + parts[3]);
+        for (java.math.BigDecimal ratio : steps(ratios, new java.math.BigDecimal(parts.get(0)))) {
+          out.add("ratio:" + ratio.toPlainString() + ":" + parts.get(1) + ":" + parts.get(2));
         }
       }
       default -> throw new AssertionError(budget);

@@ -1,13 +1,12 @@
 package dev.backoff.sim;
 
-import dev.backoff.Backoff;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.Decision;
 import dev.backoff.Execution;
-import dev.backoff.Jitter;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
 import dev.backoff.driver.Engine;
+import dev.backoff.spec.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,8 +22,10 @@ import java.util.Map;
  * strategy and N: mean write calls and mean completion time (until the last client has written) over R
  * runs. Stateless and thread-safe; each run is deterministic given the seed.
  *
- * <p>A strategy may carry the policy grammar's {@code +budget} and {@code +breaker[:...]} suffixes
- * ({@code full+breaker}): the run's clients then share one retry budget ({@link dev.backoff.spec.BudgetSpec#DEFAULT})
+ * <p>The strategies are named as in every command ({@code full-jitter}, {@code decorrelated-v2}; the former
+ * {@code full}, {@code equal} and {@code decorrelatedV2} are refused with the name to use), with the scenario's
+ * {@code base}, {@code cap} and {@code max-attempts} as overrides (see {@link #policy}). A strategy may carry
+ * the policy grammar's {@code +budget} and {@code +breaker[:...]} suffixes ({@code full-jitter+breaker}): the run's clients then share one retry budget ({@link dev.backoff.spec.BudgetSpec#DEFAULT})
  * and one circuit breaker on the virtual clock, as callers of one service writing one row. Every attempt
  * (read and conditional write) asks the breaker first; a conflict is a failure, a write that lands a
  * success. A client whose retry the budget or the breaker refuses gives up without writing, and the
@@ -35,9 +36,12 @@ import java.util.Map;
 public final class Contention {
   private Contention() {}
 
-  /** The strategies of the article (plus Polly's decorrelated V2), in the order they are reported. */
+  /**
+   * The strategies of the article (plus Polly's decorrelated V2), by their names in every command, in the
+   * order they are reported.
+   */
   public static final List<String> STRATEGIES =
-      List.of("none", "exponential", "full", "equal", "decorrelated", "decorrelatedV2");
+      List.of("none", "exponential", "full-jitter", "equal-jitter", "decorrelated", "decorrelated-v2");
 
   /** The largest client count of one row. */
   static final int MAX_CLIENTS = 100_000;
@@ -50,6 +54,7 @@ public final class Contention {
     DEFAULTS.put("runs", 30L);
     DEFAULTS.put("base", "5ms");
     DEFAULTS.put("cap", "2s");
+    DEFAULTS.put("max-attempts", "unlimited");
     DEFAULTS.put("network-mean", "10ms");
     DEFAULTS.put("network-deviation", "2ms");
     DEFAULTS.put("strategies", String.join(",", STRATEGIES));
@@ -128,12 +133,15 @@ public final class Contention {
     long deviation = Values.durationNanos("network-deviation", merged.get("network-deviation"));
     long seed = Values.wholeNumber("seed", merged.get("seed"), Long.MIN_VALUE, Long.MAX_VALUE);
     List<String> strategies = Scenario.asStrings(merged.get("strategies"));
-    List<Backoff> backoffs = new ArrayList<>();
+    String attempts = String.valueOf(merged.get("max-attempts")).trim();
+    int maxAttempts = attempts.equalsIgnoreCase("unlimited") ? Integer.MAX_VALUE
+        : (int) Values.wholeNumber("max-attempts", merged.get("max-attempts"), 1, Integer.MAX_VALUE);
+    List<RetryPolicy<Object>> shipped = new ArrayList<>();
     List<dev.backoff.spec.PolicySpec> specs = new ArrayList<>();
     for (String name : strategies) {
       dev.backoff.spec.PolicySpec spec = suffixes(name);
       specs.add(spec);
-      backoffs.add(strategy(spec.base(), Duration.ofNanos(base), Duration.ofNanos(cap)));
+      shipped.add(policy(spec, Duration.ofNanos(base), Duration.ofNanos(cap), maxAttempts));
     }
     double total = 0;
     for (dev.backoff.spec.PolicySpec spec : specs) {
@@ -162,8 +170,7 @@ public final class Contention {
               ? dev.backoff.spec.BudgetSpec.parse(dev.backoff.spec.BudgetSpec.DEFAULT).create(() -> clock[0]) : null;
           CircuitBreaker breaker = spec.breaker() == null ? null
               : spec.breaker().builder().name(spec.text()).clock(() -> clock[0]).build();
-          RetryPolicy<Object> policy = RetryPolicy.builder().name(strategies.get(s)).unlimitedAttempts()
-              .backoff(backoffs.get(s)).maxSuppressed(0).budget(budget).circuitBreaker(breaker).build();
+          RetryPolicy<Object> policy = shipped.get(s).toBuilder().budget(budget).circuitBreaker(breaker).build();
           // The same random stream for every strategy at (N, run): common random numbers.
           long[] outcome = runOnce(policy, n, mean, deviation, SplitMix64.stream(seed, n * 1_000_003L + r), clock);
           calls += outcome[0];
@@ -224,23 +231,28 @@ public final class Contention {
     return spec;
   }
 
-  static Backoff strategy(String name, Duration base, Duration cap) {
-    switch (name.toLowerCase(Locale.ROOT)) {
-      case "none":
-        return Backoff.none();
-      case "exponential":
-        return Backoff.exponential(base, 2, cap);
-      case "full":
-        return Backoff.exponential(base, 2, cap, Jitter.full());
-      case "equal":
-        return Backoff.exponential(base, 2, cap, Jitter.equal());
-      case "decorrelated":
-        return Backoff.decorrelated(base, cap);
-      case "decorrelatedv2":
-      case "decorrelated-v2":
-        return Backoff.decorrelatedV2(base, cap);
-      default:
-        throw new ScenarioException("strategies", "unknown strategy '" + name + "'; use " + String.join(", ", STRATEGIES));
+  /**
+   * The policy a name means in every command ({@link dev.backoff.spec.PolicySpec#builder()}), with the
+   * scenario's overrides, as {@code --initial}, {@code --cap} and {@code --max-attempts} are for {@code run}:
+   * {@code base} and {@code cap} set the first delay and the cap of every strategy that takes them and does
+   * not give its own; {@code max-attempts} (default unlimited: the article's clients write until they succeed)
+   * applies to every policy.
+   *
+   * @throws ScenarioException for a name that is not a policy, or a bad parameter
+   */
+  public static RetryPolicy<Object> policy(dev.backoff.spec.PolicySpec spec, Duration base, Duration cap, int maxAttempts) {
+    try {
+      RetryPolicy.Builder<Object> builder;
+      if (spec.experimentPolicy() != null) {
+        builder = spec.builder();
+      } else {
+        dev.backoff.spec.BackoffSpec strategy = spec.resolvedStrategy()
+            .withDefault("initial", Durations.format(base)).withDefault("cap", Durations.format(cap));
+        builder = strategy.policy().name(spec.text());
+      }
+      return builder.maxAttempts(maxAttempts).maxSuppressed(0).build();
+    } catch (IllegalArgumentException e) {
+      throw new ScenarioException("strategies", e.getMessage());
     }
   }
 

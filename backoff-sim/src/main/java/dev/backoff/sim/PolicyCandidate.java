@@ -1,7 +1,6 @@
 package dev.backoff.sim;
 
 import dev.backoff.Preset;
-import dev.backoff.RetryBudgets;
 import dev.backoff.spec.BackoffSpec;
 import dev.backoff.spec.BudgetSpec;
 import dev.backoff.spec.Durations;
@@ -89,23 +88,7 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
    * that the Java code, the properties and the simulator say the same thing.
    */
   private static String canonicalBudget(String text) {
-    BudgetSpec spec = BudgetSpec.parse(text);
-    String[] given = text.trim().split(":", -1);
-    String[] defaults = switch (spec.kind()) {
-      case "token-bucket" -> new String[] {Long.toString(RetryBudgets.AWS_CAPACITY),
-          Long.toString(RetryBudgets.AWS_RETRY_COST), Long.toString(RetryBudgets.AWS_TIMEOUT_RETRY_COST)};
-      case "grpc" -> new String[] {Integer.toString(RetryBudgets.GRPC_MAX_TOKENS),
-          number(RetryBudgets.GRPC_TOKEN_RATIO)};
-      case "ratio" -> new String[] {number(RetryBudgets.RATIO_RETRY_RATIO),
-          Integer.toString(RetryBudgets.RATIO_MIN_RETRIES_PER_SECOND), Durations.format(RetryBudgets.RATIO_WINDOW)};
-      default -> throw new AssertionError(spec.kind());
-    };
-    StringBuilder out = new StringBuilder(spec.kind());
-    for (int i = 0; i < defaults.length; i++) {
-      String value = i + 1 < given.length ? given[i + 1].trim() : "";
-      out.append(':').append(value.isEmpty() ? defaults[i] : value);
-    }
-    return out.toString();
+    return BudgetSpec.parse(text).canonical();
   }
 
   /** A preset as it is, its own attempt limit kept. */
@@ -229,19 +212,19 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
   }
 
   private static String budgetJava(BudgetSpec spec, List<String> imports) {
-    String[] parts = spec.toString().split(":", -1);
+    List<String> parts = spec.parameters();
     return switch (spec.kind()) {
       case "token-bucket" -> {
         imports.add("dev.backoff.FailureClass");
-        yield "RetryBudgets.tokenBucket().capacity(" + parts[1] + ").retryCost(" + parts[2]
-            + ")\n    .retryCost(FailureClass.TIMEOUT, " + parts[3] + ").build()";
+        yield "RetryBudgets.tokenBucket().capacity(" + parts.get(0) + ").retryCost(" + parts.get(1)
+            + ")\n    .retryCost(FailureClass.TIMEOUT, " + parts.get(2) + ").build()";
       }
-      case "grpc" -> "RetryBudgets.grpcThrottling(" + parts[1] + ", " + parts[2] + ")";
+      case "grpc" -> "RetryBudgets.grpcThrottling(" + parts.get(0) + ", " + parts.get(1) + ")";
       case "ratio" -> {
         imports.add("dev.backoff.NanoClock");
         imports.add("java.time.Duration");
-        yield "RetryBudgets.ratio(" + parts[1] + ", " + parts[2] + ", " + durationJava(Durations.parse(parts[3]))
-            + ", NanoClock.system())";
+        yield "RetryBudgets.ratio(" + parts.get(0) + ", " + parts.get(1) + ", "
+            + durationJava(Durations.parse(parts.get(2))) + ", NanoClock.system())";
       }
       default -> throw new AssertionError(spec.kind());
     };

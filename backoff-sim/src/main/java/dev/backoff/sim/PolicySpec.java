@@ -4,10 +4,11 @@ import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.Backoff;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.FailureClass;
-import dev.backoff.Preset;
+import dev.backoff.Jitter;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
-import dev.backoff.spec.BackoffSpec;
+import dev.backoff.spec.ExperimentPolicies;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeoutException;
@@ -19,8 +20,9 @@ import java.util.concurrent.TimeoutException;
  * ({@code storm-exponential}), with the grammar's optional suffixes: {@code +budget} attaches the scenario's
  * retry budget, {@code +breaker[:...]} a circuit breaker on the virtual clock (one per run, or one per client
  * with {@code breaker-scope: per-client}), {@code +adaptive[:...]} an adaptive rate limiter (one per run) and
- * {@code +hedge:DELAY[:MAX]} hedging. The scenario's {@code max-attempts} applies to strategies; to presets and experiment policies only
- * when the scenario sets it (they keep their own limits otherwise). Immutable.
+ * {@code +hedge:DELAY[:MAX]} hedging. A name means the policy it means everywhere
+ * ({@link dev.backoff.spec.PolicySpec#builder()}: a strategy the library's 3 attempts, a preset its own limits,
+ * an experiment policy none); the scenario's {@code max-attempts}, when set, applies to every policy. Immutable.
  */
 final class PolicySpec {
   /** The failure a timed-out attempt reports (a TimeoutException, so the core classifies it TIMEOUT). */
@@ -72,13 +74,13 @@ final class PolicySpec {
   final dev.backoff.spec.PolicySpec.Adaptive adaptive;
   /** The {@code +hedge} settings, or null. */
   final dev.backoff.spec.PolicySpec.Hedge hedge;
-  private final Preset preset;
-  private final String experiment;
-  private final Backoff backoff;
+  /** The policy the name means as shipped, resolved once; each run adds its limit, budget and gates. */
+  private final RetryPolicy<Object> shipped;
+  private final boolean preset;
   private final boolean limitSet;
 
-  private PolicySpec(dev.backoff.spec.PolicySpec policy, boolean firstRetryQuirk, Preset preset, String experiment,
-      Backoff backoff, boolean limitSet) {
+  private PolicySpec(dev.backoff.spec.PolicySpec policy, boolean firstRetryQuirk, RetryPolicy<Object> shipped,
+      boolean limitSet) {
     this.limitSet = limitSet;
     this.name = policy.text();
     this.withBudget = policy.withBudget();
@@ -86,14 +88,13 @@ final class PolicySpec {
     this.adaptive = policy.adaptive();
     this.hedge = policy.hedge();
     this.firstRetryQuirk = firstRetryQuirk;
-    this.preset = preset;
-    this.experiment = experiment;
-    this.backoff = backoff;
+    this.shipped = shipped;
+    this.preset = policy.experimentPolicy() == null && policy.resolvedStrategy().isPreset();
   }
 
   /**
    * The policies of a scenario; {@code limitSet}: the scenario sets max-attempts, which then applies to
-   * presets and experiment policies too.
+   * every policy (otherwise each keeps the limit its name means everywhere).
    */
   static List<PolicySpec> parseAll(Object value, boolean limitSet) {
     List<PolicySpec> specs = new ArrayList<>();
@@ -114,8 +115,10 @@ final class PolicySpec {
 
   static PolicySpec parse(String text, boolean limitSet) {
     dev.backoff.spec.PolicySpec policy;
+    RetryPolicy.Builder<Object> builder;
     try {
       policy = dev.backoff.spec.PolicySpec.parse(text);
+      builder = policy.builder();
     } catch (IllegalArgumentException e) {
       throw new ScenarioException("policies", e.getMessage());
     }
@@ -123,28 +126,12 @@ final class PolicySpec {
       throw new ScenarioException("policies", "policy '" + policy.text() + "': the simulator runs +adaptive or "
           + "+hedge, not both in one policy (a hedge waiting for the limiter's token is not modelled)");
     }
-    String experiment = ExperimentPolicies.canonical(policy.base());
-    if (experiment != null) {
-      return new PolicySpec(policy, ExperimentPolicies.hasFirstRetryQuirk(experiment),
-          null, experiment, ExperimentPolicies.backoff(experiment), limitSet);
-    }
-    BackoffSpec strategy;
-    try {
-      strategy = policy.strategy();
-    } catch (IllegalArgumentException e) {
-      String message = e.getMessage();
-      throw new ScenarioException("policies", message.startsWith("unknown strategy")
-          ? "unknown policy '" + policy.text() + "'; known: " + String.join(", ", names())
-              + ", each with suffixes such as +budget or +breaker; or a strategy with parameters such as full-jitter:100ms:20s"
-          : message);
-    }
-    return strategy.isPreset()
-        ? new PolicySpec(policy, false, strategy.preset(), null, null, limitSet)
-        : new PolicySpec(policy, false, null, null, strategy.toBackoff(), limitSet);
-  }
-
-  private static List<String> names() {
-    return ExperimentPolicies.allNames();
+    String experiment = policy.experimentPolicy();
+    boolean quirk = experiment != null && ExperimentPolicies.hasFirstRetryQuirk(experiment);
+    // Without the hedging here: the run's attempt limit, set in build, decides whether the hedges fit.
+    RetryPolicy<Object> shipped = builder.hedging(null).classifyFailures(PolicySpec::failureClass).maxSuppressed(0)
+        .build();
+    return new PolicySpec(policy, quirk, shipped, limitSet);
   }
 
   /** Builds the policy for one run without a breaker (see {@link #build(int, RetryBudget, CircuitBreaker)}). */
@@ -158,27 +145,23 @@ final class PolicySpec {
   }
 
   /**
-   * Builds the policy for one run (or one client); {@code budget} is that run's budget (or null without
-   * +budget), {@code circuitBreaker} the breaker its attempts ask (or null without +breaker),
-   * {@code rateLimiter} the run's adaptive limiter (or null without +adaptive); +hedge adds its hedging.
+   * Builds the policy for one run (or one client): the policy the name means, with the scenario's attempt
+   * limit if it sets one; {@code budget} is that run's budget (or null without +budget),
+   * {@code circuitBreaker} the breaker its attempts ask (or null without +breaker), {@code rateLimiter} the
+   * run's adaptive limiter (or null without +adaptive); +hedge adds its hedging.
    *
    * @throws IllegalArgumentException if the policy's attempt limit leaves no room for its hedges
    */
   RetryPolicy<Object> build(int maxAttempts, RetryBudget budget, CircuitBreaker circuitBreaker,
       AdaptiveRateLimiter rateLimiter) {
-    RetryPolicy.Builder<Object> builder;
-    if (preset != null) {
-      builder = preset.policy();
-      builder.name(name);
-      if (limitSet) {
-        builder.maxAttempts(maxAttempts);
-      }
-    } else {
-      builder = RetryPolicy.builder().name(name).backoff(backoff)
-          .maxAttempts(experiment == null || limitSet ? maxAttempts : Integer.MAX_VALUE);
+    // A strategy's or experiment policy's meaning is its backoff and limit: a fresh builder with just those
+    // costs less than toBuilder's copies, which counts when each of 100 000 clients builds its own policy.
+    RetryPolicy.Builder<Object> builder = preset ? shipped.toBuilder()
+        : RetryPolicy.builder().name(name).backoff(shipped.backoff()).maxAttempts(shipped.maxAttempts())
+            .classifyFailures(PolicySpec::failureClass).maxSuppressed(0);
+    if (limitSet) {
+      builder.maxAttempts(maxAttempts);
     }
-    builder.classifyFailures(PolicySpec::failureClass);
-    builder.maxSuppressed(0);
     if (withBudget) {
       builder.budget(budget);
     }
@@ -199,9 +182,17 @@ final class PolicySpec {
         : failure == TIMEOUT ? FailureClass.TIMEOUT : FailureClass.TRANSIENT;
   }
 
-  /** For the original client's quirk: see {@link ExperimentPolicies#withFirstRetryAfter}. */
+  /**
+   * For the original client's quirk: the call's policy whose first retry waits e × the think time before the
+   * call (its reset to the minimum delay after a success was overwritten by the next think time), growing by
+   * e from there, up to the experiment client's cap.
+   */
   static RetryPolicy<Object> withFirstRetryAfter(RetryPolicy<Object> policy, long thinkNanos) {
-    return ExperimentPolicies.withFirstRetryAfter(policy, thinkNanos);
+    long cap = policy.backoff().maxDelayNanos();
+    long first = Math.max(1, Math.min(cap, (long) (Math.E * thinkNanos)));
+    return policy.toBuilder()
+        .backoff(Backoff.exponential(Duration.ofNanos(first), Math.E, Duration.ofNanos(cap), Jitter.gaussian(0.1)))
+        .build();
   }
 
   @Override

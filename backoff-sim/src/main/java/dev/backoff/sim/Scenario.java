@@ -59,8 +59,9 @@ public final class Scenario {
         "policies to compare (see 'backoff strategies': the experiment's storm-*, strategies like "
             + "full-jitter:100ms:20s, presets; suffixes +budget, +breaker[:rate%:window:wait:trials], +adaptive[:wait|fail|max-wait], "
             + "+hedge:delay[:max-hedges])");
-    key("max-attempts", "unlimited", "attempt limit, the first attempt included; when set it applies to every "
-        + "policy, presets and storm-* too (unset: strategies unlimited, presets their own)");
+    key("max-attempts", "the policy's own", "attempt limit, the first attempt included, or unlimited; when set it "
+        + "applies to every policy, presets and storm-* too (unset: each policy's own, as everywhere: a strategy "
+        + "3, as the library's default, a preset its own, storm-* unlimited)");
     key("budget", dev.backoff.spec.BudgetSpec.DEFAULT, "retry budget of '+budget' policies: token-bucket[:capacity:cost:timeout-cost] (AWS), grpc[:max-tokens:token-ratio] or ratio[:ratio:min-per-second:window] (Finagle)");
     key("breaker-scope", "shared", "circuit breakers of '+breaker' policies: shared (one per run, as the budget: "
         + "the clients are one process's callers) or per-client (closed loop: one per client, a fleet of "
@@ -154,7 +155,7 @@ public final class Scenario {
     }
     seed = Values.wholeNumber("seed", get("seed"), Long.MIN_VALUE, Long.MAX_VALUE);
     String attempts = String.valueOf(get("max-attempts")).trim();
-    if (attempts.equalsIgnoreCase("unlimited")) {
+    if (!raw.containsKey("max-attempts") || attempts.equalsIgnoreCase("unlimited")) {
       maxAttempts = Integer.MAX_VALUE;
     } else {
       maxAttempts = (int) Values.wholeNumber("max-attempts", get("max-attempts"), 1, Integer.MAX_VALUE);
@@ -202,8 +203,7 @@ public final class Scenario {
           + get("recovery-window"));
     }
     faults = Fault.parseAll(get("faults"), durationNanos, String.valueOf(get("duration")).trim());
-    policies = PolicySpec.parseAll(get("policies"), raw.containsKey("max-attempts")
-        && maxAttempts != Integer.MAX_VALUE);
+    policies = PolicySpec.parseAll(get("policies"), raw.containsKey("max-attempts"));
     for (PolicySpec spec : policies) {
       if (spec.hedge != null) {
         try {
@@ -372,6 +372,22 @@ public final class Scenario {
       names.add(spec.name);
     }
     return names;
+  }
+
+  /**
+   * The retry policy a run gives the policy of this name, as the simulator builds it, without the run's own
+   * budget, breaker and rate limiter instances: the policy the name means everywhere, with the scenario's
+   * {@code max-attempts} if it sets one.
+   *
+   * @throws IllegalArgumentException if the scenario compares no policy of that name
+   */
+  public dev.backoff.RetryPolicy<Object> policy(String name) {
+    for (PolicySpec spec : policies) {
+      if (spec.name.equals(name)) {
+        return spec.build(maxAttempts, null);
+      }
+    }
+    throw new IllegalArgumentException("no policy '" + name + "' in the scenario; it compares " + policyNames());
   }
 
   /** The knee server's latency model ({@code base-latency}, {@code knee-limit}, {@code knee-factor}, {@code knee-k}). */

@@ -1,6 +1,5 @@
 package dev.backoff.sim;
 
-import dev.backoff.spec.BackoffSpec;
 import dev.backoff.spec.Durations;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -422,68 +421,21 @@ public final class Sweep {
     return scenario.with("faults", faults);
   }
 
-  /** The policies with the parameter set in each spec, by the position its strategy's grammar gives it. */
+  /** The policies with the parameter set in each spec, by the spec language's edit ({@code withParameter}). */
   static List<String> withPolicyParameter(List<String> policies, String key, String value) {
     List<String> out = new ArrayList<>();
     for (String policy : policies) {
-      dev.backoff.spec.PolicySpec parsed = dev.backoff.spec.PolicySpec.parse(policy);
-      String base = parsed.base();
-      String name = base.contains(":") ? base.substring(0, base.indexOf(':')) : base;
-      List<String> slots;
       try {
-        slots = slots(BackoffSpec.usage(name));
+        out.add(dev.backoff.spec.PolicySpec.parse(policy).withParameter(key, value).text());
       } catch (IllegalArgumentException e) {
-        slots = List.of();
+        String message = e.getMessage();
+        throw new ScenarioException("policies", message.contains("has fixed parameters") ? message + "; choose "
+            + "strategies with --policies, e.g. --policies full-jitter,exponential:100ms:2:20s" : message);
       }
-      if (ExperimentPolicies.canonical(parsed.base()) != null || slots.isEmpty()) {
-        throw new ScenarioException("policies", "policy '" + policy + "' has fixed parameters (a preset or a named "
-            + "policy), so " + key + " cannot be varied; choose strategies with --policies, e.g. "
-            + "--policies full-jitter,exponential:100ms:2:20s");
-      }
-      int position = -1;
-      for (int i = 0; i < slots.size(); i++) {
-        if (slotKey(slots.get(i)).equals(key)) {
-          position = i;
-        }
-      }
-      if (position < 0) {
-        throw new ScenarioException("policies", "policy '" + policy + "' has no " + key + " (" + BackoffSpec.usage(name)
-            + ")");
-      }
-      List<String> parts = new ArrayList<>(List.of(base.split(":", -1)));
-      while (parts.size() < position + 2) {
-        parts.add("");
-      }
-      parts.set(position + 1, value);
-      while (parts.size() > 1 && parts.get(parts.size() - 1).isEmpty()) {
-        parts.remove(parts.size() - 1);
-      }
-      // The suffixes (+budget, +breaker:..., +hedge:...) as written, after the rewritten strategy.
-      String text = parsed.text();
-      out.add(String.join(":", parts) + (text.indexOf('+') >= 0 ? text.substring(text.indexOf('+')) : ""));
     }
     return out;
   }
 
-  /** {@code exponential[:INITIAL:MULTIPLIER:CAP:JITTER]} → {@code [INITIAL, MULTIPLIER, CAP, JITTER]}. */
-  private static List<String> slots(String usage) {
-    int open = usage.indexOf("[:");
-    if (open < 0) {
-      return List.of();
-    }
-    return List.of(usage.substring(open + 2, usage.lastIndexOf(']')).split(":"));
-  }
-
-  private static String slotKey(String slot) {
-    return switch (slot) {
-      case "INITIAL", "DELAY", "BASE", "MEDIAN" -> "initial";
-      case "MULTIPLIER" -> "multiplier";
-      case "CAP" -> "cap";
-      case "INCREMENT" -> "increment";
-      case "FACTOR" -> "jitter-factor";
-      default -> slot.toLowerCase(Locale.ROOT);
-    };
-  }
 
   /** The simulated seconds {@link #run} counts up to (after the same checks). */
   public static long totalSeconds(Scenario scenario, List<Parameter> parameters, int seeds) {

@@ -16,7 +16,7 @@ class MemoryEstimateTest {
 
   @Test
   void theStormsInFlightRequestsAreEstimatedFromAboveButCloseToWhatTheRunHolds() {
-    Scenario s = Scenario.defaults().with("policies", List.of("fixed"));
+    Scenario s = Scenario.defaults().with("policies", List.of("storm-fixed"));
     long[] estimate = MemoryEstimate.estimate(s, s.policies.get(0));
     // The run holds 147911 abandoned requests at its peak (the documented summary).
     int peak = Simulator.run(s).policies().get(0).summary().peakConcurrency();
@@ -101,7 +101,7 @@ class MemoryEstimateTest {
   void theEstimateItselfStaysCheapForDegenerateTimeouts() {
     // 1 ns timeouts over 100 days would be 8.6e15 replayed attempts: the replay extrapolates instead.
     Scenario s = Scenario.of(Map.of("clients", 1, "timeout", "1ns", "duration", "8640000s", "faults", "none",
-        "policies", "fixed:0s"));
+        "policies", "fixed:0s", "max-attempts", "unlimited"));
     long[] estimate = MemoryEstimate.estimate(s, s.policies.get(0));
     assertThat(estimate[1]).isGreaterThan(1_000_000_000L);
   }

@@ -102,8 +102,8 @@ class PrimitivesTest {
     rows.forEach(row -> byStrategy.put(row.strategy(), row));
     double none = byStrategy.get("none").calls();
     double exponential = byStrategy.get("exponential").calls();
-    double full = byStrategy.get("full").calls();
-    double equal = byStrategy.get("equal").calls();
+    double full = byStrategy.get("full-jitter").calls();
+    double equal = byStrategy.get("equal-jitter").calls();
     double decorrelated = byStrategy.get("decorrelated").calls();
     // Jitter needs far fewer calls than no jitter; full jitter is among the cheapest.
     assertThat(full).isLessThan(0.75 * exponential);
@@ -113,15 +113,15 @@ class PrimitivesTest {
     assertThat(full).isLessThanOrEqualTo(1.1 * Math.min(equal, decorrelated));
     // Without jitter the clients collide again and again: it takes the longest.
     double exponentialTime = byStrategy.get("exponential").timeMs();
-    assertThat(byStrategy.get("full").timeMs()).isLessThan(exponentialTime / 3);
-    assertThat(byStrategy.get("decorrelated").timeMs()).isLessThan(byStrategy.get("equal").timeMs());
+    assertThat(byStrategy.get("full-jitter").timeMs()).isLessThan(exponentialTime / 3);
+    assertThat(byStrategy.get("decorrelated").timeMs()).isLessThan(byStrategy.get("equal-jitter").timeMs());
     // Every client wrote exactly once: at least N calls.
     assertThat(full).isGreaterThanOrEqualTo(60);
   }
 
   @Test
   void contentionWithOneClientTakesOneReadAndOneWrite() {
-    List<Contention.Row> rows = Contention.run(Map.of("clients", "1", "runs", 1, "strategies", "full",
+    List<Contention.Row> rows = Contention.run(Map.of("clients", "1", "runs", 1, "strategies", "full-jitter",
         "network-deviation", "0s"));
     assertThat(rows.get(0).calls()).isEqualTo(1.0);
     // Read request, read reply, write request, write reply: four 10 ms messages.

@@ -120,7 +120,7 @@ class SimulatorTest {
   @Test
   void aCrashGivesImmediateErrorsAndFixedRetriesEvery100Milliseconds() {
     Scenario scenario = Scenario.of(Map.of("clients", 10, "think-mean", "1ms", "duration", "60s",
-        "faults", "crash@5s+20s", "policies", "fixed"));
+        "faults", "crash@5s+20s", "policies", "storm-fixed"));
     PolicyResult fixed = Simulator.run(scenario).policies().get(0);
     // During the crash each client is refused (known after 1 ms) and retries after 100 ms: 1000/101 errors
     // per second each.
@@ -132,7 +132,7 @@ class SimulatorTest {
   @Test
   void aPolicyWithoutBackoffAgainstRefusedConnectionsStillAdvancesTime() {
     Scenario scenario = Scenario.of(Map.of("clients", 5, "think-mean", "1ms", "duration", "20s",
-        "faults", "crash@5s+10s", "policies", "none"));
+        "faults", "crash@5s+10s", "policies", "none", "max-attempts", "unlimited"));
     PolicyResult none = Simulator.run(scenario).policies().get(0);
     assertThat(none.series().get(10).errors()).isEqualTo(5 * 1000); // one refusal per client per millisecond
     assertThat(none.summary().recovered()).isFalse();
@@ -200,7 +200,7 @@ class SimulatorTest {
 
   @Test
   void tippingPointSearchFindsThePauseFixedCannotSurvive() {
-    Scenario scenario = SMALL.with(Map.of("policies", "fixed,storm-exponential", "clients", 1000, "duration", "200s",
+    Scenario scenario = SMALL.with(Map.of("policies", "storm-fixed,storm-exponential", "clients", 1000, "duration", "200s",
         "faults", "pause@30s+10s"));
     List<Simulator.TippingPoint> points = Simulator.tippingPoints(scenario, 2);
     assertThat(points).hasSize(2);
@@ -230,7 +230,7 @@ class SimulatorTest {
   @Test
   void exactCurrentModeAndFiftyMillisecondPollingAgreeOnTheOutcome() {
     // Polling costs an event per request in service every 50 ms, so a storm is expensive: keep it short.
-    Scenario exact = Scenario.defaults().with(Map.of("policies", "fixed,storm-exponential", "duration", "90s",
+    Scenario exact = Scenario.defaults().with(Map.of("policies", "storm-fixed,storm-exponential", "duration", "90s",
         "faults", "pause@20s+20s", "recovery-window", "5s"));
     Scenario polling = exact.with("recheck", "50ms");
     List<PolicyResult> a = Simulator.run(exact).policies();

@@ -11,9 +11,9 @@ import dev.backoff.RetryListener;
 import dev.backoff.RetryPolicy;
 import dev.backoff.RetryScheduler;
 import dev.backoff.Sleeper;
-import dev.backoff.spec.BackoffSpec;
 import dev.backoff.spec.BudgetSpec;
 import dev.backoff.spec.Durations;
+import dev.backoff.spec.ExperimentPolicies;
 import dev.backoff.spec.PolicySpec;
 import java.time.Duration;
 import java.util.Collections;
@@ -97,9 +97,15 @@ public final class BackoffRegistry {
           + "+adaptive is rate-limiter.*, +hedge is hedging.*, +budget is budget (a name under backoff.budgets)");
     }
     if (settings.getStrategy() != null) {
-      BackoffSpec spec = parse(prefix + "strategy", settings.getStrategy(), BackoffSpec::parse);
-      builder = spec.isPreset() ? spec.preset().policy()
-          : RetryPolicy.builder().backoff(parse(prefix + "strategy", settings.getStrategy(), text -> spec.toBackoff()));
+      // What the name means everywhere: a strategy with the library's defaults, a preset with its own limits.
+      builder = parse(prefix + "strategy", settings.getStrategy(), text -> {
+        PolicySpec spec = PolicySpec.parse(text);
+        if (spec.experimentPolicy() != null && ExperimentPolicies.hasFirstRetryQuirk(spec.experimentPolicy())) {
+          throw new IllegalArgumentException("the experiment policy '" + spec.experimentPolicy() + "' needs the "
+              + "simulator's think times; use storm-exponential");
+        }
+        return spec.<Object>builder();
+      });
     } else {
       builder = RetryPolicy.builder();
     }
@@ -191,7 +197,7 @@ public final class BackoffRegistry {
     String[] keys = {"failure-rate-threshold", "window", "wait-in-open", "trial-calls"};
     String[] values = {settings.getFailureRateThreshold(), settings.getWindow(), settings.getWaitInOpen(),
         settings.getTrialCalls() == null ? null : settings.getTrialCalls().toString()};
-    return suffix("+breaker", prefix, keys, values).breaker();
+    return settings(prefix, keys, values, PolicySpec.Breaker::of);
   }
 
   /** The limiter of {@code +adaptive} with these settings, or null if there is none (or it is turned off). */
@@ -199,7 +205,8 @@ public final class BackoffRegistry {
     if (settings == null || Boolean.FALSE.equals(settings.getEnabled())) {
       return null;
     }
-    return suffix("+adaptive", prefix, new String[] {"max-wait"}, new String[] {settings.getMaxWait()}).adaptive();
+    return settings(prefix, new String[] {"max-wait"}, new String[] {settings.getMaxWait()},
+        given -> PolicySpec.Adaptive.of(given[0]));
   }
 
   /** The hedging of {@code +hedge} with these settings, or null if there is none (or it is turned off). */
@@ -211,17 +218,16 @@ public final class BackoffRegistry {
       throw new BackoffConfigurationException(prefix + "delay", null, "hedging needs a delay, such as 50ms (about "
           + "the call's 95th-percentile latency: no default suits every service)");
     }
-    return suffix("+hedge", prefix, new String[] {"delay", "max-hedges"},
-        new String[] {settings.getDelay(), settings.getMaxHedges() == null ? null : settings.getMaxHedges().toString()})
-        .hedge();
+    return settings(prefix, new String[] {"delay", "max-hedges"},
+        new String[] {settings.getDelay(), settings.getMaxHedges() == null ? null : settings.getMaxHedges().toString()},
+        given -> PolicySpec.Hedge.of(given[0], given.length > 1 ? given[1] : null));
   }
 
   /**
-   * Parses {@code suffix} with these parameters (null: the default) with the spec layer, checking each given
-   * one on its own first so that a failure names its property.
+   * A suffix's settings from these parameters (null: the default) by the spec layer, checking each given one
+   * on its own first (with those before it, already checked) so that a failure names its property.
    */
-  private static PolicySpec suffix(String suffix, String prefix, String[] keys, String[] values) {
-    StringBuilder all = new StringBuilder("policy").append(suffix);
+  private static <T> T settings(String prefix, String[] keys, String[] values, Function<String[], T> parser) {
     for (int i = 0; i < keys.length; i++) {
       String value = values[i];
       if (value != null) {
@@ -232,23 +238,11 @@ public final class BackoffRegistry {
         if (value.indexOf(':') >= 0 || value.indexOf('+') >= 0) {
           throw new BackoffConfigurationException(key, value, "one value, without ':' or '+'");
         }
-        // The parameters before it (already checked) and this one: a failure can only be this one's.
-        String upToHere = all + ":" + value.trim();
-        try {
-          PolicySpec.parse(upToHere);
-        } catch (IllegalArgumentException e) {
-          throw new BackoffConfigurationException(key, value, withoutSpec(e.getMessage(), upToHere));
-        }
+        String[] upToHere = java.util.Arrays.copyOf(values, i + 1);
+        parse(key, value, text -> parser.apply(upToHere));
       }
-      all.append(':').append(value == null ? "" : value.trim());
     }
-    return PolicySpec.parse(all.toString());
-  }
-
-  /** The spec layer's message without its "bad policy '...': " lead, which names a spec the user never wrote. */
-  private static String withoutSpec(String message, String spec) {
-    String lead = "bad policy '" + spec + "': ";
-    return message != null && message.startsWith(lead) ? message.substring(lead.length()) : message;
+    return parser.apply(values);
   }
 
   @SuppressWarnings("unchecked")

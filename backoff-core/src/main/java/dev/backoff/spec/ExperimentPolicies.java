@@ -1,9 +1,8 @@
-package dev.backoff.sim;
+package dev.backoff.spec;
 
 import dev.backoff.Backoff;
 import dev.backoff.Jitter;
 import dev.backoff.RetryPolicy;
-import dev.backoff.spec.BackoffSpec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,10 +11,11 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The clients of the retry-storm experiment, by name: the policies the simulator's default scenario and the
- * lab compare. They retry without limit, as the experiment's clients did; they are not library presets
- * (whose names mean the generic strategies everywhere). Where a scenario or command sets an attempt limit,
- * it applies to them too.
+ * The clients of the retry-storm experiment, registered here by name as data, so that every command, the
+ * simulator, the lab and the Spring starter resolve them alike (see {@link PolicySpec#builder()}): the
+ * policies the simulator's default scenario and the lab compare. They retry without limit, as the
+ * experiment's clients did; they are not library presets (whose names mean the generic strategies
+ * everywhere). Where a scenario or command sets an attempt limit, it applies to them too.
  *
  * <ul>
  *   <li>{@code storm-fixed}: a retry every 100 ms, no jitter (the same as {@code fixed} without a limit).
@@ -114,18 +114,5 @@ public final class ExperimentPolicies {
     List<String> all = new ArrayList<>(POLICIES.keySet());
     all.addAll(BackoffSpec.names());
     return List.copyOf(all);
-  }
-
-  /**
-   * For the original client's quirk: the call's policy whose first retry waits e × the think time before the
-   * call (its reset to the minimum delay after a success was overwritten by the next think time), growing by
-   * e from there.
-   */
-  static RetryPolicy<Object> withFirstRetryAfter(RetryPolicy<Object> policy, long thinkNanos) {
-    long cap = CAP.toNanos();
-    long first = Math.max(1, Math.min(cap, (long) (Math.E * thinkNanos)));
-    return policy.toBuilder()
-        .backoff(Backoff.exponential(Duration.ofNanos(first), Math.E, Duration.ofNanos(cap), Jitter.gaussian(0.1)))
-        .build();
   }
 }
