@@ -95,7 +95,8 @@ public record Summary(Recovery verdict, double baselineGoodput, Integer recovery
       RateProfile load = scenario.rateProfile;
       boolean openChange = !scenario.closedLoop && load.hasDisturbance();
       disturbance = new RecoveryRule.Disturbance((int) (disturbanceStart / 1_000_000_000L),
-          (int) ((disturbanceEnd + 999_999_999L) / 1_000_000_000L), window,
+          // A spike or ramp may outlast the run: its end is then the run's end (nothing left to observe).
+          (int) Math.min(seconds, (disturbanceEnd + 999_999_999L) / 1_000_000_000L), window,
           openChange ? load.rateAt(load.atNanos - 1) : Double.NaN,
           openChange ? load.rateAt(load.disturbanceEndNanos()) : Double.NaN);
     }

@@ -88,6 +88,9 @@ class VerdictConsistencyTest {
             "rate-length", "10s", "duration", "80s", "faults", "pause@20s+3s"), EnumSet.of(Recovery.LOAD_CHANGED)),
         new Edge("open-loop spike, no fault", open("rate-profile", "spike", "rate-peak", 300.0, "rate-at", "30s",
             "rate-length", "5s", "duration", "80s", "faults", "none"), judged),
+        new Edge("open-loop spike that outlasts the run", open("rate-profile", "spike", "rate-peak", 150.0,
+            "rate-at", "50s", "rate-length", "30s", "duration", "60s", "faults", "none"),
+            EnumSet.of(Recovery.NOT_OBSERVED)),
         new Edge("closed loop, a pause, healthy", closed("duration", "90s", "faults", "pause@20s+5s"), judged),
         new Edge("open loop, a crash, healthy", open("duration", "90s", "faults", "crash@20s+5s"), judged));
   }
@@ -122,7 +125,7 @@ class VerdictConsistencyTest {
     }
     assertThat(verdict).as(run).isNotEqualTo(Recovery.NO_FAULT);
     int faultStart = (int) (start / 1_000_000_000L);
-    int faultEnd = (int) ((scenario.disturbanceEndNanos() + 999_999_999L) / 1_000_000_000L);
+    int faultEnd = (int) Math.min(series.size(), (scenario.disturbanceEndNanos() + 999_999_999L) / 1_000_000_000L);
     int from = faultStart / 2;
     long successes = 0;
     long offered = 0;
