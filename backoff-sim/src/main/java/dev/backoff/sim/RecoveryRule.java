@@ -284,10 +284,6 @@ public final class RecoveryRule {
     return Values.format(perSecond, 1) + "/s";
   }
 
-  private static String percent(double share) {
-    return Values.format(100 * share, 1) + "%";
-  }
-
   private static String seconds(double value) {
     return Values.format(value, 3) + " s";
   }
