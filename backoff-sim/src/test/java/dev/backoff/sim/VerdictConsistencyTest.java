@@ -114,6 +114,31 @@ class VerdictConsistencyTest {
     }
   }
 
+  static Stream<Arguments> shippedScenarioRuns() {
+    long seeds = Long.getLong("verdicts.seeds", 2);
+    return Stream.of("seed-003", "shedding-pool", "dependency-down", "throttling", "hedging-tail",
+        "hedging-overload").flatMap(file -> java.util.stream.LongStream.rangeClosed(1, seeds)
+        .mapToObj(seed -> Arguments.of(file, seed)));
+  }
+
+  /**
+   * The same check on every scenario in docs/scenarios, over seeds 1 to {@code verdicts.seeds} (2 by default;
+   * {@code -Dverdicts.seeds=20} for the issue's 20).
+   */
+  @ParameterizedTest(name = "{0}, seed {1}")
+  @MethodSource("shippedScenarioRuns")
+  void everyShippedScenariosVerdictFollowsFromItsNumbers(String file, long seed) throws Exception {
+    Map<String, Object> keys = new LinkedHashMap<>(ScenarioFiles.readMap(
+        java.nio.file.Path.of("..", "docs", "scenarios", file + ".yaml")));
+    keys.put("seed", seed);
+    Scenario scenario = Scenario.of(keys);
+    for (PolicyResult policy : Simulator.run(scenario).policies()) {
+      Summary summary = policy.summary();
+      checkAgainstTheSeries(scenario, policy.series(), summary, file + ", " + policy.name() + ", seed " + seed
+          + ": " + summary.verdict() + " (" + summary.reason() + ")");
+    }
+  }
+
   /** The rule, read directly off the per-second numbers (brute force, no shared code with the rule). */
   private static void checkAgainstTheSeries(Scenario scenario, List<Second> series, Summary s, String run) {
     assertThat(s.reason()).as(run).isNotBlank();
@@ -168,7 +193,7 @@ class VerdictConsistencyTest {
     int seconds = series.size();
     double baseline = (double) successes / (faultStart - from);
     assertThat(s.baselineGoodput()).as(run).isCloseTo(baseline, org.assertj.core.data.Offset.offset(1e-9));
-    int window = (int) Math.max(5, Math.ceil(1600 / baseline));
+    int window = (int) Math.max(scenario.recoveryWindowNanos / 1_000_000_000L, Math.ceil(1600 / baseline));
     if (seconds - faultEnd < window) {
       assertThat(verdict).as(run).isEqualTo(Recovery.NOT_OBSERVED);
       return;
