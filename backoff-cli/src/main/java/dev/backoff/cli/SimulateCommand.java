@@ -154,6 +154,12 @@ final class SimulateCommand implements Callable<Integer> {
     return switch (point.verdict()) {
       case DOWN_BEFORE_FAULT -> "no tipping point: the server is already down before the fault (no request "
           + "succeeds before it), so no fault length can be survived";
+      case OVERLOADED_BEFORE_FAULT -> "no tipping point: the server is already overloaded before the fault (fewer "
+          + "than 90% of the requests offered before it succeed), so there is no healthy baseline to recover to";
+      case SHORT_BASELINE -> "no tipping point: the baseline before the fault is shorter than "
+          + dev.backoff.sim.RecoveryRule.MIN_BASELINE_SECONDS + " s; move the fault to 10 s or later";
+      case LOAD_CHANGED -> "no tipping point: the offered load changes (a step or ramp), so there is no baseline "
+          + "to recover to";
       case NO_BASELINE -> "no tipping point: there is no baseline to recover to (the fault starts at 0 s, or no "
           + "request is sent before it)";
       case NOT_OBSERVED -> seconds == 1

@@ -9,7 +9,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 
-/** The README shows exactly what {@code ./backoff simulate} prints: the whole block, names, numbers and sparklines. */
+/**
+ * The README and docs/simulator.md show exactly what {@code ./backoff simulate} prints: the whole block, names,
+ * numbers, reasons and sparklines.
+ */
 class ReadmeTableTest {
   @Test
   void theReadmeShowsTheDefaultSimulationsWholeOutput() throws Exception {
@@ -22,5 +25,11 @@ class ReadmeTableTest {
     int start = readme.indexOf(intro) + intro.length();
     String block = readme.substring(start, readme.indexOf("```\n", start));
     assertThat(block).isEqualTo(simulate.out);
+    // docs/simulator.md shows the same output.
+    String docs = Files.readString(Path.of("..", "docs", "simulator.md"));
+    String docsIntro = "`^` under\nthe pause):\n\n```\n";
+    assertThat(docs).contains(docsIntro);
+    int docsStart = docs.indexOf(docsIntro) + docsIntro.length();
+    assertThat(docs.substring(docsStart, docs.indexOf("```\n", docsStart))).isEqualTo(simulate.out);
   }
 }

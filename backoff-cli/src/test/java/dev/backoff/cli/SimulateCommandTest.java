@@ -58,11 +58,15 @@ class SimulateCommandTest {
     assertThat(result.exitCode).isZero();
     List<String> lines = result.out.lines().toList();
     assertThat(lines.get(0)).startsWith("policy").contains("recovered", "amplification", "p99 (successes)");
-    assertThat(lines).hasSize(2 + 2 + 1 + 1 + 2 + 1); // header, rule, 2 rows, blank, legend, 2 sparklines, marks
-    assertThat(lines.get(5)).startsWith("goodput over time, one character per 1 second: ").endsWith("^ = pause@20s+10s");
-    assertThat(lines.get(6)).matches("fixed        [·▁-█]{60}");
-    assertThat(lines.get(7)).matches("exponential  [·▁-█]{60}");
-    assertThat(lines.get(8)).isEqualTo(" ".repeat(13 + 20) + "^".repeat(10));
+    // header, rule, 2 rows, blank, "why:", 2 reasons, blank, legend, 2 sparklines, marks
+    assertThat(lines).hasSize(2 + 2 + 1 + 1 + 2 + 1 + 1 + 2 + 1);
+    assertThat(lines.get(5)).isEqualTo("why:");
+    assertThat(lines.get(6)).startsWith("fixed        ");
+    assertThat(lines.get(7)).startsWith("exponential  ");
+    assertThat(lines.get(9)).startsWith("goodput over time, one character per 1 second: ").endsWith("^ = pause@20s+10s");
+    assertThat(lines.get(10)).matches("fixed        [·▁-█]{60}");
+    assertThat(lines.get(11)).matches("exponential  [·▁-█]{60}");
+    assertThat(lines.get(12)).isEqualTo(" ".repeat(13 + 20) + "^".repeat(10));
     assertThat(result.out).doesNotContain("OK:").doesNotContain("== fixed ==");
 
     CliRunner timeline = CliRunner.run(args("--timeline"));

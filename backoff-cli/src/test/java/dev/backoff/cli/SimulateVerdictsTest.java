@@ -36,7 +36,7 @@ class SimulateVerdictsTest {
       String[] cells = row.split("\\s{2,}");
       assertThat(cells[3]).as(row).isEqualTo("down before the fault");
       assertThat(cells[4]).as(row).isEqualTo("-"); // no recovery time
-      assertThat(cells[8]).as(row).isEqualTo("-"); // no p99 without successes, not 0µs
+      assertThat(cells[9]).as(row).isEqualTo("-"); // no p99 without successes, not 0µs
     }
     assertThat(result.out).doesNotContain(" yes ").doesNotContain("0µs")
         .contains("\u00b7 = none (nothing succeeded in any run)");
@@ -65,11 +65,20 @@ class SimulateVerdictsTest {
     assertThat(summary.get("p99SuccessLatencySeconds").isNull()).isTrue();
     CliRunner csv = CliRunner.run(with(small, "--format", "summary-csv"));
     assertThat(csv.exitCode).as(csv.err).isZero();
+    long baselineAttempts = 0;
+    JsonNode series = JSON.readTree(CliRunner.run(with(small, "--format", "json")).out).get("policies").get(0)
+        .get("series");
+    for (int t = 15; t < 30; t++) {
+      baselineAttempts += series.get(t).get("attempts").asLong();
+    }
     assertThat(csv.out).isEqualTo("policy,verdict,recovered,baselineGoodput,goodputAfterFault,recoverySeconds,"
-        + "peakConcurrency,amplification,successRatio,p99SuccessLatencySeconds,logicalRequests,attempts\n"
+        + "peakConcurrency,amplification,successRatio,p99SuccessLatencySeconds,logicalRequests,attempts,"
+        + "unfinishedRequests,verdictReason\n"
         + "fixed,down-before-fault,false,0.000,0.000,," + summary.get("peakConcurrency").asText() + ","
         + summary.get("amplification").decimalValue().setScale(4) + ",0.0000,,"
-        + summary.get("logicalRequests").asText() + "," + summary.get("attempts").asText() + "\n");
+        + summary.get("logicalRequests").asText() + "," + summary.get("attempts").asText() + ","
+        + summary.get("unfinishedRequests").asText() + ",no request succeeded in the baseline window (15 s to 30 s) ("
+        + baselineAttempts + " attempts)\n");
     // Per second: a second without successes has empty client latencies, not 0.
     String second = CliRunner.run(with(small, "--format", "csv")).out.lines().skip(11).findFirst().orElseThrow();
     assertThat(second).startsWith("fixed,10,").endsWith(",,,");

@@ -44,9 +44,9 @@ final class LabReport {
     row(text, "recovered", switch (summary.verdict()) {
       case NO_FAULT -> "no fault seen (pause the server to see one)";
       case RECOVERED, LATE -> "yes, " + summary.recoverySeconds() + " s after the fault";
-      case NOT_OBSERVED -> "not observed (watch at least " + LabSummary.WINDOW + " s after the fault)";
       default -> summary.verdict().label();
     });
+    row(text, "because", summary.reason());
     row(text, "goodput after fault", format("%.1f req/s", summary.goodputAfterFault()));
     row(text, "peak concurrency", summary.peakConcurrency() < 0 ? "unknown" : Integer.toString(summary.peakConcurrency()));
     row(text, "amplification", format("%.2f attempts per request", summary.amplification()));

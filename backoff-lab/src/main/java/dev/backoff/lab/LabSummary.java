@@ -1,6 +1,7 @@
 package dev.backoff.lab;
 
 import dev.backoff.sim.Recovery;
+import dev.backoff.sim.RecoveryRule;
 import dev.backoff.sim.Json;
 import java.util.List;
 import java.util.Locale;
@@ -13,19 +14,21 @@ import java.util.Locale;
  * request started), the mean goodput after the fault, the 99th percentile latency of the logical requests
  * that succeeded, and, for a hedging policy, the hedges sent and won (the simulator's counts). Immutable.
  *
- * <p>Recovered means: from some second after the fault on, the server's latency (when known) stays within
- * twice its baseline, and goodput averaged over trailing windows of {@value #WINDOW} seconds that do not reach
- * back before that second stays at or above 90% of baseline, with at least one full window before the end
- * of the run. The recovery time is from the fault's end to that second.
+ * <p>The verdict is the simulator's, by the same rule ({@link RecoveryRule}) with the simulator's default
+ * recovery window of {@value #WINDOW} seconds: from some second after the fault on, the server's latency (when
+ * known) stays within twice its baseline and goodput over every window (lengthened at low rates) at or above
+ * 90% of baseline, with at least one full window before the end of the run; the baseline itself must be
+ * healthy (at least 90% of the requests offered in it succeeded). The recovery time is from the fault's end
+ * to that second.
  */
 public final class LabSummary {
   /** The simulator's default recovery window, in seconds. */
   static final int WINDOW = 10;
-  static final double RECOVERED_SHARE = 0.9;
 
   private final double baselineGoodput;
   private final Boolean recovered;
   private final Recovery verdict;
+  private final String reason;
   private final Integer recoverySeconds;
   private final int peakConcurrency;
   private final double amplification;
@@ -37,15 +40,16 @@ public final class LabSummary {
   private final long hedgesWon;
   private final long requests;
 
-  private LabSummary(double baselineGoodput, Recovery verdict, Integer recoverySeconds, int peakConcurrency,
+  private LabSummary(double baselineGoodput, Recovery verdict, String reason, Integer recoverySeconds, int peakConcurrency,
       double amplification, double successRatio, double goodputAfterFault, double p99SuccessLatencySeconds,
       boolean hedging, long hedgesSent, long hedgesWon, long requests) {
     this.baselineGoodput = baselineGoodput;
     this.verdict = verdict;
+    this.reason = reason;
     this.recovered = switch (verdict) {
       case RECOVERED, LATE -> Boolean.TRUE;
-      case NOT_RECOVERED, DOWN_BEFORE_FAULT -> Boolean.FALSE;
-      case NOT_OBSERVED, NO_BASELINE, NO_FAULT -> null;
+      case NOT_RECOVERED, DOWN_BEFORE_FAULT, OVERLOADED_BEFORE_FAULT -> Boolean.FALSE;
+      case NOT_OBSERVED, NO_BASELINE, SHORT_BASELINE, LOAD_CHANGED, NO_FAULT -> null;
     };
     this.recoverySeconds = recoverySeconds;
     this.peakConcurrency = peakConcurrency;
@@ -61,8 +65,8 @@ public final class LabSummary {
 
   /** This summary with the 99th percentile latency of the logical requests that succeeded, in seconds. */
   LabSummary withP99SuccessLatency(double seconds) {
-    return new LabSummary(baselineGoodput, verdict, recoverySeconds, peakConcurrency, amplification, successRatio,
-        goodputAfterFault, seconds, hedging, hedgesSent, hedgesWon, requests);
+    return new LabSummary(baselineGoodput, verdict, reason, recoverySeconds, peakConcurrency, amplification,
+        successRatio, goodputAfterFault, seconds, hedging, hedgesSent, hedgesWon, requests);
   }
 
   /**
@@ -79,29 +83,24 @@ public final class LabSummary {
     }
     int n = samples.size();
     boolean noFault = faultStart == faultEnd;
-    int baselineFrom = noFault ? n / 2 : faultStart / 2;
-    int baselineTo = noFault ? n : faultStart;
-    double baseline = mean(samples, baselineFrom, baselineTo, false);
-    double baselineLatency = mean(samples, baselineFrom, baselineTo, true);
-    double after = noFault ? baseline : mean(samples, faultEnd, n, false);
-    Recovery verdict;
-    Integer recoverySeconds = null;
-    if (noFault) {
-      verdict = Recovery.NO_FAULT;
-    } else if (faultStart == 0 || baselineTo == baselineFrom) {
-      verdict = Recovery.NO_BASELINE;
-    } else if (!(baseline > 0)) {
-      verdict = Recovery.DOWN_BEFORE_FAULT;
-    } else {
-      int at = recoveryPoint(samples, faultEnd, baseline, baselineLatency);
-      if (at >= 0 && at <= n - WINDOW) {
-        verdict = Recovery.RECOVERED;
-        recoverySeconds = at - faultEnd;
-      } else {
-        // Fewer than one window after the fault: too soon to say it did not come back.
-        verdict = n - faultEnd < WINDOW ? Recovery.NOT_OBSERVED : Recovery.NOT_RECOVERED;
-      }
+    long[] successes = new long[n];
+    long[] offered = new long[n];
+    long[] attempts = new long[n];
+    long[] failed = new long[n];
+    double[] latency = new double[n];
+    for (int t = 0; t < n; t++) {
+      FleetTotals counts = samples.get(t).counts();
+      successes[t] = counts.succeeded();
+      offered[t] = counts.requests();
+      attempts[t] = counts.attempts();
+      failed[t] = counts.errors() + counts.timeouts();
+      latency[t] = samples.get(t).latencySeconds();
     }
+    RecoveryRule.Judgement judgement = RecoveryRule.judge(
+        new RecoveryRule.Series(successes, offered, attempts, failed, latency),
+        noFault ? RecoveryRule.Disturbance.none(WINDOW) : RecoveryRule.Disturbance.fault(faultStart, faultEnd, WINDOW));
+    double baseline = judgement.baselineGoodput();
+    double after = noFault ? baseline : judgement.goodputAfter();
     int peak = -1;
     boolean hedging = false;
     for (LabSample sample : samples) {
@@ -110,8 +109,9 @@ public final class LabSummary {
     }
     double amplification = totals.requests() == 0 ? Double.NaN : (double) totals.attempts() / totals.requests();
     double successRatio = totals.requests() == 0 ? Double.NaN : (double) totals.succeeded() / totals.requests();
-    return new LabSummary(baseline, verdict, recoverySeconds, peak, amplification, successRatio, after, Double.NaN,
-        hedging, totals.hedgesSent(), totals.hedgesWon(), totals.requests());
+    return new LabSummary(baseline, judgement.verdict(), judgement.reason(), judgement.recoverySeconds(), peak,
+        amplification, successRatio, after, Double.NaN, hedging, totals.hedgesSent(), totals.hedgesWon(),
+        totals.requests());
   }
 
   /**
@@ -133,78 +133,31 @@ public final class LabSummary {
     return first < 0 ? of(samples, totals, samples.size(), samples.size()) : of(samples, totals, first, last + 1);
   }
 
-  /**
-   * The first second from which the latency stays within twice baseline and the goodput, averaged over
-   * trailing windows that do not reach back before that second, stays at or above 90% of baseline; -1 if
-   * there is none.
-   */
-  static int recoveryPoint(List<LabSample> samples, int from, double baseline, double baselineLatency) {
-    int n = samples.size();
-    int candidate = from;
-    if (!Double.isNaN(baselineLatency)) {
-      for (int t = n - 1; t >= from; t--) {
-        double latency = samples.get(t).latencySeconds();
-        if (!Double.isNaN(latency) && latency > 2 * baselineLatency) {
-          candidate = t + 1;
-          break;
-        }
-      }
-    }
-    double threshold = RECOVERED_SHARE * baseline;
-    boolean changed = true;
-    while (changed && candidate < n) {
-      changed = false;
-      long sum = 0;
-      for (int t = candidate; t < n; t++) {
-        sum += samples.get(t).goodput();
-        if (t - candidate >= WINDOW) {
-          sum -= samples.get(t - WINDOW).goodput();
-        }
-        int length = Math.min(WINDOW, t - candidate + 1);
-        if (sum < threshold * length) {
-          candidate = t + 1;
-          changed = true;
-          break;
-        }
-      }
-    }
-    return candidate < n ? candidate : -1;
-  }
-
-  private static double mean(List<LabSample> samples, int from, int to, boolean latency) {
-    double sum = 0;
-    int count = 0;
-    for (int i = from; i < to; i++) {
-      double value = latency ? samples.get(i).latencySeconds() : samples.get(i).goodput();
-      if (!Double.isNaN(value)) {
-        sum += value;
-        count++;
-      }
-    }
-    return count == 0 ? Double.NaN : sum / count;
-  }
-
   /** Successful logical requests per second before the fault. */
   public double baselineGoodput() {
     return baselineGoodput;
   }
 
   /**
-   * Whether goodput came back and stayed: true for {@code RECOVERED}, false for {@code NOT_RECOVERED} and
-   * {@code DOWN_BEFORE_FAULT}, null when there is no verdict (no fault seen, no baseline, or fewer than
-   * {@value #WINDOW} seconds watched after the fault); {@link #verdict()} says which.
+   * Whether goodput came back and stayed: true for {@code RECOVERED} and {@code LATE}, false for
+   * {@code NOT_RECOVERED}, {@code DOWN_BEFORE_FAULT} and {@code OVERLOADED_BEFORE_FAULT}, null when there is no
+   * verdict (no fault seen, no or too short a baseline, a change of load, or less than one recovery window
+   * watched after the fault); {@link #verdict()} says which and {@link #reason()} why.
    */
   public Boolean recovered() {
     return recovered;
   }
 
   /**
-   * The verdict, in the simulator's words: {@code RECOVERED}, {@code NOT_RECOVERED}, {@code NOT_OBSERVED}
-   * (fewer than {@value #WINDOW} seconds were watched after the fault), {@code DOWN_BEFORE_FAULT},
-   * {@code NO_BASELINE} or {@code NO_FAULT}.
+   * The verdict, by the simulator's rule and in its words ({@link Recovery}).
    */
   public Recovery verdict() {
     return verdict;
+  }
+
+  /** One sentence with the numbers the verdict follows from (the simulator's {@link RecoveryRule}). */
+  public String reason() {
+    return reason;
   }
 
   /** Seconds from the fault's end to recovery, or null if it did not recover. */
@@ -273,6 +226,7 @@ public final class LabSummary {
         .field("baselineGoodput").decimal(baselineGoodput, 2)
         .field("recovered").bool(recovered)
         .field("verdict").string(verdict.id())
+        .field("verdictReason").string(reason)
         .field("recoverySeconds").number(recoverySeconds)
         .field("peakConcurrency").number(peakConcurrency < 0 ? null : peakConcurrency)
         .field("amplification").decimal(amplification, 3)

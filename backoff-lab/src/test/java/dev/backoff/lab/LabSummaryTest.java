@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.backoff.sim.Recovery;
+import dev.backoff.sim.RecoveryRule;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -28,6 +29,9 @@ class LabSummaryTest {
     }
     return samples;
   }
+
+  /** The window the rule uses at the tests' baseline of 100/s: the simulator's, lengthened at low rates. */
+  private static final int WINDOW = RecoveryRule.effectiveWindow(LabSummary.WINDOW, 100);
 
   private static final FleetTotals TOTALS = new FleetTotals(300, 200, 50, 50, 100, 150, 120, 0);
 
@@ -59,18 +63,19 @@ class LabSummaryTest {
 
   @Test
   void fewerSecondsThanAWindowAfterTheFaultGiveNoVerdictRatherThanNo() {
-    long[] after = new long[LabSummary.WINDOW - 1];
+    long[] after = new long[WINDOW - 1];
     java.util.Arrays.fill(after, 100);
     LabSummary summary = LabSummary.of(run(after), TOTALS, 10, 15);
     assertThat(summary.verdict()).isEqualTo(Recovery.NOT_OBSERVED);
     assertThat(summary.recovered()).isNull();
     assertThat(summary.toJson()).contains("\"recovered\":null", "\"verdict\":\"not-observed\"");
-    assertThat(LabReport.summaryTable("p", summary, TOTALS)).contains("not observed (watch at least 10 s after");
+    assertThat(LabReport.summaryTable("p", summary, TOTALS)).contains("not observed")
+        .contains("the run ends 15 s after the disturbance, less than one 16 s recovery window");
     // One more second and the same goodput is a recovery; a storm over a full window is a "no".
-    long[] window = new long[LabSummary.WINDOW];
+    long[] window = new long[WINDOW];
     java.util.Arrays.fill(window, 100);
     assertThat(LabSummary.of(run(window), TOTALS, 10, 15).verdict()).isEqualTo(Recovery.RECOVERED);
-    assertThat(LabSummary.of(run(new long[LabSummary.WINDOW]), TOTALS, 10, 15).verdict())
+    assertThat(LabSummary.of(run(new long[WINDOW]), TOTALS, 10, 15).verdict())
         .isEqualTo(Recovery.NOT_RECOVERED);
   }
 
@@ -78,17 +83,21 @@ class LabSummaryTest {
   void aServerDownBeforeTheFaultHasNothingToRecoverTo() {
     List<LabSample> samples = run(new long[20]);
     for (int t = 0; t < 10; t++) {
-      samples.set(t, second(t, 0, Double.NaN, LabSample.ServerState.RUNNING));
+      samples.set(t, new LabSample(t, new FleetTotals(50, 0, 50, 0, 0, 50, 0, 50), 10, Double.NaN,
+          LabSample.ServerState.RUNNING));
     }
     LabSummary summary = LabSummary.of(samples, TOTALS, 10, 15);
     assertThat(summary.verdict()).isEqualTo(Recovery.DOWN_BEFORE_FAULT);
     assertThat(summary.recovered()).isFalse();
+    assertThat(summary.reason()).isEqualTo("no request succeeded in the baseline window (5 s to 10 s) (250 attempts)");
     assertThat(LabSummary.of(run(new long[20]), TOTALS, 0, 15).verdict()).isEqualTo(Recovery.NO_BASELINE);
   }
 
   @Test
   void highLatencyAfterTheFaultDelaysRecovery() {
-    List<LabSample> samples = run(100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100, 100);
+    long[] after = new long[20];
+    java.util.Arrays.fill(after, 100);
+    List<LabSample> samples = run(after);
     samples.set(17, second(17, 100, 5.0, LabSample.ServerState.RUNNING));
     LabSummary summary = LabSummary.of(samples, TOTALS, 10, 15);
     assertThat(summary.recovered()).isTrue();
@@ -114,9 +123,27 @@ class LabSummaryTest {
 
   @Test
   void jsonHasTheSimulatorsFields() {
-    String json = LabSummary.of(run(new long[12]), TOTALS, 10, 15).toJson();
+    String json = LabSummary.of(run(new long[WINDOW]), TOTALS, 10, 15).toJson();
     assertThat(json).contains("\"baselineGoodput\":100.00", "\"recovered\":false", "\"verdict\":\"not-recovered\"", "\"recoverySeconds\":null",
         "\"peakConcurrency\":10", "\"amplification\":2.000", "\"successRatio\":0.8000", "\"goodputAfterFault\":0.00");
+  }
+
+  @Test
+  void aServerOverloadedBeforeTheFaultIsNotJudgedOnItsBaseline() {
+    long[] after = new long[20];
+    java.util.Arrays.fill(after, 100);
+    List<LabSample> samples = run(after);
+    // 100 served of 1000 offered each second: the baseline is the server's capacity, not the load.
+    for (int t = 0; t < 10; t++) {
+      samples.set(t, new LabSample(t, new FleetTotals(1000, 100, 900, 0, 0, 1000, 100, 900), 10, 0.1,
+          LabSample.ServerState.RUNNING));
+    }
+    LabSummary summary = LabSummary.of(samples, TOTALS, 10, 15);
+    assertThat(summary.verdict()).isEqualTo(Recovery.OVERLOADED_BEFORE_FAULT);
+    assertThat(summary.recovered()).isFalse();
+    assertThat(summary.recoverySeconds()).isNull();
+    assertThat(summary.toJson()).contains("\"verdict\":\"overloaded-before-fault\"",
+        "\"verdictReason\":\"100.0/s succeeded of 1000.0/s offered in the baseline window (5 s to 10 s)");
   }
 
   @Test

@@ -32,10 +32,12 @@ public final class HtmlReport {
           .field("goodputAfterFault").decimal(s.goodputAfterFault(), 2)
           .field("recovered").bool(s.recovered())
           .field("verdict").string(s.verdict().label())
+          .field("verdictReason").string(s.reason())
           .field("recoverySeconds").number(s.recoverySeconds())
           .field("peakConcurrency").number(s.peakConcurrency())
           .field("amplification").decimal(s.amplification(), 3)
           .field("successRatio").decimal(s.successRatio(), 4)
+          .field("unfinishedRequests").number(s.unfinishedRequests())
           .field("p99SuccessLatencySeconds").decimal(s.p99SuccessLatencySeconds(), 4)
           .endObject();
       List<Second> series = policy.series();
@@ -241,11 +243,12 @@ public final class HtmlReport {
         function seconds(n) { var xs = []; for (var i = 0; i < n; i++) { xs.push(i); } return xs; }
         function simulation() {
           document.getElementById('scenario').textContent = data.scenario + (data.faultNames.length ? '. Shaded: ' + data.faultNames.join(', ') : '');
-          var table = '<table><tr><th>policy</th><th>baseline goodput/s</th><th>goodput after/s</th><th>recovered</th><th>recovery</th><th>peak concurrency</th><th>amplification</th><th>success</th><th>p99 latency of successes</th></tr>';
+          var table = '<table><tr><th>policy</th><th>baseline goodput/s</th><th>goodput after/s</th><th>recovered</th><th>recovery</th><th>peak concurrency</th><th>amplification</th><th>success of started</th><th>unfinished at the end</th><th>p99 latency of successes</th><th>why</th></tr>';
           data.policies.forEach(function (p) {
-            var s = p.summary, name = document.createElement('span');
+            var s = p.summary, name = document.createElement('span'), why = document.createElement('span');
             name.textContent = p.name;
-            table += '<tr><td>' + name.innerHTML + '</td><td>' + num(s.baselineGoodput, '') + '</td><td>' + num(s.goodputAfterFault, '') + '</td><td class="verdict ' + (s.recovered ? 'yes' : s.verdict === 'NO' ? 'no' : 'other') + '">' + s.verdict + '</td><td>' + num(s.recoverySeconds, ' s') + '</td><td>' + s.peakConcurrency + '</td><td>' + num(s.amplification, '') + '</td><td>' + (s.successRatio === null ? '-' : (100 * s.successRatio).toFixed(1) + '%') + '</td><td>' + num(s.p99SuccessLatencySeconds, ' s') + '</td></tr>';
+            why.textContent = s.verdictReason;
+            table += '<tr><td>' + name.innerHTML + '</td><td>' + num(s.baselineGoodput, '') + '</td><td>' + num(s.goodputAfterFault, '') + '</td><td class="verdict ' + (s.recovered ? 'yes' : s.verdict === 'NO' ? 'no' : 'other') + '">' + s.verdict + '</td><td>' + num(s.recoverySeconds, ' s') + '</td><td>' + s.peakConcurrency + '</td><td>' + num(s.amplification, '') + '</td><td>' + (s.successRatio === null ? '-' : (100 * s.successRatio).toFixed(1) + '%') + '</td><td>' + s.unfinishedRequests + '</td><td>' + num(s.p99SuccessLatencySeconds, ' s') + '</td><td>' + why.innerHTML + '</td></tr>';
           });
           document.getElementById('summary').innerHTML = table + '</table>';
           function lines(field) {

@@ -140,7 +140,10 @@ public final class Output {
   /**
    * The summary table: one row per policy with its baseline and after-fault goodput, the {@link Recovery}
    * verdict's label, the recovery time, peak concurrency, amplification, success ratio and the p99 latency of
-   * the requests that succeeded. Missing numbers print as {@code -}. When a policy has a circuit breaker or
+   * the requests that succeeded, then under the table one line per policy saying why its verdict is what it
+   * is ({@link Summary#reason()}). The success ratio is of the requests started before the end of the run;
+   * the column {@code unfinished} counts those still neither succeeded nor given up at the end. Missing
+   * numbers print as {@code -}. When a policy has a circuit breaker or
    * an adaptive limiter, a column {@code refused} gives the calls they refused (failed at once, never sent;
    * {@code -} for the policies without either); when a policy hedges, a column {@code hedges (won)} the
    * hedges sent and the calls a hedge won.
@@ -149,7 +152,7 @@ public final class Output {
     boolean refusals = anyBreaker(result);
     boolean hedging = anyHedging(result);
     String[] header = {"policy", "baseline/s", "after/s", "recovered", "recovery", "peak conc.", "amplification",
-        "success", "p99 (successes)"};
+        "success/started", "unfinished", "p99 (successes)"};
     if (refusals) {
       header = java.util.Arrays.copyOf(header, header.length + 1);
       header[header.length - 1] = "refused";
@@ -167,6 +170,7 @@ public final class Output {
           s.verdict().label(), s.recoverySeconds() == null ? "-" : s.recoverySeconds() + "s",
           Integer.toString(s.peakConcurrency()), text(s.amplification(), 2),
           Double.isFinite(s.successRatio()) ? Values.format(100 * s.successRatio(), 1) + "%" : "-",
+          Long.toString(s.unfinishedRequests()),
           Double.isFinite(s.p99SuccessLatencySeconds()) ? Values.human((long) (s.p99SuccessLatencySeconds() * 1e9))
               : "-"};
       if (refusals) {
@@ -194,6 +198,11 @@ public final class Output {
     out.append(rule).append('\n');
     for (String[] row : rows) {
       appendRow(out, row, widths);
+    }
+    out.append("\nwhy:\n");
+    for (PolicyResult p : policies) {
+      out.append(p.name()).append(" ".repeat(widths[0] - p.name().length() + 2)).append(p.summary().reason())
+          .append('\n');
     }
     return out.toString();
   }
@@ -343,7 +352,7 @@ public final class Output {
   /**
    * The summary, one row per policy with a header line: {@code policy,verdict,recovered,baselineGoodput,
    * goodputAfterFault,recoverySeconds,peakConcurrency,amplification,successRatio,p99SuccessLatencySeconds,
-   * logicalRequests,attempts}; the verdict is its {@linkplain Recovery#id() id}; a number the run does not
+   * logicalRequests,attempts,unfinishedRequests,verdictReason}; the verdict is its {@linkplain Recovery#id() id}; a number the run does not
    * have is an empty field; decimals as in {@link #json}. When a policy has a breaker or an adaptive
    * limiter, a column {@code refused} (the calls they refused; empty for the policies without either); when
    * a policy hedges, columns {@code hedgesSent,hedgesWon}.
@@ -352,7 +361,7 @@ public final class Output {
     boolean refusals = anyBreaker(result);
     StringBuilder out = new StringBuilder("policy,verdict,recovered,baselineGoodput,goodputAfterFault,"
         + "recoverySeconds,peakConcurrency,amplification,successRatio,p99SuccessLatencySeconds,logicalRequests,"
-        + "attempts" + (refusals ? ",refused" : "") + (anyHedging(result) ? ",hedgesSent,hedgesWon" : "") + "\n");
+        + "attempts,unfinishedRequests,verdictReason" + (refusals ? ",refused" : "") + (anyHedging(result) ? ",hedgesSent,hedgesWon" : "") + "\n");
     for (PolicyResult policy : result.policies()) {
       Summary s = policy.summary();
       out.append(csvField(policy.name())).append(',').append(s.verdict().id()).append(',').append(s.recovered())
@@ -361,7 +370,8 @@ public final class Output {
           .append(s.recoverySeconds() == null ? "" : s.recoverySeconds().toString()).append(',')
           .append(s.peakConcurrency()).append(',').append(csvNumber(s.amplification(), 4)).append(',')
           .append(csvNumber(s.successRatio(), 4)).append(',').append(csvNumber(s.p99SuccessLatencySeconds(), 6))
-          .append(',').append(s.logicalRequests()).append(',').append(s.attempts());
+          .append(',').append(s.logicalRequests()).append(',').append(s.attempts()).append(',')
+          .append(s.unfinishedRequests()).append(',').append(csvField(s.reason()));
       if (refusals) {
         out.append(',').append(refuses(policy)
             ? Long.toString(policy.refusedCalls() + policy.limiterRefusedCalls()) : "");
@@ -385,7 +395,7 @@ public final class Output {
    * {@code {"policies":[{"name":…,"summary":{…},"series":[{"t":…,"goodput":…,"timeouts":…,
    * "concurrency":…,"latencySeconds":…,…},…]}]}}: the summary starts with baselineGoodput, recovered,
    * recoverySeconds, peakConcurrency, amplification, successRatio, then verdict (its
-   * {@linkplain Recovery#id() id}); each series entry with t, goodput, timeouts, concurrency, latencySeconds;
+   * {@linkplain Recovery#id() id}) and verdictReason (why, with the numbers), ..., unfinishedRequests; each series entry with t, goodput, timeouts, concurrency, latencySeconds;
    * more keys follow those. A number the run does not have is null. A policy with a breaker adds
    * {@code refused} to its summary and {@code breakerOpen}, {@code breakerHalfOpen} and {@code refused} to
    * each series entry; one with an adaptive limiter {@code limiterWaits} and {@code limiterRefused} to its
@@ -407,10 +417,12 @@ public final class Output {
           .field("amplification").decimal(s.amplification(), 4)
           .field("successRatio").decimal(s.successRatio(), 4)
           .field("verdict").string(s.verdict().id())
+          .field("verdictReason").string(s.reason())
           .field("goodputAfterFault").decimal(s.goodputAfterFault(), 3)
           .field("p99SuccessLatencySeconds").decimal(s.p99SuccessLatencySeconds(), 6)
           .field("logicalRequests").number(s.logicalRequests())
-          .field("attempts").number(s.attempts());
+          .field("attempts").number(s.attempts())
+          .field("unfinishedRequests").number(s.unfinishedRequests());
       if (p.usesBreaker()) {
         json.field("refused").number(p.refusedCalls());
       }

@@ -3,8 +3,8 @@ package dev.backoff.sim;
 /**
  * The verdict of one policy's run: did the server come back after the disturbance (the faults, or an
  * open-loop client's step, spike or ramp), and if that cannot be judged, why not. Only {@link #RECOVERED}
- * counts as recovered; every other verdict says what the numbers do and do not show. Immutable and
- * thread-safe.
+ * counts as recovered; every other verdict says what the numbers do and do not show. {@link RecoveryRule}
+ * gives the verdict, for the simulator and the lab alike. Immutable and thread-safe.
  */
 public enum Recovery {
   /**
@@ -30,6 +30,23 @@ public enum Recovery {
    * already down (or overloaded, or every attempt timed out), so there is nothing to recover to.
    */
   DOWN_BEFORE_FAULT("down before the fault", "down-before-fault"),
+  /**
+   * Requests succeeded before the disturbance, but fewer than 90% of those offered did (or more attempts
+   * failed than succeeded): the server was already overloaded or failing, so its goodput then was what it
+   * could serve, not the load, and coming back to it would show nothing.
+   */
+  OVERLOADED_BEFORE_FAULT("overloaded before the fault", "overloaded-before-fault"),
+  /**
+   * The baseline window (the second half of the time before the disturbance) is shorter than
+   * {@value RecoveryRule#MIN_BASELINE_SECONDS} s: too short to measure what the server serves when healthy.
+   * Move the fault later.
+   */
+  SHORT_BASELINE("baseline too short", "short-baseline"),
+  /**
+   * The offered load after the disturbance is not the load before it (an open-loop step or ramp): there is no
+   * baseline to come back to. The reason says what share of the new load was served.
+   */
+  LOAD_CHANGED("load changed", "load-changed"),
   /**
    * There is no baseline to judge against: the disturbance starts at 0 s, or no request at all was sent in
    * the baseline window (no load to measure, as with an open-loop rate of 0).

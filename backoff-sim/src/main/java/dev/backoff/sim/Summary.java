@@ -1,7 +1,7 @@
 package dev.backoff.sim;
 
 /**
- * The headline numbers of one policy's run. A number that does not exist for the run (a baseline with no
+ * The headline numbers of one policy's run, judged by {@link RecoveryRule}. A number that does not exist for the run (a baseline with no
  * time before the fault, a latency percentile with no successes, a ratio with no requests) is NaN, never a
  * made-up 0; the table prints it as {@code -}, JSON as {@code null}, CSV as an empty field. Immutable and
  * thread-safe.
@@ -14,10 +14,12 @@ package dev.backoff.sim;
  *     {@link Recovery#RECOVERED} and {@link Recovery#LATE}; otherwise null. The recovery point is the first
  *     second from which goodput, averaged over every window of {@code recovery-window} seconds (longer at low
  *     rates), stays at 90% of baseline or more and server latency within twice its baseline, with at least one
- *     full window of evidence before the end of the run
+ *     full window of evidence before the end of the run ({@link RecoveryRule#recoveryPoint})
  * @param peakConcurrency the most requests the server held at once
  * @param amplification attempts per logical request; NaN if no request started
- * @param successRatio logical requests that succeeded per logical request started; NaN if none started
+ * @param successRatio logical requests that succeeded per logical request started before the end of the run
+ *     (requests still unfinished at the end count as not succeeded, see {@code unfinishedRequests}); NaN if
+ *     none started
  * @param goodputAfterFault mean successes per second from the end of the disturbance to the end of the run;
  *     NaN if the run has no disturbance or ends with it
  * @param p99SuccessLatencySeconds 99th percentile latency of the logical requests that succeeded (first
@@ -25,20 +27,36 @@ package dev.backoff.sim;
  *     finished are not in it; NaN if none succeeded
  * @param logicalRequests logical requests started
  * @param attempts attempts sent
+ * @param unfinishedRequests logical requests started that had neither succeeded nor given up when the run
+ *     ended (a closed-loop client stuck retrying holds one): the part of {@code 1 - successRatio} that is
+ *     not a failure but a request still waiting
+ * @param reason one sentence with the numbers the verdict follows from ({@link RecoveryRule})
  */
 public record Summary(Recovery verdict, double baselineGoodput, Integer recoverySeconds, int peakConcurrency,
     double amplification, double successRatio, double goodputAfterFault, double p99SuccessLatencySeconds,
-    long logicalRequests, long attempts) {
+    long logicalRequests, long attempts, long unfinishedRequests, String reason) {
+
+  /**
+   * A summary whose reason is the verdict's label and whose unfinished requests are not counted (0), for
+   * tests and tools that build summaries by hand.
+   */
+  public Summary(Recovery verdict, double baselineGoodput, Integer recoverySeconds, int peakConcurrency,
+      double amplification, double successRatio, double goodputAfterFault, double p99SuccessLatencySeconds,
+      long logicalRequests, long attempts) {
+    this(verdict, baselineGoodput, recoverySeconds, peakConcurrency, amplification, successRatio,
+        goodputAfterFault, p99SuccessLatencySeconds, logicalRequests, attempts, 0, verdict == null ? "" : verdict.label());
+  }
 
   /**
    * Checks the verdict's consistency with the numbers.
    *
-   * @throws NullPointerException if {@code verdict} is null
+   * @throws NullPointerException if {@code verdict} or {@code reason} is null
    * @throws IllegalArgumentException if {@code recoverySeconds} is set for a verdict other than recovered or
    *     late, or missing for one of those
    */
   public Summary {
     java.util.Objects.requireNonNull(verdict, "verdict");
+    java.util.Objects.requireNonNull(reason, "reason");
     if (verdict.cameBack() != (recoverySeconds != null)) {
       throw new IllegalArgumentException("recoverySeconds must be set exactly for a recovered or late verdict, was "
           + recoverySeconds + " for " + verdict);
@@ -61,102 +79,31 @@ public record Summary(Recovery verdict, double baselineGoodput, Integer recovery
     double amplification = logicalRequests == 0 ? Double.NaN : (double) attempts / logicalRequests;
     double successRatio = logicalRequests == 0 ? Double.NaN : (double) successes / logicalRequests;
     double p99 = m.runHistogram.count() == 0 ? Double.NaN : m.runHistogram.percentile(0.99) / 1e9;
-    if (disturbanceStart == Long.MAX_VALUE) {
-      double baseline = mean(m.successes, seconds / 2, seconds);
-      return new Summary(Recovery.NO_FAULT, baseline, null, peak, amplification, successRatio, Double.NaN, p99,
-          logicalRequests, attempts);
+    long gaveUp = 0;
+    long[] failed = new long[seconds];
+    double[] latency = new double[seconds];
+    for (int t = 0; t < seconds; t++) {
+      gaveUp += m.gaveUp[t];
+      failed[t] = m.errors[t] + m.timeouts[t];
+      latency[t] = m.latencyNanos[t] / 1e9;
     }
-    int faultStart = (int) (disturbanceStart / 1_000_000_000L);
-    int faultEnd = (int) ((disturbanceEnd + 999_999_999L) / 1_000_000_000L);
-    double baseline = mean(m.successes, faultStart / 2, faultStart);
-    double after = mean(m.successes, faultEnd, seconds);
-    Recovery verdict;
-    Integer recoverySeconds = null;
     int window = (int) (scenario.recoveryWindowNanos / 1_000_000_000L);
-    if (Double.isNaN(baseline) || sum(m.attempts, faultStart / 2, faultStart) == 0) {
-      verdict = Recovery.NO_BASELINE;
-    } else if (!(baseline > 0)) {
-      verdict = Recovery.DOWN_BEFORE_FAULT;
-    } else if ((long) seconds - faultEnd < effectiveWindow(window, baseline)) {
-      verdict = Recovery.NOT_OBSERVED;
+    RecoveryRule.Disturbance disturbance;
+    if (disturbanceStart == Long.MAX_VALUE) {
+      disturbance = RecoveryRule.Disturbance.none(window);
     } else {
-      double baselineLatency = mean(m.latencyNanos, faultStart / 2, faultStart);
-      int recoveredAt = recoveryPoint(m, faultEnd, window, baseline, baselineLatency);
-      if (recoveredAt < 0) {
-        verdict = Recovery.NOT_RECOVERED;
-      } else {
-        verdict = after >= 0.9 * baseline ? Recovery.RECOVERED : Recovery.LATE;
-        recoverySeconds = recoveredAt - faultEnd;
-      }
+      RateProfile load = scenario.rateProfile;
+      boolean openChange = !scenario.closedLoop && load.hasDisturbance();
+      disturbance = new RecoveryRule.Disturbance((int) (disturbanceStart / 1_000_000_000L),
+          // A spike or ramp may outlast the run: its end is then the run's end (nothing left to observe).
+          (int) Math.min(seconds, (disturbanceEnd + 999_999_999L) / 1_000_000_000L), window,
+          openChange ? load.rateAt(load.atNanos - 1) : Double.NaN,
+          openChange ? load.rateAt(load.disturbanceEndNanos()) : Double.NaN);
     }
-    return new Summary(verdict, baseline, recoverySeconds, peak, amplification, successRatio, after, p99,
-        logicalRequests, attempts);
-  }
-
-  /**
-   * The recovery point: the first second {@code s} at or after the disturbance from which (1) the goodput
-   * averaged over every window of {@code W} seconds starting at or after {@code s} is at least 90% of
-   * baseline, (2) the server latency stays within twice its baseline, and (3) second {@code s} itself has at
-   * least three quarters of the baseline goodput (so a window cannot start inside the outage or a relapse
-   * and pass on the strength of the seconds that follow it). {@code W} is the configured window, lengthened to {@code 1600 / baseline}
-   * seconds when the baseline is low, so that 10% of the expected count is four Poisson standard deviations
-   * and a healthy run's counting noise almost never reads as a relapse. Returns -1 if there is none.
-   */
-  static int recoveryPoint(Metrics m, int from, int window, double baseline, double baselineLatency) {
-    int seconds = m.seconds;
-    int w = effectiveWindow(window, baseline);
-    int lastBad = from - 1;
-    for (int t = seconds - 1; t >= from; t--) {
-      if (m.latencyNanos[t] > 2 * baselineLatency) {
-        lastBad = t;
-        break;
-      }
-    }
-    long sum = 0;
-    for (int t = seconds - 1; t >= Math.max(from, seconds - w); t--) {
-      sum += m.successes[t];
-    }
-    // Windows [t, t + w) from the last one backwards; the first failing one (from the end) bounds s.
-    for (int t = seconds - w; t >= from && t > lastBad; t--) {
-      if (t < seconds - w) {
-        sum += m.successes[t] - m.successes[t + w];
-      }
-      if (sum < 0.9 * baseline * w) {
-        lastBad = t;
-        break;
-      }
-    }
-    for (int s = lastBad + 1; s <= seconds - w; s++) {
-      if (m.successes[s] >= 0.75 * baseline) {
-        return s;
-      }
-    }
-    return -1;
-  }
-
-  static int effectiveWindow(int window, double baseline) {
-    if (!(baseline > 0)) {
-      return window;
-    }
-    return (int) Math.max(window, Math.ceil(1600 / baseline));
-  }
-
-  private static long sum(long[] values, int from, int to) {
-    long sum = 0;
-    for (int i = from; i < to; i++) {
-      sum += values[i];
-    }
-    return sum;
-  }
-
-  private static double mean(long[] values, int from, int to) {
-    if (to <= from) {
-      return Double.NaN;
-    }
-    double sum = 0;
-    for (int i = from; i < to; i++) {
-      sum += values[i];
-    }
-    return sum / (to - from);
+    RecoveryRule.Judgement judgement = RecoveryRule.judge(
+        new RecoveryRule.Series(m.successes, m.newRequests, m.attempts, failed, latency), disturbance);
+    return new Summary(judgement.verdict(), judgement.baselineGoodput(), judgement.recoverySeconds(), peak,
+        amplification, successRatio, judgement.goodputAfter(), p99, logicalRequests, attempts,
+        logicalRequests - successes - gaveUp, judgement.reason());
   }
 }

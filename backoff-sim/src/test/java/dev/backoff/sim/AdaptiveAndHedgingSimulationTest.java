@@ -110,7 +110,8 @@ class AdaptiveAndHedgingSimulationTest {
     String json = Output.json(result);
     assertThat(json).contains("\"limiterFillRate\"", "\"limiterWaits\"", "\"limiterRefused\"", "\"hedgesSent\"",
         "\"hedgesInFlight\"", "\"hedgesWon\"").doesNotContain("breakerOpen");
-    assertThat(Output.summaryCsv(result).lines().findFirst().orElseThrow()).endsWith(",attempts,refused,hedgesSent,hedgesWon");
+    assertThat(Output.summaryCsv(result).lines().findFirst().orElseThrow()).endsWith(
+        ",attempts,unfinishedRequests,verdictReason,refused,hedgesSent,hedgesWon");
     String timeline = Output.timeline(result);
     assertThat(timeline).contains("| limiter: off, waits: 0.00 req/sec, refused: 0.00 req/sec")
         .contains("| hedges: ");

@@ -133,7 +133,8 @@ class BreakerSimulationTest {
     assertThat(csv.lines().findFirst().orElseThrow()).endsWith(",budgetLevel,breakerOpen,breakerHalfOpen,refused,"
         + "limiterFillRate,limiterWaits,limiterRefused,hedgesSent,hedgesInFlight,hedgesWon");
     assertThat(csv.lines().skip(1).findFirst().orElseThrow()).endsWith(",,,,,,,,,");
-    assertThat(Output.summaryCsv(result).lines().findFirst().orElseThrow()).endsWith(",attempts,refused");
+    assertThat(Output.summaryCsv(result).lines().findFirst().orElseThrow()).endsWith(
+        ",attempts,unfinishedRequests,verdictReason,refused");
     String timeline = Output.timeline(result);
     assertThat(timeline).contains("| breaker open: 100%, half-open: 0%, refused: ");
     assertThat(HtmlReport.simulation(result)).contains("\"breakerOpen\":[").contains("Circuit breaker: fraction of time open");

@@ -50,13 +50,11 @@ class PrimitivesTest {
     assertThat(Values.durationNanos("k", "250us")).isEqualTo(250_000L);
   }
 
-  private static Metrics metrics(long[] goodput, long latencyNanos) {
-    Metrics m = new Metrics(goodput.length);
-    for (int t = 0; t < goodput.length; t++) {
-      m.successes[t] = goodput[t];
-      m.latencyNanos[t] = latencyNanos;
-    }
-    return m;
+  private static RecoveryRule.Series metrics(long[] goodput, long latencyNanos) {
+    double[] latency = new double[goodput.length];
+    java.util.Arrays.fill(latency, latencyNanos / 1e9);
+    long[] zeros = new long[goodput.length];
+    return new RecoveryRule.Series(goodput.clone(), zeros, zeros, zeros, latency);
   }
 
   @Test
@@ -66,8 +64,8 @@ class PrimitivesTest {
     for (int t = 20; t < 30; t++) {
       goodput[t] = 0; // the outage (fault 20..25 s) lasts until 30 s
     }
-    Metrics m = metrics(goodput, 100_000_000L);
-    assertThat(Summary.recoveryPoint(m, 25, 10, 100, 100_000_000L)).isEqualTo(30);
+    RecoveryRule.Series m = metrics(goodput, 100_000_000L);
+    assertThat(RecoveryRule.recoveryPoint(m, 25, RecoveryRule.effectiveWindow(10, 100), 100, 0.1)).isEqualTo(30);
     // A relapse below 90% over a window after 40 s moves the point past it.
     for (int t = 40; t < 44; t++) {
       goodput[t] = 50;
@@ -75,24 +73,24 @@ class PrimitivesTest {
     m = metrics(goodput, 100_000_000L);
     // With 16-s windows (1600/100) the windows starting up to 40 s average 87.5-89%, and seconds 41-43
     // are below three quarters of baseline: the recovery point is 44.
-    assertThat(Summary.recoveryPoint(m, 25, 10, 100, 100_000_000L)).isEqualTo(44);
+    assertThat(RecoveryRule.recoveryPoint(m, 25, RecoveryRule.effectiveWindow(10, 100), 100, 0.1)).isEqualTo(44);
   }
 
   @Test
   void noRecoveryWhenLatencyStaysHighOrTooLittleRunIsLeft() {
     long[] goodput = new long[60];
     java.util.Arrays.fill(goodput, 100);
-    Metrics m = metrics(goodput, 100_000_000L);
-    m.latencyNanos[59] = 300_000_000L; // more than twice the 100 ms baseline at the very end
-    assertThat(Summary.recoveryPoint(m, 25, 10, 100, 100_000_000L)).isEqualTo(-1);
-    assertThat(Summary.recoveryPoint(metrics(goodput, 100_000_000L), 50, 10, 100, 100_000_000L)).isEqualTo(-1);
+    RecoveryRule.Series m = metrics(goodput, 100_000_000L);
+    m.latencySeconds()[59] = 0.3; // more than twice the 100 ms baseline at the very end
+    assertThat(RecoveryRule.recoveryPoint(m, 25, RecoveryRule.effectiveWindow(10, 100), 100, 0.1)).isEqualTo(-1);
+    assertThat(RecoveryRule.recoveryPoint(metrics(goodput, 100_000_000L), 50, RecoveryRule.effectiveWindow(10, 100), 100, 0.1)).isEqualTo(-1);
   }
 
   @Test
   void theRecoveryWindowGrowsAtLowRates() {
-    assertThat(Summary.effectiveWindow(10, 100)).isEqualTo(16);
-    assertThat(Summary.effectiveWindow(10, 1000)).isEqualTo(10);
-    assertThat(Summary.effectiveWindow(10, 32)).isEqualTo(50);
+    assertThat(RecoveryRule.effectiveWindow(10, 100)).isEqualTo(16);
+    assertThat(RecoveryRule.effectiveWindow(10, 1000)).isEqualTo(10);
+    assertThat(RecoveryRule.effectiveWindow(10, 32)).isEqualTo(50);
   }
 
   @Test

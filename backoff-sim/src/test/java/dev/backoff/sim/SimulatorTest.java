@@ -120,21 +120,21 @@ class SimulatorTest {
   @Test
   void aCrashGivesImmediateErrorsAndFixedRetriesEvery100Milliseconds() {
     Scenario scenario = Scenario.of(Map.of("clients", 10, "think-mean", "1ms", "duration", "60s",
-        "faults", "crash@5s+20s", "policies", "storm-fixed"));
+        "faults", "crash@10s+20s", "policies", "storm-fixed"));
     PolicyResult fixed = Simulator.run(scenario).policies().get(0);
     // During the crash each client is refused (known after 1 ms) and retries after 100 ms: 1000/101 errors
     // per second each.
-    assertThat(fixed.series().get(10).errors()).isBetween(98L, 100L);
-    assertThat(fixed.series().get(10).timeouts()).isZero();
+    assertThat(fixed.series().get(15).errors()).isBetween(98L, 100L);
+    assertThat(fixed.series().get(15).timeouts()).isZero();
     assertThat(fixed.summary().recovered()).isTrue();
   }
 
   @Test
   void aPolicyWithoutBackoffAgainstRefusedConnectionsStillAdvancesTime() {
     Scenario scenario = Scenario.of(Map.of("clients", 5, "think-mean", "1ms", "duration", "20s",
-        "faults", "crash@5s+10s", "policies", "none", "max-attempts", "unlimited"));
+        "faults", "crash@10s+5s", "policies", "none", "max-attempts", "unlimited"));
     PolicyResult none = Simulator.run(scenario).policies().get(0);
-    assertThat(none.series().get(10).errors()).isEqualTo(5 * 1000); // one refusal per client per millisecond
+    assertThat(none.series().get(12).errors()).isEqualTo(5 * 1000); // one refusal per client per millisecond
     assertThat(none.summary().recovered()).isFalse();
     assertThat(none.summary().verdict()).isEqualTo(Recovery.NOT_OBSERVED); // too little run left after the crash to tell
   }

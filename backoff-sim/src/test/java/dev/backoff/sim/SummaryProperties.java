@@ -92,7 +92,7 @@ class SummaryProperties {
         assertThat(s.goodputAfterFault()).as(name).isLessThan(0.9 * s.baselineGoodput());
       }
       case NOT_OBSERVED -> assertThat(scenario.seconds() - faultEnd).as(name)
-          .isLessThan(Summary.effectiveWindow(5, s.baselineGoodput()));
+          .isLessThan(RecoveryRule.effectiveWindow(5, s.baselineGoodput()));
       case DOWN_BEFORE_FAULT -> {
         assertThat(baselineAttempts).as(name).isPositive();
         assertThat(baselineSuccesses).as(name).isZero();
@@ -116,7 +116,9 @@ class SummaryProperties {
 
   /** The table, the summary CSV and the JSON, cell by cell, against each other and the summary. */
   private static void checkOutputsAgree(SimulationResult result) throws Exception {
-    List<String> table = Output.summaryTable(result).lines().skip(2).toList();
+    List<String> lines = Output.summaryTable(result).lines().toList();
+    List<String> table = lines.subList(2, lines.indexOf(""));
+    List<String> why = lines.subList(lines.indexOf("why:") + 1, lines.size());
     List<String> csv = Output.summaryCsv(result).lines().skip(1).toList();
     JsonNode json = JSON.readTree(Output.json(result)).get("policies");
     List<PolicyResult> policies = result.policies();
@@ -125,11 +127,15 @@ class SummaryProperties {
     for (int i = 0; i < policies.size(); i++) {
       Summary s = policies.get(i).summary();
       String[] cells = table.get(i).split("\\s{2,}");
-      String[] fields = csv.get(i).split(",", -1);
+      String[] fields = csvFields(csv.get(i));
       JsonNode j = json.get(i).get("summary");
       String name = policies.get(i).name();
-      assertThat(cells).as(table.get(i)).hasSize(9);
-      assertThat(fields).as(csv.get(i)).hasSize(12);
+      assertThat(cells).as(table.get(i)).hasSize(10);
+      assertThat(fields).as(csv.get(i)).hasSize(14);
+      assertThat(why.get(i)).startsWith(name).endsWith("  " + s.reason());
+      assertThat(fields[13]).isEqualTo(s.reason()).isEqualTo(j.get("verdictReason").asText());
+      assertThat(cells[8]).isEqualTo(fields[12]).isEqualTo(Long.toString(s.unfinishedRequests()))
+          .isEqualTo(j.get("unfinishedRequests").asText());
       assertThat(cells[0]).isEqualTo(name);
       assertThat(fields[0]).isEqualTo(name);
       assertThat(json.get(i).get("name").asText()).isEqualTo(name);
@@ -156,12 +162,37 @@ class SummaryProperties {
       assertSame(s.successRatio(), -1, cells[7], 4, fields[8], j.get("successRatio"));
       assertThat(cells[7]).isEqualTo(Double.isNaN(s.successRatio()) ? "-"
           : Values.format(100 * s.successRatio(), 1) + "%");
-      assertSame(s.p99SuccessLatencySeconds(), -1, cells[8], 6, fields[9], j.get("p99SuccessLatencySeconds"));
-      assertThat(cells[8]).isEqualTo(Double.isNaN(s.p99SuccessLatencySeconds()) ? "-"
+      assertSame(s.p99SuccessLatencySeconds(), -1, cells[9], 6, fields[9], j.get("p99SuccessLatencySeconds"));
+      assertThat(cells[9]).isEqualTo(Double.isNaN(s.p99SuccessLatencySeconds()) ? "-"
           : Values.human((long) (s.p99SuccessLatencySeconds() * 1e9)));
       assertThat(fields[10]).isEqualTo(Long.toString(s.logicalRequests())).isEqualTo(j.get("logicalRequests").asText());
       assertThat(fields[11]).isEqualTo(Long.toString(s.attempts())).isEqualTo(j.get("attempts").asText());
     }
+  }
+
+  /** The fields of one CSV line, a quoted field's doubled quotes undone. */
+  private static String[] csvFields(String line) {
+    List<String> fields = new java.util.ArrayList<>();
+    StringBuilder field = new StringBuilder();
+    boolean quoted = false;
+    for (int i = 0; i < line.length(); i++) {
+      char c = line.charAt(i);
+      if (c == '"') {
+        if (quoted && i + 1 < line.length() && line.charAt(i + 1) == '"') {
+          field.append('"');
+          i++;
+        } else {
+          quoted = !quoted;
+        }
+      } else if (c == ',' && !quoted) {
+        fields.add(field.toString());
+        field.setLength(0);
+      } else {
+        field.append(c);
+      }
+    }
+    fields.add(field.toString());
+    return fields.toArray(String[]::new);
   }
 
   /**

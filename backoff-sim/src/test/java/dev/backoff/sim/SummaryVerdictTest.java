@@ -166,7 +166,7 @@ class SummaryVerdictTest {
       assertThat(s.successRatio()).isZero();
     }
     String table = Output.summaryTable(result);
-    assertThat(table.lines().skip(2)).allSatisfy(row -> assertThat(row)
+    assertThat(table.lines().skip(2).limit(result.policies().size())).allSatisfy(row -> assertThat(row)
         .contains("  down before the fault  ").endsWith("  -").doesNotContain("yes").doesNotContain("µs"));
     JsonNode fixed = JSON.readTree(Output.json(result)).get("policies").get(0);
     assertThat(fixed.get("summary").get("verdict").asText()).isEqualTo("down-before-fault");
@@ -174,8 +174,11 @@ class SummaryVerdictTest {
     assertThat(fixed.get("summary").get("p99SuccessLatencySeconds").isNull()).isTrue();
     assertThat(fixed.get("series").get(10).get("clientP99Seconds").isNull()).isTrue();
     List<String> csv = Output.summaryCsv(result).lines().toList();
-    assertThat(csv.get(1)).startsWith("fixed,down-before-fault,false,0.000,0.000,,").endsWith(",0.0000,,"
-        + fixed.get("summary").get("logicalRequests").asLong() + "," + fixed.get("summary").get("attempts").asLong());
+    assertThat(csv.get(1)).startsWith("fixed,down-before-fault,false,0.000,0.000,,").contains(",0.0000,,"
+        + fixed.get("summary").get("logicalRequests").asLong() + "," + fixed.get("summary").get("attempts").asLong()
+        + "," + fixed.get("summary").get("unfinishedRequests").asLong() + ",no request succeeded in the baseline "
+        + "window (15 s to 30 s)");
+    assertThat(table).contains("\nwhy:\nfixed         no request succeeded in the baseline window (15 s to 30 s) (");
     assertThat(Output.csv(result).lines().skip(11).findFirst().orElseThrow()).matches("fixed,10,.*,\\d+\\.\\d{6},,,");
     assertThat(Output.goodputPicture(result)).contains("\u00b7 = none (nothing succeeded in any run)")
         .doesNotContain("\u2588");
@@ -191,9 +194,11 @@ class SummaryVerdictTest {
     assertThat(s.amplification()).isNaN();
     assertThat(s.verdict()).isEqualTo(Recovery.NO_BASELINE);
     String row = Output.summaryTable(result).lines().skip(2).findFirst().orElseThrow();
-    assertThat(row.split("\\s{2,}")).containsExactly("fixed", "0.0", "0.0", "no baseline", "-", "0", "-", "-", "-");
+    assertThat(row.split("\\s{2,}")).containsExactly("fixed", "0.0", "0.0", "no baseline", "-", "0", "-", "-", "0",
+        "-");
     assertThat(Output.json(result)).contains("\"amplification\":null,\"successRatio\":null,\"verdict\":\"no-baseline\"");
-    assertThat(Output.summaryCsv(result)).endsWith("fixed,no-baseline,false,0.000,0.000,,0,,,,0,0\n");
+    assertThat(Output.summaryCsv(result)).endsWith("fixed,no-baseline,false,0.000,0.000,,0,,,,0,0,0,"
+        + "no request was sent in the baseline window (5 s to 10 s)\n");
   }
 
   @Test
