@@ -24,7 +24,8 @@ public final class TippingPointsOutput {
         .append(" s: every ").append(scan.gridSeconds())
         .append(" s, and every ").append(scan.resolutionSeconds()).append(" s between two lengths whose outcome ")
         .append("differs; ").append(seeds(scan)).append("; ").append(scan.runs()).append(scan.runs() == 1 ? " run.\n" : " runs.\n")
-        .append("Each cell: the seeds in which the server came back (verdict yes or late) of those run. Lengths ")
+        .append("Each cell: the seeds in which the server came back (verdict ").append(cameBackLabels())
+        .append(") of those run. Lengths ")
         .append("not listed were not tested.\n\n");
     List<String[]> rows = new ArrayList<>();
     String[] header = new String[scan.policies().size() + 1];
@@ -65,7 +66,19 @@ public final class TippingPointsOutput {
     return out.toString();
   }
 
-  private static String seeds(TippingPoints.Scan scan) {
+  /** The verdicts that count as coming back, as the table prints them ({@code yes or late}). */
+  private static String cameBackLabels() {
+    List<String> labels = new ArrayList<>();
+    for (Recovery verdict : Recovery.values()) {
+      if (TippingPoints.cameBack(verdict)) {
+        labels.add(verdict.label());
+      }
+    }
+    return labels.size() == 1 ? labels.get(0)
+        : String.join(", ", labels.subList(0, labels.size() - 1)) + " or " + labels.get(labels.size() - 1);
+  }
+
+    private static String seeds(TippingPoints.Scan scan) {
     return scan.seeds() == 1 ? "seed " + scan.firstSeed()
         : scan.seeds() + " seeds (" + scan.firstSeed() + " to " + (scan.firstSeed() + scan.seeds() - 1) + ")";
   }
