@@ -7,11 +7,10 @@ import dev.backoff.sim.Scenario;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
-import java.util.List;
 
 /**
- * {@code simulate --seeds N}: every policy over N seeds, run in parallel, reported with 95% intervals; with
- * {@code --tipping-point}, each seed's tipping point and their spread. Stateless.
+ * {@code simulate --seeds N}: every policy over N seeds, run in parallel, reported with 95% intervals (with
+ * {@code --tipping-point}, {@link TippingPointRun} runs instead). Stateless.
  */
 final class SeedsRun {
   private SeedsRun() {}
@@ -30,23 +29,6 @@ final class SeedsRun {
     }
     Scenario scenario = SimulateCommand.scenario(command.spec, command.scenarioFile);
     PrintWriter out = command.spec.commandLine().getOut();
-    if (command.tippingPoint && command.reportDirectory != null) {
-      throw new Errors.UsageException("--report: the tipping-point search over seeds writes no report; drop --report "
-          + "(--format json gives every seed's answer)");
-    }
-    if (command.tippingPoint) {
-      int total = scenario.policyNames().size() * command.seeds;
-      List<Confidence.TippingPointRange> ranges;
-      try (Progress progress = Progress.start(command.spec, "tipping points", total, " searches")) {
-        ranges = Confidence.tippingPoints(scenario, command.seeds, command.resolution, threads,
-            progress::stepTo);
-      }
-      out.print(command.format == SimulateCommand.Format.JSON
-          ? ConfidenceOutput.tippingPointsJson(ranges, Long.parseLong(scenario.value("seed")))
-          : ConfidenceOutput.tippingPoints(ranges, command.resolution));
-      out.flush();
-      return 0;
-    }
     if (command.reportDirectory != null) {
       ReportDirectory.prepare("--report", command.reportDirectory, "seeds.html", "seeds.json", "seeds.csv",
           "seeds-summary.csv");

@@ -1,7 +1,6 @@
 package dev.backoff.cli;
 
 import dev.backoff.sim.HtmlReport;
-import dev.backoff.sim.Json;
 import dev.backoff.sim.Output;
 import dev.backoff.sim.Scenario;
 import dev.backoff.sim.ScenarioFiles;
@@ -12,7 +11,6 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -55,22 +53,29 @@ final class SimulateCommand implements Callable<Integer> {
   Path reportDirectory;
 
   @Option(names = "--tipping-point",
-      description = "Instead of one run, search each policy's tipping point: the shortest length of the first fault it does not recover from.")
+      description = "Instead of one run, scan the length of the first fault: every policy at lengths from 1 s on a "
+          + "grid (refined where the outcome changes), over the seeds; print how many seeds came back at each "
+          + "length, every range of lengths that fails, and whether recovery is monotone in the length.")
   boolean tippingPoint;
 
-  @Option(names = "--resolution", paramLabel = "<seconds>", defaultValue = "2",
-      description = "Tipping-point search resolution in seconds. Default: ${DEFAULT-VALUE}.")
+  @Option(names = "--grid", paramLabel = "<seconds>", defaultValue = "5",
+      description = "Tipping-point scan: the step between fault lengths. Default: ${DEFAULT-VALUE}.")
+  int grid;
+
+  @Option(names = "--resolution", paramLabel = "<seconds>", defaultValue = "1",
+      description = "Tipping-point scan: the step between two grid lengths whose outcome differs. Default: "
+          + "${DEFAULT-VALUE}.")
   int resolution;
 
   @Option(names = "--seeds", paramLabel = "<count>",
       description = "Run each policy over COUNT seeds (the scenario's seed, seed+1, ..., seed+COUNT-1) and report, "
           + "per policy, the share of runs that recovered and the mean, median and p90 of each headline number, "
-          + "with 95%% intervals. With --tipping-point: each seed's tipping point, and their median with its "
-          + "interval. See docs/simulator.md, 'Confidence and sweeps'.")
+          + "with 95%% intervals. With --tipping-point: how many of the seeds came back at each length. See "
+          + "docs/simulator.md, 'Confidence and sweeps'.")
   Integer seeds;
 
   @Option(names = "--threads", paramLabel = "<count>",
-      description = "With --seeds: runs at once (each run is single-threaded; the output is the same for any "
+      description = "With --seeds or --tipping-point: runs at once (each run is single-threaded; the output is the same for any "
           + "count). Default: the processors available to the JVM.")
   Integer threads;
 
@@ -96,6 +101,9 @@ final class SimulateCommand implements Callable<Integer> {
           + (tippingPoint ? "--tipping-point" : "--format " + format.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'))
           + " or --timeline");
     }
+    if (tippingPoint) {
+      return TippingPointRun.call(this);
+    }
     if (seeds != null || threads != null) {
       return SeedsRun.call(this);
     }
@@ -105,24 +113,6 @@ final class SimulateCommand implements Callable<Integer> {
           "simulation-summary.csv");
     }
     PrintWriter out = spec.commandLine().getOut();
-    if (tippingPoint) {
-      List<Simulator.TippingPoint> points = Simulator.tippingPoints(scenario, resolution);
-      if (format == Format.JSON) {
-        Json json = Json.compact().object().field("tippingPoints").array();
-        for (Simulator.TippingPoint p : points) {
-          json.object().field("policy").string(p.policy()).field("faultSeconds").number(p.faultSeconds())
-              .field("searchedUpToSeconds").number(p.searchedUpToSeconds())
-              .field("verdict").string(p.verdict().id()).endObject();
-        }
-        out.println(json.endArray().endObject());
-      } else {
-        for (Simulator.TippingPoint p : points) {
-          out.println(p.policy() + ": " + describe(p, resolution));
-        }
-      }
-      out.flush();
-      return 0;
-    }
     SimulationResult result;
     try (Progress progress = Progress.start(spec, "simulate", (long) scenario.seconds() * scenario.policyNames().size())) {
       result = Simulator.run(scenario, progress::stepTo);
@@ -143,33 +133,6 @@ final class SimulateCommand implements Callable<Integer> {
       spec.commandLine().getErr().flush();
     }
     return 0;
-  }
-
-  /** One policy's tipping point as a sentence that says why when there is none to find. */
-  static String describe(Simulator.TippingPoint point, int resolution) {
-    Integer seconds = point.faultSeconds();
-    if (seconds == null) {
-      return "recovers from every fault length up to " + point.searchedUpToSeconds() + " s";
-    }
-    return switch (point.verdict()) {
-      case DOWN_BEFORE_FAULT -> "no tipping point: the server is already down before the fault (no request "
-          + "succeeds before it), so no fault length can be survived";
-      case OVERLOADED_BEFORE_FAULT -> "no tipping point: the server is already overloaded before the fault (fewer "
-          + "than 90% of the requests offered before it succeed), so there is no healthy baseline to recover to";
-      case SHORT_BASELINE -> "no tipping point: the baseline before the fault is shorter than "
-          + dev.backoff.sim.RecoveryRule.MIN_BASELINE_SECONDS + " s; move the fault to 10 s or later";
-      case LOAD_CHANGED -> "no tipping point: the offered load changes (a step or ramp), so there is no baseline "
-          + "to recover to";
-      case NO_BASELINE -> "no tipping point: there is no baseline to recover to (the fault starts at 0 s, or no "
-          + "request is sent before it)";
-      case NOT_OBSERVED -> seconds == 1
-          ? "no tipping point: the run ends too soon after the fault to tell whether the server comes back"
-          : "does not recover from a fault of " + seconds + " s (resolution " + resolution + " s); longer "
-              + "faults leave too little run time to tell";
-      default -> seconds == 1
-          ? "does not recover even from the shortest fault, 1 s"
-          : "does not recover from a fault of " + seconds + " s (resolution " + resolution + " s)";
-    };
   }
 
   /** The scenario: defaults, then the file's keys, then the flags given. */

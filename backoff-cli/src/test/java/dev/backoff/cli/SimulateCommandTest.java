@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -151,13 +152,37 @@ class SimulateCommandTest {
   }
 
   @Test
-  void tippingPointSearchReportsPerPolicy() throws Exception {
-    CliRunner result = CliRunner.run("simulate", "--clients", "1000", "--duration", "200s", "--faults",
-        "pause@30s+10s", "--policies", "storm-fixed", "--tipping-point", "--resolution", "4", "--format", "json");
-    assertThat(result.exitCode).as(result.err).isZero();
-    JsonNode point = JSON.readTree(result.out).get("tippingPoints").get(0);
-    assertThat(point.get("policy").asText()).isEqualTo("storm-fixed");
-    assertThat(point.get("faultSeconds").asInt()).isBetween(1, 12);
+  @Tag("slow")
+  void tippingPointScanReportsEveryLengthInEachFormat() throws Exception {
+    String[] scan = {"simulate", "--clients", "1000", "--duration", "200s", "--faults", "pause@30s+10s", "--policies",
+        "fixed,storm-exponential-full-jitter+budget", "--tipping-point", "--grid", "10", "--resolution", "5"};
+    CliRunner json = CliRunner.run(ScheduleCommandTest.with(scan, "--format", "json"));
+    assertThat(json.exitCode).as(json.err).isZero();
+    JsonNode root = JSON.readTree(json.out);
+    assertThat(root.get("scan").get("upToSeconds").asInt()).isEqualTo(50);
+    JsonNode fixed = root.get("policies").get(0);
+    assertThat(fixed.get("policy").asText()).isEqualTo("fixed");
+    List<Integer> lengths = new ArrayList<>();
+    for (JsonNode length : fixed.get("lengths")) {
+      lengths.add(length.get("faultSeconds").asInt());
+      assertThat(length.get("verdicts").size()).isEqualTo(1);
+    }
+    assertThat(lengths).startsWith(1).endsWith(50).contains(10, 20, 30, 40).isSorted();
+    assertThat(root.get("scan").get("runs").asInt()).isEqualTo(2 * lengths.size());
+    CliRunner csv = CliRunner.run(ScheduleCommandTest.with(scan, "--format", "csv"));
+    assertThat(csv.out.lines().skip(1).filter(line -> line.startsWith("fixed,")).map(line -> line.split(",")[1])
+        .map(Integer::valueOf).toList()).isEqualTo(lengths);
+    CliRunner table = CliRunner.run(scan);
+    assertThat(table.out).contains("\nfixed:\n", "\nstorm-exponential-full-jitter+budget:\n")
+        .doesNotContain("recovers from every fault length");
+    assertUsage(CliRunner.run(ScheduleCommandTest.with(scan, "--format", "summary-csv")), "backoff: --format summary-csv: the "
+        + "tipping-point scan has one CSV");
+    assertUsage(CliRunner.run("simulate", "--tipping-point", "--grid", "0"),
+        "backoff: --grid: must be at least 1 second, was 0");
+    assertUsage(CliRunner.run("simulate", "--tipping-point", "--resolution", "0"),
+        "backoff: --resolution: must be at least 1 second");
+    assertUsage(CliRunner.run(ScheduleCommandTest.with(scan, "--report", "out")), "backoff: --report: the tipping-point scan writes no "
+        + "report");
   }
 
   @Test

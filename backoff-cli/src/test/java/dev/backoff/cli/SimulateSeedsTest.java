@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,20 +79,32 @@ class SimulateSeedsTest {
   }
 
   @Test
-  void tippingPointsOverSeeds() throws Exception {
-    String[] tipping = {"simulate", "--clients", "300", "--duration", "200s", "--faults", "pause@30s+20s",
-        "--policies", "fixed:10ms", "--seeds", "3", "--tipping-point", "--resolution", "5"};
+  @Tag("slow")
+  void tippingPointsOverSeedsCountTheSeedsThatCameBackAtEachLength() throws Exception {
+    String[] tipping = {"simulate", "--duration", "200s", "--policies", "storm-exponential-full-jitter", "--seeds",
+        "3", "--tipping-point", "--grid", "10", "--resolution", "5"};
     CliRunner text = CliRunner.run(tipping);
     assertThat(text.exitCode).as(text.err).isZero();
-    assertThat(text.out).startsWith("fixed:10ms: ").hasLineCount(1);
+    assertThat(text.out).contains("; 3 seeds (3 to 5); ").contains("\n  1 s                            3/3\n");
     List<String> withJson = new ArrayList<>(List.of(tipping));
-    withJson.addAll(List.of("--format", "json", "--threads", "2"));
-    JsonNode json = JSON.readTree(CliRunner.run(withJson.toArray(new String[0])).out);
-    JsonNode policy = json.get("tippingPoints").get(0);
-    assertThat(policy.get("policy").asText()).isEqualTo("fixed:10ms");
-    assertThat(policy.get("seeds").size()).isEqualTo(3);
-    assertThat(policy.get("found").asInt() + policy.get("survivedEveryLength").asInt()
-        + policy.get("noTippingPoint").asInt()).isEqualTo(3);
+    withJson.addAll(List.of("--format", "json", "--threads", "1"));
+    String one = CliRunner.run(withJson.toArray(new String[0])).out;
+    withJson.set(withJson.size() - 1, "2");
+    assertThat(CliRunner.run(withJson.toArray(new String[0])).out).isEqualTo(one);
+    JsonNode json = JSON.readTree(one);
+    assertThat(json.get("scan").get("seeds").toString()).isEqualTo("{\"first\":3,\"last\":5,\"count\":3}");
+    JsonNode policy = json.get("policies").get(0);
+    for (JsonNode length : policy.get("lengths")) {
+      assertThat(length.get("verdicts").size()).isEqualTo(3);
+      int cameBack = 0;
+      for (JsonNode verdict : length.get("verdicts")) {
+        cameBack += verdict.asText().equals("recovered") || verdict.asText().equals("late") ? 1 : 0;
+      }
+      assertThat(length.get("cameBack").asInt()).isEqualTo(cameBack);
+    }
+    // The 10 s pause sinks full jitter on these seeds while 20 s does not.
+    assertThat(policy.get("monotone").asBoolean()).isFalse();
+    assertThat(text.out).contains("\n  not monotone: ");
   }
 
   @Test
@@ -102,7 +115,7 @@ class SimulateSeedsTest {
     assertUsage(CliRunner.run(args("--threads", "2")), "backoff: --threads: sets how many runs over seeds go at once; add --seeds COUNT");
     assertUsage(CliRunner.run(args("--seeds", "2", "--timeline")), "--timeline");
     assertUsage(CliRunner.run(args("--seeds", "2", "--tipping-point", "--report", "out")),
-        "backoff: --report: the tipping-point search over seeds writes no report");
+        "backoff: --report: the tipping-point scan writes no report");
     assertUsage(CliRunner.run(args("--seeds", "3", "--seed", "9223372036854775806")),
         "backoff: seeds: 3 seeds from seed 9223372036854775806 would pass the largest seed");
   }

@@ -384,7 +384,7 @@ public final class Output {
     return out.toString();
   }
 
-  private static String csvField(String value) {
+  static String csvField(String value) {
     if (value.contains(",") || value.contains("\"")) {
       return '"' + value.replace("\"", "\"\"") + '"';
     }

@@ -149,11 +149,11 @@ class BreakerSimulationTest {
   }
 
   @Test
-  void theTippingPointSearchRunsBreakerPolicies() {
+  void theTippingPointScanRunsBreakerPolicies() throws Exception {
     Scenario scenario = Scenario.of(Map.of("clients", 200, "duration", "200s", "faults", "pause@40s+10s",
         "policies", "storm-fixed+breaker"));
-    List<Simulator.TippingPoint> points = Simulator.tippingPoints(scenario, 8);
-    assertThat(points).hasSize(1);
-    assertThat(points.get(0).policy()).isEqualTo("storm-fixed+breaker");
+    TippingPoints.Scan scan = TippingPoints.scan(scenario, 1, 20, 8, 1, null);
+    assertThat(scan.policies()).hasSize(1);
+    assertThat(scan.policies().get(0).policy()).isEqualTo("storm-fixed+breaker");
   }
 }

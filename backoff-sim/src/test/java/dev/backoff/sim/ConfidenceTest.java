@@ -123,22 +123,4 @@ class ConfidenceTest {
     assertThat(html).containsPattern("<p>Scenario: [^<]*clients 200[^<]*; the rest at the defaults</p>");
     assertThat(Svg.escape("a<b>&\"'")).isEqualTo("a&lt;b&gt;&amp;&quot;&#39;");
   }
-
-  @Test
-  void tippingPointsOverSeedsGiveTheirSpread() throws Exception {
-    Scenario scenario = Scenario.of(Map.of("clients", 300, "duration", "200s", "faults", "pause@30s+20s",
-        "policies", "fixed:10ms", "seed", 5));
-    List<Confidence.TippingPointRange> one = Confidence.tippingPoints(scenario, 4, 4, 1, null);
-    List<Confidence.TippingPointRange> two = Confidence.tippingPoints(scenario, 4, 4, 2, null);
-    assertThat(two).isEqualTo(one);
-    Confidence.TippingPointRange range = one.get(0);
-    for (int i = 0; i < 4; i++) {
-      Simulator.TippingPoint alone = Simulator.tippingPoints(scenario.with("seed", 5 + i), 4).get(0);
-      assertThat(range.points().get(i)).isEqualTo(alone);
-    }
-    String text = ConfidenceOutput.tippingPoints(one, 4);
-    assertThat(text).startsWith("fixed:10ms: ");
-    String json = ConfidenceOutput.tippingPointsJson(one, 5);
-    assertThat(json).startsWith("{\"seeds\":{\"first\":5,\"last\":8,\"count\":4},\"tippingPoints\":[{\"policy\":\"fixed:10ms\"");
-  }
 }

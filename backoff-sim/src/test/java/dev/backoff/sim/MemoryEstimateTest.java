@@ -90,7 +90,7 @@ class MemoryEstimateTest {
         .hasMessageStartingWith("clients: " + clients + " clients over 400s may need about ")
         .hasMessageContaining("policy fixed: up to ")
         .hasMessageContaining("BACKOFF_JAVA_OPTS=-Xmx");
-    assertThatThrownBy(() -> Simulator.tippingPoints(closed, 2)).isInstanceOf(ScenarioException.class)
+    assertThatThrownBy(() -> TippingPoints.scan(closed, 1, 5, 1, 1, null)).isInstanceOf(ScenarioException.class)
         .hasMessageStartingWith("clients: ");
     Scenario open = Scenario.of(Map.of("client", "open", "rate", 9_999_999));
     assertThatThrownBy(() -> Simulator.run(open)).isInstanceOf(ScenarioException.class)

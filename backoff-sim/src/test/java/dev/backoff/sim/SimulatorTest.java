@@ -199,19 +199,6 @@ class SimulatorTest {
   }
 
   @Test
-  void tippingPointSearchFindsThePauseFixedCannotSurvive() {
-    Scenario scenario = SMALL.with(Map.of("policies", "storm-fixed,storm-exponential", "clients", 1000, "duration", "200s",
-        "faults", "pause@30s+10s"));
-    List<Simulator.TippingPoint> points = Simulator.tippingPoints(scenario, 2);
-    assertThat(points).hasSize(2);
-    Simulator.TippingPoint fixed = points.get(0);
-    assertThat(fixed.faultSeconds()).isNotNull().isLessThan(10);
-    // One second shorter than the tipping point (within the resolution) recovers.
-    Integer exponential = points.get(1).faultSeconds();
-    assertThat(exponential == null || exponential > fixed.faultSeconds()).isTrue();
-  }
-
-  @Test
   void firstRetryQuirkWaitsETimesTheThinkTime() {
     dev.backoff.RetryPolicy<Object> base = PolicySpec.parse("exponential-original", false).build(Integer.MAX_VALUE, null);
     dev.backoff.RetryPolicy<Object> quirk = PolicySpec.withFirstRetryAfter(base, 10_000_000_000L);

@@ -202,25 +202,6 @@ class SummaryVerdictTest {
   }
 
   @Test
-  void theTippingPointSearchSaysWhenThereIsNoTippingPoint() {
-    List<Simulator.TippingPoint> points = Simulator.tippingPoints(TIMES_OUT, 2);
-    assertThat(points).extracting(Simulator.TippingPoint::faultSeconds).containsExactly(1, 1);
-    assertThat(points).extracting(Simulator.TippingPoint::verdict)
-        .containsExactly(Recovery.DOWN_BEFORE_FAULT, Recovery.DOWN_BEFORE_FAULT);
-  }
-
-  @Test
-  void theTippingPointSearchSaysWhenEvenTheShortestFaultIsNotSurvived() {
-    // 4000 clients keep the knee server just below its limit: a 1 s pause tips fixed retries into a storm.
-    Scenario nearTheKnee = Scenario.of(Map.of("clients", 4000, "duration", "200s", "faults", "pause@60s+10s",
-        "policies", "fixed"));
-    Simulator.TippingPoint fixed = Simulator.tippingPoints(nearTheKnee, 2).get(0);
-    assertThat(fixed.faultSeconds()).isEqualTo(1);
-    assertThat(fixed.verdict()).isEqualTo(Recovery.NOT_RECOVERED);
-    assertThat(fixed.searchedUpToSeconds()).isEqualTo(20);
-  }
-
-  @Test
   void theGoodputPictureIsExact() {
     Scenario scenario = Scenario.of(Map.of("duration", "8s", "faults", "pause@2s+2s", "policies", "fixed"));
     long[] goodput = {0, 1, 2, 3, 4, 5, 6, 8};
