@@ -63,7 +63,7 @@ class AdviseCommandTest {
     assertThat(result.out).startsWith("searched 3 of 44 grid candidates and 0 refinements: 3 runs of 120 s, 1 seed "
         + "each (seed 3); stopped by the run budget (3)\nchecked on held-out seed 4: the 3 best of the 3 policies "
         + "meeting every objective on the training seeds (highest success-ratio first; identical results counted "
-        + "once), in 5 checks: 15 runs\nchecks: held-out (the scenario as given), clients +20% (240), clients -20% "
+        + "once while enough others differ), in 5 checks: 15 runs\nchecks: held-out (the scenario as given), clients +20% (240), clients -20% "
         + "(160), faults +50% (pause@30s+22.50s), faults -50% (pause@30s+7.50s)\nobjectives: recovers>=0.5\n");
     assertThat(result.out).contains("\nrecommended: ", "\nJava:\n  import dev.backoff.", "  RetryPolicy<Object> policy = ",
         "\nsimulate (its training runs, then its held-out runs):\n  backoff simulate --duration 120s --clients 200 "

@@ -370,7 +370,7 @@ public final class Advice {
           .append(" best of the ").append(meeting.size()).append(meeting.size() == 1 ? " policy" : " policies")
           .append(" meeting every objective on the training seeds (")
           .append(settings.prefer().higherIsBetter() ? "highest " : "lowest ").append(settings.prefer().id())
-          .append(" first; identical results counted once), in ")
+          .append(" first; identical results counted once while enough others differ), in ")
           .append(checking.checks().stream().filter(c -> c.skipped() == null).count()).append(" checks: ")
           .append(checking.runs()).append(" runs\n");
       out.append("checks: ").append(String.join(", ", checking.checks().stream().filter(c -> c.skipped() == null)

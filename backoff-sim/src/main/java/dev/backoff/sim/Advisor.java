@@ -44,8 +44,8 @@ import java.util.function.LongConsumer;
  * shortfall, smallest first. Remaining ties go by the candidate's label, so the order is total.
  *
  * <p><b>Re-check.</b> The search's best are, in part, the candidates its seeds favoured. So the best
- * {@link Settings#checked} candidates meeting every objective (one whose training runs equal an already chosen
- * one's counted once) are run again on held-out seeds (the {@code seeds} seeds after the training ones) in every
+ * {@link Settings#checked} candidates meeting every objective (one whose training runs equal a better one's
+ * only if too few others meet them) are run again on held-out seeds (the {@code seeds} seeds after the training ones) in every
  * check: the scenario as given, the load 20% lower and higher, every fault 50%
  * shorter and longer. The recommendation ({@link Advice#recommended}) is the most robust of them
  * (see {@link Robustness}): one meeting every objective in the training runs and in every check, with the
@@ -88,8 +88,8 @@ public final class Advisor {
    *     direction (by default {@link Objective.Metric#SUCCESS_RATIO}: the most requests served within the
    *     bounds, which is what retrying is for)
    * @param checked how many of the best candidates meeting every objective on the training seeds are re-checked
-   *     on held-out seeds and under perturbed load and fault length ({@link Robustness}); candidates whose
-   *     training runs are identical to a checked one's are not checked again
+   *     on held-out seeds and under perturbed load and fault length ({@link Robustness}); one whose training
+   *     runs are identical to a better one's only if too few others meet them
    */
   public record Settings(int seeds, int runs, int threads, Objective.Metric prefer, int checked) {
     /** The candidates re-checked by default. */
@@ -401,20 +401,27 @@ public final class Advisor {
     }
 
     /**
-     * The re-checks: the best {@link Settings#checked} candidates meeting every objective (those whose training
-     * runs repeat a chosen one's counted once), each run in every check on the held-out seeds; most robust first.
+     * The re-checks: the best {@link Settings#checked} candidates meeting every objective (one whose training
+     * runs repeat a better one's only if too few others meet them), each run in every check on the held-out
+     * seeds; most robust first.
      */
     private List<Robustness> check(List<Evaluation> ranked, List<Robustness.Check> checks)
         throws InterruptedException {
+      List<Evaluation> meeting = ranked.stream().filter(e -> e.meets(objectives)).toList();
       List<Evaluation> chosen = new ArrayList<>();
-      for (Evaluation e : ranked) {
-        if (chosen.size() == settings.checked() || !e.meets(objectives)) {
-          break;
-        }
-        if (chosen.stream().noneMatch(other -> other.runs().equals(e.runs()))) {
+      for (Evaluation e : meeting) {
+        if (chosen.size() < settings.checked() && chosen.stream().noneMatch(o -> o.runs().equals(e.runs()))) {
           chosen.add(e);
         }
       }
+      // Too few differ (no fault, no retry: every policy ran alike)? Then the next ones, identical or not:
+      // perturbed, they may part ways.
+      for (Evaluation e : meeting) {
+        if (chosen.size() < settings.checked() && !chosen.contains(e)) {
+          chosen.add(e);
+        }
+      }
+      chosen.sort(Comparator.comparingInt(meeting::indexOf));
       List<Robustness.Check> running = checks.stream().filter(c -> c.skipped() == null).toList();
       int seeds = settings.seeds();
       List<Runs.Task> tasks = new ArrayList<>();

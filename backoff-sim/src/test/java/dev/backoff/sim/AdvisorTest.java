@@ -151,6 +151,21 @@ class AdvisorTest {
   }
 
   @Test
+  void policiesThatRanAlikeAreStillCheckedWhenTooFewOthersDiffer() throws InterruptedException {
+    // Without a fault nothing fails at this load, so no candidate retries and all of them run alike.
+    Advice advice = Advisor.advise(SMALL.with("faults", "none"), Objective.parseAll("success-ratio>=0.5"),
+        new Advisor.Settings(1, 3, 1, Metric.SUCCESS_RATIO, 3), null);
+    List<Evaluation> meeting = advice.meeting();
+    assertThat(meeting).hasSize(3);
+    assertThat(meeting.get(1).runs()).isEqualTo(meeting.get(0).runs()).isEqualTo(meeting.get(2).runs());
+    assertThat(advice.checking().checked()).extracting(Robustness::training)
+        .containsExactlyInAnyOrderElementsOf(meeting);
+    assertThat(advice.checking().checks()).extracting(Robustness.Check::name)
+        .containsExactly("held-out", "clients +20%", "clients -20%");
+    assertThat(advice.checking().runs()).isEqualTo(3 * 3);
+  }
+
+  @Test
   void theChecksPerturbClientsOrRateAndEveryFaultsLength() {
     assertThat(Robustness.checks(SMALL)).extracting(Robustness.Check::describe).containsExactly(
         "held-out (the scenario as given)", "clients +20% (240)", "clients -20% (160)",
@@ -171,7 +186,7 @@ class AdvisorTest {
     assertThat(bySuccess.meeting()).extracting(e -> e.value(Metric.SUCCESS_RATIO))
         .isSortedAccordingTo(java.util.Comparator.reverseOrder());
     assertThat(bySuccess.table()).contains("policies meeting every objective on the training seeds (highest "
-        + "success-ratio first; identical results counted once)");
+        + "success-ratio first; identical results counted once while enough others differ)");
     Advice byAmplification = Advisor.advise(SMALL, objectives, new Advisor.Settings(1, 20, 2, Metric.AMPLIFICATION),
         null);
     assertThat(byAmplification.meeting()).extracting(e -> e.value(Metric.AMPLIFICATION)).isSorted();
