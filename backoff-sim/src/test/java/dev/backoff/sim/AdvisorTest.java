@@ -166,6 +166,32 @@ class AdvisorTest {
   }
 
   @Test
+  void theSimulateCommandRunsWhatTheAdvisorRanEvenWhenTheScenarioSetsAnAttemptLimit() throws InterruptedException {
+    // The scenario's max-attempts 2 is replaced by each candidate's; a preset keeps its own (aws-standard: 3),
+    // so its command must undo the scenario's limit.
+    Advice advice = Advisor.advise(SMALL.with("max-attempts", "2"), Objective.parseAll("recovers>=0.5"),
+        new Advisor.Settings(1, 1, 1), null);
+    PolicyCandidate preset = PolicyCandidate.preset(dev.backoff.Preset.AWS_STANDARD, null);
+    List<String> words = advice.simulateCommand(preset, advice.checking().checks().get(1));
+    assertThat(String.join(" ", words)).endsWith(" --seed 4 --policies aws-standard --max-attempts unlimited --seeds 1");
+    Map<String, Object> keys = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < words.size() - 2; i += 2) {
+      assertThat(words.get(i)).startsWith("--");
+      keys.put(words.get(i).substring(2), words.get(i + 1));
+    }
+    assertThat(keys).containsOnlyKeys("clients", "think-mean", "duration", "faults", "seed", "policies",
+        "max-attempts").containsEntry("clients", "240").containsEntry("faults", "pause@30s+15s");
+    Map<String, Object> advised = preset.scenarioKeys();
+    advised.put("seed", 4L);
+    advised.put("clients", 240L);
+    // As a scenario file setting max-attempts 2 with the command's flags on top: the preset's own limit runs.
+    Scenario pasted = SMALL.with("max-attempts", "2").with(keys);
+    assertThat(Simulator.run(pasted).policies().get(0).summary())
+        .isEqualTo(Simulator.run(SMALL.with(advised)).policies().get(0).summary())
+        .isNotEqualTo(Simulator.run(SMALL.with("max-attempts", "2").with(advised)).policies().get(0).summary());
+  }
+
+  @Test
   void theChecksPerturbClientsOrRateAndEveryFaultsLength() {
     assertThat(Robustness.checks(SMALL)).extracting(Robustness.Check::describe).containsExactly(
         "held-out (the scenario as given)", "clients +20% (240)", "clients -20% (160)",
