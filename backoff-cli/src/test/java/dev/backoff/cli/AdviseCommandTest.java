@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -88,6 +89,7 @@ class AdviseCommandTest {
       + "policies: [storm-fixed]\nmax-attempts: 2\n";
 
   @Test
+  @Tag("slow")
   void thePrintedSimulateCommandsReproduceTheTrainingAndHeldOutRuns() throws Exception {
     Path file = directory.resolve("spike.yaml");
     Files.writeString(file, SPIKE);
