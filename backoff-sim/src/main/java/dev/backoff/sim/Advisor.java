@@ -36,7 +36,8 @@ import java.util.function.LongConsumer;
  * </ol>
  *
  * <p><b>Ranking.</b> Candidates meeting every objective come first: those whose 95% intervals also lie within
- * every bound ({@link Evaluation#surelyMeets}) before those that meet them on the mean only, each group ordered
+ * every bound but {@code recovers}'s ({@link Evaluation#surelyMeets}) before those that meet them on the mean
+ * only, each group ordered
  * by the preferred metric
  * ({@link Settings#prefer()}, by default the success ratio: the most requests served within the bounds), then
  * by their smallest relative margin over the objectives ({@link Objective#margin}, the one most comfortably
