@@ -21,20 +21,27 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code backoff advise}: searches retry policies for those meeting objectives in a scenario, over several
- * seeds ({@link Advisor}), and prints them, the Pareto front of success ratio against amplification and p99, and the
- * recommended policy as Java, {@code simulate} arguments and Spring properties. Exit 0 when a policy meets
- * every objective, 1 when none does (the output says which objective binds), 2 for a usage error.
+ * seeds ({@link Advisor}), re-checks the best on held-out seeds and under perturbed load and fault length, and
+ * prints them, the Pareto front of success ratio against amplification and p99, and the most robust policy as
+ * Java, the {@code simulate} commands that reproduce its runs and Spring properties. Exit 0 when a policy meets
+ * every objective in every check, 1 when none does (the output says which objective binds, and where), 2 for a
+ * usage error.
  */
 @Command(name = "advise", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = AdviseCommand.ScenarioFlags.class,
     description = {"Search retry policies (strategy families, their parameters, attempt limits and retry budgets) "
         + "for those meeting your objectives in a scenario, over several seeds; print them, the trade-off "
-        + "between success ratio, amplification and p99, and the best one as Java, simulate arguments and Spring properties.",
+        + "between success ratio, amplification and p99, and the most robust one as Java, the simulate commands that "
+        + "reproduce its runs and Spring properties.",
         "Objectives: a comma-separated list of METRIC>=VALUE or METRIC<=VALUE (the metric's good direction): "
             + "recovers (fraction of seeds recovered, 0.95 or 95%%), success-ratio (fraction), amplification "
             + "(attempts per request), p99 and recovery-time (durations such as 10s), peak-concurrency (requests). "
             + "Each is judged on the mean over the seeds (recovery-time: over the seeds that recovered).",
-        "Exit 1 when no policy meets every objective: the output names the objective that binds and its best value."})
+        "The best policies meeting every objective are re-checked on held-out seeds, with the load (clients or "
+            + "rate) 20%% lower and higher and every fault 50%% shorter and longer; the recommendation is the most "
+            + "robust of those meeting every objective in every check.",
+        "Exit 1 when no policy meets every objective, or none of those checked holds them in every check: the "
+            + "output names the objective that binds, its best value and where."})
 final class AdviseCommand implements Callable<Integer> {
   /** Scenario keys the advisor searches, so they are not flags here (a file's values are replaced). */
   static final List<String> SEARCHED = List.of("policies", "max-attempts", "budget");
@@ -59,6 +66,11 @@ final class AdviseCommand implements Callable<Integer> {
       description = "The most simulation runs to spend (candidates × seeds): the grid of " + Advisor.GRID_SIZE
           + " candidates, then refinement around the best. Default: ${DEFAULT-VALUE}.")
   int budget;
+
+  @Option(names = "--check-top", paramLabel = "<count>", defaultValue = "" + Advisor.Settings.CHECKED,
+      description = "How many of the best policies meeting every objective are re-checked (each on as many "
+          + "held-out seeds as --seeds, in up to 5 checks). Default: ${DEFAULT-VALUE}.")
+  int checkTop;
 
   @Option(names = "--threads", paramLabel = "<count>",
       description = "Runs at once. Default: the processors available. The advice does not depend on it.")
@@ -103,27 +115,35 @@ final class AdviseCommand implements Callable<Integer> {
     }
     Advisor.Settings settings;
     try {
-      settings = new Advisor.Settings(seeds, budget, threads == null ? Runs.defaultThreads() : threads, preferred);
+      settings = new Advisor.Settings(seeds, budget, threads == null ? Runs.defaultThreads() : threads, preferred,
+          checkTop);
     } catch (IllegalArgumentException e) {
       String message = e.getMessage();
-      String flag = message.startsWith("seeds") ? "--seeds" : message.startsWith("threads") ? "--threads" : "--budget";
+      String flag = message.startsWith("seeds") ? "--seeds" : message.startsWith("threads") ? "--threads"
+          : message.startsWith("checked") ? "--check-top" : "--budget";
       throw new Errors.UsageException(flag + ": " + message);
     }
     Map<String, Object> values = new LinkedHashMap<>();
     if (scenarioFile != null) {
       values.putAll(SimulateCommand.readScenarioFile(scenarioFile));
     }
-    values.putAll(ScenarioKeyFlags.given(spec, flagKeys()));
+    Map<String, Object> flags = ScenarioKeyFlags.given(spec, flagKeys());
+    values.putAll(flags);
     Scenario scenario = Scenario.of(values);
     Advice advice;
     try (Progress progress = Progress.start(spec, "advise", Advisor.totalSeconds(scenario, settings))) {
       advice = Advisor.advise(scenario, objectives, settings, seconds -> progress.stepTo((int) seconds));
     }
+    // The simulate commands name the file and the flags as given, so that pasting one runs this very scenario.
+    Map<String, String> flagTexts = new LinkedHashMap<>();
+    flags.forEach((key, value) -> flagTexts.put(key, String.valueOf(value)));
+    advice = advice.describedBy(scenarioFile == null ? null : scenarioFile.toString(), flagTexts);
     PrintWriter out = spec.commandLine().getOut();
     out.print(chosenFormat.equals("json") ? advice.json() : advice.table());
     out.flush();
-    if (!advice.met()) {
-      err.println("backoff: no policy met every objective: " + advice.binding().get(0));
+    if (advice.recommended() == null) {
+      err.println("backoff: " + (advice.met() ? "no policy checked held every objective in every check: "
+          : "no policy met every objective: ") + advice.binding().get(0));
       err.flush();
       return Errors.FAILURE;
     }

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,9 +49,11 @@ class AdviseCommandTest {
     assertThat(run.exitCode).as(run.err).isZero();
     JsonNode summary = JSON.readTree(run.out).get("policies").get(0);
     assertThat(summary.get("name").asText()).isEqualTo(policy);
-    // The advisor's first seed is the scenario's seed: simulate's one run is the advisor's run.
+    // The advisor's first seed is the scenario's seed: simulate's one run is the advisor's training run.
+    JsonNode picked = root.get("checking").get("checked").get(0);
+    assertThat(picked.get("policy").asText()).isEqualTo(policy);
     assertThat(summary.get("summary").get("amplification").decimalValue().doubleValue())
-        .isCloseTo(root.get("meeting").get(0).get("metrics").get("amplification").get("value").asDouble(),
+        .isCloseTo(picked.get("training").get("metrics").get("amplification").get("value").asDouble(),
             org.assertj.core.api.Assertions.within(0.0001));
   }
 
@@ -59,9 +62,13 @@ class AdviseCommandTest {
     CliRunner result = advise("--objective", "recovers>=0.5", "--seeds", "1", "--budget", "3", "--threads", "1");
     assertThat(result.exitCode).isZero();
     assertThat(result.out).startsWith("searched 3 of 44 grid candidates and 0 refinements: 3 runs of 120 s, 1 seed "
-        + "each (seed 3); stopped by the run budget (3)\nobjectives: recovers>=0.5\n");
+        + "each (seed 3); stopped by the run budget (3)\nchecked on held-out seed 4: the 3 best of the 3 policies "
+        + "meeting every objective on the training seeds (highest success-ratio first; identical results counted "
+        + "once while enough others differ), in 5 checks: 15 runs\nchecks: held-out (the scenario as given), clients +20% (240), clients -20% "
+        + "(160), faults +50% (pause@30s+22.50s), faults -50% (pause@30s+7.50s)\nobjectives: recovers>=0.5\n");
     assertThat(result.out).contains("\nrecommended: ", "\nJava:\n  import dev.backoff.", "  RetryPolicy<Object> policy = ",
-        "\nsimulate:\n  backoff simulate --policies ", "\nSpring (application.properties):\n"
+        "\nsimulate (its training runs, then its held-out runs):\n  backoff simulate --duration 120s --clients 200 "
+            + "--think-mean 2s --faults pause@30s+15s --policies ", "\nSpring (application.properties):\n"
             + "  backoff.policies.advised.strategy=");
   }
 
@@ -74,6 +81,80 @@ class AdviseCommandTest {
     assertThat(result.err).startsWith("backoff: no policy met every objective: no policy met p99<=1ms: the best was "
         + "100ms (");
     assertThat(result.err.lines().count()).isEqualTo(1);
+  }
+
+  /** Open loop at 75 requests/s into a pool serving 100, a 10 s spike to 150 (see AdvisorTest.SPIKE). */
+  private static final String SPIKE = "client: open\nrate: 75\nrate-profile: spike\nrate-peak: 150\nrate-at: 30s\n"
+      + "rate-length: 10s\nserver: pool\nworkers: 10\nservice-time: 100ms\nduration: 120s\nfaults: none\n"
+      + "policies: [storm-fixed]\nmax-attempts: 2\n";
+
+  @Test
+  @Tag("slow")
+  void thePrintedSimulateCommandsReproduceTheTrainingAndHeldOutRuns() throws Exception {
+    Path file = directory.resolve("spike.yaml");
+    Files.writeString(file, SPIKE);
+    String[] arguments = {"advise", "--scenario", file.toString(), "--seed", "11", "--objective",
+        "success-ratio>=0.9,amplification<=1.5", "--seeds", "2", "--budget", "40", "--check-top", "10"};
+    CliRunner table = CliRunner.run(arguments);
+    assertThat(table.exitCode).as(table.err).isZero();
+    List<String> lines = table.out.lines().toList();
+    int at = lines.indexOf("simulate (its training runs, then its held-out runs):");
+    assertThat(at).isPositive();
+    List<String> training = words(lines.get(at + 1));
+    List<String> heldOut = words(lines.get(at + 2));
+    // The scenario file, the flag given, the policy and, since the file sets max-attempts, the limit.
+    assertThat(String.join(" ", training)).startsWith("backoff simulate --scenario " + file + " --seed 11 --policies ")
+        .contains(" --max-attempts ").endsWith(" --seeds 2");
+    assertThat(String.join(" ", heldOut)).contains(" --seed 13 ").endsWith(" --seeds 2");
+    List<String> json = new ArrayList<>(List.of(arguments));
+    json.addAll(List.of("--format", "json"));
+    JsonNode picked = JSON.readTree(CliRunner.run(json.toArray(new String[0])).out).get("checking").get("checked")
+        .get(0);
+    assertThat(picked.get("robust").asBoolean()).isTrue();
+    assertReproduces(training, picked.get("training"));
+    assertReproduces(heldOut, picked.get("checks").get(0));
+    assertThat(picked.get("checks").get(0).get("check").asText()).isEqualTo("held-out");
+  }
+
+  /** Runs a printed {@code backoff simulate} line with {@code --format json} and compares it with the advisor's. */
+  private static void assertReproduces(List<String> printed, JsonNode advised) throws Exception {
+    List<String> command = new ArrayList<>(printed.subList(1, printed.size()));
+    command.addAll(List.of("--format", "json"));
+    CliRunner run = CliRunner.run(command.toArray(new String[0]));
+    assertThat(run.exitCode).as(run.err).isZero();
+    JsonNode policy = JSON.readTree(run.out).get("policies").get(0);
+    assertThat(policy.get("runs").asInt()).isEqualTo(advised.get("runs").asInt());
+    assertThat(policy.get("recovered").get("count").asInt()).isEqualTo(advised.get("recoveredRuns").asInt());
+    for (String[] metric : new String[][] {{"amplification", "amplification"}, {"successRatio", "success-ratio"},
+        {"peakConcurrency", "peak-concurrency"}}) {
+      assertThat(policy.get("metrics").get(metric[0]).get("mean").get("value").asDouble()).as(metric[0])
+          .isCloseTo(advised.get("metrics").get(metric[1]).get("value").asDouble(),
+              org.assertj.core.api.Assertions.within(0.0001));
+    }
+  }
+
+  /** A printed command line as the shell splits it (the advisor quotes a word in single quotes when it must). */
+  private static List<String> words(String line) {
+    List<String> words = new ArrayList<>();
+    java.util.regex.Matcher word = java.util.regex.Pattern.compile("'([^']*)'|(\\S+)").matcher(line.trim());
+    while (word.find()) {
+      words.add(word.group(1) != null ? word.group(1) : word.group(2));
+    }
+    return words;
+  }
+
+  @Test
+  void noRobustPolicyExitsOneNamingTheObjectiveAndTheCheck() throws Exception {
+    Path file = directory.resolve("spike.yaml");
+    Files.writeString(file, SPIKE);
+    CliRunner result = CliRunner.run("advise", "--scenario", file.toString(), "--objective",
+        "success-ratio>=0.9,amplification<=1.5", "--seeds", "2", "--budget", "40", "--check-top", "3");
+    assertThat(result.exitCode).isEqualTo(1);
+    assertThat(result.out).contains("but none of the 3 checked holds them in every check.\n").doesNotContain(
+        "recommended:");
+    assertThat(result.err).matches("backoff: no policy checked held every objective in every check: "
+        + "amplification<=1\\.5 binds: every one of the 3 policies checked misses it somewhere; the best worst case "
+        + "was 1\\.\\d\\d \\(.+, rate \\+20%\\)\n");
   }
 
   @Test
@@ -106,6 +187,9 @@ class AdviseCommandTest {
     CliRunner policies = advise("--objective", "recovers>=0.5", "--policies", "fixed");
     assertThat(policies.exitCode).isEqualTo(2);
     assertThat(policies.err).startsWith("backoff: unknown option '--policies' for 'backoff advise'");
+    CliRunner checkTop = advise("--objective", "recovers>=0.5", "--check-top", "0");
+    assertThat(checkTop.exitCode).isEqualTo(2);
+    assertThat(checkTop.err).startsWith("backoff: --check-top: checked must be from 1 to 100, was 0\n");
     CliRunner format = advise("--objective", "recovers>=0.5", "--format", "xml");
     assertThat(format.exitCode).isEqualTo(2);
     assertThat(format.err).startsWith("backoff: --format: unknown format 'xml'; use table or json\n");
@@ -139,6 +223,15 @@ class AdviseCommandTest {
         "--seeds", "1", "--budget", "3", "--format", "json");
     CliRunner fromFlags = advise("--objective", "recovers>=0.5", "--seeds", "1", "--budget", "3", "--format", "json");
     assertThat(fromFile.exitCode).as(fromFile.err).isZero();
-    assertThat(fromFile.out).isEqualTo(fromFlags.out);
+    // The same advice; only the simulate commands differ: they name the file instead of the flags.
+    com.fasterxml.jackson.databind.node.ObjectNode advisedFromFile = (com.fasterxml.jackson.databind.node.ObjectNode)
+        JSON.readTree(fromFile.out);
+    com.fasterxml.jackson.databind.node.ObjectNode flags = (com.fasterxml.jackson.databind.node.ObjectNode)
+        JSON.readTree(fromFlags.out);
+    JsonNode commands = ((com.fasterxml.jackson.databind.node.ObjectNode) advisedFromFile.get("recommended"))
+        .remove("simulateCommands");
+    ((com.fasterxml.jackson.databind.node.ObjectNode) flags.get("recommended")).remove("simulateCommands");
+    assertThat(advisedFromFile).isEqualTo(flags);
+    assertThat(commands.get(0).get("arguments").get(0).asText()).isEqualTo("--scenario");
   }
 }

@@ -7,16 +7,15 @@ import java.util.Map;
 
 /**
  * What the {@linkplain Advisor advisor} found: every candidate it ran, ranked; those meeting every objective;
+ * how the best of them held up on held-out seeds and under perturbed load and fault length ({@link #checking()});
  * the Pareto front of success ratio against amplification and p99 among the recovering candidates; the recommended
- * policy with its Java code, {@code simulate} arguments and Spring properties; or, when nothing met the
- * objectives, which objective binds. {@link #table()} and {@link #json()} write it for people and tools, the
- * same bytes for the same advice. Immutable and thread-safe.
+ * policy (the most robust) with its Java code, {@code simulate} command and Spring properties; or, when nothing
+ * met the objectives, or nothing held them in every check, which objective binds. {@link #table()} and
+ * {@link #json()} write it for people and tools, the same bytes for the same advice. Immutable and thread-safe.
  */
 public final class Advice {
   /** The name the recommended policy gets in its Spring properties ({@code backoff.policies.advised.*}). */
   public static final String SPRING_NAME = "advised";
-  /** How many of the candidates meeting every objective the table lists. */
-  static final int LISTED = 10;
   /** How many of the front's policies the table shows at most. */
   static final int FRONT_SHOWN = 12;
 
@@ -29,9 +28,40 @@ public final class Advice {
   private final int refinementsRun;
   private final int runsUsed;
   private final boolean converged;
+  private final Checking checking;
+  private final boolean attemptsInScenario;
+  private final String scenarioFile;
+  private final Map<String, String> flags;
+
+  /**
+   * The re-checks of the best candidates meeting every objective on the training seeds.
+   *
+   * @param checks every check, those skipped included, in order
+   * @param checked the candidates re-checked, most robust first (see {@link Robustness})
+   * @param runs the simulation runs the re-checks spent
+   */
+  public record Checking(List<Robustness.Check> checks, List<Robustness> checked, int runs) {
+    /** Copies the lists. */
+    public Checking {
+      checks = List.copyOf(checks);
+      checked = List.copyOf(checked);
+    }
+  }
 
   Advice(Scenario scenario, List<Objective> objectives, Advisor.Settings settings, List<Evaluation> ranked,
-      int gridSize, int gridRun, int refinementsRun, int runsUsed, boolean converged) {
+      int gridSize, int gridRun, int refinementsRun, int runsUsed, boolean converged, Checking checking,
+      boolean attemptsInScenario) {
+    this(scenario, objectives, settings, ranked, gridSize, gridRun, refinementsRun, runsUsed, converged, checking,
+        attemptsInScenario, null, flagsOf(scenario));
+  }
+
+  private Advice(Scenario scenario, List<Objective> objectives, Advisor.Settings settings, List<Evaluation> ranked,
+      int gridSize, int gridRun, int refinementsRun, int runsUsed, boolean converged, Checking checking,
+      boolean attemptsInScenario, String scenarioFile, Map<String, String> flags) {
+    this.checking = checking;
+    this.attemptsInScenario = attemptsInScenario;
+    this.scenarioFile = scenarioFile;
+    this.flags = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(flags));
     this.scenario = scenario;
     this.objectives = List.copyOf(objectives);
     this.settings = settings;
@@ -69,14 +99,90 @@ public final class Advice {
     return !ranked.isEmpty() && ranked.get(0).meets(objectives);
   }
 
-  /** The best candidate meeting every objective, or null if none did. */
+  /**
+   * The recommended policy, on its training seeds: the most robust of the candidates re-checked (the first of
+   * {@link Checking#checked}) if it met every objective in the training runs and in every check; null if none
+   * did (or none met them on the training seeds).
+   */
   public Evaluation recommended() {
-    return met() ? ranked.get(0) : null;
+    return robust() ? checking.checked().get(0).training() : null;
   }
 
-  /** Simulation runs spent. */
+  /** True if a re-checked candidate met every objective in the training runs and in every check. */
+  public boolean robust() {
+    return !checking.checked().isEmpty() && checking.checked().get(0).robust();
+  }
+
+  /** The re-checks: the checks, and the candidates re-checked, most robust first. */
+  public Checking checking() {
+    return checking;
+  }
+
+  /** Simulation runs the search spent (the re-checks' are {@link Checking#runs}). */
   public int runsUsed() {
     return runsUsed;
+  }
+
+  /**
+   * This advice with its {@code simulate} commands written against a scenario file and flags (as the user gave
+   * them), instead of every key set in the scenario as a flag.
+   *
+   * @param scenarioFile the scenario file, as the user wrote it, or null
+   * @param flags the scenario keys given as flags, and their values as given (the searched keys are dropped)
+   */
+  public Advice describedBy(String scenarioFile, Map<String, String> flags) {
+    Map<String, String> kept = new java.util.LinkedHashMap<>(flags);
+    kept.keySet().removeAll(List.of("policies", "max-attempts", "budget"));
+    return new Advice(scenario, objectives, settings, ranked, gridSize, gridRun, refinementsRun, runsUsed, converged,
+        checking, attemptsInScenario, scenarioFile, kept);
+  }
+
+  /** Every key set in the scenario, as a command-line value. */
+  private static Map<String, String> flagsOf(Scenario scenario) {
+    Map<String, String> out = new java.util.LinkedHashMap<>();
+    for (Map.Entry<String, Object> key : scenario.explicitValues().entrySet()) {
+      String text;
+      if (key.getKey().equals("faults")) {
+        text = scenario.faults.isEmpty() ? "none"
+            : String.join(",", scenario.faults.stream().map(Fault::toString).toList());
+      } else {
+        text = String.join(",", Scenario.asStrings(key.getValue()));
+      }
+      out.put(key.getKey(), text);
+    }
+    return out;
+  }
+
+  /**
+   * The {@code backoff simulate} command (without {@code backoff simulate}) that runs a candidate over the
+   * advisor's seeds: the scenario file and flags, the check's keys, the candidate's policy, attempt limit and
+   * budget, and {@code --seed}/{@code --seeds}.
+   *
+   * @param check null for the training seeds, else the check (run on the held-out seeds)
+   */
+  public List<String> simulateCommand(PolicyCandidate candidate, Robustness.Check check) {
+    List<String> words = new ArrayList<>();
+    if (scenarioFile != null) {
+      words.add("--scenario");
+      words.add(scenarioFile);
+    }
+    Map<String, String> values = new java.util.LinkedHashMap<>(flags);
+    if (check != null) {
+      values.putAll(check.keys());
+      values.put("seed", Long.toString(scenario.seed + settings.seeds()));
+    }
+    for (Map.Entry<String, String> value : values.entrySet()) {
+      words.add("--" + value.getKey());
+      words.add(value.getValue());
+    }
+    words.addAll(candidate.simulateArguments());
+    if (candidate.maxAttempts() == null && attemptsInScenario) {
+      words.add("--max-attempts");
+      words.add("unlimited"); // the scenario's limit would override the preset's own
+    }
+    words.add("--seeds");
+    words.add(Integer.toString(settings.seeds()));
+    return words;
   }
 
   /** True if the search stopped because the best candidates had all been refined, false if the budget ran out. */
@@ -139,8 +245,11 @@ public final class Advice {
    * what it misses. Empty when an objective was met.
    */
   public List<String> binding() {
+    if (met()) {
+      return robust() ? List.of() : robustBinding();
+    }
     List<String> out = new ArrayList<>();
-    if (met() || ranked.isEmpty()) {
+    if (ranked.isEmpty()) {
       return out;
     }
     for (Objective objective : objectives) {
@@ -183,6 +292,46 @@ public final class Advice {
     return out;
   }
 
+  /**
+   * When candidates met every objective on the training seeds but none held them in every check: for each
+   * objective that every re-checked candidate misses somewhere, the best worst case among them and where it
+   * happened; if each objective holds for some candidate but none holds them all, the closest candidate and
+   * where it misses what.
+   */
+  private List<String> robustBinding() {
+    List<String> out = new ArrayList<>();
+    List<Robustness> checked = checking.checked();
+    for (int i = 0; i < objectives.size(); i++) {
+      Robustness best = null;
+      boolean everyMisses = true;
+      for (Robustness r : checked) {
+        Robustness.Worst w = r.worst().get(i);
+        everyMisses &= !w.met();
+        if (best == null || w.margin() > best.worst().get(i).margin()) {
+          best = r;
+        }
+      }
+      if (everyMisses) {
+        Robustness.Worst w = best.worst().get(i);
+        out.add(objectives.get(i) + " binds: every one of the " + checked.size() + " policies checked misses it "
+            + "somewhere; the best worst case was " + w.objective().metric().format(w.value()) + " ("
+            + best.candidate().label() + ", " + w.check() + ")");
+      }
+    }
+    if (out.isEmpty()) {
+      Robustness closest = checked.get(0);
+      List<String> missed = new ArrayList<>();
+      for (Robustness.Worst w : closest.worst()) {
+        if (!w.met()) {
+          missed.add(w.objective() + " (" + w.objective().metric().format(w.value()) + ", " + w.check() + ")");
+        }
+      }
+      out.add("each objective holds for some policy checked, but none holds them all: the closest, "
+          + closest.candidate().label() + ", misses " + String.join(" and ", missed));
+    }
+    return out;
+  }
+
   private List<Objective> without(Objective objective) {
     List<Objective> rest = new ArrayList<>(objectives);
     rest.remove(objective);
@@ -214,30 +363,68 @@ public final class Advice {
         .append(seedRange()).append("); ")
         .append(converged ? "stopped at a local optimum" : "stopped by the run budget (" + settings.runs() + ")")
         .append('\n');
+    List<Evaluation> meeting = meeting();
+    List<Robustness> checked = checking.checked();
+    if (!checked.isEmpty()) {
+      out.append("checked on held-out ").append(heldOutRange()).append(": the ").append(checked.size())
+          .append(" best of the ").append(meeting.size()).append(meeting.size() == 1 ? " policy" : " policies")
+          .append(" meeting every objective on the training seeds (")
+          .append(settings.prefer().higherIsBetter() ? "highest " : "lowest ").append(settings.prefer().id())
+          .append(" first; identical results counted once while enough others differ), in ")
+          .append(checking.checks().stream().filter(c -> c.skipped() == null).count()).append(" checks: ")
+          .append(checking.runs()).append(" runs\n");
+      out.append("checks: ").append(String.join(", ", checking.checks().stream().filter(c -> c.skipped() == null)
+          .map(Robustness.Check::describe).toList())).append('\n');
+      for (Robustness.Check check : checking.checks()) {
+        if (check.skipped() != null) {
+          out.append("skipped: ").append(check.describe()).append(": ").append(check.skipped()).append('\n');
+        }
+      }
+    }
     out.append("objectives: ").append(String.join(", ", texts(objectives))).append("\n");
     out.append("values: mean over the seeds [95% interval]; recovers: seeds recovered [Wilson 95% interval]\n\n");
-    List<Evaluation> meeting = meeting();
     if (meeting.isEmpty()) {
       out.append("no policy met every objective.\n");
       for (String line : binding()) {
         out.append(line).append('\n');
       }
       out.append("\nclosest policies:\n");
-      out.append(rows(ranked.subList(0, Math.min(5, ranked.size())), true));
+      out.append(rows(ranked.subList(0, Math.min(5, ranked.size())), true, null));
+      out.append(MARKERS);
     } else {
-      out.append(meeting.size()).append(meeting.size() == 1 ? " policy meets" : " policies meet")
-          .append(" every objective, best first (")
-          .append(settings.prefer().higherIsBetter() ? "highest " : "lowest ").append(settings.prefer().id())
-          .append(", then the widest margin)").append(meeting.size() > LISTED ? "; the first " + LISTED + ":" : ":")
-          .append('\n');
-      out.append(rows(meeting.subList(0, Math.min(LISTED, meeting.size())), true));
+      long robustCount = checked.stream().filter(Robustness::robust).count();
+      if (robustCount == 0) {
+        out.append(meeting.size()).append(meeting.size() == 1 ? " policy meets" : " policies meet")
+            .append(" every objective on the training seeds, but none of the ").append(checked.size())
+            .append(" checked holds them in every check.\n");
+        for (String line : binding()) {
+          out.append(line).append('\n');
+        }
+      } else {
+        out.append(robustCount).append(" of the ").append(checked.size()).append(" policies checked ")
+            .append(robustCount == 1 ? "holds" : "hold").append(" every objective in every check; most robust first "
+            + "(the widest worst-case margin, then the next widest)").append(robustCount < checked.size()
+                ? ", then the others:\n" : ":\n");
+      }
+      out.append("\nheld-out results (").append(heldOutRange()).append(", the scenario as given):\n");
+      List<Evaluation> heldOut = new ArrayList<>();
+      List<String> verdicts = new ArrayList<>();
+      for (Robustness r : checked) {
+        heldOut.add(r.heldOut());
+        verdicts.add(r.robust() ? "yes" : "no: " + r.firstMiss());
+      }
+      out.append(rows(heldOut, true, verdicts));
+      out.append(MARKERS);
+      out.append("\nworst case over the training runs and every check (margin: how far inside the bound, relative "
+          + "to it):\n");
+      out.append(worstRows(checked));
     }
-    out.append(MARKERS);
     List<Evaluation> front = front();
     List<Evaluation> shown = spread(front, FRONT_SHOWN);
-    out.append("\ntrade-off: success-ratio against amplification and p99 (the Pareto front of the policies "
-        + "recovering in ").append(Objective.Metric.RECOVERS.format(frontRecovery())).append(" of seeds or more):\n");
-    out.append(front.isEmpty() ? "(no policy recovered often enough)\n" : rows(shown, false));
+    out.append("\ntrade-off on the training seeds: success-ratio against amplification and p99 (the Pareto front of "
+        + "the policies recovering in ").append(Objective.Metric.RECOVERS.format(frontRecovery()))
+        .append(" of seeds or more):\n");
+    out.append(front.isEmpty() ? "(no policy recovered often enough)\n" : rows(shown, false, null));
     if (shown.size() < front.size()) {
       out.append("(").append(shown.size()).append(" of the front's ").append(front.size())
           .append(" policies, spread evenly by amplification; --format json lists them all)\n");
@@ -245,20 +432,60 @@ public final class Advice {
     Evaluation recommended = recommended();
     if (recommended != null) {
       PolicyCandidate c = recommended.candidate();
-      out.append("\nrecommended: ").append(c.label()).append("\n\nJava:\n");
+      out.append("\nrecommended: ").append(c.label())
+          .append(" (the most robust of those checked)\n\nJava:\n");
       for (String line : c.javaCode().split("\n", -1)) {
         out.append(line.isEmpty() ? "" : "  " + line).append('\n');
       }
-      out.append("simulate:\n  backoff simulate");
-      for (String argument : c.simulateArguments()) {
-        out.append(' ').append(shellWord(argument));
+      out.append("simulate (its training runs, then its held-out runs):\n");
+      for (Robustness.Check check : java.util.Arrays.asList(null, checking.checks().get(0))) {
+        out.append("  backoff simulate");
+        for (String argument : simulateCommand(c, check)) {
+          out.append(' ').append(shellWord(argument));
+        }
+        out.append('\n');
       }
-      out.append("\n\nSpring (application.properties):\n");
+      out.append("\nSpring (application.properties):\n");
       for (Map.Entry<String, String> property : c.springProperties(SPRING_NAME).entrySet()) {
         out.append("  ").append(property.getKey()).append('=').append(property.getValue()).append('\n');
       }
     }
     return out.toString();
+  }
+
+  private String heldOutRange() {
+    long first = scenario.seed + settings.seeds();
+    return settings.seeds() == 1 ? "seed " + first : "seeds " + first + ".." + (first + settings.seeds() - 1);
+  }
+
+  private String worstRows(List<Robustness> checked) {
+    List<String[]> rows = new ArrayList<>();
+    List<String> header = new ArrayList<>(List.of("#", "policy", "attempts", "budget"));
+    for (Objective objective : objectives) {
+      header.add(objective.toString());
+    }
+    rows.add(header.toArray(String[]::new));
+    int rank = 1;
+    for (Robustness r : checked) {
+      PolicyCandidate c = r.candidate();
+      List<String> row = new ArrayList<>(List.of(Integer.toString(rank++), c.policySpec(),
+          c.maxAttempts() == null ? "preset" : Integer.toString(c.maxAttempts()),
+          c.budget() == null ? "-" : c.budget()));
+      for (Robustness.Worst w : r.worst()) {
+        row.add(w.objective().metric().format(w.value()) + " (" + w.check() + ") " + signedPercent(w.margin())
+            + (w.met() ? "" : " !"));
+      }
+      rows.add(row.toArray(String[]::new));
+    }
+    return layout(rows);
+  }
+
+  private static String signedPercent(double margin) {
+    if (Double.isInfinite(margin)) {
+      return margin > 0 ? "+inf" : "-inf";
+    }
+    String text = Values.format(100 * margin, 1);
+    return (text.startsWith("-") ? text : "+" + text) + "%";
   }
 
   /** At most {@code most} items spread evenly over the list, the first and last included. */
@@ -279,10 +506,11 @@ public final class Advice {
   }
 
   private static String shellWord(String word) {
-    return word.matches("[A-Za-z0-9_.:,+=/-]+") ? word : "'" + word.replace("'", "'\\''") + "'";
+    return word.matches("[A-Za-z0-9_.:,+=/@%-]+") ? word : "'" + word.replace("'", "'\\''") + "'";
   }
 
-  private String rows(List<Evaluation> evaluations, boolean numbered) {
+  /** A table of evaluations; {@code robust}: a column of verdicts after the budget, or null for none. */
+  private String rows(List<Evaluation> evaluations, boolean numbered, List<String> robust) {
     List<String[]> rows = new ArrayList<>();
     List<String> header = new ArrayList<>();
     if (numbered) {
@@ -291,6 +519,9 @@ public final class Advice {
     header.add("policy");
     header.add("attempts");
     header.add("budget");
+    if (robust != null) {
+      header.add("robust");
+    }
     for (Objective.Metric metric : COLUMNS) {
       header.add(metric.id());
     }
@@ -305,12 +536,20 @@ public final class Advice {
       row.add(c.policySpec());
       row.add(c.maxAttempts() == null ? "preset" : Integer.toString(c.maxAttempts()));
       row.add(c.budget() == null ? "-" : c.budget());
+      if (robust != null) {
+        row.add(robust.get(evaluations.indexOf(e)));
+      }
       for (Objective.Metric metric : COLUMNS) {
         row.add(cell(e, metric) + marker(e, metric));
       }
       rows.add(row.toArray(String[]::new));
     }
-    int[] widths = new int[header.size()];
+    return layout(rows);
+  }
+
+  private static String layout(List<String[]> rows) {
+    String[] header = rows.get(0);
+    int[] widths = new int[header.length];
     for (String[] row : rows) {
       for (int i = 0; i < row.length; i++) {
         widths[i] = Math.max(widths[i], row[i].length());
@@ -382,6 +621,8 @@ public final class Advice {
         .field("gridCandidates").number(gridSize).field("gridRun").number(gridRun)
         .field("refinements").number(refinementsRun).field("converged").bool(converged).endObject();
     json.field("met").bool(met());
+    json.field("robust").bool(robust());
+    checkingJson(json);
     json.field("binding").array();
     for (String line : binding()) {
       json.string(line);
@@ -416,6 +657,17 @@ public final class Advice {
       for (String argument : c.simulateArguments()) {
         json.string(argument);
       }
+      json.endArray().field("simulateCommands").array();
+      json.object().field("check").string(Robustness.TRAINING).field("arguments").array();
+      simulateCommand(c, null).forEach(json::string);
+      json.endArray().endObject();
+      for (Robustness.Check check : checking.checks()) {
+        if (check.skipped() == null) {
+          json.object().field("check").string(check.name()).field("arguments").array();
+          simulateCommand(c, check).forEach(json::string);
+          json.endArray().endObject();
+        }
+      }
       json.endArray().field("springProperties").object();
       for (Map.Entry<String, String> property : c.springProperties(SPRING_NAME).entrySet()) {
         json.field(property.getKey()).string(property.getValue());
@@ -425,17 +677,54 @@ public final class Advice {
     return json.endObject().toString() + "\n";
   }
 
+  private void checkingJson(Json json) {
+    json.field("checking").object().field("heldOutFirstSeed").number(scenario.seed + settings.seeds())
+        .field("seeds").number(settings.seeds()).field("runs").number(checking.runs()).field("checks").array();
+    for (Robustness.Check check : checking.checks()) {
+      json.object().field("name").string(check.name()).field("keys").object();
+      check.keys().forEach((key, value) -> json.field(key).string(value));
+      json.endObject().field("skipped").string(check.skipped()).endObject();
+    }
+    json.endArray().field("checked").array();
+    for (Robustness r : checking.checked()) {
+      PolicyCandidate c = r.candidate();
+      json.object().field("policy").string(c.policySpec()).field("maxAttempts").number(c.maxAttempts())
+          .field("budget").string(c.budget()).field("robust").bool(r.robust()).field("firstMiss").string(r.firstMiss())
+          .field("training").object();
+      metrics(json, r.training());
+      json.endObject().field("checks").array();
+      for (Robustness.Result result : r.results()) {
+        json.object().field("check").string(result.check().name());
+        metrics(json, result.evaluation());
+        json.endObject();
+      }
+      json.endArray().field("worst").array();
+      for (Robustness.Worst w : r.worst()) {
+        json.object().field("objective").string(w.objective().toString()).field("value").decimal(w.value(), 4)
+            .field("check").string(w.check()).field("margin").decimal(w.margin(), 4).field("met").bool(w.met())
+            .endObject();
+      }
+      json.endArray().endObject();
+    }
+    json.endArray().endObject();
+  }
+
   private static void evaluation(Json json, Evaluation e) {
     PolicyCandidate c = e.candidate();
     json.object().field("policy").string(c.policySpec()).field("maxAttempts").number(c.maxAttempts())
-        .field("budget").string(c.budget()).field("recoveredRuns").number(e.recoveredRuns())
-        .field("runs").number(e.runs().size());
+        .field("budget").string(c.budget());
+    metrics(json, e);
+    json.endObject();
+  }
+
+  private static void metrics(Json json, Evaluation e) {
+    json.field("recoveredRuns").number(e.recoveredRuns()).field("runs").number(e.runs().size());
     json.field("metrics").object();
     for (Objective.Metric metric : COLUMNS) {
       Evaluation.Interval interval = e.interval(metric);
       json.field(metric.id()).object().field("value").decimal(e.value(metric), 4)
           .field("low").decimal(interval.low(), 4).field("high").decimal(interval.high(), 4).endObject();
     }
-    json.endObject().endObject();
+    json.endObject();
   }
 }
