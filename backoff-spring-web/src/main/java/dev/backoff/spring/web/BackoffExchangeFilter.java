@@ -1,6 +1,7 @@
 package dev.backoff.spring.web;
 
 import dev.backoff.AsyncRetryExecutor;
+import dev.backoff.NanoClock;
 import dev.backoff.RetryHistory;
 import dev.backoff.RetryPolicy;
 import dev.backoff.RetryScheduler;
@@ -162,8 +163,16 @@ public final class BackoffExchangeFilter implements ExchangeFilterFunction {
 
     @Override
     public CompletionStage<ClientResponse> start(AttemptContext context) {
+      long left = context.nanosLeft();
+      Mono<ClientResponse> exchange = next.exchange(request);
+      if (left != AttemptContext.NO_DEADLINE) {
+        // The deadline bounds the body too, whoever reads it (the caller, or discard for a retried one).
+        NanoClock clock = owner.policy.clock();
+        long deadline = clock.nanoTime() + left;
+        exchange = exchange.map(response -> DeadlineBody.bound(response, clock, deadline, owner.policy.maxElapsed()));
+      }
       // toFuture(): cancelling the future cancels the exchange's subscription.
-      return next.exchange(request).toFuture();
+      return exchange.toFuture();
     }
 
     @Override

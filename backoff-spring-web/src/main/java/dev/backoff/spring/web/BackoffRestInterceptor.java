@@ -181,7 +181,14 @@ public final class BackoffRestInterceptor implements ClientHttpRequestIntercepto
     @Override
     public ClientHttpResponse run(AttemptContext context) throws IOException {
       now = null;
+      long left = context.nanosLeft();
+      long deadline = left == AttemptContext.NO_DEADLINE ? 0 : owner.policy.clock().nanoTime() + left;
       ClientHttpResponse response = execution.execute(request, body);
+      if (left != AttemptContext.NO_DEADLINE) {
+        // The deadline bounds the body too, read ahead here or by the caller: a trickling or stalled body
+        // would otherwise hold the call past it.
+        response = DeadlineResponse.bound(response, owner.policy.clock(), deadline, owner.policy.maxElapsed());
+      }
       HttpRules rules = owner.rules;
       HttpResponseView view = SpringViews.response(response);
       if (!rules.isRetryStatus(view.status())) {

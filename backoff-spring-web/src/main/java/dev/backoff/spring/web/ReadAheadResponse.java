@@ -49,7 +49,7 @@ final class ReadAheadResponse implements ClientHttpResponse {
       return new ReadAheadResponse(response, Arrays.copyOf(buffer, length), ended);
     } catch (IOException | RuntimeException e) {
       try {
-        response.close();
+        release(response);
       } catch (RuntimeException closing) {
         e.addSuppressed(closing);
       }
@@ -103,12 +103,19 @@ final class ReadAheadResponse implements ClientHttpResponse {
    * read a body to its end on close to reuse the connection); then the response is closed.
    */
   void abandon() {
-    if (!complete) {
-      try {
-        response.getBody().close();
-      } catch (IOException | RuntimeException e) {
-        // closing is all that is asked; the response's own close below still runs
-      }
+    if (complete) {
+      response.close();
+    } else {
+      release(response);
+    }
+  }
+
+  /** Closes the body's stream, then the response: the response's own close alone may drain the body. */
+  private static void release(ClientHttpResponse response) {
+    try {
+      response.getBody().close();
+    } catch (IOException | RuntimeException e) {
+      // closing is all that is asked; the response's own close below still runs
     }
     response.close();
   }
