@@ -14,7 +14,7 @@ import org.springframework.web.client.RestClientException;
  * request factory. Each call reads the body the way most callers do ({@code retrieve().toEntity(String)}),
  * with a status handler that lets error statuses through, so the caller sees the status it got.
  */
-abstract class RestClientHostileSuite extends HostileServerSuite {
+abstract class RestClientHostileSuite extends ClosedConnectionSuite {
   /** A new request factory of the kind under test, at its defaults. */
   abstract ClientHttpRequestFactory requestFactory();
 

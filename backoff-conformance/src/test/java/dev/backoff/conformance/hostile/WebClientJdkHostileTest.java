@@ -18,7 +18,7 @@ import reactor.core.publisher.Mono;
  * JDK's HTTP/1.1 client has no per-route connection limit (it opens a connection per exchange in flight), so
  * the pool-pressure case checks only that every hedged call ends.
  */
-class WebClientJdkHostileTest extends HostileServerSuite {
+class WebClientJdkHostileTest extends ClosedConnectionSuite {
   @Override
   protected String adapter() {
     return "WebClient on JdkClientHttpConnector";

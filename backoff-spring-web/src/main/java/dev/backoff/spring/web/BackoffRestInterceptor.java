@@ -190,7 +190,15 @@ public final class BackoffRestInterceptor implements ClientHttpRequestIntercepto
         response = DeadlineResponse.bound(response, owner.policy.clock(), deadline, owner.policy.maxElapsed());
       }
       HttpRules rules = owner.rules;
-      HttpResponseView view = SpringViews.response(response);
+      HttpResponseView view;
+      try {
+        view = SpringViews.response(response);
+      } catch (UncheckedIOException e) {
+        // No status: HttpURLConnection reads the response's head only now (a connection closed before any
+        // response fails here). The attempt failed with the client's own IOException.
+        response.close();
+        throw e.getCause();
+      }
       if (!rules.isRetryStatus(view.status())) {
         return response;
       }
