@@ -66,6 +66,13 @@ import reactor.core.publisher.Mono;
  * by default), so that a short body leaves its connection reusable; a longer one is cancelled there (its
  * connection closed), never drained to its end.
  *
+ * <h2>Deadline</h2>
+ * With a policy that has a deadline ({@link RetryPolicy.Builder#maxElapsed maxElapsed}), the deadline also
+ * bounds every response's body, the caller's and the retried ones the filter releases: past it the body's
+ * {@code Flux} fails with a {@link java.util.concurrent.TimeoutException} naming the deadline (which
+ * {@code retrieve()} reports inside a {@code WebClientResponseException}), and its subscription to the
+ * connection is cancelled.
+ *
  * <p>Time: the policy's clock; waits on the scheduler (default the core's shared one,
  * {@link AsyncRetryExecutor#defaultScheduler()}); HTTP-dates are compared with the rules'
  * {@linkplain HttpRules#wallClock() wall clock}. The policy's attempt timeout, if any, bounds each exchange

@@ -63,6 +63,15 @@ import org.springframework.http.client.ClientHttpResponse;
  * memory. A retried body longer than the limit is not read on: its stream is closed (so its connection is
  * closed rather than drained to its end). Responses that cannot be retried are returned untouched.
  *
+ * <h2>Deadline</h2>
+ * With a policy that has a deadline ({@link RetryPolicy.Builder#maxElapsed maxElapsed}), the deadline also
+ * bounds the body of every response, read ahead here or read by the caller after this interceptor returned:
+ * a read after it fails with a {@link java.net.SocketTimeoutException} naming the deadline, and at the
+ * deadline a watchdog (on {@link dev.backoff.AsyncRetryExecutor#defaultScheduler()}, in real time) closes
+ * the body's stream, which ends a read blocked on a silent connection where the client allows it. The JDK
+ * request factory's stream does; {@code HttpURLConnection}'s (the simple factory's) does not, so give that
+ * factory a read timeout. Waiting for a response's headers is bounded by the factory's own timeouts.
+ *
  * <h2>Interceptor order</h2>
  * Spring's interceptor chain (Spring Framework 6) runs the interceptors registered <em>after</em> this one
  * only for the first attempt: retries go straight to the request factory. Register this interceptor last
