@@ -67,10 +67,33 @@ class GrpcHostileServerTest {
         .allSatisfy(arrival -> assertThat(arrival).isLessThanOrEqualTo(deadline));
   }
 
-  /** The server's executions, after a pause long enough for a late retry to show up. */
-  private static List<Long> settledArrivals(ScriptedServer server) throws InterruptedException {
-    Thread.sleep(300);
-    return server.arrivals();
+  /** What a call ended with, and when the server executed the method. */
+  private record Outcome(Ending ending, List<Long> arrivals) {}
+
+  /**
+   * One call of {@code method} through an interceptor of {@code policy} to a server giving {@code answers}
+   * (the last repeats), bounded in time; the server's executions are read after a pause long enough for a
+   * late retry to show up.
+   */
+  private static Outcome run(RetryPolicy<Object> policy, MethodDescriptor<String, String> method,
+      CallOptions options, Answer... answers) {
+    return assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedServer server = new ScriptedServer()) {
+        server.answer(answers);
+        ManagedChannel channel = server.channel(b -> b.disableRetry().intercept(GrpcRetryInterceptor.of(policy)));
+        try {
+          Ending ending = call(channel, method, options);
+          Thread.sleep(300);
+          return new Outcome(ending, server.arrivals());
+        } finally {
+          channel.shutdownNow();
+        }
+      }
+    });
+  }
+
+  private static CallOptions withDeadline() {
+    return CallOptions.DEFAULT.withDeadlineAfter(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   @ParameterizedTest
@@ -86,107 +109,49 @@ class GrpcHostileServerTest {
   }
 
   private static void assertEndsAfterOneExecution(String pushback, StopReason reason) {
-    assertTimeoutPreemptively(BOUND, () -> {
-      try (ScriptedServer server = new ScriptedServer()) {
-        server.answer(Answer.fail(Status.Code.UNAVAILABLE, pushback), Answer.ok("never asked"));
-        ManagedChannel channel = server.channel(b -> b.disableRetry()
-            .intercept(GrpcRetryInterceptor.of(policy().maxElapsed(Duration.ofSeconds(5)).build())));
-        try {
-          Ending ending = call(channel, SAY, CallOptions.DEFAULT);
-          assertThat(ending.status().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
-          assertThat(ending.stopped()).isEqualTo(reason);
-          assertThat(ending.took()).isLessThan(Duration.ofSeconds(5)); // no wait for the pushback was started
-          assertThat(settledArrivals(server)).as("executions").hasSize(1);
-        } finally {
-          channel.shutdownNow();
-        }
-      }
-    });
+    Outcome outcome = run(policy().maxElapsed(Duration.ofSeconds(5)).build(), SAY, CallOptions.DEFAULT,
+        Answer.fail(Status.Code.UNAVAILABLE, pushback), Answer.ok("never asked"));
+    assertThat(outcome.ending().status().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(outcome.ending().stopped()).isEqualTo(reason);
+    assertThat(outcome.ending().took()).isLessThan(Duration.ofSeconds(5)); // no wait for the pushback was started
+    assertThat(outcome.arrivals()).as("executions").hasSize(1);
   }
 
   @Test
   void theCallsDeadlineBoundsEveryAttemptAndWait() {
     // UNAVAILABLE with a 300 ms pushback, forever: attempts at about 0, 0.3, 0.6 and 0.9 s, then no wait that
     // would end past the 1 s deadline is started.
-    assertTimeoutPreemptively(BOUND, () -> {
-      try (ScriptedServer server = new ScriptedServer()) {
-        server.answer(Answer.fail(Status.Code.UNAVAILABLE, "300"));
-        ManagedChannel channel = server.channel(b -> b.disableRetry()
-            .intercept(GrpcRetryInterceptor.of(policy().maxAttempts(100).build())));
-        try {
-          Ending ending = call(channel, SAY, CallOptions.DEFAULT.withDeadlineAfter(DEADLINE.toMillis(),
-              TimeUnit.MILLISECONDS));
-          assertThat(ending.status().getCode()).isIn(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED);
-          List<Long> arrivals = settledArrivals(server);
-          assertWithinDeadline(ending, arrivals);
-          assertThat(arrivals).as("executions, 300 ms apart within 1 s").hasSizeBetween(2, 4);
-        } finally {
-          channel.shutdownNow();
-        }
-      }
-    });
+    Outcome outcome = run(policy().maxAttempts(100).build(), SAY, withDeadline(),
+        Answer.fail(Status.Code.UNAVAILABLE, "300"));
+    assertThat(outcome.ending().status().getCode()).isIn(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED);
+    assertWithinDeadline(outcome.ending(), outcome.arrivals());
+    assertThat(outcome.arrivals()).as("executions, 300 ms apart within 1 s").hasSizeBetween(2, 4);
   }
 
   @Test
   void thePolicysDeadlineCutsAnAttemptThatNeverAnswers() {
-    assertTimeoutPreemptively(BOUND, () -> {
-      try (ScriptedServer server = new ScriptedServer()) {
-        server.answer(Answer.hanging());
-        ManagedChannel channel = server.channel(b -> b.disableRetry()
-            .intercept(GrpcRetryInterceptor.of(policy().maxElapsed(DEADLINE).build())));
-        try {
-          Ending ending = call(channel, SAY, CallOptions.DEFAULT);
-          assertThat(ending.status().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
-          List<Long> arrivals = settledArrivals(server);
-          assertWithinDeadline(ending, arrivals);
-          assertThat(arrivals).as("executions").hasSize(1);
-        } finally {
-          channel.shutdownNow();
-        }
-      }
-    });
+    assertEndsAtTheDeadline(policy().maxElapsed(DEADLINE).build(), SAY, CallOptions.DEFAULT, 1);
   }
 
   @Test
   void hedgesOfAnIdempotentMethodThatNeverAnswersEndAtTheDeadline() {
-    assertTimeoutPreemptively(BOUND, () -> {
-      try (ScriptedServer server = new ScriptedServer()) {
-        server.answer(Answer.hanging());
-        ManagedChannel channel = server.channel(b -> b.disableRetry().intercept(GrpcRetryInterceptor.of(
-            policy().hedging(Hedging.after(Duration.ofMillis(100))).build())));
-        try {
-          Ending ending = call(channel, SAY, CallOptions.DEFAULT.withDeadlineAfter(DEADLINE.toMillis(),
-              TimeUnit.MILLISECONDS));
-          assertThat(ending.status().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
-          List<Long> arrivals = settledArrivals(server);
-          assertWithinDeadline(ending, arrivals);
-          assertThat(arrivals).as("the attempt and its three hedges").hasSize(4);
-        } finally {
-          channel.shutdownNow();
-        }
-      }
-    });
+    // The attempt and its three hedges.
+    assertEndsAtTheDeadline(policy().hedging(Hedging.after(Duration.ofMillis(100))).build(), SAY, withDeadline(), 4);
   }
 
   @Test
   void aMethodNotDeclaredIdempotentRunsOnceUnderAHedgingPolicy() {
     // The case: four executions of a non-idempotent method under hedging. Now one, unhedged.
-    assertTimeoutPreemptively(BOUND, () -> {
-      try (ScriptedServer server = new ScriptedServer()) {
-        server.answer(Answer.hanging());
-        ManagedChannel channel = server.channel(b -> b.disableRetry().intercept(GrpcRetryInterceptor.of(
-            policy().hedging(Hedging.after(Duration.ofMillis(100))).build())));
-        try {
-          Ending ending = call(channel, ORDER, CallOptions.DEFAULT.withDeadlineAfter(DEADLINE.toMillis(),
-              TimeUnit.MILLISECONDS));
-          assertThat(ending.status().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
-          List<Long> arrivals = settledArrivals(server);
-          assertWithinDeadline(ending, arrivals);
-          assertThat(arrivals).as("executions of the non-idempotent method").hasSize(1);
-        } finally {
-          channel.shutdownNow();
-        }
-      }
-    });
+    assertEndsAtTheDeadline(policy().hedging(Hedging.after(Duration.ofMillis(100))).build(), ORDER, withDeadline(),
+        1);
+  }
+
+  /** A server that never answers: the call ends at the deadline after {@code executions} executions. */
+  private static void assertEndsAtTheDeadline(RetryPolicy<Object> policy, MethodDescriptor<String, String> method,
+      CallOptions options, int executions) {
+    Outcome outcome = run(policy, method, options, Answer.hanging());
+    assertThat(outcome.ending().status().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    assertWithinDeadline(outcome.ending(), outcome.arrivals());
+    assertThat(outcome.arrivals()).as("executions of %s", method.getFullMethodName()).hasSize(executions);
   }
 }

@@ -20,6 +20,17 @@ import reactor.core.publisher.Mono;
  */
 class WebClientJdkHostileTest extends ClosedConnectionSuite {
   @Override
+  protected boolean isClientError(Throwable failure) {
+    return failure instanceof WebClientException || failure instanceof IOException
+        || failure.getClass().getPackageName().equals("dev.backoff");
+  }
+
+  @Override
+  protected Exchange openHedging(Shape shape, int connectionsPerRoute) {
+    return open(shape);
+  }
+
+  @Override
   protected String adapter() {
     return "WebClient on JdkClientHttpConnector";
   }
@@ -56,16 +67,5 @@ class WebClientJdkHostileTest extends ClosedConnectionSuite {
         // The JDK client closes its idle connections with the JVM.
       }
     };
-  }
-
-  @Override
-  protected Exchange openHedging(Shape shape, int connectionsPerRoute) {
-    return open(shape);
-  }
-
-  @Override
-  protected boolean isClientError(Throwable failure) {
-    return failure instanceof WebClientException || failure instanceof IOException
-        || failure.getClass().getPackageName().equals("dev.backoff");
   }
 }

@@ -11,8 +11,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.concurrent.Future;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
@@ -24,8 +22,7 @@ import org.springframework.http.client.ClientHttpResponse;
  *
  * <p>Thread-safe as far as the watchdog goes: it may close the stream while the caller's thread reads.
  */
-final class DeadlineResponse implements ClientHttpResponse {
-  private final ClientHttpResponse response;
+final class DeadlineResponse extends ForwardingResponse {
   private final NanoClock clock;
   private final long deadline; // on the policy's clock
   private final Duration maxElapsed; // for messages
@@ -34,7 +31,7 @@ final class DeadlineResponse implements ClientHttpResponse {
   private InputStream body; // guarded by this
 
   private DeadlineResponse(ClientHttpResponse response, NanoClock clock, long deadline, Duration maxElapsed) {
-    this.response = response;
+    super(response);
     this.clock = clock;
     this.deadline = deadline;
     this.maxElapsed = maxElapsed;
@@ -113,22 +110,6 @@ final class DeadlineResponse implements ClientHttpResponse {
   }
 
   @Override
-  public HttpStatusCode getStatusCode() throws IOException {
-    return response.getStatusCode();
-  }
-
-  @Override
-  @SuppressWarnings("deprecation")
-  public String getStatusText() throws IOException {
-    return response.getStatusText();
-  }
-
-  @Override
-  public HttpHeaders getHeaders() {
-    return response.getHeaders();
-  }
-
-  @Override
   public void close() {
     stopWatchdog();
     response.close();
@@ -147,43 +128,30 @@ final class DeadlineResponse implements ClientHttpResponse {
 
     @Override
     public int read() throws IOException {
-      if (passed()) {
-        throw timeout();
-      }
-      try {
-        int b = in.read();
-        if (b < 0) {
-          stopWatchdog();
-        }
-        return b;
-      } catch (IOException e) {
-        throw failure(e);
-      }
+      return (int) guarded(in::read);
     }
 
     @Override
     public int read(byte[] buffer, int offset, int length) throws IOException {
-      if (passed()) {
-        throw timeout();
-      }
-      try {
-        int n = in.read(buffer, offset, length);
-        if (n < 0) {
-          stopWatchdog();
-        }
-        return n;
-      } catch (IOException e) {
-        throw failure(e);
-      }
+      return (int) guarded(() -> in.read(buffer, offset, length));
     }
 
     @Override
     public long skip(long n) throws IOException {
+      return guarded(() -> in.skip(n));
+    }
+
+    /** Runs one read unless the deadline has passed; the end of the body stops the watchdog. */
+    private long guarded(Read read) throws IOException {
       if (passed()) {
         throw timeout();
       }
       try {
-        return in.skip(n);
+        long n = read.run();
+        if (n < 0) {
+          stopWatchdog();
+        }
+        return n;
       } catch (IOException e) {
         throw failure(e);
       }
@@ -204,5 +172,10 @@ final class DeadlineResponse implements ClientHttpResponse {
       stopWatchdog();
       in.close();
     }
+  }
+
+  /** One read of the underlying stream. */
+  private interface Read {
+    long run() throws IOException;
   }
 }

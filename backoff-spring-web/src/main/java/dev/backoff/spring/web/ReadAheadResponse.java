@@ -5,22 +5,19 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
 import java.util.Arrays;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
  * A response whose body's first bytes were read ahead (at most the limit): its body gives them, then the
  * rest from the connection. Closing it closes the original response.
  */
-final class ReadAheadResponse implements ClientHttpResponse {
-  private final ClientHttpResponse response;
+final class ReadAheadResponse extends ForwardingResponse {
   private final byte[] head;
   private final boolean complete; // the whole body is in head
   private InputStream body;
 
   private ReadAheadResponse(ClientHttpResponse response, byte[] head, boolean complete) {
-    this.response = response;
+    super(response);
     this.head = head;
     this.complete = complete;
   }
@@ -74,27 +71,6 @@ final class ReadAheadResponse implements ClientHttpResponse {
       body = complete ? start : new SequenceInputStream(start, response.getBody());
     }
     return body;
-  }
-
-  @Override
-  public HttpStatusCode getStatusCode() throws IOException {
-    return response.getStatusCode();
-  }
-
-  @Override
-  @SuppressWarnings("deprecation")
-  public String getStatusText() throws IOException {
-    return response.getStatusText();
-  }
-
-  @Override
-  public HttpHeaders getHeaders() {
-    return response.getHeaders();
-  }
-
-  @Override
-  public void close() {
-    response.close();
   }
 
   /**

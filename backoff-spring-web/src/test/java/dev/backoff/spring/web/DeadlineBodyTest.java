@@ -8,9 +8,12 @@ import dev.backoff.RetryPolicy;
 import dev.backoff.testing.ScriptedHttpServer;
 import dev.backoff.testing.ScriptedHttpServer.Response;
 import java.net.SocketTimeoutException;
+import java.net.URI;
 import java.net.http.HttpClient;
 import java.time.Duration;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.client.JdkClientHttpRequestFactory;
 import org.springframework.http.client.reactive.JdkClientHttpConnector;
@@ -33,52 +36,51 @@ class DeadlineBodyTest {
     return HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
   }
 
-  @Test
-  void restClientEndsAStalledBodyAtTheDeadline() {
+  /**
+   * Reads a stalled body with {@code read}: it fails with {@code type}, its root cause a {@code cause} naming
+   * the deadline, within the deadline plus 2 s, after one request.
+   */
+  private static void assertEndsAtTheDeadline(Function<URI, ThrowingCallable> read, Class<?> type,
+      Class<? extends Throwable> cause) {
     assertTimeoutPreemptively(BOUND, () -> {
       try (ScriptedHttpServer server = new ScriptedHttpServer(Response.ofLength(200, 1000).trickle(Duration.ofHours(1)))) {
-        RestClient client = RestClient.builder()
-            .requestFactory(new JdkClientHttpRequestFactory(jdkClient()))
-            .requestInterceptor(BackoffRestInterceptor.of(POLICY))
-            .build();
         long start = System.nanoTime();
-        assertThatThrownBy(() -> client.get().uri(server.uri()).retrieve().body(String.class))
-            .isInstanceOf(RestClientException.class)
-            .hasRootCauseInstanceOf(SocketTimeoutException.class)
+        assertThatThrownBy(read.apply(server.uri()))
+            .isInstanceOf(type)
+            .hasRootCauseInstanceOf(cause)
             .rootCause().hasMessage("the call's deadline (maxElapsed PT0.5S) passed while reading the response's body");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(DEADLINE.plusSeconds(2));
         assertThat(server.requestCount()).isEqualTo(1);
       }
     });
+  }
+
+  private static RestClient restClient() {
+    return RestClient.builder()
+        .requestFactory(new JdkClientHttpRequestFactory(jdkClient()))
+        .requestInterceptor(BackoffRestInterceptor.of(POLICY))
+        .build();
+  }
+
+  @Test
+  void restClientEndsAStalledBodyAtTheDeadline() {
+    RestClient client = restClient();
+    assertEndsAtTheDeadline(uri -> () -> client.get().uri(uri).retrieve().body(String.class),
+        RestClientException.class, SocketTimeoutException.class);
+  }
+
+  @Test
+  void webClientEndsAStalledBodyAtTheDeadline() {
+    WebClient client = WebClient.builder().clientConnector(new JdkClientHttpConnector(jdkClient()))
+        .filter(BackoffExchangeFilter.of(POLICY)).build();
+    assertEndsAtTheDeadline(uri -> () -> client.get().uri(uri).retrieve().bodyToMono(String.class).block(),
+        WebClientResponseException.class, TimeoutException.class);
   }
 
   @Test
   void restClientReadsAWholeBodyWithinTheDeadline() throws Exception {
     try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(200, "whole"))) {
-      RestClient client = RestClient.builder()
-          .requestFactory(new JdkClientHttpRequestFactory(jdkClient()))
-          .requestInterceptor(BackoffRestInterceptor.of(POLICY))
-          .build();
-      assertThat(client.get().uri(server.uri()).retrieve().body(String.class)).isEqualTo("whole");
+      assertThat(restClient().get().uri(server.uri()).retrieve().body(String.class)).isEqualTo("whole");
     }
-  }
-
-  @Test
-  void webClientEndsAStalledBodyAtTheDeadline() {
-    assertTimeoutPreemptively(BOUND, () -> {
-      try (ScriptedHttpServer server = new ScriptedHttpServer(Response.ofLength(200, 1000).trickle(Duration.ofHours(1)))) {
-        WebClient client = WebClient.builder()
-            .clientConnector(new JdkClientHttpConnector(jdkClient()))
-            .filter(BackoffExchangeFilter.of(POLICY))
-            .build();
-        long start = System.nanoTime();
-        assertThatThrownBy(() -> client.get().uri(server.uri()).retrieve().bodyToMono(String.class).block())
-            .isInstanceOf(WebClientResponseException.class)
-            .hasRootCauseInstanceOf(TimeoutException.class)
-            .rootCause().hasMessage("the call's deadline (maxElapsed PT0.5S) passed while reading the response's body");
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(DEADLINE.plusSeconds(2));
-        assertThat(server.requestCount()).isEqualTo(1);
-      }
-    });
   }
 }
