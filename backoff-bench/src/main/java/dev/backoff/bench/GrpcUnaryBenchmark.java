@@ -64,7 +64,9 @@ public class GrpcUnaryBenchmark {
     }
   };
   private static final MethodDescriptor<String, String> ECHO = MethodDescriptor.newBuilder(STRINGS, STRINGS)
-      .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("bench.Echo/Echo").build();
+      .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("bench.Echo/Echo")
+      .setIdempotent(true) // the interceptor hedges only methods declared idempotent (or safe)
+      .build();
 
   @Param({"bare", "backoff", "grpc-retry", "backoff-hedging", "grpc-hedging"})
   public String channel;

@@ -18,6 +18,7 @@ import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Predicate;
 
 /**
  * A {@link ClientInterceptor} that retries unary calls under a {@link RetryPolicy}, and hedges them under a
@@ -72,8 +73,12 @@ import java.util.concurrent.ScheduledExecutorService;
  *   <li>No hedge starts once the call's deadline has passed, and cancelling the call cancels every attempt
  *       in flight: no attempt starts after it.
  * </ul>
- * Hedge only idempotent methods: a hedged request may be executed by the server more than once. Streaming
- * calls are never hedged, as they are never retried.
+ * Only methods that may be executed more than once are hedged: by default those whose descriptor says they
+ * are {@linkplain MethodDescriptor#isIdempotent() idempotent} or {@linkplain MethodDescriptor#isSafe() safe}
+ * (protobuf's {@code idempotency_level} option); {@link Builder#hedgeIf} widens or narrows the set. Every
+ * other unary method runs unhedged under the same policy, one attempt at a time and retried as usual, as the
+ * HTTP adapters send a POST; a hedged request may be executed by the server more than once. Streaming calls
+ * are never hedged, as they are never retried.
  *
  * <h2>Server pushback</h2>
  * A retryable status's {@code grpc-retry-pushback-ms} trailer is the engine's pushback hint: the wait is
@@ -110,12 +115,18 @@ import java.util.concurrent.ScheduledExecutorService;
  * gRPC's transparent retry of attempts that never left the client is harmless.
  */
 public final class GrpcRetryInterceptor implements ClientInterceptor {
+  /** The default of {@link Builder#hedgeIf}: what the method's descriptor says may run more than once. */
+  private static final Predicate<MethodDescriptor<?, ?>> IDEMPOTENT = method -> method.isIdempotent() || method.isSafe();
+
   private final RetryPolicy<Object> policy;
   private final Set<Status.Code> retryable;
   private final boolean[] retryableByCode;
   private final long attemptTimeoutNanos; // 0: none
   private final boolean hedges;
   private final AsyncRetryExecutor<Object> executor;
+  // For methods that may not be hedged: the policy without hedging (the same as executor when it does not hedge).
+  private final AsyncRetryExecutor<Object> unhedged;
+  private final Predicate<? super MethodDescriptor<?, ?>> hedgeable;
 
   private GrpcRetryInterceptor(Builder builder) {
     this.retryable = Collections.unmodifiableSet(EnumSet.copyOf(builder.retryable));
@@ -137,6 +148,9 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
     this.attemptTimeoutNanos = builder.attemptTimeoutNanos;
     this.hedges = policy.hedging() != null;
     this.executor = AsyncRetryExecutor.of(policy, builder.scheduler);
+    this.unhedged = hedges ? AsyncRetryExecutor.of(policy.toBuilder().hedging(null).build(), builder.scheduler)
+        : executor;
+    this.hedgeable = builder.hedgeable;
   }
 
   /**
@@ -190,29 +204,29 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
     if (method.getType() != MethodDescriptor.MethodType.UNARY) {
       return next.newCall(method, callOptions);
     }
-    return new RetryingUnaryCall<>(this, method, callOptions, next);
+    // A method that may not be executed twice is never hedged: a hedge would run it again while it runs.
+    return new RetryingUnaryCall<>(this, method, callOptions, next, hedges && hedgeable.test(method));
   }
 
   boolean retries(Status.Code code) {
     return retryableByCode[code.ordinal()];
   }
 
-  AsyncRetryExecutor<Object> executor() {
-    return executor;
+  /** The executor of a call that hedges (under a policy that hedges) or not. */
+  AsyncRetryExecutor<Object> executor(boolean hedged) {
+    return hedged ? executor : unhedged;
   }
 
-  /** An executor whose policy's deadline is at most {@code nanosLeft} (positive), the call's own. */
-  AsyncRetryExecutor<Object> executorWithin(long nanosLeft) {
-    return RetryLoops.within(executor, nanosLeft);
+  /**
+   * The executor of a call that hedges or not, its policy's deadline at most {@code nanosLeft} (positive), the
+   * call's own.
+   */
+  AsyncRetryExecutor<Object> executorWithin(boolean hedged, long nanosLeft) {
+    return RetryLoops.within(executor(hedged), nanosLeft);
   }
 
   long attemptTimeoutNanos() {
     return attemptTimeoutNanos;
-  }
-
-  /** True if the policy hedges: a call's attempts may then overlap. */
-  boolean hedges() {
-    return hedges;
   }
 
   @Override
@@ -229,8 +243,23 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
     private final EnumSet<Status.Code> retryable = EnumSet.copyOf(GrpcStatusRules.DEFAULT_RETRYABLE);
     private ScheduledExecutorService scheduler = AsyncRetryExecutor.defaultScheduler();
     private long attemptTimeoutNanos;
+    private Predicate<? super MethodDescriptor<?, ?>> hedgeable = IDEMPOTENT;
 
     private Builder() {}
+
+    /**
+     * Which unary methods a policy with hedging may hedge; the others run one attempt at a time under the same
+     * policy without its hedging (retried as usual). Default: the methods whose descriptor says they are
+     * {@linkplain MethodDescriptor#isIdempotent() idempotent} or {@linkplain MethodDescriptor#isSafe() safe}
+     * (protobuf's {@code idempotency_level} option, {@code IDEMPOTENT} or {@code NO_SIDE_EFFECTS}); a method
+     * without that option is not hedged. Widen it only for methods the server may execute more than once.
+     *
+     * @throws NullPointerException if {@code hedgeable} is null
+     */
+    public Builder hedgeIf(Predicate<? super MethodDescriptor<?, ?>> hedgeable) {
+      this.hedgeable = Objects.requireNonNull(hedgeable, "hedgeable must not be null");
+      return this;
+    }
 
     /**
      * The policy: attempts, deadline, backoff (per failure class too), maximum pushback, budget, listeners,

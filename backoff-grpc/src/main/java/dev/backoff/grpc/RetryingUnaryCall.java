@@ -70,13 +70,13 @@ final class RetryingUnaryCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
   private boolean closed;
 
   RetryingUnaryCall(GrpcRetryInterceptor interceptor, MethodDescriptor<ReqT, RespT> method, CallOptions callOptions,
-      Channel next) {
+      Channel next, boolean hedges) {
     this.interceptor = interceptor;
     this.method = method;
     this.callOptions = callOptions;
     this.next = next;
     this.context = Context.current();
-    this.hedged = interceptor.hedges() ? new ArrayList<>(2) : null;
+    this.hedged = hedges ? new ArrayList<>(2) : null;
   }
 
   @Override
@@ -151,11 +151,11 @@ final class RetryingUnaryCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
       return;
     }
     deadline = soonest(callOptions.getDeadline(), context.getDeadline());
-    AsyncRetryExecutor<Object> executor = interceptor.executor();
+    AsyncRetryExecutor<Object> executor = interceptor.executor(hedged != null);
     if (deadline != null) {
       long left = deadline.timeRemaining(TimeUnit.NANOSECONDS);
       if (left > 0) {
-        executor = interceptor.executorWithin(left);
+        executor = interceptor.executorWithin(hedged != null, left);
       }
     }
     context.addListener(this, Runnable::run); // a no-op for a context that cannot be cancelled

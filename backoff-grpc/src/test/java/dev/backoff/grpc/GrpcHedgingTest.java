@@ -52,9 +52,12 @@ class GrpcHedgingTest {
   }
 
   private void connect(RetryPolicy.Builder<Object> policy) throws Exception {
+    connect(GrpcRetryInterceptor.builder().policy(policy.build()));
+  }
+
+  private void connect(GrpcRetryInterceptor.Builder builder) throws Exception {
     server = new ScriptedServer();
-    GrpcRetryInterceptor interceptor = GrpcRetryInterceptor.builder().policy(policy.build()).scheduler(scheduler)
-        .build();
+    GrpcRetryInterceptor interceptor = builder.scheduler(scheduler).build();
     channel = server.channel(b -> b.disableRetry().intercept(interceptor));
   }
 
@@ -130,6 +133,56 @@ class GrpcHedgingTest {
     scheduler.advance(Duration.ofMinutes(1));
     assertThat(server.attempts()).isEqualTo(2); // the call is over: no further hedge
     assertThat(scheduler.pending()).isZero();
+  }
+
+  @Test
+  void aMethodNotDeclaredIdempotentIsNeverHedged() throws Exception {
+    connect(policy().backoff(dev.backoff.Backoff.fixed(Duration.ofSeconds(1))));
+    server.answer(Answer.hanging(), Answer.ok("never asked"));
+
+    ListenableFuture<String> call = ClientCalls.futureUnaryCall(channel.newCall(ScriptedServer.ORDER,
+        CallOptions.DEFAULT), "one order");
+    assertThat(scheduler.delays()).isEmpty(); // no hedge waits behind the attempt
+    scheduler.advance(Duration.ofMinutes(1));
+
+    assertThat(server.attempts()).as("executions of the non-idempotent method").isEqualTo(1);
+    assertThat(call).isNotDone();
+    call.cancel(true);
+    assertThat(server.cancelledAttempts()).isEqualTo(1);
+    assertThat(listener.summary()).doesNotContain("hedge 2");
+  }
+
+  @Test
+  void aMethodNotDeclaredIdempotentIsStillRetriedOneAttemptAtATime() throws Exception {
+    connect(policy().backoff(dev.backoff.Backoff.fixed(Duration.ofSeconds(1))));
+    server.answer(Answer.fail(Status.Code.UNAVAILABLE), Answer.ok("retried"));
+
+    ListenableFuture<String> call = ClientCalls.futureUnaryCall(channel.newCall(ScriptedServer.ORDER,
+        CallOptions.DEFAULT), "one order");
+    assertThat(scheduler.delays()).containsExactly(Duration.ofSeconds(1)); // the backoff, not a hedge at once
+    scheduler.advance(Duration.ofSeconds(1));
+
+    assertThat(call.get()).isEqualTo("retried");
+    assertThat(server.attempts()).isEqualTo(2);
+  }
+
+  @Test
+  void hedgeIfWidensHedgingToAMethodTheCallerVouchesFor() throws Exception {
+    connect(GrpcRetryInterceptor.builder().policy(policy().build())
+        .hedgeIf(method -> method.getFullMethodName().equals("test.Echo/Order")));
+    server.answer(Answer.hanging(), Answer.ok("from the hedge"));
+
+    ListenableFuture<String> order = ClientCalls.futureUnaryCall(channel.newCall(ScriptedServer.ORDER,
+        CallOptions.DEFAULT), "one order");
+    scheduler.advance(DELAY);
+    assertThat(order.get()).isEqualTo("from the hedge");
+    assertThat(server.attempts()).isEqualTo(2);
+
+    server.answer(Answer.hanging());
+    ListenableFuture<String> say = say(CallOptions.DEFAULT); // idempotent, but outside the caller's predicate
+    scheduler.advance(Duration.ofMinutes(1));
+    assertThat(server.attempts()).isEqualTo(3);
+    say.cancel(true);
   }
 
   @Test

@@ -53,8 +53,12 @@ final class ScriptedServer implements AutoCloseable {
     }
   };
 
+  /** An idempotent unary method: one that may be hedged. */
   static final MethodDescriptor<String, String> SAY = MethodDescriptor.newBuilder(STRINGS, STRINGS)
-      .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("test.Echo/Say").build();
+      .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("test.Echo/Say").setIdempotent(true).build();
+  /** A unary method whose descriptor does not say it is idempotent: never hedged by default. */
+  static final MethodDescriptor<String, String> ORDER = MethodDescriptor.newBuilder(STRINGS, STRINGS)
+      .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("test.Echo/Order").build();
   static final MethodDescriptor<String, String> STREAM = MethodDescriptor.newBuilder(STRINGS, STRINGS)
       .setType(MethodDescriptor.MethodType.SERVER_STREAMING).setFullMethodName("test.Echo/Stream").build();
 
@@ -94,6 +98,7 @@ final class ScriptedServer implements AutoCloseable {
   private final String name = InProcessServerBuilder.generateName();
   private final Deque<Answer> script = new ArrayDeque<>();
   private final List<Metadata> attemptHeaders = Collections.synchronizedList(new ArrayList<>());
+  private final List<Long> arrivals = Collections.synchronizedList(new ArrayList<>()); // System.nanoTime()
   private final AtomicInteger cancelled = new AtomicInteger();
   private final Deque<Runnable> held = new ArrayDeque<>(); // guarded by this
   private final Server server;
@@ -102,6 +107,7 @@ final class ScriptedServer implements AutoCloseable {
   ScriptedServer() throws IOException {
     ServerServiceDefinition service = ServerServiceDefinition.builder("test.Echo")
         .addMethod(SAY, ServerCalls.asyncUnaryCall(this::say))
+        .addMethod(ORDER, ServerCalls.asyncUnaryCall(this::say))
         .addMethod(STREAM, ServerCalls.asyncServerStreamingCall(this::stream))
         .build();
     ServerInterceptor recordHeaders = new ServerInterceptor() {
@@ -110,6 +116,7 @@ final class ScriptedServer implements AutoCloseable {
           ServerCallHandler<Q, A> next) {
         String number;
         synchronized (attemptHeaders) {
+          arrivals.add(System.nanoTime());
           attemptHeaders.add(headers);
           number = Integer.toString(attemptHeaders.size());
         }
@@ -210,6 +217,13 @@ final class ScriptedServer implements AutoCloseable {
   /** How many attempts reached the server. */
   int attempts() {
     return attemptHeaders.size();
+  }
+
+  /** When each attempt reached the server, in {@link System#nanoTime()}. */
+  List<Long> arrivals() {
+    synchronized (arrivals) {
+      return List.copyOf(arrivals);
+    }
   }
 
   /** The {@code grpc-previous-rpc-attempts} header of each attempt (null where absent). */

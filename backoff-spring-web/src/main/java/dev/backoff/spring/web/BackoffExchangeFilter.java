@@ -1,6 +1,7 @@
 package dev.backoff.spring.web;
 
 import dev.backoff.AsyncRetryExecutor;
+import dev.backoff.NanoClock;
 import dev.backoff.RetryHistory;
 import dev.backoff.RetryPolicy;
 import dev.backoff.RetryScheduler;
@@ -64,6 +65,13 @@ import reactor.core.publisher.Mono;
  * freed buffer by buffer up to the rules' {@linkplain HttpRules#readAheadLimit() read-ahead limit} (64 KiB
  * by default), so that a short body leaves its connection reusable; a longer one is cancelled there (its
  * connection closed), never drained to its end.
+ *
+ * <h2>Deadline</h2>
+ * With a policy that has a deadline ({@link RetryPolicy.Builder#maxElapsed maxElapsed}), the deadline also
+ * bounds every response's body, the caller's and the retried ones the filter releases: past it the body's
+ * {@code Flux} fails with a {@link java.util.concurrent.TimeoutException} naming the deadline (which
+ * {@code retrieve()} reports inside a {@code WebClientResponseException}), and its subscription to the
+ * connection is cancelled.
  *
  * <p>Time: the policy's clock; waits on the scheduler (default the core's shared one,
  * {@link AsyncRetryExecutor#defaultScheduler()}); HTTP-dates are compared with the rules'
@@ -162,8 +170,16 @@ public final class BackoffExchangeFilter implements ExchangeFilterFunction {
 
     @Override
     public CompletionStage<ClientResponse> start(AttemptContext context) {
+      long left = context.nanosLeft();
+      Mono<ClientResponse> exchange = next.exchange(request);
+      if (left != AttemptContext.NO_DEADLINE) {
+        // The deadline bounds the body too, whoever reads it (the caller, or discard for a retried one).
+        NanoClock clock = owner.policy.clock();
+        long deadline = clock.nanoTime() + left;
+        exchange = exchange.map(response -> DeadlineBody.bound(response, clock, deadline, owner.policy.maxElapsed()));
+      }
       // toFuture(): cancelling the future cancels the exchange's subscription.
-      return next.exchange(request).toFuture();
+      return exchange.toFuture();
     }
 
     @Override

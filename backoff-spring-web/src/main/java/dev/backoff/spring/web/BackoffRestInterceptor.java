@@ -63,6 +63,15 @@ import org.springframework.http.client.ClientHttpResponse;
  * memory. A retried body longer than the limit is not read on: its stream is closed (so its connection is
  * closed rather than drained to its end). Responses that cannot be retried are returned untouched.
  *
+ * <h2>Deadline</h2>
+ * With a policy that has a deadline ({@link RetryPolicy.Builder#maxElapsed maxElapsed}), the deadline also
+ * bounds the body of every response, read ahead here or read by the caller after this interceptor returned:
+ * a read after it fails with a {@link java.net.SocketTimeoutException} naming the deadline, and at the
+ * deadline a watchdog (on {@link dev.backoff.AsyncRetryExecutor#defaultScheduler()}, in real time) closes
+ * the body's stream, which ends a read blocked on a silent connection where the client allows it. The JDK
+ * request factory's stream does; {@code HttpURLConnection}'s (the simple factory's) does not, so give that
+ * factory a read timeout. Waiting for a response's headers is bounded by the factory's own timeouts.
+ *
  * <h2>Interceptor order</h2>
  * Spring's interceptor chain (Spring Framework 6) runs the interceptors registered <em>after</em> this one
  * only for the first attempt: retries go straight to the request factory. Register this interceptor last
@@ -181,9 +190,24 @@ public final class BackoffRestInterceptor implements ClientHttpRequestIntercepto
     @Override
     public ClientHttpResponse run(AttemptContext context) throws IOException {
       now = null;
+      long left = context.nanosLeft();
+      long deadline = left == AttemptContext.NO_DEADLINE ? 0 : owner.policy.clock().nanoTime() + left;
       ClientHttpResponse response = execution.execute(request, body);
+      if (left != AttemptContext.NO_DEADLINE) {
+        // The deadline bounds the body too, read ahead here or by the caller: a trickling or stalled body
+        // would otherwise hold the call past it.
+        response = DeadlineResponse.bound(response, owner.policy.clock(), deadline, owner.policy.maxElapsed());
+      }
       HttpRules rules = owner.rules;
-      HttpResponseView view = SpringViews.response(response);
+      HttpResponseView view;
+      try {
+        view = SpringViews.response(response);
+      } catch (UncheckedIOException e) {
+        // No status: HttpURLConnection reads the response's head only now (a connection closed before any
+        // response fails here). The attempt failed with the client's own IOException.
+        response.close();
+        throw e.getCause();
+      }
       if (!rules.isRetryStatus(view.status())) {
         return response;
       }

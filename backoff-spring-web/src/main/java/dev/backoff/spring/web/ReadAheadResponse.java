@@ -5,22 +5,19 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
 import java.util.Arrays;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatusCode;
 import org.springframework.http.client.ClientHttpResponse;
 
 /**
  * A response whose body's first bytes were read ahead (at most the limit): its body gives them, then the
  * rest from the connection. Closing it closes the original response.
  */
-final class ReadAheadResponse implements ClientHttpResponse {
-  private final ClientHttpResponse response;
+final class ReadAheadResponse extends ForwardingResponse {
   private final byte[] head;
   private final boolean complete; // the whole body is in head
   private InputStream body;
 
   private ReadAheadResponse(ClientHttpResponse response, byte[] head, boolean complete) {
-    this.response = response;
+    super(response);
     this.head = head;
     this.complete = complete;
   }
@@ -49,7 +46,7 @@ final class ReadAheadResponse implements ClientHttpResponse {
       return new ReadAheadResponse(response, Arrays.copyOf(buffer, length), ended);
     } catch (IOException | RuntimeException e) {
       try {
-        response.close();
+        release(response);
       } catch (RuntimeException closing) {
         e.addSuppressed(closing);
       }
@@ -76,39 +73,25 @@ final class ReadAheadResponse implements ClientHttpResponse {
     return body;
   }
 
-  @Override
-  public HttpStatusCode getStatusCode() throws IOException {
-    return response.getStatusCode();
-  }
-
-  @Override
-  @SuppressWarnings("deprecation")
-  public String getStatusText() throws IOException {
-    return response.getStatusText();
-  }
-
-  @Override
-  public HttpHeaders getHeaders() {
-    return response.getHeaders();
-  }
-
-  @Override
-  public void close() {
-    response.close();
-  }
-
   /**
    * Releases a response that will not be used: when the body went past the read-ahead, its stream is
    * closed first, so that the client does not drain the rest (Spring's JDK and URL-connection responses
    * read a body to its end on close to reuse the connection); then the response is closed.
    */
   void abandon() {
-    if (!complete) {
-      try {
-        response.getBody().close();
-      } catch (IOException | RuntimeException e) {
-        // closing is all that is asked; the response's own close below still runs
-      }
+    if (complete) {
+      response.close();
+    } else {
+      release(response);
+    }
+  }
+
+  /** Closes the body's stream, then the response: the response's own close alone may drain the body. */
+  private static void release(ClientHttpResponse response) {
+    try {
+      response.getBody().close();
+    } catch (IOException | RuntimeException e) {
+      // closing is all that is asked; the response's own close below still runs
     }
     response.close();
   }

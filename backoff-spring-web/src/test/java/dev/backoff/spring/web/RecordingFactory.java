@@ -22,32 +22,11 @@ final class RecordingFactory implements ClientHttpRequestFactory {
   private int requests;
 
   /** A response as the interceptor saw it, and whether it was closed. */
-  static final class Recorded implements ClientHttpResponse {
-    final ClientHttpResponse response;
+  static final class Recorded extends ForwardingResponse {
     volatile boolean closed;
 
     Recorded(ClientHttpResponse response) {
-      this.response = response;
-    }
-
-    @Override
-    public HttpStatusCode getStatusCode() throws IOException {
-      return response.getStatusCode();
-    }
-
-    @Override
-    public String getStatusText() throws IOException {
-      return response.getStatusText();
-    }
-
-    @Override
-    public HttpHeaders getHeaders() {
-      return response.getHeaders();
-    }
-
-    @Override
-    public InputStream getBody() throws IOException {
-      return response.getBody();
+      super(response);
     }
 
     @Override
