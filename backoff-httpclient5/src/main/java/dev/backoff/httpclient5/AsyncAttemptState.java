@@ -141,6 +141,12 @@ final class AsyncAttemptState implements AsyncExecCallback {
         // Recorded before the loop sees the response, so that retiring it knows the connection is free.
         body.exchangeCompleted();
       }
+      if (body == null || body.endedAhead()) {
+        // The whole response is read ahead: its connection goes back to the pool now, not when the call lets
+        // go of the response. The call may hold a retried response until it ends, and its next hedge may be
+        // waiting for this very connection (a pool of one per route, or siblings holding the rest).
+        runtime.releaseEndpoint();
+      }
       if (!stage.complete(head) && stage.isCancelled()) {
         runtime.discardEndpoint(); // a loser whose exchange ran on: nobody will read it
       }
@@ -214,6 +220,17 @@ final class AsyncAttemptState implements AsyncExecCallback {
     }
   }
 
+  /**
+   * The call's deadline passed: an attempt still in flight ends with {@code timeout} (the loop then stops
+   * on its deadline), and its exchange is cancelled and its connection closed, whether it was waiting for a
+   * connection, for a response, or for the rest of a body.
+   */
+  void expire(IOException timeout) {
+    stage.completeExceptionally(timeout);
+    dependency.cancel();
+    runtime.discardEndpoint();
+  }
+
   /** The call ends with this attempt's response: the caller's callback gets it. */
   void handOver() {
     AsyncExecCallback callback = exchange.callback();
@@ -240,22 +257,9 @@ final class AsyncAttemptState implements AsyncExecCallback {
   }
 
   /** The winner's outcome, reported to the caller's callback after its own connection is let go of. */
-  private final class Releasing implements AsyncExecCallback {
-    private final AsyncExecCallback callback;
-
+  private final class Releasing extends ForwardingCallback {
     Releasing(AsyncExecCallback callback) {
-      this.callback = callback;
-    }
-
-    @Override
-    public AsyncDataConsumer handleResponse(HttpResponse head, EntityDetails entityDetails)
-        throws HttpException, IOException {
-      return callback.handleResponse(head, entityDetails);
-    }
-
-    @Override
-    public void handleInformationResponse(HttpResponse informational) throws HttpException, IOException {
-      callback.handleInformationResponse(informational);
+      super(callback);
     }
 
     @Override
@@ -263,7 +267,7 @@ final class AsyncAttemptState implements AsyncExecCallback {
       try {
         runtime.releaseEndpoint(); // back to the pool if the exchange left it reusable, else closed
       } finally {
-        callback.completed();
+        delegate.completed();
       }
     }
 
@@ -272,7 +276,7 @@ final class AsyncAttemptState implements AsyncExecCallback {
       try {
         runtime.discardEndpoint();
       } finally {
-        callback.failed(cause);
+        delegate.failed(cause);
       }
     }
   }

@@ -145,6 +145,11 @@ final class ReadAhead implements AsyncDataConsumer {
     }
   }
 
+  /** Whether the whole body was read ahead (it ended within the limit) and is still held here. */
+  synchronized boolean endedAhead() {
+    return ended && (state == READING || state == PAUSED);
+  }
+
   /** The exchange completed after the stage did (the limit was reached first). */
   void exchangeCompleted() {
     AsyncExecCallback to;
