@@ -27,10 +27,11 @@ import org.apache.hc.core5.http.nio.AsyncDataConsumer;
  *
  * <p>In a hedged call ({@link #hedged}) attempts overlap, so each has its own runtime (forked from the
  * call's) and context (a copy of the caller's), and nothing goes to the caller before the call has its
- * winner: every body is read ahead, never forwarded on its head. A retried response is
- * {@linkplain #retire() retired}: its connection released (the body ended) or closed (it did not), its bytes
- * kept in case the call still ends with it. The winner's connection is released when its exchange completes
- * ({@link Releasing}); a failed attempt's is always closed.
+ * winner: every body is read ahead, never forwarded on its head. An attempt whose whole response was read
+ * ahead gives its connection back to the pool when its exchange completes, even while the call holds the
+ * response as its possible outcome; a response the call lets go of for good is {@linkplain #drop()
+ * dropped} (its connection closed if its body had not ended). The winner's connection is released when its
+ * exchange completes ({@link Releasing}); a failed attempt's is always closed.
  *
  * <p>Thread-safe: the I/O thread reports to it while the loop decides on another thread.
  */
@@ -186,28 +187,13 @@ final class AsyncAttemptState implements AsyncExecCallback {
   }
 
   /**
-   * Hedged: the loop let go of this attempt's response (retried, or it lost). Its connection goes back to
-   * the pool if the exchange is over, else it is closed; the bytes read ahead are kept until the call ends,
-   * as the call may still end with this response ({@link #handOver}).
+   * Hedged: nobody will read this attempt's response (a later outcome replaced it, another won, or the call
+   * was cancelled): the bytes read ahead are dropped, and the connection closed if the body had not ended
+   * (one that ended went back to the pool when the exchange completed).
    */
-  void retire() {
-    if (exchange.finished()) {
-      drop(); // the call has its outcome: this response will never be handed over
-      return;
-    }
-    ReadAhead body = readAhead;
-    boolean open = body != null ? body.retain() : !exchangeOver;
-    if (open) {
-      runtime.discardEndpoint();
-    } else {
-      runtime.releaseEndpoint();
-    }
-  }
-
-  /** Hedged, the call has ended with another outcome: the bytes kept for this response are dropped. */
   void drop() {
     ReadAhead body = readAhead;
-    if (body != null && body.discard()) {
+    if (body != null ? body.discard() : !exchangeOver) {
       runtime.discardEndpoint();
     }
   }

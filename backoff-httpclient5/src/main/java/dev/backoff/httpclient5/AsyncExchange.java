@@ -70,7 +70,6 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
   private final Map<HttpResponse, AsyncAttemptState> byResponse;
   private final List<AsyncAttemptState> attempts;
   private volatile AsyncAttemptState current;
-  private volatile boolean finished; // hedged: the call has its outcome
   private volatile CompletableFuture<HttpResponse> call;
   private volatile boolean cancelled;
   private volatile int repeatable; // 0 unknown, 1 yes, -1 no
@@ -254,7 +253,7 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
     if (hedged) {
       AsyncAttemptState attempt = byResponse.get(response);
       if (attempt != null) {
-        attempt.retire(); // kept until the call ends: it may still be the call's outcome
+        attempt.drop(); // the loop discards a hedged call's result only once it can never be the outcome
       }
       return;
     }
@@ -320,7 +319,6 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
    * every other attempt's kept bytes are dropped. The loop cancelled the attempts still in flight.
    */
   private void finishHedged(HttpResponse response, Throwable failure) {
-    finished = true; // a response the loop lets go of from now on is dropped, not kept (see retire)
     AsyncAttemptState winner = failure == null ? byResponse.get(response) : null;
     List<AsyncAttemptState> started;
     synchronized (attempts) {
@@ -353,11 +351,6 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
       repeatable = known;
     }
     return known > 0;
-  }
-
-  /** Hedged: whether the call has its outcome (a response let go of now will never be handed over). */
-  boolean finished() {
-    return finished;
   }
 
   HttpRules rules() {

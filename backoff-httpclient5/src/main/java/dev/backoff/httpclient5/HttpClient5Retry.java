@@ -101,10 +101,9 @@ import org.apache.hc.core5.http.HttpResponse;
  *       are copied into the caller's context.
  *   <li>Every body is read ahead (up to the read-ahead limit) until the call has its winner, so only the
  *       winner's response reaches the caller's consumer. When every attempt was retried and the call ends
- *       with the last retried response, that response's body as read ahead goes to the caller (each retried
- *       response keeps at most the read-ahead limit until the call ends); if it was longer than the limit,
- *       its connection was closed when it was retried, and the caller's consumer then gets the bytes read
- *       ahead and the call fails with an {@link java.io.IOException} saying so.
+ *       with the last retried response (the call holds it while it may), the caller's consumer gets it
+ *       whole: the bytes read ahead, then the rest from its connection, which a body longer than the
+ *       read-ahead limit keeps (flow-controlled) until then.
  *   <li>A request that the rules will not repeat (a POST without an {@code Idempotency-Key}, for example)
  *       is never hedged: a hedge would send it twice. It runs under the same policy without hedging.
  *   <li>A request with an entity is not hedged either, whatever its method: HttpClient gives a request one
