@@ -27,10 +27,11 @@ import org.apache.hc.core5.http.nio.AsyncDataConsumer;
  *
  * <p>In a hedged call ({@link #hedged}) attempts overlap, so each has its own runtime (forked from the
  * call's) and context (a copy of the caller's), and nothing goes to the caller before the call has its
- * winner: every body is read ahead, never forwarded on its head. A retried response is
- * {@linkplain #retire() retired}: its connection released (the body ended) or closed (it did not), its bytes
- * kept in case the call still ends with it. The winner's connection is released when its exchange completes
- * ({@link Releasing}); a failed attempt's is always closed.
+ * winner: every body is read ahead, never forwarded on its head. An attempt whose whole response was read
+ * ahead gives its connection back to the pool when its exchange completes, even while the call holds the
+ * response as its possible outcome; a response the call lets go of for good is {@linkplain #drop()
+ * dropped} (its connection closed if its body had not ended). The winner's connection is released when its
+ * exchange completes ({@link Releasing}); a failed attempt's is always closed.
  *
  * <p>Thread-safe: the I/O thread reports to it while the loop decides on another thread.
  */
@@ -141,6 +142,12 @@ final class AsyncAttemptState implements AsyncExecCallback {
         // Recorded before the loop sees the response, so that retiring it knows the connection is free.
         body.exchangeCompleted();
       }
+      if (body == null || body.endedAhead()) {
+        // The whole response is read ahead: its connection goes back to the pool now, not when the call lets
+        // go of the response. The call may hold a retried response until it ends, and its next hedge may be
+        // waiting for this very connection (a pool of one per route, or siblings holding the rest).
+        runtime.releaseEndpoint();
+      }
       if (!stage.complete(head) && stage.isCancelled()) {
         runtime.discardEndpoint(); // a loser whose exchange ran on: nobody will read it
       }
@@ -180,28 +187,13 @@ final class AsyncAttemptState implements AsyncExecCallback {
   }
 
   /**
-   * Hedged: the loop let go of this attempt's response (retried, or it lost). Its connection goes back to
-   * the pool if the exchange is over, else it is closed; the bytes read ahead are kept until the call ends,
-   * as the call may still end with this response ({@link #handOver}).
+   * Hedged: nobody will read this attempt's response (a later outcome replaced it, another won, or the call
+   * was cancelled): the bytes read ahead are dropped, and the connection closed if the body had not ended
+   * (one that ended went back to the pool when the exchange completed).
    */
-  void retire() {
-    if (exchange.finished()) {
-      drop(); // the call has its outcome: this response will never be handed over
-      return;
-    }
-    ReadAhead body = readAhead;
-    boolean open = body != null ? body.retain() : !exchangeOver;
-    if (open) {
-      runtime.discardEndpoint();
-    } else {
-      runtime.releaseEndpoint();
-    }
-  }
-
-  /** Hedged, the call has ended with another outcome: the bytes kept for this response are dropped. */
   void drop() {
     ReadAhead body = readAhead;
-    if (body != null && body.discard()) {
+    if (body != null ? body.discard() : !exchangeOver) {
       runtime.discardEndpoint();
     }
   }
@@ -212,6 +204,17 @@ final class AsyncAttemptState implements AsyncExecCallback {
     if (body != null && body.discard()) {
       dependency.cancel();
     }
+  }
+
+  /**
+   * The call's deadline passed: an attempt still in flight ends with {@code timeout} (the loop then stops
+   * on its deadline), and its exchange is cancelled and its connection closed, whether it was waiting for a
+   * connection, for a response, or for the rest of a body.
+   */
+  void expire(IOException timeout) {
+    stage.completeExceptionally(timeout);
+    dependency.cancel();
+    runtime.discardEndpoint();
   }
 
   /** The call ends with this attempt's response: the caller's callback gets it. */
@@ -240,22 +243,9 @@ final class AsyncAttemptState implements AsyncExecCallback {
   }
 
   /** The winner's outcome, reported to the caller's callback after its own connection is let go of. */
-  private final class Releasing implements AsyncExecCallback {
-    private final AsyncExecCallback callback;
-
+  private final class Releasing extends ForwardingCallback {
     Releasing(AsyncExecCallback callback) {
-      this.callback = callback;
-    }
-
-    @Override
-    public AsyncDataConsumer handleResponse(HttpResponse head, EntityDetails entityDetails)
-        throws HttpException, IOException {
-      return callback.handleResponse(head, entityDetails);
-    }
-
-    @Override
-    public void handleInformationResponse(HttpResponse informational) throws HttpException, IOException {
-      callback.handleInformationResponse(informational);
+      super(callback);
     }
 
     @Override
@@ -263,7 +253,7 @@ final class AsyncAttemptState implements AsyncExecCallback {
       try {
         runtime.releaseEndpoint(); // back to the pool if the exchange left it reusable, else closed
       } finally {
-        callback.completed();
+        delegate.completed();
       }
     }
 
@@ -272,7 +262,7 @@ final class AsyncAttemptState implements AsyncExecCallback {
       try {
         runtime.discardEndpoint();
       } finally {
-        callback.failed(cause);
+        delegate.failed(cause);
       }
     }
   }

@@ -11,6 +11,7 @@ import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRequestView;
 import dev.backoff.http.rules.HttpRules;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -20,6 +21,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.hc.client5.http.async.AsyncExecCallback;
 import org.apache.hc.client5.http.async.AsyncExecChain;
 import org.apache.hc.client5.http.config.RequestConfig;
@@ -59,7 +62,7 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
   private final AsyncEntityProducer entityProducer;
   private final AsyncExecChain.Scope scope;
   private final AsyncExecChain chain;
-  private final AsyncExecCallback callback;
+  private final Reporting callback;
   private final AttemptTimeout timeout;
   private final boolean hedged;
   private final AsyncRetryExecutor<HttpResponse> executor;
@@ -67,10 +70,14 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
   private final Map<HttpResponse, AsyncAttemptState> byResponse;
   private final List<AsyncAttemptState> attempts;
   private volatile AsyncAttemptState current;
-  private volatile boolean finished; // hedged: the call has its outcome
   private volatile CompletableFuture<HttpResponse> call;
   private volatile boolean cancelled;
   private volatile int repeatable; // 0 unknown, 1 yes, -1 no
+  // The call's deadline: a timer armed when the first attempt starts (policies with a deadline only).
+  private volatile Future<?> deadlineTimer;
+  private volatile boolean expired;
+  // The attempt whose response is being handed to the caller's consumer once the loop has ended.
+  private volatile AsyncAttemptState delivering;
 
   AsyncExchange(HttpClient5Retry owner, HttpRequest request, AsyncEntityProducer entityProducer,
       AsyncExecChain.Scope scope, AsyncExecChain chain, AsyncExecCallback callback) {
@@ -80,7 +87,7 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
     this.entityProducer = entityProducer;
     this.scope = scope;
     this.chain = chain;
-    this.callback = callback;
+    this.callback = new Reporting(callback);
     this.timeout = new AttemptTimeout(scope.clientContext);
     boolean policyHedges = owner.policy().hedging() != null;
     // A request the rules will not repeat, or one with an entity, is never hedged: see the class comment.
@@ -118,6 +125,17 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
 
   @Override
   public CompletionStage<HttpResponse> start(AttemptContext context) {
+    if (context.attempt() == 1 && deadlineTimer == null) {
+      long left = context.nanosLeft();
+      if (left != AttemptContext.NO_DEADLINE) {
+        try {
+          deadlineTimer = executor.scheduler().schedule(this::expire, left);
+        } catch (RuntimeException rejected) {
+          // A scheduler that takes no more tasks: the loop's own waits fail on it too; each read is still
+          // bounded by the response timeout cut to the time left.
+        }
+      }
+    }
     if (hedged) {
       return startHedged(context);
     }
@@ -178,6 +196,47 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
     return attempt.stage();
   }
 
+  /**
+   * The deadline has passed and the caller has no outcome yet. Attempts in flight (waiting for a connection,
+   * for a response, or reading a body ahead) end with a timeout, so the loop stops on its deadline as after
+   * any timeout; a body already going to the caller's consumer is cut off (its connection closed) and the
+   * call fails with the same timeout. Either way nothing of the call runs on past its deadline.
+   */
+  private void expire() {
+    if (callback.ended()) {
+      return;
+    }
+    expired = true;
+    AsyncAttemptState handedOver = delivering;
+    if (handedOver == null) {
+      List<AsyncAttemptState> inFlight;
+      if (hedged) {
+        synchronized (attempts) {
+          inFlight = new ArrayList<>(attempts);
+        }
+      } else {
+        AsyncAttemptState attempt = current;
+        inFlight = attempt == null ? List.of() : List.of(attempt);
+      }
+      for (AsyncAttemptState attempt : inFlight) {
+        attempt.expire(deadlinePassed(null));
+      }
+      return;
+    }
+    handedOver.expire(deadlinePassed(null));
+    callback.failed(deadlinePassed(null)); // in case the client reports nothing for a closed connection
+  }
+
+  /** What a call whose deadline passed before its response was complete fails with. */
+  SocketTimeoutException deadlinePassed(Exception cause) {
+    SocketTimeoutException timeout = new SocketTimeoutException("the call's deadline (maxElapsed "
+        + owner.policy().maxElapsed() + ") passed before its response was complete");
+    if (cause != null) {
+      timeout.initCause(cause);
+    }
+    return timeout;
+  }
+
   /** Hedged: {@code attempt} received {@code response} (called before the loop can see it). */
   void responded(HttpResponse response, AsyncAttemptState attempt) {
     byResponse.put(response, attempt);
@@ -194,7 +253,7 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
     if (hedged) {
       AsyncAttemptState attempt = byResponse.get(response);
       if (attempt != null) {
-        attempt.retire(); // kept until the call ends: it may still be the call's outcome
+        attempt.drop(); // the loop discards a hedged call's result only once it can never be the outcome
       }
       return;
     }
@@ -251,6 +310,7 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
       callback.failed(cause instanceof Exception ? (Exception) cause : new ExecutionException(cause));
       return;
     }
+    delivering = attempt;
     attempt.handOver();
   }
 
@@ -259,7 +319,6 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
    * every other attempt's kept bytes are dropped. The loop cancelled the attempts still in flight.
    */
   private void finishHedged(HttpResponse response, Throwable failure) {
-    finished = true; // a response the loop lets go of from now on is dropped, not kept (see retire)
     AsyncAttemptState winner = failure == null ? byResponse.get(response) : null;
     List<AsyncAttemptState> started;
     synchronized (attempts) {
@@ -281,6 +340,7 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
       return;
     }
     AttemptContexts.copyBack(winner.clientContext(), scope.clientContext);
+    delivering = winner;
     winner.handOver();
   }
 
@@ -293,11 +353,6 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
     return known > 0;
   }
 
-  /** Hedged: whether the call has its outcome (a response let go of now will never be handed over). */
-  boolean finished() {
-    return finished;
-  }
-
   HttpRules rules() {
     return rules;
   }
@@ -308,6 +363,46 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
 
   AsyncExecChain.Scope scope() {
     return scope;
+  }
+
+  /**
+   * The caller's callback, told of the call's end once: by the exchange, or by the deadline's timer if the
+   * connection it closed is never reported. Once the deadline has passed, a failure is reported as the
+   * deadline's timeout (the client's own failure for the closed connection is its cause).
+   */
+  private final class Reporting extends ForwardingCallback {
+    private final AtomicBoolean ended = new AtomicBoolean();
+
+    Reporting(AsyncExecCallback caller) {
+      super(caller);
+    }
+
+    boolean ended() {
+      return ended.get();
+    }
+
+    @Override
+    public void completed() {
+      if (ended.compareAndSet(false, true)) {
+        stopTimer();
+        delegate.completed();
+      }
+    }
+
+    @Override
+    public void failed(Exception cause) {
+      if (ended.compareAndSet(false, true)) {
+        stopTimer();
+        delegate.failed(expired && !(cause instanceof SocketTimeoutException) ? deadlinePassed(cause) : cause);
+      }
+    }
+
+    private void stopTimer() {
+      Future<?> timer = deadlineTimer;
+      if (timer != null) {
+        timer.cancel(false);
+      }
+    }
   }
 
   static Throwable unwrap(Throwable failure) {

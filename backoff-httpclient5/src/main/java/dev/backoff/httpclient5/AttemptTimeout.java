@@ -17,11 +17,23 @@ final class AttemptTimeout {
   private static final long MIN_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
   private final HttpClientContext context;
+  private final AttemptContext loop; // null if the owner reads the time left itself
   private boolean changed;
   private RequestConfig original;
 
   AttemptTimeout(HttpClientContext context) {
+    this(context, null);
+  }
+
+  /** A timeout that also answers the time left before the deadline, from {@code loop}. */
+  AttemptTimeout(HttpClientContext context, AttemptContext loop) {
     this.context = context;
+    this.loop = loop;
+  }
+
+  /** The time left before the deadline, as the loop's context reads it now. */
+  long nanosLeft() {
+    return loop.nanosLeft();
   }
 
   /** Shortens the response timeout to {@code nanosLeft} ({@link AttemptContext#NO_DEADLINE}: leaves it). */

@@ -55,7 +55,7 @@ final class ClassicExchange implements SyncAttempt<ClassicHttpResponse>, Outcome
     long left = context.nanosLeft();
     if (left != AttemptContext.NO_DEADLINE) {
       if (timeout == null) {
-        timeout = new AttemptTimeout(scope.clientContext);
+        timeout = new AttemptTimeout(scope.clientContext, context);
       }
       timeout.shorten(left);
     }
@@ -89,6 +89,21 @@ final class ClassicExchange implements SyncAttempt<ClassicHttpResponse>, Outcome
       repeatable = rules.isRepeatable(this) ? 1 : -1;
     }
     return repeatable > 0;
+  }
+
+  /**
+   * The response the call ends with, its body bounded by the deadline ({@link DeadlineBody}) if the policy
+   * has one; the response itself otherwise.
+   */
+  ClassicHttpResponse bounded(ClassicHttpResponse response) {
+    HttpEntity body = response.getEntity();
+    if (body == null || timeout == null) {
+      return response; // no body, or no deadline (a timeout is made for calls with one)
+    }
+    long left = timeout.nanosLeft();
+    response.setEntity(new DeadlineBody(body, left, owner.policy().maxElapsed(), scope.execRuntime,
+        owner.asyncExecutor().scheduler()));
+    return response;
   }
 
   /** The call is over: the caller's request configuration is back in its context. */

@@ -26,7 +26,7 @@ final class ClassicRetryHandler implements ExecChainHandler {
       throws IOException, HttpException {
     ClassicExchange exchange = new ClassicExchange(owner, request, scope, chain);
     try {
-      return RetryLoops.sync(owner.syncExecutor(), exchange, exchange);
+      return exchange.bounded(RetryLoops.sync(owner.syncExecutor(), exchange, exchange));
     } catch (IOException | HttpException | RuntimeException e) {
       throw e;
     } catch (InterruptedException e) {

@@ -47,7 +47,11 @@ import org.apache.hc.core5.http.HttpResponse;
  * policy's deadline, ends the call at once, and the last response is returned. Budgets, per-class backoff,
  * listeners and the deadline are the policy's, applied by the core's retry loops exactly as for every other
  * Backoff driver. With a deadline, each attempt's response timeout (HttpClient's socket timeout, per read) is
- * shortened to the time left, for that attempt only.
+ * shortened to the time left, for that attempt only, and the deadline bounds the bodies too: classic, the
+ * body of the response returned is cut off when the deadline passes before it was read (its connection
+ * closed, reads throw a {@link java.net.SocketTimeoutException}); async, a timer at the deadline ends the
+ * attempts in flight (the loop stops on its deadline) or the body going to the caller's consumer, and the
+ * call fails with a {@link java.net.SocketTimeoutException}. No request leaves after the deadline.
  *
  * <h2>Why an exec-chain handler, not an {@code HttpRequestRetryStrategy}</h2>
  * HttpClient's retry strategy answers only "retry?" and "after how long?" per attempt; it cannot refuse a
@@ -56,11 +60,11 @@ import org.apache.hc.core5.http.HttpResponse;
  * handler runs the core's loop instead, so all of these behave as in every other Backoff driver.
  *
  * <h2>Bodies and connections</h2>
- * A response that is retried is released within a bound: its body is read (and dropped) up to the rules'
- * {@linkplain HttpRules.Builder#readAheadLimit read-ahead limit} (64 KiB by default), so that a short body
- * leaves its connection for the next attempt; a longer body is not read on: its connection is closed. The
- * classic client decides on the status and headers and returns the last response unread, as without
- * retries. The async client reads a response that may be retried ahead, up to the same limit, before the
+ * A response that is retried is released without waiting on the server. Classic: the bytes of its body that
+ * have arrived are dropped, up to the rules' {@linkplain HttpRules.Builder#readAheadLimit read-ahead limit}
+ * (64 KiB by default); if that is the whole body its connection goes back to the pool, otherwise it is
+ * closed. The classic client decides on the status and headers and returns the last response unread, as
+ * without retries. The async client reads a response that may be retried ahead, up to the same limit, before the
  * decision (flow control stops the server there; nothing beyond the limit is held); if the call then stops
  * on it, the caller's consumer gets the bytes read ahead followed by the rest from the connection. A
  * response that cannot be retried goes straight to the caller's consumer.
@@ -84,6 +88,11 @@ import org.apache.hc.core5.http.HttpResponse;
  * at once; a {@code Retry-After} on it delays the next hedge, and one beyond the maximum stops further hedges;
  * every hedge asks the retry budget and counts as an attempt (see {@link dev.backoff.Hedging}).
  * <ul>
+ *   <li>An attempt whose whole response has been read ahead gives its connection back to the pool at once,
+ *       even while the call keeps that response as its possible outcome, so a hedge never waits for a
+ *       connection that a finished sibling holds. Hedges still lease from the client's pool: at most its
+ *       connections per route are in flight to one server, and the deadline (or the pool's connection
+ *       request timeout) bounds a hedge's wait for one.
  *   <li>Each attempt runs with a scope of its own: a runtime forked from the call's
  *       ({@code AsyncExecRuntime.fork()}: its own connection from the pool) and a context of its own, a copy
  *       of the caller's (request configuration, cookie store, credentials, authentication cache, user token;
@@ -92,10 +101,9 @@ import org.apache.hc.core5.http.HttpResponse;
  *       are copied into the caller's context.
  *   <li>Every body is read ahead (up to the read-ahead limit) until the call has its winner, so only the
  *       winner's response reaches the caller's consumer. When every attempt was retried and the call ends
- *       with the last retried response, that response's body as read ahead goes to the caller (each retried
- *       response keeps at most the read-ahead limit until the call ends); if it was longer than the limit,
- *       its connection was closed when it was retried, and the caller's consumer then gets the bytes read
- *       ahead and the call fails with an {@link java.io.IOException} saying so.
+ *       with the last retried response (the call holds it while it may), the caller's consumer gets it
+ *       whole: the bytes read ahead, then the rest from its connection, which a body longer than the
+ *       read-ahead limit keeps (flow-controlled) until then.
  *   <li>A request that the rules will not repeat (a POST without an {@code Idempotency-Key}, for example)
  *       is never hedged: a hedge would send it twice. It runs under the same policy without hedging.
  *   <li>A request with an entity is not hedged either, whatever its method: HttpClient gives a request one

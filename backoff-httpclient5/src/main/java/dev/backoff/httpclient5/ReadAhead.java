@@ -14,10 +14,8 @@ import org.apache.hc.core5.http.nio.CapacityChannel;
  * is asked for through flow control, so the connection stops delivering there and nothing beyond a small,
  * fixed slack (what the client had in flight before the window closed) is ever held. Then one of:
  * <ul>
- *   <li>{@link #discard}: a retry follows; the bytes are dropped and later ones ignored;
- *   <li>{@link #retain}: a hedged call retried it, but may still end with it (no later attempt may be
- *       allowed to start): the bytes read so far are kept, later ones ignored, until {@link #handOver} or
- *       {@link #discard};
+ *   <li>{@link #discard}: nobody will read the response (a retry follows, or a hedged call let go of it for
+ *       good); the bytes are dropped and later ones ignored;
  *   <li>{@link #handOver}: the call ends with this response; the caller's consumer gets the bytes read ahead,
  *       then (flow control reopened to it) the rest, the end of the stream and the exchange's completion.
  * </ul>
@@ -34,7 +32,6 @@ final class ReadAhead implements AsyncDataConsumer {
   private static final int PAUSED = 1;
   private static final int FORWARDING = 2;
   private static final int DISCARDED = 3;
-  private static final int RETAINED = 4;
 
   private final AsyncAttemptState attempt;
   private final int limit;
@@ -92,7 +89,7 @@ final class ReadAhead implements AsyncDataConsumer {
         target.consume(src);
         return;
       }
-      if (state == DISCARDED || state == RETAINED) {
+      if (state == DISCARDED) {
         src.position(src.limit());
         return;
       }
@@ -121,8 +118,8 @@ final class ReadAhead implements AsyncDataConsumer {
   public void streamEnd(List<? extends Header> endTrailers) throws HttpException, IOException {
     AsyncDataConsumer forwardTo;
     synchronized (this) {
-      if (state == RETAINED || state == DISCARDED) {
-        return; // bytes after these were ignored: the body as kept did not end
+      if (state == DISCARDED) {
+        return;
       }
       if (state != FORWARDING) {
         ended = true;
@@ -143,6 +140,11 @@ final class ReadAhead implements AsyncDataConsumer {
     if (forwardTo != null) {
       forwardTo.releaseResources();
     }
+  }
+
+  /** Whether the whole body was read ahead (it ended within the limit) and is still held here. */
+  synchronized boolean endedAhead() {
+    return ended && (state == READING || state == PAUSED);
   }
 
   /** The exchange completed after the stage did (the limit was reached first). */
@@ -177,34 +179,16 @@ final class ReadAhead implements AsyncDataConsumer {
     if (state == DISCARDED || state == FORWARDING) {
       return false;
     }
-    boolean open = state != RETAINED && !(ended && completed) && failure == null;
+    boolean open = !(ended && completed) && failure == null;
     state = DISCARDED;
     buffer = null;
     return open;
-  }
-
-  /**
-   * A hedged call retried this response but may still end with it: keeps the bytes read so far (at most the
-   * limit and the slack) and ignores what follows. Returns true if the exchange is not over (as
-   * {@link #discard}): its connection must be closed, not read on; false if it ended (the connection may be
-   * released to the pool).
-   */
-  synchronized boolean retain() {
-    if (state != READING && state != PAUSED) {
-      return false;
-    }
-    state = RETAINED;
-    return !(ended && completed) && failure == null;
   }
 
   /** The call ends with this response: the caller's consumer gets everything, in order. */
   void handOver(AsyncDataConsumer consumer, AsyncExecCallback to) throws HttpException, IOException {
     synchronized (this) {
       if (state == DISCARDED) {
-        return;
-      }
-      if (state == RETAINED) {
-        handOverRetained(consumer, to);
         return;
       }
       byte[] read = buffer;
@@ -239,31 +223,6 @@ final class ReadAhead implements AsyncDataConsumer {
         target.updateCapacity(channel);
       }
     }
-  }
-
-  /**
-   * Hands over a retained body: what was read before it was retained is all there is. A body that ended is
-   * complete; one that did not was cut off when its connection was closed, which the callback is told.
-   * Locked.
-   */
-  private void handOverRetained(AsyncDataConsumer consumer, AsyncExecCallback to) throws HttpException, IOException {
-    byte[] read = buffer;
-    int readLength = length;
-    buffer = null;
-    state = DISCARDED;
-    if (consumer != null && readLength > 0) {
-      consumer.consume(ByteBuffer.wrap(read, 0, readLength));
-    }
-    if (ended) {
-      if (consumer != null) {
-        consumer.streamEnd(trailers);
-      }
-      to.completed();
-      return;
-    }
-    to.failed(failure != null ? failure : new IOException("the response's body was cut off after " + readLength
-        + " bytes: the hedged call retried it (closing its connection) before it ended with it, as no further "
-        + "attempt was allowed"));
   }
 
   /** The consumer for a body the caller's callback did not want (it returned no consumer). */

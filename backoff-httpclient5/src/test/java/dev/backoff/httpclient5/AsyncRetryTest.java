@@ -263,6 +263,32 @@ class AsyncRetryTest {
   }
 
   @Test
+  void aBodyThatTricklesIsCutAtTheDeadline() throws Exception {
+    // Ten bytes a second of a megabyte, for a 503 (read ahead while the call may retry it) and for a 200 (the
+    // caller's consumer reads it): every read returns within any response timeout, so only the deadline's
+    // timer can end them. Real time: the policy's clock and the library's scheduler.
+    for (int status : new int[] {503, 200}) {
+      try (dev.backoff.testing.ScriptedHttpServer server = new dev.backoff.testing.ScriptedHttpServer(
+          dev.backoff.testing.ScriptedHttpServer.Response.ofLength(status, 1_000_000).trickle(Duration.ofMillis(100)))) {
+        client = HttpClient5Retry.of(RetryPolicy.<HttpResponse>builder().maxAttempts(5)
+            .maxElapsed(Duration.ofMillis(500)).backoff(Backoff.fixed(Duration.ofMillis(10))).build())
+            .asyncClientBuilder().build();
+        client.start();
+        long start = System.nanoTime();
+        Future<SimpleHttpResponse> call = execute(SimpleRequestBuilder.get(server.uri("/trickle")).build());
+        assertThatThrownBy(() -> call.get(GUARD_SECONDS, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+            .cause().isInstanceOf(SocketTimeoutException.class)
+            .hasMessageContaining("deadline (maxElapsed PT0.5S) passed before its response was complete");
+        // A hang guard, not a precision check: reading either body whole would take more than a day.
+        assertThat(System.nanoTime() - start).as("status %d", status).isLessThan(TimeUnit.SECONDS.toNanos(GUARD_SECONDS));
+        assertThat(server.requestCount()).as("status %d", status).isEqualTo(1);
+        client.close();
+        client = null;
+      }
+    }
+  }
+
+  @Test
   void aPostIsNotRetriedUnlessAllowed() throws Exception {
     try (ScriptedServer server = new ScriptedServer(Reply.of(503, "busy"), Reply.of(200, "ok"))) {
       start(policy().build(), rules().build());

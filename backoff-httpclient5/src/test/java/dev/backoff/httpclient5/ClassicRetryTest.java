@@ -2,6 +2,8 @@ package dev.backoff.httpclient5;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import dev.backoff.Backoff;
 import dev.backoff.FailureClass;
@@ -45,6 +47,9 @@ class ClassicRetryTest {
   private static final Instant NOW = Instant.parse("2026-01-05T10:00:00Z");
   static final DateTimeFormatter IMF_FIXDATE =
       DateTimeFormatter.ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US);
+
+  /** How long a loopback call may take before it is called hung: never a timing assertion. */
+  private static final Duration HANG_GUARD = Duration.ofSeconds(20);
 
   private final FakeClock clock = new FakeClock();
   private final RecordingSleeper sleeper = new RecordingSleeper(clock);
@@ -302,6 +307,38 @@ class ClassicRetryTest {
       assertThatThrownBy(() -> status(client, get)).isInstanceOf(SocketTimeoutException.class);
       // Not a timing assertion on the deadline's precision: only that the 30 s timeout did not apply.
       assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(20));
+    }
+  }
+
+  @Test
+  void aBodyThatTricklesIsCutAtTheDeadlineWithATimeoutThatSaysSo() throws Exception {
+    // Ten bytes a second of a megabyte: every read returns within any response timeout, so only the
+    // deadline can end it. Real time here: the deadline is real time.
+    try (dev.backoff.testing.ScriptedHttpServer server = new dev.backoff.testing.ScriptedHttpServer(
+            dev.backoff.testing.ScriptedHttpServer.Response.ofLength(200, 1_000_000).trickle(Duration.ofMillis(100)));
+        CloseableHttpClient client = client(RetryPolicy.<HttpResponse>builder().maxAttempts(3)
+            .maxElapsed(Duration.ofMillis(500)).build(), rules().build())) {
+      // A hang guard, not a precision check: reading the body whole would take more than a day.
+      Throwable thrown = assertTimeoutPreemptively(HANG_GUARD,
+          () -> catchThrowable(() -> status(client, new HttpGet(server.uri("/trickle")))));
+      assertThat(thrown).isInstanceOf(SocketTimeoutException.class)
+          .hasMessageContaining("deadline (maxElapsed PT0.5S) passed before the response's body was read");
+      assertThat(server.requestCount()).isEqualTo(1);
+    }
+  }
+
+  @Test
+  void aRetriedResponseWhoseBodyStallsIsReleasedWithoutWaitingForIt() throws Exception {
+    // No deadline and HttpClient's default response timeout (3 minutes): a release that read the stalled
+    // body would hold the call that long. It closes the connection instead and retries after the backoff.
+    try (dev.backoff.testing.ScriptedHttpServer server = new dev.backoff.testing.ScriptedHttpServer(
+            dev.backoff.testing.ScriptedHttpServer.Response.ofLength(503, 1_000).trickle(Duration.ofHours(1)),
+            dev.backoff.testing.ScriptedHttpServer.Response.of(200, "ok"));
+        CloseableHttpClient client = client(policy().build(), rules().build())) {
+      assertThat(assertTimeoutPreemptively(HANG_GUARD, () -> status(client, new HttpGet(server.uri("/stall")))))
+          .containsExactly("200", "ok");
+      assertThat(server.requestCount()).isEqualTo(2);
+      assertThat(sleeper.sleeps()).containsExactly(Duration.ofMillis(100));
     }
   }
 }

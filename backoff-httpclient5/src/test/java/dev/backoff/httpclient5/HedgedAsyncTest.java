@@ -163,6 +163,32 @@ class HedgedAsyncTest {
   }
 
   @Test
+  void inAPoolOfOneConnectionEachHedgeGetsTheConnectionOfTheSiblingWhoseResponseWasReadAhead() throws Exception {
+    // The call holds a retried response until it ends (it may still end with it). Had that response kept its
+    // connection, the next hedge would wait for it for ever: one connection per route.
+    PoolingAsyncClientConnectionManager one = PoolingAsyncClientConnectionManagerBuilder.create()
+        .setMaxConnPerRoute(1).setMaxConnTotal(1).build();
+    try (ScriptedServer server = new ScriptedServer(Reply.of(503, "one"), Reply.of(503, "two"), Reply.of(503, "three"))) {
+      HttpClient5Retry retry = HttpClient5Retry.builder().policy(policy(3, Hedging.after(Duration.ofSeconds(10))).build())
+          .scheduler(scheduler).build();
+      client = retry.install(HttpAsyncClients.custom().setConnectionManager(one)).build();
+      client.start();
+      Future<SimpleHttpResponse> call = execute(SimpleRequestBuilder.get(server.uri("/a")).build());
+      // Each 503 starts the next hedge at once (a task due now); the hedging delay's timers never fire here.
+      await("every hedge sent and the call ended", () -> {
+        scheduler.runDue();
+        return call.isDone();
+      });
+      SimpleHttpResponse response = call.get(GUARD_SECONDS, TimeUnit.SECONDS);
+
+      assertThat(response.getCode()).isEqualTo(503);
+      assertThat(response.getBodyText()).isEqualTo("three"); // the last retried response, with its body
+      assertThat(server.requests()).isEqualTo(3);
+      await("every leased connection back (" + one.getTotalStats() + ")", () -> one.getTotalStats().getLeased() == 0);
+    }
+  }
+
+  @Test
   void aRetryAfterOnARetriedResponseDelaysTheNextHedge() throws Exception {
     try (ScriptedServer server = new ScriptedServer(Reply.of(503, "busy", "Retry-After", "2"), Reply.of(200, "ok"))) {
       start(policy(3, Hedging.after(Duration.ofSeconds(10))).build());
