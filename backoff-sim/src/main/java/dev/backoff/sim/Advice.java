@@ -178,7 +178,7 @@ public final class Advice {
     words.addAll(candidate.simulateArguments());
     if (candidate.maxAttempts() == null && attemptsInScenario) {
       words.add("--max-attempts");
-      words.add("unlimited"); // the scenario's limit would override the preset's own
+      words.add("own"); // the scenario's limit would override the preset's own
     }
     words.add("--seeds");
     words.add(Integer.toString(settings.seeds()));

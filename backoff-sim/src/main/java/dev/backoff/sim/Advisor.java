@@ -172,7 +172,7 @@ public final class Advisor {
       }
     }
     Search search = new Search(base, objectives, settings, progress);
-    return search.run(scenario.explicitValues().containsKey("max-attempts"));
+    return search.run(scenario.setsAttemptLimit());
   }
 
   /**

@@ -279,7 +279,7 @@ public final class Contention {
     long[] readVersion = new long[clients];
     boolean[] succeeded = new boolean[clients];
     long[] startNanos = new long[clients];
-    @SuppressWarnings("unchecked")
+    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic type: filled with Execution<Object> only
     Execution<Object>[] executions = new Execution[clients];
     for (int c = 0; c < clients; c++) {
       queue.schedule(delay(random, mean, deviation), READ, null, c);

@@ -60,8 +60,9 @@ public final class Scenario {
             + "full-jitter:100ms:20s, presets; suffixes +budget, +breaker[:rate%:window:wait:trials], +adaptive[:wait|fail|max-wait], "
             + "+hedge:delay[:max-hedges])");
     key("max-attempts", "the policy's own", "attempt limit, the first attempt included, or unlimited; when set it "
-        + "applies to every policy, presets and storm-* too (unset: each policy's own, as everywhere: a strategy "
-        + "3, as the library's default, a preset its own, storm-* unlimited)");
+        + "applies to every policy, presets and storm-* too (unset, or own: each policy's own, as everywhere: a "
+        + "strategy 3, as the library's default, a preset its own, storm-* unlimited; own undoes a scenario "
+        + "file's limit)");
     key("budget", dev.backoff.spec.BudgetSpec.DEFAULT, "retry budget of '+budget' policies: token-bucket[:capacity:cost:timeout-cost] (AWS), grpc[:max-tokens:token-ratio] or ratio[:ratio:min-per-second:window] (Finagle)");
     key("breaker-scope", "shared", "circuit breakers of '+breaker' policies: shared (one per run, as the budget: "
         + "the clients are one process's callers) or per-client (closed loop: one per client, a fleet of "
@@ -114,6 +115,8 @@ public final class Scenario {
   final long seed;
   final List<PolicySpec> policies;
   final int maxAttempts;
+  /** Whether max-attempts sets one limit for every policy (a number or unlimited), not each policy's own. */
+  final boolean attemptLimitSet;
   final String budget;
   final boolean breakerPerClient;
   final boolean closedLoop;
@@ -155,7 +158,8 @@ public final class Scenario {
     }
     seed = Values.wholeNumber("seed", get("seed"), Long.MIN_VALUE, Long.MAX_VALUE);
     String attempts = String.valueOf(get("max-attempts")).trim();
-    if (!raw.containsKey("max-attempts") || attempts.equalsIgnoreCase("unlimited")) {
+    attemptLimitSet = raw.containsKey("max-attempts") && !attempts.equalsIgnoreCase("own");
+    if (!attemptLimitSet || attempts.equalsIgnoreCase("unlimited")) {
       maxAttempts = Integer.MAX_VALUE;
     } else {
       maxAttempts = (int) Values.wholeNumber("max-attempts", get("max-attempts"), 1, Integer.MAX_VALUE);
@@ -203,13 +207,13 @@ public final class Scenario {
           + get("recovery-window"));
     }
     faults = Fault.parseAll(get("faults"), durationNanos, String.valueOf(get("duration")).trim());
-    policies = PolicySpec.parseAll(get("policies"), raw.containsKey("max-attempts"));
+    policies = PolicySpec.parseAll(get("policies"), attemptLimitSet);
     for (PolicySpec spec : policies) {
       if (spec.hedge != null) {
         try {
           spec.build(maxAttempts, null); // hedges need room in the attempt limit
         } catch (IllegalArgumentException e) {
-          throw new ScenarioException(raw.containsKey("max-attempts") ? "max-attempts" : "policies",
+          throw new ScenarioException(attemptLimitSet ? "max-attempts" : "policies",
               "policy '" + spec.name + "': " + e.getMessage());
         }
       }
@@ -349,6 +353,14 @@ public final class Scenario {
 
   private static Scenario build(Map<String, Object> values) {
     return new Scenario(values);
+  }
+
+  /**
+   * Whether the scenario sets one attempt limit for every policy ({@code max-attempts} a number or
+   * {@code unlimited}); false when each policy keeps its own (the key unset, or {@code own}).
+   */
+  public boolean setsAttemptLimit() {
+    return attemptLimitSet;
   }
 
   /** The keys set explicitly (the rest are defaults), in the order they were given. */

@@ -173,7 +173,7 @@ class AdvisorTest {
         new Advisor.Settings(1, 1, 1), null);
     PolicyCandidate preset = PolicyCandidate.preset(dev.backoff.Preset.AWS_STANDARD, null);
     List<String> words = advice.simulateCommand(preset, advice.checking().checks().get(1));
-    assertThat(String.join(" ", words)).endsWith(" --seed 4 --policies aws-standard --max-attempts unlimited --seeds 1");
+    assertThat(String.join(" ", words)).endsWith(" --seed 4 --policies aws-standard --max-attempts own --seeds 1");
     Map<String, Object> keys = new java.util.LinkedHashMap<>();
     for (int i = 0; i < words.size() - 2; i += 2) {
       assertThat(words.get(i)).startsWith("--");
