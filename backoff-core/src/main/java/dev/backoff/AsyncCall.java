@@ -565,7 +565,9 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     // only if the task has not started (the task marks its start by setting pending to this call).
     Future<?> before = pending;
     starter = Thread.currentThread(); // a canceller does not wait for itself (see stopRetrying)
-    inFlight = SCHEDULING; // no attempt is in flight now (decide cleared it)
+    @SuppressWarnings("unchecked") // the marker is never completed nor read as a stage of T
+    CompletionStage<T> scheduling = SCHEDULING;
+    inFlight = scheduling; // no attempt is in flight now (decide cleared it)
     state = WAITING; // before scheduling: the task may run at once on another thread
     try {
       Future<?> task = executor.scheduler.schedule(this, delayNanos);

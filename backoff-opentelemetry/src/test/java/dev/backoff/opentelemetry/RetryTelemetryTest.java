@@ -82,6 +82,7 @@ class RetryTelemetryTest {
     return metrics.collectAllMetrics().stream().filter(m -> m.getName().equals(name)).findFirst().orElseThrow();
   }
 
+  @SuppressWarnings("try") // the scope is entered for its effect: the span made inside it
   @Test
   void aSyncCallIsOneSpanWithAChildSpanPerAttemptUnderTheCallersSpan() throws Exception {
     AtomicInteger tries = new AtomicInteger();
@@ -174,6 +175,7 @@ class RetryTelemetryTest {
     assertThat(delays.getAttributes().get(RetryTelemetry.FAILURE_CLASS)).isEqualTo("transient");
   }
 
+  @SuppressWarnings("try") // the scope is entered for its effect: the span made inside it
   @Test
   void anAsyncCallsAttemptsOnOtherThreadsStillNestUnderItsSpan() {
     FakeScheduler scheduler = new FakeScheduler(clock);
