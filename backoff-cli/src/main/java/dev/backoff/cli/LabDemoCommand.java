@@ -148,9 +148,7 @@ final class LabDemoCommand implements Callable<Integer> {
     for (LabDemo.Result result : results) {
       LabSummary live = result.summary();
       Prediction prediction = predictions.get(result.policy());
-      String simulated = prediction == null ? "not run"
-          : prediction.summary == null ? "n/a"
-          : simulated(prediction.summary) + ", " + prediction.summary.peakConcurrency();
+      String simulated = simulatedColumn(prediction);
       text.append(String.format(Locale.ROOT, row, result.policy(),
           verdict(live),
           live.peakConcurrency() < 0 ? "?" : Integer.toString(live.peakConcurrency()),
@@ -182,6 +180,13 @@ final class LabDemoCommand implements Callable<Integer> {
   }
 
   /** The simulator's verdict in the live column's words: {@code yes, after 5 s}, {@code no}, or why neither. */
+  /** The table's last column: the simulator's verdict and peak concurrency for one policy. */
+  static String simulatedColumn(Prediction prediction) {
+    return prediction == null ? "not run"
+        : prediction.summary == null ? "n/a"
+        : simulated(prediction.summary) + ", " + prediction.summary.peakConcurrency();
+  }
+
   private static String simulated(Summary summary) {
     return switch (summary.verdict()) {
       case RECOVERED -> "yes, after " + summary.recoverySeconds() + " s";
@@ -193,7 +198,8 @@ final class LabDemoCommand implements Callable<Integer> {
 
   private static String verdict(LabSummary live) {
     return switch (live.verdict()) {
-      case RECOVERED, LATE -> "yes, after " + live.recoverySeconds() + " s";
+      case RECOVERED -> "yes, after " + live.recoverySeconds() + " s";
+      case LATE -> "late, after " + live.recoverySeconds() + " s"; // as the simulator's column says it
       case NOT_RECOVERED -> "no";
       default -> live.verdict().label();
     };

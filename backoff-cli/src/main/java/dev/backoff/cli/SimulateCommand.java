@@ -58,14 +58,14 @@ final class SimulateCommand implements Callable<Integer> {
           + "length, every range of lengths that fails, and whether recovery is monotone in the length.")
   boolean tippingPoint;
 
-  @Option(names = "--grid", paramLabel = "<seconds>", defaultValue = "5",
-      description = "Tipping-point scan: the step between fault lengths. Default: ${DEFAULT-VALUE}.")
-  int grid;
+  @Option(names = "--grid", paramLabel = "<duration>", defaultValue = "5s", converter = DurationConverter.class,
+      description = "Tipping-point scan: the step between fault lengths, whole seconds. Default: ${DEFAULT-VALUE}.")
+  java.time.Duration grid;
 
-  @Option(names = "--resolution", paramLabel = "<seconds>", defaultValue = "1",
-      description = "Tipping-point scan: the step between two grid lengths whose outcome differs. Default: "
-          + "${DEFAULT-VALUE}.")
-  int resolution;
+  @Option(names = "--resolution", paramLabel = "<duration>", defaultValue = "1s", converter = DurationConverter.class,
+      description = "Tipping-point scan: the step between two grid lengths whose outcome differs, whole seconds. "
+          + "Default: ${DEFAULT-VALUE}.")
+  java.time.Duration resolution;
 
   @Option(names = "--seeds", paramLabel = "<count>",
       description = "Run each policy over COUNT seeds (the scenario's seed, seed+1, ..., seed+COUNT-1) and report, "

@@ -18,12 +18,8 @@ final class TippingPointRun {
     if (seeds < 1) {
       throw new Errors.UsageException("--seeds: must be at least 1, was " + seeds);
     }
-    if (command.grid < 1) {
-      throw new Errors.UsageException("--grid: must be at least 1 second, was " + command.grid);
-    }
-    if (command.resolution < 1) {
-      throw new Errors.UsageException("--resolution: must be at least 1 second, was " + command.resolution);
-    }
+    int grid = wholeSeconds("--grid", command.grid);
+    int resolution = wholeSeconds("--resolution", command.resolution);
     if (command.reportDirectory != null) {
       throw new Errors.UsageException("--report: the tipping-point scan writes no report; drop --report "
           + "(--format json or csv gives every length's verdicts)");
@@ -34,10 +30,10 @@ final class TippingPointRun {
     }
     int threads = SeedsRun.threads(command.threads);
     Scenario scenario = SimulateCommand.scenario(command.spec, command.scenarioFile);
-    long most = TippingPoints.maxRuns(scenario, seeds, command.grid, command.resolution);
+    long most = TippingPoints.maxRuns(scenario, seeds, grid, resolution);
     TippingPoints.Scan scan;
     try (Progress progress = Progress.start(command.spec, "tipping points", most, " runs")) {
-      scan = TippingPoints.scan(scenario, seeds, command.grid, command.resolution, threads, progress::stepTo);
+      scan = TippingPoints.scan(scenario, seeds, grid, resolution, threads, progress::stepTo);
     }
     PrintWriter out = command.spec.commandLine().getOut();
     out.print(switch (command.format) {
@@ -47,5 +43,15 @@ final class TippingPointRun {
     });
     out.flush();
     return 0;
+  }
+
+  /** A scan step in whole seconds, at least one, as every other duration flag takes it ({@code 5s}, {@code 1m}). */
+  private static int wholeSeconds(String flag, java.time.Duration step) {
+    if (step.compareTo(java.time.Duration.ofSeconds(1)) < 0 || step.getNano() != 0
+        || step.getSeconds() > Integer.MAX_VALUE) {
+      throw new Errors.UsageException(flag + ": must be a whole number of seconds, at least 1s, was "
+          + dev.backoff.spec.Durations.format(step.isNegative() ? java.time.Duration.ZERO : step));
+    }
+    return (int) step.getSeconds();
   }
 }

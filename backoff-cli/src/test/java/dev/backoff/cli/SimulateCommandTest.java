@@ -155,7 +155,7 @@ class SimulateCommandTest {
   @Tag("slow")
   void tippingPointScanReportsEveryLengthInEachFormat() throws Exception {
     String[] scan = {"simulate", "--clients", "1000", "--duration", "200s", "--faults", "pause@30s+10s", "--policies",
-        "fixed,storm-exponential-full-jitter+budget", "--tipping-point", "--grid", "10", "--resolution", "5"};
+        "fixed,storm-exponential-full-jitter+budget", "--tipping-point", "--grid", "10s", "--resolution", "5s"};
     CliRunner json = CliRunner.run(ScheduleCommandTest.with(scan, "--format", "json"));
     assertThat(json.exitCode).as(json.err).isZero();
     JsonNode root = JSON.readTree(json.out);
@@ -177,10 +177,14 @@ class SimulateCommandTest {
         .doesNotContain("recovers from every fault length");
     assertUsage(CliRunner.run(ScheduleCommandTest.with(scan, "--format", "summary-csv")), "backoff: --format summary-csv: the "
         + "tipping-point scan has one CSV");
-    assertUsage(CliRunner.run("simulate", "--tipping-point", "--grid", "0"),
-        "backoff: --grid: must be at least 1 second, was 0");
-    assertUsage(CliRunner.run("simulate", "--tipping-point", "--resolution", "0"),
-        "backoff: --resolution: must be at least 1 second");
+    assertUsage(CliRunner.run("simulate", "--tipping-point", "--grid", "0s"),
+        "backoff: --grid: must be a whole number of seconds, at least 1s, was 0s");
+    assertUsage(CliRunner.run("simulate", "--tipping-point", "--resolution", "1500ms"),
+        "backoff: --resolution: must be a whole number of seconds, at least 1s, was 1.5s");
+    // Durations take a unit here as in every other flag; a bare number gets the hint.
+    CliRunner bare = CliRunner.run("simulate", "--tipping-point", "--resolution", "2");
+    assertThat(bare.exitCode).isEqualTo(2);
+    assertThat(bare.err).contains("--resolution").contains("2s");
     assertUsage(CliRunner.run(ScheduleCommandTest.with(scan, "--report", "out")), "backoff: --report: the tipping-point scan writes no "
         + "report");
   }

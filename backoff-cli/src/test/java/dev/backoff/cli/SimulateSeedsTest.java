@@ -82,7 +82,7 @@ class SimulateSeedsTest {
   @Tag("slow")
   void tippingPointsOverSeedsCountTheSeedsThatCameBackAtEachLength() throws Exception {
     String[] tipping = {"simulate", "--duration", "200s", "--policies", "storm-exponential-full-jitter", "--seeds",
-        "3", "--tipping-point", "--grid", "10", "--resolution", "5"};
+        "3", "--tipping-point", "--grid", "10s", "--resolution", "5s"};
     CliRunner text = CliRunner.run(tipping);
     assertThat(text.exitCode).as(text.err).isZero();
     assertThat(text.out).contains("; 3 seeds (3 to 5); ").contains("\n  1 s                            3/3\n");
