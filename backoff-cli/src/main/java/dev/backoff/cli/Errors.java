@@ -90,13 +90,13 @@ final class Errors {
       for (OptionSpec option : spec.options()) {
         known.addAll(List.of(option.names()));
       }
-      String closest = Suggestions.closest(name, known);
+      String closest = dev.backoff.spec.Suggestions.closest(name, known);
       return "unknown option '" + name + "' for '" + spec.qualifiedName() + "'"
           + (closest == null ? "" : "; did you mean '" + closest + "'?");
     }
     if (!commandLine.getSubcommands().isEmpty()) {
       List<String> known = commandLine.getSubcommands().keySet().stream().filter(n -> !n.equals("help")).toList();
-      String closest = Suggestions.closest(token, known);
+      String closest = dev.backoff.spec.Suggestions.closest(token, known);
       return "unknown command '" + token + "' for '" + spec.qualifiedName() + "'"
           + (closest == null ? "; commands: " + String.join(", ", known) : "; did you mean '" + closest + "'?");
     }

@@ -42,7 +42,7 @@ final class HelpCommand implements IHelpCommandInitializable2, Runnable {
         CommandLine sub = target.getSubcommands().get(name);
         if (sub == null || sub == self) {
           List<String> known = target.getSubcommands().keySet().stream().filter(n -> !n.equals("help")).toList();
-          String closest = Suggestions.closest(name, known);
+          String closest = dev.backoff.spec.Suggestions.closest(name, known);
           throw new ParameterException(target, "no command '" + name + "' in '"
               + target.getCommandSpec().qualifiedName() + "'"
               + (closest == null ? "; commands: " + String.join(", ", known) : "; did you mean '" + closest + "'?"));

@@ -235,17 +235,14 @@ class HelpTest {
   @Test
   void suggestionsAreTheClosestNameWithinAFewTypingMistakes() {
     List<String> names = List.of("schedule", "simulate", "strategies", "tune", "run");
-    assertThat(Suggestions.closest("schedul", names)).isEqualTo("schedule");
-    assertThat(Suggestions.closest("shcedule", names)).isEqualTo("schedule"); // a swap is one mistake
-    assertThat(Suggestions.closest("strat", names)).isEqualTo("strategies"); // a prefix
-    assertThat(Suggestions.closest("tunr", names)).isEqualTo("tune");
-    assertThat(Suggestions.closest("SCHEDULE", names)).isEqualTo("schedule");
-    assertThat(Suggestions.closest("--Strategy", List.of("--seed", "--strategy"))).isEqualTo("--strategy");
-    assertThat(Suggestions.closest("xyz", names)).isNull();
-    assertThat(Suggestions.closest("ru", names)).isNull(); // too short to guess
-    assertThat(Suggestions.distance("kitten", "sitting")).isEqualTo(3);
-    assertThat(Suggestions.distance("ab", "ba")).isEqualTo(1);
-    assertThat(Suggestions.distance("", "abc")).isEqualTo(3);
+    assertThat(dev.backoff.spec.Suggestions.closest("schedul", names)).isEqualTo("schedule");
+    assertThat(dev.backoff.spec.Suggestions.closest("shcedule", names)).isEqualTo("schedule"); // a swap is one mistake
+    assertThat(dev.backoff.spec.Suggestions.closest("strat", names)).isEqualTo("strategies"); // a prefix
+    assertThat(dev.backoff.spec.Suggestions.closest("tunr", names)).isEqualTo("tune");
+    assertThat(dev.backoff.spec.Suggestions.closest("SCHEDULE", names)).isEqualTo("schedule");
+    assertThat(dev.backoff.spec.Suggestions.closest("--Strategy", List.of("--seed", "--strategy"))).isEqualTo("--strategy");
+    assertThat(dev.backoff.spec.Suggestions.closest("xyz", names)).isNull();
+    assertThat(dev.backoff.spec.Suggestions.closest("ru", names)).isNull(); // too short to guess
   }
 
   @Test

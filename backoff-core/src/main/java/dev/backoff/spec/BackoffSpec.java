@@ -112,7 +112,9 @@ public final class BackoffSpec {
     if (!STRATEGIES.containsKey(key)) {
       Preset preset = presetOrNull(key);
       if (preset == null) {
-        throw new IllegalArgumentException("unknown strategy '" + show(name) + "'; known: " + String.join(", ", names()));
+        String closest = Suggestions.closest(name.trim(), names());
+        throw new IllegalArgumentException("unknown strategy '" + show(name) + "'"
+            + (closest == null ? "" : "; did you mean '" + closest + "'?") + "; known: " + String.join(", ", names()));
       }
       key = preset.id();
     }

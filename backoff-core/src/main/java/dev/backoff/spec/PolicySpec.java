@@ -176,8 +176,10 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
     String name = base.split(":", -1)[0].trim();
     if (!BackoffSpec.names().contains(name)) {
       String instead = FORMER_NAMES.get(name.replace("-", "").replace("_", ""));
+      String closest = instead != null ? null : Suggestions.closest(name, names());
       throw new IllegalArgumentException("unknown policy '" + Durations.show(name) + "'"
           + (instead == null ? "" : "; did you mean '" + instead + "'? (its name in every command)")
+          + (closest == null ? "" : "; did you mean '" + closest + "'?")
           + "; known: " + String.join(", ", names()) + "; a strategy may take parameters, such as "
           + "full-jitter:100ms:20s");
     }

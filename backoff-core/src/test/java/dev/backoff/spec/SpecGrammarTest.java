@@ -92,7 +92,7 @@ class SpecGrammarTest {
   @Test
   void errorsNameTheBadPart() {
     assertThatThrownBy(() -> BackoffSpec.parse("expo")).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("unknown strategy 'expo'; known: none, fixed, linear, exponential");
+        .hasMessageStartingWith("unknown strategy 'expo'; did you mean 'exponential'?; known: none, fixed, linear, exponential");
     assertThatThrownBy(() -> BackoffSpec.parse("fixed:1s:2s"))
         .hasMessage("bad strategy 'fixed:1s:2s': fixed takes at most 1 parameter (fixed[:DELAY])");
     assertThatThrownBy(() -> BackoffSpec.parse("exponential:100ms:x:20s"))

@@ -78,8 +78,9 @@ public abstract class HostileServerSuite {
      */
     int send(String method, URI uri, String body) throws Exception;
 
+    /** Closes the client; an {@code IOException} at most (never an interrupt to swallow). */
     @Override
-    void close() throws Exception;
+    void close() throws java.io.IOException;
   }
 
   /** The adapter's name, shown in failures. */

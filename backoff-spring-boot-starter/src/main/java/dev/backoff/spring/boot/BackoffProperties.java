@@ -42,6 +42,11 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  */
 @ConfigurationProperties(prefix = "backoff", ignoreUnknownFields = false)
 public class BackoffProperties {
+  /** Settings at their defaults, which Spring Boot's binder then fills in from the properties. */
+  public BackoffProperties() {
+    // the binder calls the setters
+  }
+
   /** Named retry policies, {@code backoff.policies.<name>.*}; the name is what {@code @BackoffRetry} refers to. */
   private Map<String, Policy> policies = new LinkedHashMap<>();
 
@@ -83,6 +88,11 @@ public class BackoffProperties {
 
   /** One named policy, {@code backoff.policies.<name>.*}. Unset fields keep the library's defaults. */
   public static class Policy {
+    /** Settings at their defaults, which Spring Boot's binder then fills in from the properties. */
+    public Policy() {
+      // the binder calls the setters
+    }
+
     /**
      * Backoff strategy or preset in Backoff's spec grammar, such as {@code exponential:100ms:2:20s:full},
      * {@code full-jitter}, {@code decorrelated-v2:50ms:10s} or the preset {@code aws-standard} (a preset
@@ -269,6 +279,11 @@ public class BackoffProperties {
    * keeps its default.
    */
   public static class CircuitBreakerSettings {
+    /** Settings at their defaults, which Spring Boot's binder then fills in from the properties. */
+    public CircuitBreakerSettings() {
+      // the binder calls the setters
+    }
+
     /** Whether the breaker is on. Default true once the block is there; false turns it off (a profile's override). */
     private Boolean enabled;
 
@@ -344,6 +359,11 @@ public class BackoffProperties {
    * language's {@code +adaptive[:wait|fail|MAX_WAIT]} (AWS's adaptive retry mode, with the AWS SDKs' constants).
    */
   public static class RateLimiterSettings {
+    /** Settings at their defaults, which Spring Boot's binder then fills in from the properties. */
+    public RateLimiterSettings() {
+      // the binder calls the setters
+    }
+
     /** Whether the limiter is on. Default true once the block is there; false turns it off (a profile's override). */
     private Boolean enabled;
 
@@ -382,6 +402,11 @@ public class BackoffProperties {
    * hedging policy fails the context.
    */
   public static class HedgingSettings {
+    /** Settings at their defaults, which Spring Boot's binder then fills in from the properties. */
+    public HedgingSettings() {
+      // the binder calls the setters
+    }
+
     /** Whether hedging is on. Default true once the block is there; false turns it off (a profile's override). */
     private Boolean enabled;
 
@@ -430,6 +455,11 @@ public class BackoffProperties {
 
   /** One named budget, {@code backoff.budgets.<name>.*}. */
   public static class Budget {
+    /** Settings at their defaults, which Spring Boot's binder then fills in from the properties. */
+    public Budget() {
+      // the binder calls the setters
+    }
+
     /**
      * The budget in Backoff's budget grammar: {@code token-bucket[:CAPACITY:COST:TIMEOUT_COST]} (AWS's
      * retry quota; defaults 500, 5, 10), {@code grpc[:MAX_TOKENS:TOKEN_RATIO]} (gRPC retry throttling;
@@ -451,6 +481,11 @@ public class BackoffProperties {
 
   /** The policies applied to Spring Boot's HTTP client builders (needs backoff-spring-web). */
   public static class Http {
+    /** Settings at their defaults, which Spring Boot's binder then fills in from the properties. */
+    public Http() {
+      // the binder calls the setters
+    }
+
     /** Name of the policy every RestClient built from Spring Boot's RestClient.Builder retries with. Default: none (no retries). */
     private String restClientPolicy;
 

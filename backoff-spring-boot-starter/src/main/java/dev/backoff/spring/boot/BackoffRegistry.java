@@ -245,7 +245,7 @@ public final class BackoffRegistry {
     return parser.apply(values);
   }
 
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic type, each element checked first
   private static Class<? extends Throwable>[] throwables(String key, List<Class<?>> types) {
     for (Class<?> type : types) {
       if (type == null || !Throwable.class.isAssignableFrom(type)) {

@@ -1,22 +1,24 @@
-package dev.backoff.cli;
+package dev.backoff.spec;
 
 import java.util.Collection;
 import java.util.Locale;
 
 /**
  * The closest known name to a mistyped one ({@code schedul} → {@code schedule}, {@code --stratgy} →
- * {@code --strategy}), for "did you mean" hints. Close means a few typing mistakes apart (letters added,
+ * {@code --strategy}), for "did you mean" hints in the spec language's messages and the command line's. Close means a few typing mistakes apart (letters added,
  * dropped, changed or swapped: one per three letters typed, none for fewer than three), or a known name that starts with
  * what was typed; case does not count. Stateless and thread-safe.
  */
-final class Suggestions {
+public final class Suggestions {
   private Suggestions() {}
 
   /**
    * The known name closest to {@code typed}, or null if none is close; on a tie the first in
    * {@code known}'s order.
+   *
+   * @throws NullPointerException if {@code typed} or {@code known} (or one of its names) is null
    */
-  static String closest(String typed, Collection<String> known) {
+  public static String closest(String typed, Collection<String> known) {
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
     int allowed = typed.length() < 3 ? 0 : Math.max(1, typed.length() / 3);
