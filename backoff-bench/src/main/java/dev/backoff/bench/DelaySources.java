@@ -158,6 +158,19 @@ public final class DelaySources {
     return backOff;
   }
 
+  /**
+   * The {@link Backoff} behind one of the {@code backoff-*} strategy sources (not the engine's), for
+   * benchmarks that call it at one retry number.
+   *
+   * @throws IllegalArgumentException if {@code name} is not a Backoff strategy source
+   */
+  static Backoff backoffOf(String name) {
+    if (create(name) instanceof BackoffSource source) {
+      return source.backoff;
+    }
+    throw new IllegalArgumentException("not a Backoff strategy source: " + name);
+  }
+
   private static DelaySource backoff(Backoff backoff) {
     return new BackoffSource(backoff, new SplittableRandom(SEED));
   }

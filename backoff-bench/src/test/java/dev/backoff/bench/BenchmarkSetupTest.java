@@ -148,4 +148,24 @@ class BenchmarkSetupTest {
       }
     }
   }
+
+  @Test
+  void delayAtRetryGivesTheDelayTheStrategyGivesAtThatRetry() throws Exception {
+    for (String source : paramValues(DelayAtRetryBenchmark.class, "source")) {
+      for (String retry : paramValues(DelayAtRetryBenchmark.class, "retry")) {
+        DelayAtRetryBenchmark benchmark = new DelayAtRetryBenchmark();
+        benchmark.source = source;
+        benchmark.retry = Integer.parseInt(retry);
+        benchmark.setUp();
+        // The same strategy and seed, called through retries 1..retry as a call would: the benchmark's
+        // first delay is the one at its retry.
+        DelaySource call = DelaySources.create(source);
+        long expected = 0;
+        for (int i = 0; i < benchmark.retry; i++) {
+          expected = call.nextDelayNanos();
+        }
+        assertThat(benchmark.delay()).as(source + " at retry " + retry).isEqualTo(expected);
+      }
+    }
+  }
 }
