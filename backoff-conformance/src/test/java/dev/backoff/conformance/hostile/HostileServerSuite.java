@@ -201,39 +201,27 @@ public abstract class HostileServerSuite {
   @Test
   void tricklingBodyOfA503IsBoundedByTheDeadline() {
     // 10 bytes a second of a 1 MB body: reading it would take a day.
-    assertTimeoutPreemptively(BOUND, () -> {
-      try (ScriptedHttpServer server = new ScriptedHttpServer(
-              Response.ofLength(503, 1_000_000).trickle(Duration.ofMillis(100)));
-          Exchange exchange = open(new Shape(10, Duration.ofMillis(10), DEADLINE, null))) {
-        Ending ending = call(exchange, "GET", server.uri("/trickle"), null);
-        assertSafe(ending, 503);
-        assertEndsByDeadline(ending, settledRequests(server));
-      }
-    });
+    endsByTheDeadline(Response.ofLength(503, 1_000_000).trickle(Duration.ofMillis(100)), 503);
   }
 
   @Test
   void stalledBodyOfA503IsBoundedByTheDeadline() {
     // The head and one byte of the body, then nothing for an hour.
-    assertTimeoutPreemptively(BOUND, () -> {
-      try (ScriptedHttpServer server = new ScriptedHttpServer(
-              Response.ofLength(503, 1_000).trickle(Duration.ofHours(1)));
-          Exchange exchange = open(new Shape(10, Duration.ofMillis(10), DEADLINE, null))) {
-        Ending ending = call(exchange, "GET", server.uri("/stall"), null);
-        assertSafe(ending, 503);
-        assertEndsByDeadline(ending, settledRequests(server));
-      }
-    });
+    endsByTheDeadline(Response.ofLength(503, 1_000).trickle(Duration.ofHours(1)), 503);
   }
 
   @Test
   void stalledBodyOfA200IsBoundedByTheDeadline() {
+    endsByTheDeadline(Response.ofLength(200, 1_000).trickle(Duration.ofHours(1)), 200);
+  }
+
+  /** A GET under a {@link #DEADLINE} to a server answering {@code response}, ending safely by the deadline. */
+  private void endsByTheDeadline(Response response, int expectedStatus) {
     assertTimeoutPreemptively(BOUND, () -> {
-      try (ScriptedHttpServer server = new ScriptedHttpServer(
-              Response.ofLength(200, 1_000).trickle(Duration.ofHours(1)));
+      try (ScriptedHttpServer server = new ScriptedHttpServer(response);
           Exchange exchange = open(new Shape(10, Duration.ofMillis(10), DEADLINE, null))) {
-        Ending ending = call(exchange, "GET", server.uri("/stall-200"), null);
-        assertSafe(ending, 200);
+        Ending ending = call(exchange, "GET", server.uri("/slow-body"), null);
+        assertSafe(ending, expectedStatus);
         assertEndsByDeadline(ending, settledRequests(server));
       }
     });
