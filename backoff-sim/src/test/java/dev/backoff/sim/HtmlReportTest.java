@@ -25,14 +25,14 @@ class HtmlReportTest {
   @TempDir Path directory;
 
   private static final Scenario SCENARIO = Scenario.of(Map.of("clients", 1000, "duration", "80s",
-      "faults", "pause@20s+10s", "policies", "fixed,storm-exponential"));
+      "faults", "pause@20s+10s", "policies", "storm-fixed,storm-exponential"));
 
   @Test
   void simulationReportIsSelfContained() {
     String html = HtmlReport.simulation(Simulator.run(SCENARIO));
     assertThat(html).doesNotContainPattern("(src|href)\\s*=\\s*[\"']?(https?:)?//");
     assertThat(html).doesNotContain("<link").doesNotContain("@import");
-    assertThat(html).contains("\"name\":\"fixed\"").contains("\"faults\":[[20.000,30.000]]");
+    assertThat(html).contains("\"name\":\"storm-fixed\"").contains("\"faults\":[[20.000,30.000]]");
   }
 
   @Test
@@ -60,7 +60,7 @@ class HtmlReportTest {
     assertThat(attribute(dom, "data-charts-drawn")).isEqualTo("6");
     assertThat(count(dom, "<svg[^>]*class=\"chart\"")).isEqualTo(6);
     // One line per policy in each chart, each with real points, and the fault window shaded in all six.
-    Matcher lines = Pattern.compile("<path d=\"(M[^\"]+)\"[^>]*class=\"line\" data-series=\"(fixed|storm-exponential)\"").matcher(dom);
+    Matcher lines = Pattern.compile("<path d=\"(M[^\"]+)\"[^>]*class=\"line\" data-series=\"(storm-fixed|storm-exponential)\"").matcher(dom);
     int drawnLines = 0;
     while (lines.find()) {
       drawnLines++;
