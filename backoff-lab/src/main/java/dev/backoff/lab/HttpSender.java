@@ -181,7 +181,13 @@ final class HttpSender implements LogicalRequestSender {
    */
   private static final class HedgeListener implements RetryListener<HttpResponse<?>> {
     private final AttemptObserver observer;
-    private final ConcurrentHashMap<Object, Call> calls = new ConcurrentHashMap<>();
+    /**
+     * Calls by their token (compared by identity). An ended call stays, marked ended, until its token is
+     * collected: a hedge whose start event arrives after the call ended then finds it ended and is counted as
+     * started and cancelled, instead of opening an entry that would never end.
+     */
+    private final java.util.Map<Object, Call> calls =
+        java.util.Collections.synchronizedMap(new java.util.WeakHashMap<>());
 
     /** One call's attempts in flight, by number. Guarded by its monitor. */
     private static final class Call {
@@ -269,7 +275,7 @@ final class HttpSender implements LogicalRequestSender {
 
     private void ended(RetryEvent<HttpResponse<?>> event) {
       Object key = event.call();
-      Call call = key == null ? null : calls.remove(key);
+      Call call = key == null ? null : calls.get(key); // kept, marked ended: see calls
       if (call == null) {
         return; // no attempt started
       }
