@@ -1,64 +1,14 @@
 package dev.backoff;
 
-import dev.backoff.driver.SyncAttempt;
 import java.util.concurrent.CancellationException;
 
 /**
- * The loops' gate in front of every attempt of a policy with an {@link AdaptiveRateLimiter}: takes the
- * attempt's token, and says how long to wait for it or why the call must stop instead. The synchronous loop
- * waits here on the policy's sleeper (or a driver's wait); the asynchronous loop schedules the attempt after
- * the wait itself.
+ * The rate limiter's refusals, for the {@link CallMachine}'s gate in front of every attempt of a policy with
+ * an {@link AdaptiveRateLimiter}: why a token's wait cannot be waited for, and how a refused first attempt
+ * ends.
  */
 final class RateGate {
   private RateGate() {}
-
-  /**
-   * Takes a token for the attempt about to start and waits for it (synchronous loop). Returns null to go
-   * ahead, or why the call must stop: {@link StopReason#RATE_LIMITED} (refused),
-   * {@link StopReason#DEADLINE_EXCEEDED} (the wait would end past the deadline) or
-   * {@link StopReason#CANCELLED} (a driver's wait said the call was cancelled). A call that does not go ahead
-   * gives its token back.
-   *
-   * @param startNanos the call's start, for the deadline
-   * @throws InterruptedException if the thread was interrupted while waiting (its flag set again)
-   */
-  static StopReason await(RetryPolicy<?> policy, Object target, int kind, Sleeper sleeper, long startNanos,
-      NanoClock clock) throws InterruptedException {
-    AdaptiveRateLimiter limiter = policy.rateLimiter;
-    long wait = limiter.reserve();
-    if (wait == 0) {
-      return null;
-    }
-    StopReason refusal = refusal(policy, wait, startNanos, clock);
-    if (refusal != null) {
-      return refusal;
-    }
-    boolean goOn = true;
-    try {
-      if (kind == SyncLoop.HOOK) {
-        goOn = ((SyncAttempt<?>) target).waitToRetry(wait, sleeper);
-      } else {
-        sleeper.sleep(wait);
-      }
-    } catch (InterruptedException interrupted) {
-      limiter.unreserve();
-      Thread.currentThread().interrupt();
-      throw interrupted;
-    } catch (RuntimeException | Error unexpected) {
-      limiter.unreserve();
-      throw unexpected;
-    }
-    if (!goOn) {
-      limiter.unreserve();
-      return StopReason.CANCELLED;
-    }
-    // An interrupt that lands after the wait (or a sleeper that ignores it) must not start the attempt.
-    if (Thread.currentThread().isInterrupted()) {
-      limiter.unreserve();
-      throw new InterruptedException("interrupted while waiting for the rate limiter's token");
-    }
-    return null;
-  }
 
   /**
    * Why a reservation that returned {@code wait} (non-zero) cannot be waited for: refused by the limiter,

@@ -61,10 +61,14 @@ final class SyncLoop {
     if (policy.hedging != null || policy.breaker != null || policy.rateLimiter != null) {
       return gatedCall(executor, target, kind, judge, recovery);
     }
-    return firstAttempt(executor, target, kind, judge, recovery, FirstAttempt.start(policy, executor.clock), null);
+    return firstAttempt(executor, target, kind, judge, recovery, CallMachine.startNanos(policy, executor.clock),
+        null);
   }
 
-  /** A call under a policy that hedges (refused), or whose breaker or rate limiter must let the first attempt in. */
+  /**
+   * A call under a policy that hedges (refused), or whose breaker or rate limiter must let the first attempt
+   * in: the machine's gate, with this thread carrying out its waits for the limiter's token.
+   */
   private static <R, T extends R> T gatedCall(RetryExecutor<R> executor, Object target, int kind,
       OutcomeJudge<R> judge, Recovery<T> recovery) throws Exception {
     RetryPolicy<R> policy = executor.policy;
@@ -72,30 +76,40 @@ final class SyncLoop {
       throw hedgingRejected(policy);
     }
     NanoClock clock = executor.clock;
-    CircuitBreaker.Permit permit = null;
-    if (policy.breaker != null) {
-      permit = policy.breaker.tryAcquire();
-      if (permit == null) {
-        return refused(policy, recovery);
-      }
+    CircuitBreaker.Permit permit = CallMachine.admit(policy);
+    if (permit == CallMachine.OPEN) {
+      return refused(policy, recovery);
     }
-    long start = FirstAttempt.start(policy, clock);
-    if (policy.rateLimiter != null) {
-      StopReason refusal;
+    long start = CallMachine.startNanos(policy, clock);
+    long effect = CallMachine.meter(policy, null, start, clock, permit);
+    if (effect >= 0) { // wait for the limiter's token, then ask the breaker again
+      boolean goOn;
       try {
-        refusal = RateGate.await(policy, target, kind, executor.sleeper, start, clock);
+        goOn = sleep(executor, target, kind, effect);
       } catch (InterruptedException | RuntimeException | Error stopped) {
-        if (permit != null) {
-          permit.release();
+        CallMachine.firstTokenAbandoned(policy);
+        if (stopped instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
         }
         throw stopped;
       }
-      if (refusal != null) {
-        if (permit != null) {
-          permit.release();
-        }
-        return RateGate.refusedFirst(policy, refusal, recovery);
+      if (!goOn) {
+        CallMachine.firstTokenAbandoned(policy);
+        throw new CancellationException("the call was cancelled while waiting for the rate limiter");
       }
+      // An interrupt that lands after the wait (or a sleeper that ignores it) must not start the attempt.
+      if (Thread.currentThread().isInterrupted()) {
+        CallMachine.firstTokenAbandoned(policy);
+        throw new InterruptedException("interrupted while waiting for the rate limiter's token");
+      }
+      permit = CallMachine.admit(policy);
+      effect = CallMachine.firstTokenWaited(policy, permit);
+    }
+    if (effect == CallMachine.REFUSED_CIRCUIT_OPEN) {
+      return refused(policy, recovery);
+    }
+    if (effect != CallMachine.START) {
+      return RateGate.refusedFirst(policy, CallMachine.refusal(effect), recovery);
     }
     return firstAttempt(executor, target, kind, judge, recovery, start, permit);
   }
@@ -123,31 +137,12 @@ final class SyncLoop {
       result = (T) watched.result;
       failure = watched.failure;
     }
-    Verdict verdict;
-    try {
-      verdict = judged(policy, judge, target, kind, result, failure);
-      if (verdict == Verdict.ACCEPT && failure != null) {
-        throw acceptedFailure(failure);
-      }
-    } catch (RuntimeException | Error unexpected) {
-      if (permit != null) {
-        permit.release();
-      }
-      throw unexpected;
-    }
+    Verdict verdict = judged(policy, judge, target, kind, result, failure, permit);
     if (verdict == Verdict.ACCEPT) {
-      if (permit != null) {
-        permit.onSuccess();
-      }
-      FirstAttempt.succeeded(policy, result, start, clock, call);
+      CallMachine.firstAccepted(policy, result, failure, start, clock, permit, call);
       return result;
     }
     return retry(executor, target, kind, judge, context, start, result, failure, verdict, recovery, call, permit);
-  }
-
-  /** A driver's judge accepted a failure, which cannot be a call's result. */
-  private static IllegalArgumentException acceptedFailure(Throwable failure) {
-    return new IllegalArgumentException("the judge accepted a failure: " + failure, failure);
   }
 
   @SuppressWarnings("unchecked")
@@ -158,20 +153,28 @@ final class SyncLoop {
     RetryPolicy<R> policy = executor.policy;
     NanoClock clock = executor.clock;
     long now = clock.nanoTime();
-    Execution<R> execution = newExecution(executor, target, kind, start, now, firstResult, call, firstPermit);
-    // The decision as a number (Execution.recordNanos): the retry's delay, or SUCCEEDED or STOPPED.
-    long decision = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now, firstPermit);
-    while (decision >= 0) {
+    Execution<R> execution;
+    try {
+      execution = CallMachine.firstFailed(policy, start, now, executor.random, call, firstPermit);
+    } catch (RuntimeException | Error unexpected) { // the budget's onCall threw
+      discard(target, kind, firstResult);
+      throw unexpected;
+    }
+    // The machine's effect as a number: a wait before the next attempt, START, SUCCEEDED or STOPPED.
+    long effect = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now, firstPermit);
+    while (effect >= 0) {
       CircuitBreaker.Permit permit;
       try {
-        permit = beforeRetry(executor, target, kind, execution, decision);
+        waitToRetry(executor, target, kind, execution, effect);
+        permit = CallMachine.admit(policy);
+        effect = CallMachine.timerFired(execution, permit, clock);
       } catch (InterruptedException | RuntimeException | Error stopped) {
+        CallMachine.waitFailed(execution);
         discard(target, kind, execution.takeHeldResult()); // interrupted or cancelled: nobody reads it
         throw stopped;
       }
-      if (execution.isDone()) { // refused after its wait, by the breaker or the rate limiter: ends with the held result
-        decision = Execution.STOPPED;
-        break;
+      if (effect != CallMachine.START) {
+        continue; // a wait for the limiter's token, or a gate refused the retry: the call ends with the held result
       }
       // The retry starts: a retried result it replaces goes back to a driver's hook (Execution.takeHeldResult).
       discard(target, kind, execution.takeHeldResult());
@@ -192,73 +195,27 @@ final class SyncLoop {
         result = (T) watched.result;
         failure = watched.failure;
       }
-      Verdict verdict;
-      try {
-        verdict = judged(policy, judge, target, kind, result, failure);
-      } catch (RuntimeException | Error unexpected) {
-        if (permit != null) {
-          permit.release();
-        }
-        throw unexpected;
-      }
-      if (policy.needsStartTime) {
-        now = clock.nanoTime();
-      } // else no decision depends on the time: keep the first failure's reading, and read once at a stop
-      // A success without a breaker permit takes the engine's short way in (Execution.succeedNanos), small
-      // enough for the JIT to inline here, unlike the whole decision path, which it compiles on its own first.
-      if (verdict == Verdict.ACCEPT && failure == null && permit == null) {
-        decision = succeeded(execution, target, kind, result, now);
-      } else if (kind != HOOK) { // nothing to give back to a driver: the engine directly, fewer arguments to pass
-        decision = execution.recordNanos(result, failure, verdict, now, permit);
-      } else {
-        decision = record(execution, target, kind, result, failure, verdict, now, permit);
-      }
+      Verdict verdict = judged(policy, judge, target, kind, result, failure, permit);
+      now = CallMachine.outcomeNanos(execution, clock);
+      effect = kind != HOOK ? CallMachine.record(execution, result, failure, verdict, now, permit)
+          : record(execution, target, kind, result, failure, verdict, now, permit);
     }
-    if (decision == Execution.SUCCEEDED) {
+    if (effect == CallMachine.SUCCEEDED) {
       return (T) execution.lastResult();
     }
     return stopped(executor, execution, recovery);
   }
 
   /**
-   * Waits for the retry and passes the gates: returns the breaker's permit for the retry (or null), having
-   * stopped the execution if a gate refused it. Throws, having stopped the call, if interrupted or cancelled.
-   */
-  private static CircuitBreaker.Permit beforeRetry(RetryExecutor<?> executor, Object target, int kind,
-      Execution<?> execution, long delayNanos) throws InterruptedException {
-    waitToRetry(executor, target, kind, execution, delayNanos);
-    RetryPolicy<?> policy = executor.policy;
-    return policy.breaker == null && policy.rateLimiter == null ? null : passGates(executor, target, kind, execution);
-  }
-
-  /** The execution of a call whose first attempt failed at {@code now}; if that throws, the attempt is let go. */
-  private static <R> Execution<R> newExecution(RetryExecutor<R> executor, Object target, int kind, long start,
-      long now, Object firstResult, Object call, CircuitBreaker.Permit firstPermit) {
-    try {
-      return FirstAttempt.failed(executor.policy, start, now, executor.random, call);
-    } catch (RuntimeException | Error unexpected) { // the budget's onCall threw
-      if (firstPermit != null) {
-        firstPermit.release();
-      }
-      discard(target, kind, firstResult);
-      throw unexpected;
-    }
-  }
-
-  /**
-   * Waits {@code delayNanos} before the next attempt (the driver's hook waits for a driver's call). Throws,
-   * having stopped the call, if interrupted while waiting or before the retry could start, or if the
-   * driver's wait says the call was cancelled.
+   * Carries out a wait the machine asked for, {@code delayNanos}, on the executor's sleeper (the driver's
+   * hook waits for a driver's call). Throws, having stopped the call, if interrupted while waiting or before
+   * the next attempt could start, or if the driver's wait says the call was cancelled.
    */
   private static void waitToRetry(RetryExecutor<?> executor, Object target, int kind, Execution<?> execution,
       long delayNanos) throws InterruptedException {
-    boolean goOn = true;
+    boolean goOn;
     try {
-      if (kind == HOOK) {
-        goOn = ((SyncAttempt<?>) target).waitToRetry(delayNanos, executor.sleeper);
-      } else {
-        executor.sleeper.sleep(delayNanos);
-      }
+      goOn = sleep(executor, target, kind, delayNanos);
     } catch (InterruptedException interrupted) {
       throw stopInterrupted(execution, executor.clock, interrupted);
     }
@@ -271,6 +228,16 @@ final class SyncLoop {
       throw stopInterrupted(execution, executor.clock,
           new InterruptedException("interrupted before retry " + execution.retries() + " could start"));
     }
+  }
+
+  /** Sleeps {@code nanos} on the executor's sleeper, or a driver's wait; false if the driver's wait was cancelled. */
+  private static boolean sleep(RetryExecutor<?> executor, Object target, int kind, long nanos)
+      throws InterruptedException {
+    if (kind == HOOK) {
+      return ((SyncAttempt<?>) target).waitToRetry(nanos, executor.sleeper);
+    }
+    executor.sleeper.sleep(nanos);
+    return true;
   }
 
   /**
@@ -298,51 +265,6 @@ final class SyncLoop {
       return recover(recovery, execution);
     }
     throw SyncLoop.<Exception>rethrowUnchecked(execution.finalFailure());
-  }
-
-  /**
-   * Before a retry under a policy with a breaker or a rate limiter: returns the breaker's permit for the
-   * attempt (null without a breaker), or stops the execution (then null) if the breaker opened or the limiter
-   * refused during the wait. Throws, having stopped the call, if interrupted or cancelled while waiting for
-   * the limiter.
-   */
-  private static CircuitBreaker.Permit passGates(RetryExecutor<?> executor, Object target, int kind,
-      Execution<?> execution) throws InterruptedException {
-    RetryPolicy<?> policy = executor.policy;
-    NanoClock clock = executor.clock;
-    CircuitBreaker.Permit permit = null;
-    if (policy.breaker != null) {
-      permit = policy.breaker.tryAcquire();
-      if (permit == null) { // the breaker opened (or ran out of trials) during the sleep
-        execution.stopNanos(StopReason.CIRCUIT_OPEN, clock.nanoTime());
-        return null;
-      }
-    }
-    if (policy.rateLimiter != null) {
-      StopReason refusal;
-      try {
-        refusal = RateGate.await(policy, target, kind, executor.sleeper, execution.startNanos(), clock);
-      } catch (InterruptedException | RuntimeException | Error stopped) {
-        if (permit != null) {
-          permit.release(); // the attempt will not run
-        }
-        if (stopped instanceof InterruptedException interrupted) {
-          throw stopInterrupted(execution, clock, interrupted);
-        }
-        throw stopped;
-      }
-      if (refusal != null && permit != null) {
-        permit.release();
-      }
-      if (refusal == StopReason.CANCELLED) {
-        throw stopCancelled(execution, clock);
-      }
-      if (refusal != null) {
-        execution.stopNanos(refusal, clock.nanoTime());
-        return null;
-      }
-    }
-    return permit;
   }
 
   /**
@@ -537,29 +459,24 @@ final class SyncLoop {
   private static <R> long record(Execution<R> execution, Object target, int kind, R result, Throwable failure,
       Verdict verdict, long now, CircuitBreaker.Permit permit) {
     try {
-      return execution.recordNanos(result, failure, verdict, now, permit);
+      return CallMachine.record(execution, result, failure, verdict, now, permit);
     } catch (RuntimeException | Error unexpected) {
       discard(target, kind, result);
       throw unexpected;
     }
   }
 
-  /** Records an accepted result (no breaker permit); a result whose recording threw goes back to a driver's hook. */
-  private static <R> long succeeded(Execution<R> execution, Object target, int kind, R result, long now) {
-    try {
-      return execution.succeedNanos(result, now);
-    } catch (RuntimeException | Error unexpected) {
-      discard(target, kind, result);
-      throw unexpected;
-    }
-  }
-
-  /** Judges the outcome; a result whose judging throws goes back to a driver's hook. */
+  /**
+   * Judges the outcome (the machine's judge, with this thread's interrupt flag); a result whose judging throws
+   * goes back to a driver's hook, and the attempt's breaker permit (or null) is given back.
+   */
   private static <R> Verdict judged(RetryPolicy<R> policy, OutcomeJudge<R> judge, Object target, int kind, R result,
-      Throwable failure) {
+      Throwable failure, CircuitBreaker.Permit permit) {
     try {
-      return judge(policy, judge, result, failure);
+      return CallMachine.judge(policy, judge, result, failure,
+          failure != null && Thread.currentThread().isInterrupted());
     } catch (RuntimeException | Error unexpected) {
+      CallMachine.release(permit);
       discard(target, kind, result);
       throw unexpected;
     }
@@ -586,24 +503,6 @@ final class SyncLoop {
       default:
         return ((SyncAttempt<?>) target).run(context);
     }
-  }
-
-  private static <R> Verdict judge(RetryPolicy<R> policy, OutcomeJudge<R> judge, R result, Throwable failure) {
-    if (failure != null && Thread.currentThread().isInterrupted()) {
-      // The attempt failed while the thread was interrupted (perhaps because of it): never retry.
-      return Verdict.stop(StopReason.INTERRUPTED);
-    }
-    if (judge == null) {
-      if (failure != null) {
-        return Verdict.RETRYABLE;
-      }
-      return policy.retryOnResult == null || !policy.retryOnResult.test(result) ? Verdict.ACCEPT : Verdict.RETRYABLE;
-    }
-    Verdict verdict = judge.judge(policy, result, failure);
-    if (verdict == null) {
-      throw new NullPointerException("the outcome judge " + judge + " returned null");
-    }
-    return verdict;
   }
 
   /** A driver's attempt context: the attempt's number, and the time left read lazily. */
