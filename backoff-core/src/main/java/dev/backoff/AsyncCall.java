@@ -116,21 +116,18 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
   @SuppressWarnings("unchecked")
   void start() {
     RetryPolicy<R> policy = executor.policy;
-    CircuitBreaker.Permit permit = null;
-    if (policy.breaker != null) {
-      permit = policy.breaker.tryAcquire();
-      if (permit == null) {
-        state = DONE;
-        try {
-          super.complete(SyncLoop.refused(policy,
-              attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
-        } catch (Throwable refusal) {
-          super.completeExceptionally(refusal);
-        }
-        return;
+    CircuitBreaker.Permit permit = CallMachine.admit(policy);
+    if (permit == CallMachine.OPEN) {
+      state = DONE;
+      try {
+        super.complete(SyncLoop.refused(policy,
+            attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
+      } catch (Throwable refusal) {
+        super.completeExceptionally(refusal);
       }
+      return;
     }
-    startNanos = FirstAttempt.start(policy, executor.clock);
+    startNanos = CallMachine.startNanos(policy, executor.clock);
     if (policy.rateLimiter != null && !passedRateGate(startNanos, permit)) {
       return;
     }
@@ -167,33 +164,34 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       // budget back the retry, which never started).
       state = DONE;
       IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
-      execution.stopNanos(StopReason.CANCELLED, executor.clock.nanoTime());
-      discardHeld();
+      stopCancelled();
       return null;
     }
-    // This task may run after the rate limiter's wait: its token is then this attempt's (a stop gives it back).
-    boolean rateWaitOver = execution.rateTokenHeld();
-    CircuitBreaker breaker = executor.policy.breaker;
-    CircuitBreaker.Permit permit = null;
-    if (breaker != null) {
-      permit = breaker.tryAcquire();
-      if (permit == null) { // the breaker opened (or ran out of trials) during the wait
-        IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
-        state = DONE;
-        try {
-          settleGateStop(StopReason.CIRCUIT_OPEN);
-        } catch (Throwable unexpected) {
-          super.completeExceptionally(unexpected); // a listener cannot throw; a recovery's failure is settled
-        }
-        return null;
+    // The wait is over: the machine asks the gate (after a rate limiter's wait, the token held is this attempt's).
+    CircuitBreaker.Permit permit = CallMachine.admit(executor.policy);
+    long effect;
+    try {
+      effect = CallMachine.timerFired(execution, permit, executor.clock);
+    } catch (Throwable unexpected) {
+      IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
+      state = DONE;
+      super.completeExceptionally(unexpected);
+      return null;
+    }
+    if (effect >= 0) {
+      scheduleRetry(effect); // wait for the limiter's token, then ask the breaker again
+      return null;
+    }
+    if (effect == CallMachine.STOPPED) { // a gate refused the retry: the call ends as when its attempts run out
+      IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
+      state = DONE;
+      try {
+        settle(false);
+      } catch (Throwable unexpected) {
+        super.completeExceptionally(unexpected); // a listener cannot throw; a recovery's failure is settled
       }
-    }
-    if (rateWaitOver) {
-      execution.rateTokenHeld(false); // the attempt goes now
-    } else if (executor.policy.rateLimiter != null && !passedRateGate(execution.startNanos(), permit)) {
       return null;
     }
-    execution.onRetryStart();
     // The retry starts: a retried result it replaces goes back to a driver's hook (Execution.takeHeldResult).
     discardHeld();
     startAttempt(permit);
@@ -201,38 +199,29 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
   }
 
   /**
-   * Takes the rate limiter's token for the attempt about to start. Returns true if it may start now;
-   * otherwise the call has either stopped (refused, or a wait past the deadline) or is scheduled to run
-   * again after the wait, holding its token (the first attempt's wait creates the execution early). An
-   * attempt that does not start now gives its circuit breaker permit back: a waiting call holds none, and
-   * asks the breaker again when its wait is over.
+   * The machine's gate for the first attempt, rate limiter half. Returns true if the attempt may start now;
+   * otherwise the call has either completed (refused, or a wait past the deadline) or is scheduled to run
+   * again after the wait, holding its token (the first attempt's wait creates the execution early, so that
+   * the waiting call's stop gives the token back). The machine gave the breaker's permit back: a waiting call
+   * holds none, and asks the breaker again when its wait is over.
    */
   @SuppressWarnings("unchecked")
   private boolean passedRateGate(long callStartNanos, CircuitBreaker.Permit permit) {
     RetryPolicy<R> policy = executor.policy;
-    long wait = policy.rateLimiter.reserve();
-    if (wait == 0) {
+    long effect = CallMachine.meter(policy, null, callStartNanos, executor.clock, permit);
+    if (effect == CallMachine.START) {
       return true;
     }
-    release(permit);
-    StopReason refusal = RateGate.refusal(policy, wait, callStartNanos, executor.clock);
-    if (refusal == null) {
-      if (execution == null) {
-        execution = FirstAttempt.failed(policy, startNanos, executor.clock.nanoTime(), executor.random, identity());
-      }
+    if (effect >= 0) {
+      execution = FirstAttempt.failed(policy, startNanos, executor.clock.nanoTime(), executor.random, identity());
       execution.rateTokenHeld(true);
-      scheduleRetry(wait);
+      scheduleRetry(effect);
       return false;
     }
-    IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
     state = DONE;
     try {
-      if (execution == null) {
-        super.complete(RateGate.refusedFirst(policy, refusal,
-            attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
-      } else {
-        settleGateStop(refusal);
-      }
+      super.complete(RateGate.refusedFirst(policy, CallMachine.refusal(effect),
+          attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
     } catch (Throwable stopped) {
       super.completeExceptionally(stopped); // the refusal, or a recovery's failure
     }
@@ -422,9 +411,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     Throwable cause = failure == null ? null : unwrap(failure);
     if (isDone()) {
       // The caller cancelled (or completed) the future during the attempt: its outcome says nothing.
-      if (permit != null) {
-        permit.release();
-      }
+      CallMachine.release(permit);
       long now = executor.clock.nanoTime();
       if (execution == null) {
         execution = FirstAttempt.failed(policy, startNanos, now, executor.random, identity());
@@ -436,62 +423,33 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     }
     Verdict verdict;
     try {
-      verdict = judge(policy, result, cause);
+      verdict = CallMachine.judge(policy, judge(), result, cause, false);
     } catch (RuntimeException | Error unexpected) {
-      release(permit);
+      CallMachine.release(permit);
       throw unexpected;
     }
     if (execution == null) {
       if (verdict == Verdict.ACCEPT) {
-        if (cause != null) {
-          release(permit);
-          throw new IllegalArgumentException("the judge accepted a failure: " + cause, cause);
-        }
         // First-try success: like the sync loop, read no clock unless a deadline or listener needs it.
+        CallMachine.firstAccepted(policy, result, cause, startNanos, executor.clock, permit, identity());
         state = DONE;
-        if (permit != null) {
-          permit.onSuccess();
-        }
-        FirstAttempt.succeeded(policy, result, startNanos, executor.clock, identity());
         if (!super.complete(result)) {
           discard(result);
         }
         return;
       }
       long now = executor.clock.nanoTime();
-      try {
-        execution = FirstAttempt.failed(policy, startNanos, now, executor.random, identity());
-      } catch (RuntimeException | Error unexpected) { // the budget's onCall threw
-        release(permit);
-        throw unexpected;
-      }
+      execution = CallMachine.firstFailed(policy, startNanos, now, executor.random, identity(), permit);
       decideAfter(cause, result, verdict, now, permit);
       return;
     }
     decideAfter(cause, result, verdict, executor.clock.nanoTime(), permit);
   }
 
-  /** Gives the breaker back the permit of an attempt whose outcome will not reach it. */
-  private static void release(CircuitBreaker.Permit permit) {
-    if (permit != null) {
-      permit.release();
-    }
-  }
-
+  /** The driver's judge, or null for the executor's supplier (the policy's rules). */
   @SuppressWarnings("unchecked")
-  private Verdict judge(RetryPolicy<R> policy, T result, Throwable cause) {
-    if (!(attempt instanceof Hooks)) {
-      if (cause != null) {
-        return Verdict.RETRYABLE;
-      }
-      return policy.retryOnResult == null || !policy.retryOnResult.test(result) ? Verdict.ACCEPT : Verdict.RETRYABLE;
-    }
-    OutcomeJudge<R> judge = ((Hooks<R, T>) attempt).judge;
-    Verdict verdict = judge.judge(policy, result, cause);
-    if (verdict == null) {
-      throw new NullPointerException("the outcome judge " + judge + " returned null");
-    }
-    return verdict;
+  private OutcomeJudge<R> judge() {
+    return attempt instanceof Hooks ? ((Hooks<R, T>) attempt).judge : null;
   }
 
   /** A result nobody will read: the driver may release it (an HTTP body's connection). */
@@ -506,6 +464,12 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     }
   }
 
+  /** The machine's cancel input: no further attempt; a result the call held goes back to a driver's hook. */
+  @SuppressWarnings("unchecked")
+  private void stopCancelled() {
+    discard((T) CallMachine.stop(execution, StopReason.CANCELLED, executor.clock));
+  }
+
   /** Hands a held retried result back to a driver's hook (see {@link Execution#takeHeldResult}). */
   @SuppressWarnings("unchecked")
   private void discardHeld() {
@@ -514,22 +478,13 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
 
   /** Records the outcome with the attempt's permit (the execution reports it, or releases it if a callback throws). */
   private void decideAfter(Throwable cause, T result, Verdict verdict, long now, CircuitBreaker.Permit permit) {
-    long decision = execution.recordNanos(result, cause, verdict, now, permit);
+    long decision = CallMachine.record(execution, result, cause, verdict, now, permit);
     if (decision >= 0) {
       scheduleRetry(decision); // a retried result stays held until the retry starts (Execution.takeHeldResult)
       return;
     }
     state = DONE;
     settle(decision == Execution.SUCCEEDED);
-  }
-
-  /**
-   * A retry refused after its wait, by the breaker or the rate limiter: the call stops, and ends as when its
-   * attempts run out (with the held retried result, or the last failure, or the recovery's value).
-   */
-  private void settleGateStop(StopReason reason) {
-    execution.stopNanos(reason, executor.clock.nanoTime());
-    settle(false);
   }
 
   /** Completes the future of a call that has stopped, or succeeded after retries ({@code succeeded}). */
@@ -579,8 +534,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         // Cancelled while this retry was being decided or scheduled: the canceller may have found no task
         // to cancel, so drop it from the queue now rather than when it falls due.
         if (STATE.compareAndSet(this, WAITING, DONE)) {
-          execution.stopNanos(StopReason.CANCELLED, executor.clock.nanoTime());
-          discardHeld();
+          stopCancelled();
         }
         task.cancel(false);
       }
@@ -589,8 +543,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       // Usually a RejectedExecutionException (shut down); any other exception from schedule() must end the
       // call the same way, or the future would hang and the listeners never hear of the call again.
       if (STATE.compareAndSet(this, WAITING, DONE)) {
-        execution.stopNanos(StopReason.CANCELLED, executor.clock.nanoTime());
-        discardHeld(); // the retry cannot be scheduled: the call fails with the refusal
+        stopCancelled(); // the retry cannot be scheduled: the call fails with the refusal
         Throwable last = execution.finalFailure();
         if (last != null) {
           last.addSuppressed(rejected);
@@ -637,8 +590,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       if (task != null && task != this) {
         task.cancel(false);
       }
-      execution.stopNanos(StopReason.CANCELLED, executor.clock.nanoTime());
-      discardHeld();
+      stopCancelled();
       return;
     }
     if (state == STARTING && starter != Thread.currentThread()) {
