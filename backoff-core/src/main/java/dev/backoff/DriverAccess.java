@@ -23,7 +23,8 @@ final class DriverAccess implements CoreAccess {
 
   @Override
   public <R> Execution<R> newExecution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
-    return new Execution<>(policy, startNanos, random);
+    // Through the machine's first-attempt rule, as the core's loops create theirs.
+    return CallMachine.firstFailed(policy, startNanos, startNanos, random, null, null);
   }
 
   @Override

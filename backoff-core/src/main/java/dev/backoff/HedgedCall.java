@@ -132,17 +132,14 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
 
   void start() {
     RetryPolicy<R> policy = executor.policy;
-    CircuitBreaker.Permit permit = null;
-    if (policy.breaker != null) {
-      permit = policy.breaker.tryAcquire();
-      if (permit == null) {
-        try {
-          super.complete(SyncLoop.refused(policy, recovery));
-        } catch (Throwable refusal) {
-          super.completeExceptionally(refusal);
-        }
-        return;
+    CircuitBreaker.Permit permit = CallMachine.admit(policy);
+    if (permit == CallMachine.OPEN) {
+      try {
+        super.complete(SyncLoop.refused(policy, recovery));
+      } catch (Throwable refusal) {
+        super.completeExceptionally(refusal);
       }
+      return;
     }
     Attempt first;
     StopReason refused = null;
@@ -313,12 +310,10 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
         if (execution == null) {
           execution = newExecution();
         }
-        CircuitBreaker.Permit permit = null;
-        if (policy.breaker != null) {
-          permit = policy.breaker.tryAcquire();
-          if (permit == null) {
-            refusal = StopReason.CIRCUIT_OPEN;
-          }
+        CircuitBreaker.Permit permit = CallMachine.admit(policy);
+        if (permit == CallMachine.OPEN) {
+          permit = null;
+          refusal = StopReason.CIRCUIT_OPEN;
         }
         if (refusal == null) {
           try {
@@ -360,9 +355,8 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
   }
 
   private Execution<R> newExecution() {
-    Execution<R> e = new Execution<>(executor.policy, startNanos, executor.random);
-    e.call(identity());
-    return e;
+    // The machine's first-attempt rule: the execution comes with the first failure (or the first hedge).
+    return CallMachine.firstFailed(executor.policy, startNanos, startNanos, executor.random, identity(), null);
   }
 
   /** Takes the retried result in the execution's custody, if any (guarded by this call's monitor). */
@@ -471,7 +465,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
           return;
         }
       }
-      Verdict verdict = judge(policy, result, cause);
+      Verdict verdict = CallMachine.judge(policy, judge, result, cause, false);
       synchronized (this) {
         inFlight.remove(a);
         if (finished) { // the caller cancelled while the outcome was judged
@@ -662,20 +656,6 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
         AsyncCall.cancelStage(stage);
       }
     }
-  }
-
-  private Verdict judge(RetryPolicy<R> policy, T result, Throwable cause) {
-    if (judge == null) {
-      if (cause != null) {
-        return Verdict.RETRYABLE;
-      }
-      return policy.retryOnResult == null || !policy.retryOnResult.test(result) ? Verdict.ACCEPT : Verdict.RETRYABLE;
-    }
-    Verdict verdict = judge.judge(policy, result, cause);
-    if (verdict == null) {
-      throw new NullPointerException("the outcome judge " + judge + " returned null");
-    }
-    return verdict;
   }
 
   /** A result nobody will read: the driver may release it. */
