@@ -118,4 +118,32 @@ class CallMachineTest {
       throw new IllegalStateException("no");
     })).containsExactly("attempt 1", "complete ABORTED");
   }
+
+  /** A limiter at its minimum rate (0.5 tokens a second, one token of capacity) whose one token is taken. */
+  private static AdaptiveRateLimiter emptyLimiter(NanoClock clock) {
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("machine").clock(clock).build();
+    limiter.onResponse(true); // throttled before any measurement: the minimum rate
+    assertThat(limiter.reserve()).isZero(); // the full bucket's one token, taken by another call
+    return limiter;
+  }
+
+  @Test
+  void theFirstAttemptWaitsForTheLimitersTokenThenStarts() {
+    VirtualTimeDriver driver = new VirtualTimeDriver();
+    AdaptiveRateLimiter limiter = emptyLimiter(driver.clock);
+
+    assertThat(driver.run(policy().rateLimiter(limiter).build(), attempt -> "ok")).containsExactly(
+        "wait for token 2000000000", "attempt 1", "complete succeeded ok");
+  }
+
+  @Test
+  void aTokenWaitPastTheDeadlineRefusesTheFirstAttemptAndGivesTheTokenBack() {
+    VirtualTimeDriver driver = new VirtualTimeDriver();
+    AdaptiveRateLimiter limiter = emptyLimiter(driver.clock);
+    double tokensBefore = limiter.tokens();
+
+    assertThat(driver.run(policy().rateLimiter(limiter).maxElapsed(Duration.ofSeconds(1)).build(), attempt -> "ok"))
+        .containsExactly("refused DEADLINE_EXCEEDED");
+    assertThat(limiter.tokens()).as("the token taken for the refused wait is given back").isEqualTo(tokensBefore);
+  }
 }
