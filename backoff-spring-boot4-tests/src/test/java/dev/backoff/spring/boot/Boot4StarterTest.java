@@ -1,0 +1,110 @@
+package dev.backoff.spring.boot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.SpringBootVersion;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.SpringVersion;
+import org.springframework.resilience.annotation.EnableResilientMethods;
+import org.springframework.resilience.annotation.Retryable;
+
+/**
+ * {@link StarterScenarios} on Spring Boot 4 (this module's build), and the starter beside Spring Framework
+ * 7's own {@code @Retryable}: side by side on different methods, migrated by one annotation, refused on one
+ * method.
+ */
+class Boot4StarterTest extends StarterScenarios {
+  @Test
+  void theseScenariosRunOnSpringBoot4AndSpringFramework7() {
+    assertThat(SpringBootVersion.getVersion()).startsWith("4.");
+    assertThat(SpringVersion.getVersion()).startsWith("7.");
+  }
+
+  /** The same method twice: retried by Spring Framework 7, and migrated to Backoff by one annotation. */
+  public static class Inventory {
+    final AtomicInteger springCalls = new AtomicInteger();
+    final AtomicInteger backoffCalls = new AtomicInteger();
+
+    /** The attempts each way so far (through the proxy: a proxy's own fields are not the bean's). */
+    public int[] calls() {
+      return new int[] {springCalls.get(), backoffCalls.get()};
+    }
+
+    @Retryable(includes = IOException.class, maxRetries = 3, delay = 1)
+    public String bySpring() throws IOException {
+      return attempt(springCalls);
+    }
+
+    @BackoffRetry("orders") // the migration: this annotation in place of the one above
+    public String byBackoff() throws IOException {
+      return attempt(backoffCalls);
+    }
+
+    private static String attempt(AtomicInteger calls) throws IOException {
+      if (calls.incrementAndGet() <= 2) {
+        throw new IOException("attempt " + calls.get() + " failed");
+      }
+      return "ok after " + calls.get();
+    }
+  }
+
+  /** A method under both loops. */
+  public static class Twice {
+    @BackoffRetry("orders")
+    @Retryable(includes = IOException.class, maxRetries = 3, delay = 1)
+    public String stock() throws IOException {
+      throw new IOException("never reached: the context fails first");
+    }
+  }
+
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  @EnableResilientMethods
+  @Import(BackoffAutoConfigurationTest.FakeTime.class)
+  static class SideBySide {
+    @Bean
+    Inventory inventory() {
+      return new Inventory();
+    }
+  }
+
+  @SpringBootConfiguration
+  @EnableAutoConfiguration
+  @EnableResilientMethods
+  @Import(BackoffAutoConfigurationTest.FakeTime.class)
+  static class Both {
+    @Bean
+    Twice twice() {
+      return new Twice();
+    }
+  }
+
+  @Test
+  @Tag("slow") // two more applications start
+  void springsRetryableAndBackoffRetryWorkSideBySide_andOnlyBackoffsCallsReachThePolicysMeters() throws Exception {
+    try (ConfigurableApplicationContext context = start(SideBySide.class, PROPERTIES)) {
+      Inventory inventory = context.getBean(Inventory.class);
+      assertThat(inventory.bySpring()).isEqualTo("ok after 3");
+      assertThat(inventory.byBackoff()).isEqualTo("ok after 3");
+      assertThat(inventory.calls()).containsExactly(3, 3);
+      MeterRegistry meters = context.getBean(MeterRegistry.class);
+      assertThat(meters.get("backoff.attempts").tag("policy", "orders").summary().totalAmount()).isEqualTo(3.0);
+      assertThat(context.getBean(BackoffRegistry.class).stats("orders").calls()).isEqualTo(1);
+    }
+    assertThatThrownBy(() -> start(Both.class, PROPERTIES).close()).rootCause()
+        .isInstanceOf(BackoffConfigurationException.class)
+        .hasMessageContaining("@BackoffRetry on " + Twice.class.getName() + ".stock")
+        .hasMessageContaining("org.springframework.resilience.annotation.Retryable")
+        .hasMessageContaining("keep one of the two annotations");
+  }
+}
