@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import dev.backoff.RetryExecutor;
 import java.io.IOException;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -15,13 +17,16 @@ import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.SpringVersion;
+import org.springframework.core.retry.RetryException;
+import org.springframework.core.retry.RetryPolicy;
+import org.springframework.core.retry.RetryTemplate;
 import org.springframework.resilience.annotation.EnableResilientMethods;
 import org.springframework.resilience.annotation.Retryable;
 
 /**
  * {@link StarterScenarios} on Spring Boot 4 (this module's build), and the starter beside Spring Framework
- * 7's own {@code @Retryable}: side by side on different methods, migrated by one annotation, refused on one
- * method.
+ * 7's own retry: {@code @Retryable} side by side on different methods, migrated by one annotation, refused
+ * on one method; a {@code RetryTemplate} call moved onto a policy's executor.
  */
 class Boot4StarterTest extends StarterScenarios {
   @Test
@@ -87,6 +92,35 @@ class Boot4StarterTest extends StarterScenarios {
     Twice twice() {
       return new Twice();
     }
+  }
+
+  /** Fails while {@code calls} (counted from 1) is at most 2. */
+  private static String failTwice(AtomicInteger calls) throws IOException {
+    if (calls.incrementAndGet() <= 2) {
+      throw new IOException("attempt " + calls.get() + " failed");
+    }
+    return "ok after " + calls.get();
+  }
+
+  @Test
+  void aRetryTemplateCallMovesUnderABackoffPolicyWithItsLambdaUnchanged() throws Exception {
+    // Spring Framework 7: its loop, its backoff, nothing more.
+    RetryTemplate template = new RetryTemplate(RetryPolicy.builder().includes(IOException.class).maxRetries(3)
+        .delay(Duration.ofMillis(1)).build());
+    AtomicInteger springCalls = new AtomicInteger();
+    assertThat(template.execute(() -> failTwice(springCalls))).isEqualTo("ok after 3");
+    // The same call under the named policy (its backoff, budget, breaker, limiter, metrics): the executor bean.
+    @SuppressWarnings("unchecked")
+    RetryExecutor<Object> orders = context().getBean("ordersRetryExecutor", RetryExecutor.class);
+    AtomicInteger backoffCalls = new AtomicInteger();
+    assertThat(orders.call(() -> failTwice(backoffCalls))).isEqualTo("ok after 3");
+
+    // When retries run out, Spring wraps the last failure in a RetryException; Backoff throws it as it is.
+    AtomicInteger failing = new AtomicInteger(-100);
+    assertThatThrownBy(() -> template.execute(() -> failTwice(failing))).isInstanceOf(RetryException.class)
+        .cause().isInstanceOf(IOException.class).hasMessage("attempt -96 failed");
+    assertThatThrownBy(() -> orders.call(() -> failTwice(failing))).isExactlyInstanceOf(IOException.class)
+        .hasMessage("attempt -92 failed");
   }
 
   @Test
