@@ -20,7 +20,7 @@ import org.springframework.context.ConfigurableApplicationContext;
 class ExampleLifecycleTest {
   /** Starts the application with these command-line arguments (which override application.yaml). */
   private static ConfigurableApplicationContext start(String... args) {
-    return new SpringApplicationBuilder(ExampleApplication.class, ExampleApplicationTest.FakeTime.class)
+    return new SpringApplicationBuilder(ExampleApplication.class, FakeTime.class)
         .web(WebApplicationType.NONE).run(args);
   }
 
