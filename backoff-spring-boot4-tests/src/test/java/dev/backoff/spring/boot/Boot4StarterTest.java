@@ -12,9 +12,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.SpringBootVersion;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.SpringVersion;
 import org.springframework.core.retry.RetryException;
@@ -72,26 +73,19 @@ class Boot4StarterTest extends StarterScenarios {
     }
   }
 
+  /** An application with Spring Framework 7's resilient methods on, besides the starter. */
   @SpringBootConfiguration
   @EnableAutoConfiguration
   @EnableResilientMethods
   @Import(BackoffAutoConfigurationTest.FakeTime.class)
-  static class SideBySide {
-    @Bean
-    Inventory inventory() {
-      return new Inventory();
-    }
-  }
+  static class Resilient {}
 
-  @SpringBootConfiguration
-  @EnableAutoConfiguration
-  @EnableResilientMethods
-  @Import(BackoffAutoConfigurationTest.FakeTime.class)
-  static class Both {
-    @Bean
-    Twice twice() {
-      return new Twice();
-    }
+  /** Starts {@link Resilient} with {@code beans} (each class a bean) and the scenarios' properties. */
+  private static ConfigurableApplicationContext startWith(Class<?>... beans) {
+    Class<?>[] sources = new Class<?>[beans.length + 1];
+    sources[0] = Resilient.class;
+    System.arraycopy(beans, 0, sources, 1, beans.length);
+    return new SpringApplicationBuilder(sources).web(WebApplicationType.NONE).properties(PROPERTIES).run();
   }
 
   /** Fails while {@code calls} (counted from 1) is at most 2. */
@@ -126,7 +120,7 @@ class Boot4StarterTest extends StarterScenarios {
   @Test
   @Tag("slow") // two more applications start
   void springsRetryableAndBackoffRetryWorkSideBySide_andOnlyBackoffsCallsReachThePolicysMeters() throws Exception {
-    try (ConfigurableApplicationContext context = start(SideBySide.class, PROPERTIES)) {
+    try (ConfigurableApplicationContext context = startWith(Inventory.class)) {
       Inventory inventory = context.getBean(Inventory.class);
       assertThat(inventory.bySpring()).isEqualTo("ok after 3");
       assertThat(inventory.byBackoff()).isEqualTo("ok after 3");
@@ -135,7 +129,7 @@ class Boot4StarterTest extends StarterScenarios {
       assertThat(meters.get("backoff.attempts").tag("policy", "orders").summary().totalAmount()).isEqualTo(3.0);
       assertThat(context.getBean(BackoffRegistry.class).stats("orders").calls()).isEqualTo(1);
     }
-    assertThatThrownBy(() -> start(Both.class, PROPERTIES).close()).rootCause()
+    assertThatThrownBy(() -> startWith(Twice.class).close()).rootCause()
         .isInstanceOf(BackoffConfigurationException.class)
         .hasMessageContaining("@BackoffRetry on " + Twice.class.getName() + ".stock")
         .hasMessageContaining("org.springframework.resilience.annotation.Retryable")
