@@ -5,11 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import dev.backoff.RetryExecutor;
+import dev.backoff.Sleeper;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.SpringBootVersion;
 import org.springframework.boot.WebApplicationType;
@@ -17,10 +22,12 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.Primary;
 import org.springframework.core.SpringVersion;
 import org.springframework.core.retry.RetryException;
 import org.springframework.core.retry.RetryPolicy;
 import org.springframework.core.retry.RetryTemplate;
+import org.springframework.resilience.annotation.ConcurrencyLimit;
 import org.springframework.resilience.annotation.EnableResilientMethods;
 import org.springframework.resilience.annotation.Retryable;
 
@@ -86,6 +93,53 @@ class Boot4StarterTest extends StarterScenarios {
     sources[0] = Resilient.class;
     System.arraycopy(beans, 0, sources, 1, beans.length);
     return new SpringApplicationBuilder(sources).web(WebApplicationType.NONE).properties(PROPERTIES).run();
+  }
+
+  /** A method under a rejecting concurrency limit of one and a retry; its first attempt fails. */
+  public static class Limited {
+    final AtomicInteger calls = new AtomicInteger();
+
+    @BackoffRetry("orders")
+    @ConcurrencyLimit(limit = 1, policy = ConcurrencyLimit.ThrottlePolicy.REJECT)
+    public String stock() throws IOException {
+      if (calls.incrementAndGet() == 1) {
+        throw new IOException("attempt 1 failed");
+      }
+      return "ok after " + calls.get();
+    }
+  }
+
+  /** While the retry waits, calls the limited method from another thread and keeps what that call got. */
+  @Primary
+  public static class ProbingSleeper implements Sleeper {
+    private final ObjectProvider<Limited> limited;
+    final List<String> seenWhileWaiting = new CopyOnWriteArrayList<>();
+
+    public ProbingSleeper(ObjectProvider<Limited> limited) {
+      this.limited = limited;
+    }
+
+    @Override
+    public void sleep(long nanos) {
+      seenWhileWaiting.add(CompletableFuture.supplyAsync(() -> {
+        try {
+          return limited.getObject().stock();
+        } catch (Exception e) {
+          return e.getClass().getSimpleName();
+        }
+      }).join());
+    }
+  }
+
+  @Test
+  @Tag("slow") // one more application starts
+  void aConcurrencyLimitOnARetriedMethodIsTakenPerAttempt_aWaitBetweenAttemptsHoldsNoPermit() throws Exception {
+    try (ConfigurableApplicationContext context = startWith(Limited.class, ProbingSleeper.class)) {
+      // Attempt 1 fails; during its wait another thread's call gets the one permit and succeeds (call 2), which
+      // a limit around the whole retried call would have refused (InvocationRejectedException); then attempt 2.
+      assertThat(context.getBean(Limited.class).stock()).isEqualTo("ok after 3");
+      assertThat(context.getBean(ProbingSleeper.class).seenWhileWaiting).containsExactly("ok after 2");
+    }
   }
 
   /** Fails while {@code calls} (counted from 1) is at most 2. */
