@@ -28,4 +28,7 @@ open module dev.backoff.spring.boot {
   requires static org.reactivestreams;
   requires static spring.boot.actuator;
   requires static spring.boot.actuator.autoconfigure;
+  // Spring Boot 4's customizer types (absent on Spring Boot 3.5).
+  requires static spring.boot.restclient;
+  requires static spring.boot.webclient;
 }

@@ -14,7 +14,9 @@ import org.springframework.context.annotation.Bean;
  * {@link MeterRegistry}; nothing otherwise.
  */
 @AutoConfiguration(before = BackoffAutoConfiguration.class,
-    afterName = "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration")
+    // The composite registry's auto-configuration on Spring Boot 3.5, then on Spring Boot 4 (its own module).
+    afterName = {"org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration"})
 @ConditionalOnClass({BackoffMetrics.class, MeterRegistry.class})
 public class BackoffMetricsAutoConfiguration {
   /** Used by Spring. */

@@ -5,9 +5,12 @@ import dev.backoff.RetryExecutor;
 import dev.backoff.RetryPolicy;
 import dev.backoff.spec.BackoffSpec;
 import dev.backoff.spec.Durations;
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.UndeclaredThrowableException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -32,6 +35,13 @@ import org.springframework.util.ClassUtils;
 public final class BackoffRetryInterceptor implements MethodInterceptor {
   private static final boolean REACTOR = ClassUtils.isPresent("reactor.core.publisher.Mono",
       BackoffRetryInterceptor.class.getClassLoader());
+  /**
+   * The other retry annotations, those present: Spring Framework 7's ({@code spring-context}) and Spring
+   * Retry's. Either one on a {@link BackoffRetry} method would run a second retry loop around or inside
+   * ours, multiplying the attempts past every limit the policy sets, so such a method fails the context.
+   */
+  static final List<Class<? extends Annotation>> OTHER_RETRIES = present(
+      "org.springframework.resilience.annotation.Retryable", "org.springframework.retry.annotation.Retryable");
 
   private final Supplier<BackoffRegistry> registry;
   private final Function<Class<?>, Object> beans;
@@ -107,6 +117,15 @@ public final class BackoffRetryInterceptor implements MethodInterceptor {
       return null;
     }
     String where = "@BackoffRetry on " + ClassUtils.getQualifiedMethodName(specific, targetClass);
+    for (Class<? extends Annotation> other : OTHER_RETRIES) {
+      if (AnnotatedElementUtils.hasAnnotation(specific, other) || AnnotatedElementUtils.hasAnnotation(method, other)
+          || (targetClass != null && AnnotatedElementUtils.hasAnnotation(targetClass, other))) {
+        throw new BackoffConfigurationException(where, "@" + other.getName(), "the method is also retried by "
+            + other.getName() + ", whose loop would run around or inside this one and multiply the attempts "
+            + "past the policy's limits: keep one of the two annotations (see docs/spring-boot.md, Spring "
+            + "Framework 7's retry)");
+      }
+    }
     Kind kind = kind(specific.getReturnType(), where);
     BackoffRegistry policies = registry.get();
     if (!policies.names().contains(annotation.value())) {
@@ -170,6 +189,18 @@ public final class BackoffRetryInterceptor implements MethodInterceptor {
       }
       return builder;
     });
+  }
+
+  @SuppressWarnings("unchecked")
+  private static List<Class<? extends Annotation>> present(String... names) {
+    List<Class<? extends Annotation>> found = new ArrayList<>();
+    for (String name : names) {
+      if (ClassUtils.isPresent(name, BackoffRetryInterceptor.class.getClassLoader())) {
+        found.add((Class<? extends Annotation>) ClassUtils.resolveClassName(name,
+            BackoffRetryInterceptor.class.getClassLoader()));
+      }
+    }
+    return List.copyOf(found);
   }
 
   private static Kind kind(Class<?> returnType, String where) {

@@ -404,4 +404,23 @@ class BackoffAutoConfigurationTest {
           assertThat(endpoint.policy("nope")).isNull();
         });
   }
+
+  /** A method under Spring Retry's loop as well as ours. */
+  static class SpringRetryToo {
+    @BackoffRetry("orders")
+    @org.springframework.retry.annotation.Retryable(retryFor = IOException.class)
+    public String stock() throws IOException {
+      throw new IOException("never called: the context fails first");
+    }
+  }
+
+  @Test
+  void aMethodAlsoUnderSpringRetrysRetryableFailsTheContextNamingIt() {
+    runner.withPropertyValues(ORDERS).withBean(SpringRetryToo.class)
+        .run(context -> assertThat(context).getFailure().rootCause()
+            .isInstanceOf(BackoffConfigurationException.class)
+            .hasMessageContaining("@BackoffRetry on " + SpringRetryToo.class.getName() + ".stock")
+            .hasMessageContaining("org.springframework.retry.annotation.Retryable")
+            .hasMessageContaining("keep one of the two annotations"));
+  }
 }

@@ -3,31 +3,16 @@ package dev.backoff.examples.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.backoff.testing.RecordingSleeper;
-import dev.backoff.testing.ScriptedRandom;
 import java.time.Duration;
-import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
-import org.springframework.boot.test.context.TestConfiguration;
-import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 /** The example as its users run it, with a recording sleeper and scripted jitter instead of real time. */
 @SpringBootTest
+@Import(FakeTime.class)
 class ExampleApplicationTest {
-  @TestConfiguration
-  static class FakeTime {
-    @Bean
-    RecordingSleeper sleeper() {
-      return new RecordingSleeper();
-    }
-
-    @Bean
-    RandomGenerator jitter() {
-      return new ScriptedRandom(0.5); // full jitter draws half of each cap
-    }
-  }
-
   @Autowired
   InventoryService inventory;
 
