@@ -24,6 +24,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
@@ -62,6 +63,9 @@ import javax.net.ssl.SSLException;
  *       rule set's {@linkplain Builder#maxRetryAfter maxRetryAfter} ends the call
  *       ({@link StopReason#PUSHBACK_TOO_LONG}), as does one too long to represent (about 292 years or
  *       more). With several values the longest readable one counts; an unreadable one is ignored.
+ *       Other fields servers use to say "wait" ({@code retry-after-ms}, {@code x-amz-retry-after},
+ *       {@code X-RateLimit-Reset}, the IETF {@code RateLimit} fields) are read the same way once enabled
+ *       with {@link Builder#waitHeaders}; see {@link WaitHeader}.
  *   <li><b>Read-ahead.</b> A response that may be retried has its body read ahead, before the decision, to
  *       at most {@linkplain Builder#readAheadLimit readAheadLimit} bytes (default 64 KiB); nothing reads
  *       an unbounded body into memory. What an adapter does past the limit is its own to document.
@@ -139,6 +143,7 @@ public final class HttpRules {
   private final long maxRetryAfterNanos; // Long.MAX_VALUE: none of its own
   private final int readAheadLimit;
   private final Clock wallClock;
+  private final Set<WaitHeader> waitHeaders;
 
   private HttpRules(Builder builder) {
     this.retryStatuses = Collections.unmodifiableSet(new TreeSet<>(builder.retryStatuses));
@@ -151,6 +156,7 @@ public final class HttpRules {
     this.maxRetryAfterNanos = builder.maxRetryAfterNanos;
     this.readAheadLimit = builder.readAheadLimit;
     this.wallClock = builder.wallClock;
+    this.waitHeaders = Collections.unmodifiableSet(EnumSet.copyOf(builder.waitHeaders));
   }
 
   /** The default rules, as described in the class documentation. */
@@ -203,6 +209,14 @@ public final class HttpRules {
   /** The wall clock HTTP-dates in {@code Retry-After} are compared with. */
   public Clock wallClock() {
     return wallClock;
+  }
+
+  /**
+   * The header fields read as the server's wait ({@link Builder#waitHeaders}), in declaration order;
+   * unmodifiable. Default: {@code Retry-After} alone.
+   */
+  public Set<WaitHeader> waitHeaders() {
+    return waitHeaders;
   }
 
   /** The current wall-clock time, from {@link #wallClock()}. */
@@ -261,6 +275,22 @@ public final class HttpRules {
   }
 
   /**
+   * The server's wait from the {@linkplain #waitHeaders() enabled header fields}, as a pushback hint in
+   * nanoseconds: the highest-ranked field with a readable wait, the longest within its rank (see
+   * {@link WaitHeader}); {@link RetryAfter#INFINITE_NANOS} for a wait too long to represent;
+   * {@link Pushback#NONE} when no enabled field gives one. Clamps are not applied here: see
+   * {@link Builder#maxRetryAfter}.
+   *
+   * @param now the wall-clock time HTTP-dates and Unix times are measured from
+   * @throws NullPointerException if an argument is null
+   */
+  public long waitHintNanos(HttpResponseView response, Instant now) {
+    Objects.requireNonNull(response, "response must not be null");
+    Objects.requireNonNull(now, "now must not be null");
+    return ServerWait.hintNanos(waitHeaders, response, now);
+  }
+
+  /**
    * Whether the engine could retry after this response, judged from its status and headers alone with the
    * engine's own stop rules and without side effects (no budget is asked): a retryable status, a repeatable
    * request, attempts left, a {@code Retry-After} within both maximums and before the deadline. Where this
@@ -280,7 +310,7 @@ public final class HttpRules {
     if (!repeatable || !isRetryStatus(response.status()) || attempt >= policy.maxAttempts()) {
       return false;
     }
-    long hint = retryAfterNanos(response, now);
+    long hint = waitHintNanos(response, now);
     if (hint == RetryAfter.INFINITE_NANOS || hint > policy.maxPushback().toNanos() || hint > maxRetryAfterNanos) {
       return false;
     }
@@ -323,7 +353,7 @@ public final class HttpRules {
     if (!repeatable) {
       return Verdict.stop(StopReason.NOT_RETRYABLE);
     }
-    long hint = retryAfterNanos(response, now);
+    long hint = waitHintNanos(response, now);
     if (hint == RetryAfter.INFINITE_NANOS && policy.maxPushback().toNanos() == Long.MAX_VALUE) {
       // "Longer than a long of nanoseconds" is infinite: even a policy that honours any representable wait
       // must stop rather than wait 292 years or retry at once. Other policies stop as the hint exceeds them.
@@ -512,6 +542,7 @@ public final class HttpRules {
     return "HttpRules[statuses " + retryStatuses
         + (retryNonIdempotent ? ", every method" : retryMethods.isEmpty() ? "" : ", also " + retryMethods)
         + maxRetryAfter().map(max -> ", maxRetryAfter " + max).orElse("")
+        + (waitHeaders.equals(EnumSet.of(WaitHeader.RETRY_AFTER)) ? "" : ", wait headers " + waitHeaders)
         + ", readAhead " + readAheadLimit + " B]";
   }
 
@@ -526,6 +557,7 @@ public final class HttpRules {
     private long maxRetryAfterNanos;
     private int readAheadLimit;
     private Clock wallClock;
+    private Set<WaitHeader> waitHeaders;
 
     private Builder() {
       this.retryStatuses = new TreeSet<>(DEFAULT_RETRY_STATUSES);
@@ -533,6 +565,7 @@ public final class HttpRules {
       this.maxRetryAfterNanos = Long.MAX_VALUE;
       this.readAheadLimit = DEFAULT_READ_AHEAD_LIMIT;
       this.wallClock = Clock.systemUTC();
+      this.waitHeaders = EnumSet.of(WaitHeader.RETRY_AFTER);
     }
 
     private Builder(HttpRules rules) {
@@ -542,6 +575,7 @@ public final class HttpRules {
       this.maxRetryAfterNanos = rules.maxRetryAfterNanos;
       this.readAheadLimit = rules.readAheadLimit;
       this.wallClock = rules.wallClock;
+      this.waitHeaders = EnumSet.copyOf(rules.waitHeaders);
     }
 
     /**
@@ -659,6 +693,25 @@ public final class HttpRules {
      */
     public Builder wallClock(Clock wallClock) {
       this.wallClock = Objects.requireNonNull(wallClock, "wallClock must not be null");
+      return this;
+    }
+
+    /**
+     * The header fields read as the server's wait, replacing the current set: {@code Retry-After} by
+     * default; add the others a server is known to send, e.g. {@code waitHeaders(WaitHeader.values())} for
+     * all of them. None reads no wait at all (the backoff alone applies). Every field gets the same clamps
+     * ({@linkplain #maxRetryAfter maxRetryAfter} and the policy's {@code maxPushback}) and the same rule for
+     * hostile values; which field wins when several are sent is described on {@link WaitHeader}.
+     *
+     * @throws NullPointerException if {@code headers} or one of them is null
+     */
+    public Builder waitHeaders(WaitHeader... headers) {
+      Objects.requireNonNull(headers, "waitHeaders must not be null");
+      Set<WaitHeader> replacement = EnumSet.noneOf(WaitHeader.class);
+      for (WaitHeader header : headers) {
+        replacement.add(Objects.requireNonNull(header, "a wait header must not be null"));
+      }
+      this.waitHeaders = replacement;
       return this;
     }
 

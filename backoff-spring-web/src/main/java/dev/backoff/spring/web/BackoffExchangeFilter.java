@@ -110,6 +110,18 @@ public final class BackoffExchangeFilter implements ExchangeFilterFunction {
   }
 
   /**
+   * A filter retrying under {@code policy} with {@code rules} (statuses, methods, the header fields read as
+   * the server's wait: {@link HttpRules.Builder#waitHeaders}), waiting on the core's shared scheduler.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public static BackoffExchangeFilter of(RetryPolicy<? super ClientResponse> policy, HttpRules rules) {
+    Objects.requireNonNull(policy, "policy must not be null");
+    Objects.requireNonNull(rules, "rules must not be null");
+    return new BackoffExchangeFilter(policy, rules, null);
+  }
+
+  /**
    * A filter retrying under {@code policy} with {@code rules}, waiting on {@code scheduler}.
    *
    * @throws NullPointerException if an argument is null
