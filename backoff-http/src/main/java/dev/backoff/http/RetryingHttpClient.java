@@ -18,7 +18,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
@@ -289,10 +288,6 @@ public final class RetryingHttpClient {
 
   private static long saturatedNanos(Duration duration) {
     return duration.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : duration.toNanos();
-  }
-
-  Instant wallNow() {
-    return rules.wallNow();
   }
 
   ScheduledExecutorService timeoutScheduler() {

@@ -202,14 +202,4 @@ class WaitHeaderTest {
         .isInstanceOf(NullPointerException.class).hasMessageContaining("waitHeaders");
     assertThat(WaitHeader.X_AMZ_RETRY_AFTER.headerName()).isEqualTo("x-amz-retry-after");
   }
-
-  @Test
-  void everyFieldIsClampedAsRetryAfterIs() {
-    HttpRules capped = ALL.toBuilder().maxRetryAfter(java.time.Duration.ofSeconds(10)).build();
-    dev.backoff.RetryPolicy<Object> policy = dev.backoff.RetryPolicy.builder().build();
-    HttpResponseView tenSeconds = response(429, "retry-after-ms", "10000");
-    HttpResponseView justOver = response(429, "RateLimit", "\"d\";r=0;t=11");
-    assertThat(capped.mayRetry(policy, true, tenSeconds, 1, Long.MAX_VALUE, NOW)).isTrue();
-    assertThat(capped.mayRetry(policy, true, justOver, 1, Long.MAX_VALUE, NOW)).isFalse();
-  }
 }

@@ -13,6 +13,7 @@ import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRequestView;
 import dev.backoff.http.rules.HttpResponseView;
 import dev.backoff.http.rules.HttpRules;
+import dev.backoff.http.rules.driver.HttpVerdicts;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -208,10 +209,10 @@ public final class BackoffExchangeFilter implements ExchangeFilterFunction {
     @Override
     public Verdict judge(RetryPolicy<ClientResponse> policy, ClientResponse result, Throwable failure) {
       if (failure != null) {
-        return owner.rules.judgeFailure(repeatable, failure);
+        return HttpVerdicts.failure(repeatable, failure);
       }
       HttpResponseView view = HttpResponseView.of(result.statusCode().value(), result.headers()::header);
-      return owner.rules.judgeResponse(policy, repeatable, view);
+      return HttpVerdicts.response(owner.rules, policy, repeatable, view);
     }
 
     @Override
