@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -324,6 +325,7 @@ public abstract class HostileServerSuite {
   }
 
   @Test
+  @Tag("slow") // waits until the next whole second but one: up to 2 s
   void xRateLimitResetAsAUnixTimeIsHonouredUntilThatSecond() {
     assertTimeoutPreemptively(BOUND, () -> {
       long resetSecond = java.time.Instant.now().getEpochSecond() + 2; // between 1 and 2 s from now
