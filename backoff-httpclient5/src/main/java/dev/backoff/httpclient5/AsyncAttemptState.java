@@ -18,8 +18,9 @@ import org.apache.hc.core5.http.nio.AsyncDataConsumer;
  * waits on.
  *
  * <p>On the response head it judges the response once ({@code Retry-After} read once) and asks the engine's
- * side-effect-free preview ({@link AsyncExchange#mayRetry}) whether a retry may follow. If not, the response goes straight to the caller's callback ({@linkplain #forwarded()
- * forwarded}) and the stage completes when the exchange does. If so, the body is read ahead
+ * side-effect-free preview ({@link AsyncExchange#mayRetry}) whether a retry may follow. If not, the response
+ * goes straight to the caller's callback ({@linkplain #forwarded() forwarded}) and the stage completes when
+ * the exchange does. If so, the body is read ahead
  * ({@link ReadAhead}) up to the read-ahead limit; the stage completes when the body ended within it (and the
  * exchange completed), or as soon as the limit is reached (the body then waits, flow-controlled, for the
  * decision). Then either {@link #discard} (a retry: the connection kept if the body ended, else closed) or

@@ -36,7 +36,7 @@ public enum WaitHeader {
 
   /**
    * {@code X-RateLimit-Reset}: when the quota refills, as a non-negative integer that is either
-   * delta-seconds or a Unix time in seconds. A value below {@value ServerWait#EPOCH_THRESHOLD} (about 31.7
+   * delta-seconds or a Unix time in seconds. A value below 1000000000 (about 31.7
    * years as a delay, September 2001 as a time) is delta-seconds; from it on, a Unix time, whose wait is
    * measured from the rules' wall clock (zero once it has passed). A Unix time in milliseconds reads as a
    * time tens of thousands of years ahead, which ends the call rather than retrying early. It counts only
