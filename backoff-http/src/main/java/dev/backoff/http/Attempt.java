@@ -2,6 +2,8 @@ package dev.backoff.http;
 
 import dev.backoff.RetryPolicy;
 import dev.backoff.driver.AttemptContext;
+import dev.backoff.driver.Verdict;
+import dev.backoff.http.rules.driver.HttpVerdicts;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpHeaders;
@@ -11,7 +13,6 @@ import java.net.http.HttpResponse.BodyHandler;
 import java.net.http.HttpResponse.BodySubscriber;
 import java.net.http.HttpResponse.ResponseInfo;
 import java.net.http.HttpTimeoutException;
-import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Future;
@@ -47,7 +48,7 @@ final class Attempt<T> implements BodyHandler<Object> {
   private final long timeoutNanos;
   private volatile AttemptBody body;
   private volatile HttpTimeoutException expired;
-  private volatile Instant wallNow;
+  private volatile Verdict verdict; // the response's, judged once as its head arrived
   private volatile Future<?> timer;
 
   Attempt(RetryingHttpClient owner, RetryPolicy<HttpResponse<?>> policy, HttpRequest request, boolean repeatable,
@@ -115,9 +116,12 @@ final class Attempt<T> implements BodyHandler<Object> {
     body = null; // handed over or released: not ours to hold (a handler's body can be large)
   }
 
-  /** The wall-clock instant the handler read {@code Retry-After} at, for the same reading in the decision. */
-  Instant wallNow() {
-    return wallNow;
+  /**
+   * The verdict on this attempt's response, judged once as its head arrived (its {@code Retry-After} read
+   * then), for the loop's judge to hand on; null before a response.
+   */
+  Verdict verdict() {
+    return verdict;
   }
 
   @Override
@@ -137,18 +141,19 @@ final class Attempt<T> implements BodyHandler<Object> {
   }
 
   /**
-   * Whether the engine could retry after this response, judged from its status and headers alone, with
-   * the engine's own stop rules (no side effects: a budget is not asked). Where this says no, the engine
-   * says no too: it reads the same {@code Retry-After} at the same instant, later on the same clock.
+   * Judges the response once, from its status and headers, and asks the engine's side-effect-free preview
+   * whether a retry may follow it. Where the preview says no, the engine says no too: the loop's judge
+   * hands it the same verdict ({@link #verdict}).
    */
   private boolean retryPossible(ResponseInfo info) {
-    if (!repeatable || !owner.isRetryStatus(info.statusCode()) || number >= policy.maxAttempts()) {
+    if (!owner.isRetryStatus(info.statusCode())) {
+      verdict = Verdict.ACCEPT; // the success path: no view, no clock
       return false;
     }
-    Instant now = owner.wallNow();
-    wallNow = now;
-    return owner.rules().mayRetry(policy, repeatable, JdkViews.response(info.statusCode(), info.headers()), number,
-        context.nanosLeft(), now);
+    Verdict judged = HttpVerdicts.response(owner.rules(), policy, repeatable,
+        JdkViews.response(info.statusCode(), info.headers()));
+    verdict = judged;
+    return HttpVerdicts.mayRetry(policy, judged, number, context);
   }
 
   /**

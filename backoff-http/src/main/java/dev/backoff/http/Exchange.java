@@ -8,11 +8,11 @@ import dev.backoff.driver.OutcomeJudge;
 import dev.backoff.driver.SyncAttempt;
 import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRules;
+import dev.backoff.http.rules.driver.HttpVerdicts;
 import java.io.IOException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
-import java.time.Instant;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -135,16 +135,17 @@ final class Exchange<T> implements SyncAttempt<HttpResponse<Object>>, AsyncAttem
       if (callerThread && failure instanceof InterruptedException) {
         return Verdict.stop(StopReason.INTERRUPTED); // send was interrupted: the caller's thread was
       }
-      return owner.rules().judgeFailure(repeatable, failure); // HTTP's retryIf and abortIf are in the policy
+      return HttpVerdicts.failure(repeatable, failure); // HTTP's retryIf and abortIf are in the policy
     }
     HttpRules rules = owner.rules();
     if (!rules.isRetryStatus(response.statusCode())) {
       return Verdict.ACCEPT;
     }
+    // The verdict the body handler judged the response's head with: Retry-After is read once per response.
     Attempt<T> attempt = attemptOf(response);
-    Instant read = attempt == null ? null : attempt.wallNow(); // the instant the handler judged it at
-    return rules.judgeResponse(p, repeatable, JdkViews.response(response.statusCode(), response.headers()),
-        read != null ? read : rules.wallNow());
+    Verdict judged = attempt == null ? null : attempt.verdict();
+    return judged != null ? judged
+        : HttpVerdicts.response(rules, p, repeatable, JdkViews.response(response.statusCode(), response.headers()));
   }
 
   /** The last response as the caller's handler makes it (its body read ahead, then the rest). */

@@ -11,13 +11,13 @@ import dev.backoff.driver.AttemptContext;
 import dev.backoff.driver.RetryLoops;
 import dev.backoff.http.rules.HttpRules;
 import dev.backoff.http.rules.RetryAfter;
+import dev.backoff.http.rules.WaitHeader;
 import java.io.IOException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpResponse.BodyHandler;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Set;
@@ -129,7 +129,8 @@ public final class RetryingHttpClient {
 
   private RetryingHttpClient(Builder builder) {
     this.client = builder.client;
-    this.rules = builder.rules.build();
+    this.rules = builder.waitHeaders == null ? builder.rules.build()
+        : builder.rules.build().toBuilder().waitHeaders(builder.waitHeaders).build();
     this.attemptTimeout = builder.attemptTimeout;
     this.budgetPerHost = builder.budgetPerHost;
     this.driversPerHost = budgetPerHost == null ? null : new ConcurrentHashMap<>();
@@ -289,10 +290,6 @@ public final class RetryingHttpClient {
     return duration.compareTo(Duration.ofNanos(Long.MAX_VALUE)) >= 0 ? Long.MAX_VALUE : duration.toNanos();
   }
 
-  Instant wallNow() {
-    return rules.wallNow();
-  }
-
   ScheduledExecutorService timeoutScheduler() {
     return timeoutScheduler;
   }
@@ -363,6 +360,7 @@ public final class RetryingHttpClient {
     private final HttpClient client;
     private RetryPolicy<HttpResponse<?>> policy = RetryPolicy.defaults();
     private HttpRules.Builder rules = HttpRules.builder();
+    private WaitHeader[] waitHeaders; // null: the rules' own
     private Duration attemptTimeout;
     private Function<String, RetryBudget> budgetPerHost;
     private ScheduledExecutorService scheduler;
@@ -457,6 +455,20 @@ public final class RetryingHttpClient {
      */
     public Builder wallClock(java.time.Clock wallClock) {
       rules.wallClock(wallClock);
+      return this;
+    }
+
+    /**
+     * The header fields read as the server's wait ({@link HttpRules.Builder#waitHeaders}): {@code Retry-After}
+     * by default; {@code waitHeaders(WaitHeader.values())} adds {@code retry-after-ms},
+     * {@code x-amz-retry-after}, {@code X-RateLimit-Reset} and the IETF {@code RateLimit} fields. Overrides the
+     * {@linkplain #rules rules'} own setting, whichever is called first.
+     *
+     * @throws NullPointerException if {@code headers} or one of them is null
+     */
+    public Builder waitHeaders(WaitHeader... headers) {
+      HttpRules.builder().waitHeaders(headers); // validates
+      this.waitHeaders = headers.clone();
       return this;
     }
 

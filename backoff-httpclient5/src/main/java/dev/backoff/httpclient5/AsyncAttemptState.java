@@ -1,8 +1,8 @@
 package dev.backoff.httpclient5;
 
 import dev.backoff.driver.AttemptContext;
+import dev.backoff.driver.Verdict;
 import java.io.IOException;
-import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import org.apache.hc.client5.http.async.AsyncExecCallback;
 import org.apache.hc.client5.http.async.AsyncExecRuntime;
@@ -17,9 +17,10 @@ import org.apache.hc.core5.http.nio.AsyncDataConsumer;
  * One attempt of an async request: the callback the rest of the chain reports to, and the stage the loop
  * waits on.
  *
- * <p>On the response head it decides, by the rules alone ({@link AsyncExchange#mayRetry}), whether a retry
- * is possible. If not, the response goes straight to the caller's callback ({@linkplain #forwarded()
- * forwarded}) and the stage completes when the exchange does. If so, the body is read ahead
+ * <p>On the response head it judges the response once ({@code Retry-After} read once) and asks the engine's
+ * side-effect-free preview ({@link AsyncExchange#mayRetry}) whether a retry may follow. If not, the response
+ * goes straight to the caller's callback ({@linkplain #forwarded() forwarded}) and the stage completes when
+ * the exchange does. If so, the body is read ahead
  * ({@link ReadAhead}) up to the read-ahead limit; the stage completes when the body ended within it (and the
  * exchange completed), or as soon as the limit is reached (the body then waits, flow-controlled, for the
  * decision). Then either {@link #discard} (a retry: the connection kept if the body ended, else closed) or
@@ -46,7 +47,7 @@ final class AsyncAttemptState implements AsyncExecCallback {
   private final Stage stage = new Stage();
   private volatile HttpResponse response;
   private volatile EntityDetails details;
-  private volatile Instant wallNow;
+  private volatile Verdict verdict; // the response's, judged once as its head arrived
   private volatile boolean forwarded;
   private volatile ReadAhead readAhead;
   private volatile boolean exchangeOver; // hedged: the exchange completed
@@ -86,9 +87,9 @@ final class AsyncAttemptState implements AsyncExecCallback {
     return forwarded;
   }
 
-  /** The wall-clock instant the read-ahead decision read {@code Retry-After} at; null before a response. */
-  Instant wallNow() {
-    return wallNow;
+  /** The verdict the response was judged with as its head arrived ({@code Retry-After} read once); null before. */
+  Verdict verdict() {
+    return verdict;
   }
 
   @Override
@@ -96,11 +97,11 @@ final class AsyncAttemptState implements AsyncExecCallback {
       throws HttpException, IOException {
     response = head;
     details = entityDetails;
-    Instant now = exchange.rules().wallNow();
-    wallNow = now;
+    Verdict judged = exchange.judgeHead(head);
+    verdict = judged;
     if (hedged) {
       exchange.responded(head, this); // before the loop can see the response
-    } else if (!exchange.mayRetry(head, number, context, now)) {
+    } else if (!exchange.mayRetry(judged, number, context)) {
       // Without hedging, a response that cannot be retried is the call's outcome: the caller reads it now.
       // A hedged call's attempts overlap: only the winner may reach the caller, so every body is read ahead.
       forwarded = true;

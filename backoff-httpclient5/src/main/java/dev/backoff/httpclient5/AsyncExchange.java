@@ -10,6 +10,7 @@ import dev.backoff.driver.RetryLoops;
 import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRequestView;
 import dev.backoff.http.rules.HttpRules;
+import dev.backoff.http.rules.driver.HttpVerdicts;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
@@ -274,24 +275,28 @@ final class AsyncExchange implements AsyncAttempt<HttpResponse>, OutcomeJudge<Ht
         // The response was the caller's already (its consumer has part of the body): it cannot be repeated.
         return Verdict.stop(StopReason.NOT_RETRYABLE);
       }
-      return rules.judgeFailure(repeatable(), failure);
+      return HttpVerdicts.failure(repeatable(), failure);
     }
     if (!rules.isRetryStatus(response.getCode())) {
       return Verdict.ACCEPT;
     }
-    // The same wall-clock reading as the read-ahead decision, so that both read Retry-After alike: where
+    // The verdict the read-ahead decision was taken with as the head arrived (Retry-After read once): where
     // that decision said "no retry" (the response went straight to the caller), the engine stops too.
-    // (Hedged, every body was read ahead; the reading is the one taken when the response's head arrived.)
-    return rules.judgeResponse(policy, repeatable(), Views.response(response),
-        attempt != null && attempt.wallNow() != null ? attempt.wallNow() : rules.wallNow());
+    Verdict judged = attempt == null ? null : attempt.verdict();
+    return judged != null ? judged : judgeHead(response);
   }
 
-  /** Whether the engine could retry after this response (decided on its status and headers). */
-  boolean mayRetry(HttpResponse response, int attempt, AttemptContext context, java.time.Instant now) {
-    if (!rules.isRetryStatus(response.getCode())) {
-      return false;
+  /** The verdict on a response's head (its status and headers), judged once per response. */
+  Verdict judgeHead(HttpResponse head) {
+    if (!rules.isRetryStatus(head.getCode())) {
+      return Verdict.ACCEPT; // the success path: no view, no clock
     }
-    return rules.mayRetry(owner.policy(), repeatable(), Views.response(response), attempt, context.nanosLeft(), now);
+    return HttpVerdicts.response(rules, owner.policy(), repeatable(), Views.response(head));
+  }
+
+  /** Whether a retry may follow a response judged {@code verdict}: the engine's side-effect-free preview. */
+  boolean mayRetry(Verdict verdict, int attempt, AttemptContext context) {
+    return HttpVerdicts.mayRetry(owner.policy(), verdict, attempt, context);
   }
 
   /** The call is over: hand its outcome to the caller's callback. */

@@ -8,6 +8,7 @@ import dev.backoff.driver.SyncAttempt;
 import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRequestView;
 import dev.backoff.http.rules.HttpRules;
+import dev.backoff.http.rules.driver.HttpVerdicts;
 import java.io.IOException;
 import org.apache.hc.client5.http.classic.ExecChain;
 import org.apache.hc.client5.http.impl.classic.RequestFailedException;
@@ -73,7 +74,7 @@ final class ClassicExchange implements SyncAttempt<ClassicHttpResponse>, Outcome
       if (scope.execRuntime.isExecutionAborted()) {
         return Verdict.stop(StopReason.CANCELLED); // the caller cancelled the request
       }
-      return rules.judgeFailure(repeatable(), failure);
+      return HttpVerdicts.failure(repeatable(), failure);
     }
     if (!rules.isRetryStatus(response.getCode())) {
       return Verdict.ACCEPT; // the success path: no view, no clock
@@ -81,7 +82,7 @@ final class ClassicExchange implements SyncAttempt<ClassicHttpResponse>, Outcome
     if (scope.execRuntime.isExecutionAborted()) {
       return Verdict.stop(StopReason.CANCELLED);
     }
-    return rules.judgeResponse(policy, repeatable(), Views.response(response));
+    return HttpVerdicts.response(rules, policy, repeatable(), Views.response(response));
   }
 
   private boolean repeatable() {

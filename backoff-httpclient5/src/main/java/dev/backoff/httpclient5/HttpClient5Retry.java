@@ -4,6 +4,7 @@ import dev.backoff.AsyncRetryExecutor;
 import dev.backoff.RetryExecutor;
 import dev.backoff.RetryPolicy;
 import dev.backoff.http.rules.HttpRules;
+import dev.backoff.http.rules.WaitHeader;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.hc.client5.http.async.AsyncExecChainHandler;
@@ -270,6 +271,7 @@ public final class HttpClient5Retry {
   public static final class Builder {
     private RetryPolicy<HttpResponse> policy = RetryPolicy.defaults();
     private HttpRules rules = HttpRules.defaults();
+    private WaitHeader[] waitHeaders; // null: the rules' own
     private ScheduledExecutorService scheduler;
 
     private Builder() {}
@@ -298,6 +300,20 @@ public final class HttpClient5Retry {
     }
 
     /**
+     * The header fields read as the server's wait ({@link HttpRules.Builder#waitHeaders}): {@code Retry-After}
+     * by default; {@code waitHeaders(WaitHeader.values())} adds {@code retry-after-ms},
+     * {@code x-amz-retry-after}, {@code X-RateLimit-Reset} and the IETF {@code RateLimit} fields. Overrides the
+     * {@linkplain #rules rules'} own setting, whichever is called first.
+     *
+     * @throws NullPointerException if {@code headers} or one of them is null
+     */
+    public Builder waitHeaders(WaitHeader... headers) {
+      HttpRules.builder().waitHeaders(headers); // validates
+      this.waitHeaders = headers.clone();
+      return this;
+    }
+
+    /**
      * Where the async client's retries wait: each retry is a task that only starts the next attempt (it
      * never blocks), so one thread serves many clients. Default
      * {@link AsyncRetryExecutor#defaultScheduler()}, the library's shared daemon thread. The classic client
@@ -315,6 +331,10 @@ public final class HttpClient5Retry {
      * refuses to be installed (see the class comment).
      */
     public HttpClient5Retry build() {
+      if (waitHeaders != null) {
+        rules = rules.toBuilder().waitHeaders(waitHeaders).build();
+        waitHeaders = null;
+      }
       return new HttpClient5Retry(this);
     }
   }

@@ -27,6 +27,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import org.apache.hc.client5.http.async.methods.SimpleHttpRequest;
 import org.apache.hc.client5.http.async.methods.SimpleHttpResponse;
@@ -155,6 +156,42 @@ class AsyncRetryTest {
       Future<SimpleHttpResponse> call = execute(SimpleRequestBuilder.get(server.uri("/a")).build());
       assertThat(runToEnd(call).getCode()).isEqualTo(200);
       assertThat(scheduler.delays()).containsExactly(Duration.ofSeconds(7));
+    }
+  }
+
+  /** A wall clock stopped at {@link #NOW} that counts how often it is read. */
+  private static final class CountingClock extends Clock {
+    final AtomicInteger reads = new AtomicInteger();
+
+    @Override
+    public Instant instant() {
+      reads.incrementAndGet();
+      return NOW;
+    }
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+  }
+
+  @Test
+  void eachResponseIsJudgedOnceWithOneWallClockReadingAndASuccessReadsNone() throws Exception {
+    // The head's verdict is the one the engine decides on: the 429's Retry-After date is read against one
+    // reading of the wall clock, and the 200 (not retried) reads no clock at all.
+    CountingClock wall = new CountingClock();
+    String date = ClassicRetryTest.IMF_FIXDATE.format(NOW.plusSeconds(7).atOffset(ZoneOffset.UTC));
+    try (ScriptedServer server = new ScriptedServer(Reply.of(429, "slow", "Retry-After", date), Reply.of(200, "ok"))) {
+      start(policy().build(), HttpRules.builder().wallClock(wall).build());
+      Future<SimpleHttpResponse> call = execute(SimpleRequestBuilder.get(server.uri("/a")).build());
+      assertThat(runToEnd(call).getCode()).isEqualTo(200);
+      assertThat(scheduler.delays()).containsExactly(Duration.ofSeconds(7));
+      assertThat(wall.reads.get()).as("wall-clock readings for a 429 and a 200").isEqualTo(1);
     }
   }
 

@@ -8,9 +8,9 @@ import dev.backoff.driver.OutcomeJudge;
 import dev.backoff.driver.RetryLoops;
 import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRules;
+import dev.backoff.http.rules.driver.HttpVerdicts;
 import java.io.IOException;
 import java.net.SocketTimeoutException;
-import java.time.Instant;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -41,11 +41,11 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
   private final Request request;
   private final boolean repeatable;
   private volatile Call last;
-  private volatile Instant judgedAt;
+  private volatile Verdict judged; // the last response's verdict, judged once as it arrived
   private final Map<Response, Answer> answers; // null unless the policy hedges
 
-  /** The call that produced a response, and the instant its handler judged it at (or null). */
-  private record Answer(Call call, Instant judgedAt) {}
+  /** The call that produced a response, and the verdict it was judged with as it arrived. */
+  private record Answer(Call call, Verdict verdict) {}
 
   AsyncExchange(BackoffOkHttp owner, Call.Factory client, Request request) {
     this.client = owner.guarded(Objects.requireNonNull(client, "client must not be null"));
@@ -79,7 +79,7 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
 
   @Override
   public CompletionStage<Response> start(AttemptContext context) {
-    judgedAt = null;
+    judged = null;
     int number = context.attempt();
     FollowUpGuard.Mark mark = new FollowUpGuard.Mark();
     Call call = client.newCall(mark.mark(request));
@@ -100,10 +100,11 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
       public void onResponse(Call answered, Response raw) {
         Response response = mark.restore(raw);
         try {
-          Instant at = InterceptedCall.readAheadIfRetryPossible(rules, policy, response, repeatable, number, context);
-          judgedAt = at;
+          Verdict verdict = InterceptedCall.readAheadIfRetryPossible(rules, policy, response, repeatable, number,
+              context);
+          judged = verdict;
           if (answers != null) {
-            answers.put(response, new Answer(call, at));
+            answers.put(response, new Answer(call, verdict));
           }
         } catch (RuntimeException e) {
           response.close();
@@ -136,16 +137,14 @@ final class AsyncExchange implements AsyncAttempt<Response>, OutcomeJudge<Respon
   @Override
   public Verdict judge(RetryPolicy<Response> p, Response response, Throwable failure) {
     if (failure != null) {
-      return rules.judgeFailure(repeatable, failure);
+      return HttpVerdicts.failure(repeatable, failure);
     }
     if (!rules.isRetryStatus(response.code())) {
       return Verdict.ACCEPT;
     }
     Answer answer = answers == null ? null : answers.get(response);
-    Instant at = answer != null ? answer.judgedAt() : judgedAt;
-    return at == null
-        ? rules.judgeResponse(p, repeatable, OkHttpViews.response(response))
-        : rules.judgeResponse(p, repeatable, OkHttpViews.response(response), at);
+    Verdict verdict = answer != null ? answer.verdict() : judged;
+    return verdict != null ? verdict : HttpVerdicts.response(rules, p, repeatable, OkHttpViews.response(response));
   }
 
   /** The failure as an OkHttp callback takes it: unwrapped, a cancellation as OkHttp's "Canceled". */

@@ -7,6 +7,7 @@ import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.driver.RetryLoops;
 import dev.backoff.http.rules.HttpRules;
+import dev.backoff.http.rules.WaitHeader;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Objects;
@@ -337,6 +338,7 @@ public final class BackoffOkHttp {
   public static final class Builder {
     private RetryPolicy<Response> policy = RetryPolicy.defaults();
     private HttpRules rules = HttpRules.defaults();
+    private WaitHeader[] waitHeaders; // null: the rules' own
     private ScheduledExecutorService scheduler;
 
     private Builder() {}
@@ -365,6 +367,20 @@ public final class BackoffOkHttp {
     }
 
     /**
+     * The header fields read as the server's wait ({@link HttpRules.Builder#waitHeaders}): {@code Retry-After}
+     * by default; {@code waitHeaders(WaitHeader.values())} adds {@code retry-after-ms},
+     * {@code x-amz-retry-after}, {@code X-RateLimit-Reset} and the IETF {@code RateLimit} fields. Overrides the
+     * {@linkplain #rules rules'} own setting, whichever is called first.
+     *
+     * @throws NullPointerException if {@code headers} or one of them is null
+     */
+    public Builder waitHeaders(WaitHeader... headers) {
+      HttpRules.builder().waitHeaders(headers); // validates
+      this.waitHeaders = headers.clone();
+      return this;
+    }
+
+    /**
      * Where {@link BackoffOkHttp#enqueue} schedules its retries. Its tasks only enqueue the next attempt
      * (they never block), so one thread serves many calls. Default:
      * {@link AsyncRetryExecutor#defaultScheduler()}, the library's shared daemon thread.
@@ -378,6 +394,10 @@ public final class BackoffOkHttp {
 
     /** Builds it. */
     public BackoffOkHttp build() {
+      if (waitHeaders != null) {
+        rules = rules.toBuilder().waitHeaders(waitHeaders).build();
+        waitHeaders = null;
+      }
       return new BackoffOkHttp(this);
     }
   }

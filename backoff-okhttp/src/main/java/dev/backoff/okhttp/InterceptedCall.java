@@ -9,9 +9,9 @@ import dev.backoff.driver.SyncAttempt;
 import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRequestView;
 import dev.backoff.http.rules.HttpRules;
+import dev.backoff.http.rules.driver.HttpVerdicts;
 import java.io.IOException;
 import java.net.ProtocolException;
-import java.time.Instant;
 import java.util.concurrent.TimeUnit;
 import okhttp3.Call;
 import okhttp3.Interceptor;
@@ -38,7 +38,7 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
   private final Call call;
   private final boolean repeatable;
   private final long deadlineNanos; // System.nanoTime() at which the call's timeout ends it for Backoff's deadline
-  private Instant judgedAt; // the instant the last response's Retry-After was read at, for the same reading
+  private Verdict judged; // the last response's verdict, judged once as it arrived (null: not judged yet)
 
   /**
    * @param maxElapsedNanos the policy's deadline, which ends the call through its timeout (see
@@ -72,7 +72,7 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
 
   @Override
   public Response run(AttemptContext context) throws IOException {
-    judgedAt = null;
+    judged = null;
     if (call.isCanceled()) {
       throw new IOException("Canceled"); // no attempt after cancel (OkHttp's own message)
     }
@@ -82,7 +82,7 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
     } catch (NumberFormatException e) {
       throw unreadableRetryAfter(e);
     }
-    judgedAt = readAheadIfRetryPossible(rules, policy, response, repeatable, context.attempt(), context);
+    judged = readAheadIfRetryPossible(rules, policy, response, repeatable, context.attempt(), context);
     return response;
   }
 
@@ -129,18 +129,18 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
   }
 
   /**
-   * Reads ahead a response's body, to the read-ahead limit, when the engine could retry after it; returns
-   * the wall-clock instant its {@code Retry-After} was read at, or null when no retry is possible.
+   * Judges a response once and reads ahead its body, to the read-ahead limit, when the engine's preview says
+   * a retry may follow; returns the verdict, for the loop's judge to hand on (so {@code Retry-After} is read
+   * once per response).
    */
-  static Instant readAheadIfRetryPossible(HttpRules rules, RetryPolicy<Response> policy, Response response,
+  static Verdict readAheadIfRetryPossible(HttpRules rules, RetryPolicy<Response> policy, Response response,
       boolean repeatable, int attempt, AttemptContext context) {
-    if (!repeatable || !rules.isRetryStatus(response.code())) {
-      return null;
+    if (!rules.isRetryStatus(response.code())) {
+      return Verdict.ACCEPT; // the success path: no view, no clock
     }
-    Instant now = rules.wallNow();
-    if (!rules.mayRetry(policy, repeatable, OkHttpViews.response(response),
-        attempt, context.nanosLeft(), now)) {
-      return now;
+    Verdict verdict = HttpVerdicts.response(rules, policy, repeatable, OkHttpViews.response(response));
+    if (!HttpVerdicts.mayRetry(policy, verdict, attempt, context)) {
+      return verdict;
     }
     int limit = rules.readAheadLimit();
     if (limit > 0) {
@@ -152,7 +152,7 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
         // the same failure when reading it.
       }
     }
-    return now;
+    return verdict;
   }
 
   @Override
@@ -166,15 +166,13 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
       return Verdict.stop(StopReason.CANCELLED);
     }
     if (failure != null) {
-      return rules.judgeFailure(repeatable, failure);
+      return HttpVerdicts.failure(repeatable, failure);
     }
     if (!rules.isRetryStatus(response.code())) {
       return Verdict.ACCEPT; // the success path: no view, no clock
     }
-    Instant at = judgedAt;
-    return at == null
-        ? rules.judgeResponse(policy, repeatable, OkHttpViews.response(response))
-        : rules.judgeResponse(policy, repeatable, OkHttpViews.response(response), at);
+    Verdict verdict = judged;
+    return verdict != null ? verdict : HttpVerdicts.response(rules, policy, repeatable, OkHttpViews.response(response));
   }
 
   /** Waits in slices, checking between them whether the call was cancelled (OkHttp interrupts nobody). */

@@ -7,23 +7,32 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.backoff.Backoff;
 import dev.backoff.Hedging;
 import dev.backoff.RetryPolicy;
+import dev.backoff.http.rules.HttpRules;
+import dev.backoff.http.rules.WaitHeader;
 import dev.backoff.testing.ScriptedHttpServer;
 import dev.backoff.testing.ScriptedHttpServer.RecordedRequest;
 import dev.backoff.testing.ScriptedHttpServer.Response;
 import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * One set of misbehaving servers, run against every HTTP adapter: servers that always answer 503, answer a
  * POST with {@code Retry-After: 0}, trickle or stall a 503's body past the call's deadline, send absurd or
- * folded {@code Retry-After} values, or hold every connection of a small pool. A subclass says how its adapter
+ * folded {@code Retry-After} values, say "wait" through the opt-in fields ({@code retry-after-ms},
+ * {@code x-amz-retry-after}, {@code X-RateLimit-Reset}, the IETF {@code RateLimit}) with exact, absurd or
+ * garbage values, or hold every connection of a small pool. A subclass says how its adapter
  * makes a client under a {@link Shape} of policy and sends one request; each case here asserts what the
  * server received (how many requests, and when) and that the call ended within its deadline plus a margin
  * with the safe outcome: a response the caller can read, or the client's own error type, never a runtime
@@ -49,8 +58,20 @@ public abstract class HostileServerSuite {
    * @param backoff the fixed wait between attempts
    * @param maxElapsed the call's deadline, or null for none
    * @param hedgeDelay the hedging delay, or null for no hedging
+   * @param waitHeaders the header fields the adapter reads as the server's wait ({@link #rules()})
    */
-  protected record Shape(int maxAttempts, Duration backoff, Duration maxElapsed, Duration hedgeDelay) {
+  protected record Shape(int maxAttempts, Duration backoff, Duration maxElapsed, Duration hedgeDelay,
+      Set<WaitHeader> waitHeaders) {
+    /** A shape whose adapter reads {@code Retry-After} alone, the default. */
+    public Shape(int maxAttempts, Duration backoff, Duration maxElapsed, Duration hedgeDelay) {
+      this(maxAttempts, backoff, maxElapsed, hedgeDelay, EnumSet.of(WaitHeader.RETRY_AFTER));
+    }
+
+    /** The HTTP rules every adapter is given: the defaults, reading {@link #waitHeaders}. */
+    public HttpRules rules() {
+      return HttpRules.builder().waitHeaders(waitHeaders.toArray(WaitHeader[]::new)).build();
+    }
+
     /** A policy of any response type with these settings and the library's defaults otherwise. */
     public <R> RetryPolicy<R> policy() {
       RetryPolicy.Builder<R> builder = RetryPolicy.<R>builder()
@@ -268,6 +289,123 @@ public abstract class HostileServerSuite {
         assertThat(Duration.ofNanos(requests.get(1).receivedNanos() - requests.get(0).receivedNanos()))
             .as("%s: the wait between the attempts", adapter())
             .isGreaterThanOrEqualTo(Duration.ofMillis(950));
+      }
+    });
+  }
+
+  /** A shape that reads every wait header, with four attempts, a 10 ms backoff and a deadline of {@code maxElapsed}. */
+  private static Shape everyWaitHeader(Duration maxElapsed) {
+    return new Shape(4, Duration.ofMillis(10), maxElapsed, null, EnumSet.allOf(WaitHeader.class));
+  }
+
+  /** The time between the first two requests the server read. */
+  private static Duration spacing(List<RecordedRequest> requests) {
+    return Duration.ofNanos(requests.get(1).receivedNanos() - requests.get(0).receivedNanos());
+  }
+
+  @ParameterizedTest(name = "{0}: {1}")
+  @CsvSource(delimiter = '|', value = {
+      "503|retry-after-ms|400|400", "503|x-amz-retry-after|400|400", "429|X-RateLimit-Reset|1|1000",
+      "503|RateLimit|\"default\";r=0;t=1|1000", "429|RateLimit-Reset|1|1000"})
+  void anOptInWaitHeaderIsHonouredExactly(int status, String header, String value, long waitMillis) {
+    // The wait is a lower bound (the engine waits max(hint, backoff)); the upper bound leaves 2 s of slack.
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(
+              Response.of(status, "wait").header(header, value), Response.of(200, "ok"));
+          Exchange exchange = open(everyWaitHeader(null))) {
+        Ending ending = call(exchange, "GET", server.uri("/wait-header"), null);
+        assertSafe(ending, 200);
+        List<RecordedRequest> requests = settledRequests(server);
+        assertThat(requests).as("%s: requests the server read", adapter()).hasSize(2);
+        assertThat(spacing(requests)).as("%s: the wait %s: %s asked for", adapter(), header, value)
+            .isGreaterThanOrEqualTo(Duration.ofMillis(waitMillis - 50))
+            .isLessThan(Duration.ofMillis(waitMillis + 2000));
+      }
+    });
+  }
+
+  @Test
+  @Tag("slow") // waits until the next whole second but one: up to 2 s
+  void xRateLimitResetAsAUnixTimeIsHonouredUntilThatSecond() {
+    assertTimeoutPreemptively(BOUND, () -> {
+      long resetSecond = java.time.Instant.now().getEpochSecond() + 2; // between 1 and 2 s from now
+      try (ScriptedHttpServer server = new ScriptedHttpServer(
+              Response.of(429, "wait").header("X-RateLimit-Reset", String.valueOf(resetSecond))
+                  .header("X-RateLimit-Remaining", "0"),
+              Response.of(200, "ok"));
+          Exchange exchange = open(everyWaitHeader(null))) {
+        Ending ending = call(exchange, "GET", server.uri("/epoch-reset"), null);
+        assertSafe(ending, 200);
+        long secondReadAtMillis = System.currentTimeMillis()
+            - Duration.ofNanos(System.nanoTime() - settledRequests(server).get(1).receivedNanos()).toMillis();
+        assertThat(server.requests()).as("%s: requests the server read", adapter()).hasSize(2);
+        assertThat(secondReadAtMillis).as("%s: the retry came at or after the reset second", adapter())
+            .isGreaterThanOrEqualTo(resetSecond * 1000 - 50);
+        assertThat(ending.took()).as("%s: the call", adapter()).isLessThan(Duration.ofSeconds(5));
+      }
+    });
+  }
+
+  @ParameterizedTest(name = "{0}: {1}")
+  @CsvSource(delimiter = '|', value = {
+      "503|retry-after-ms|99999999999999999999", "503|x-amz-retry-after|9223372036855",
+      "429|X-RateLimit-Reset|1767225600000000", "503|RateLimit|\"default\";r=0;t=9999999999999999",
+      "503|RateLimit|\"default\";r=0;t=3600"})
+  void anAbsurdWaitHeaderEndsTheCallAfterOneRequest(int status, String header, String value) {
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(
+              Response.of(status, "wait").header(header, value), Response.of(200, "ok"));
+          Exchange exchange = open(everyWaitHeader(Duration.ofSeconds(5)))) {
+        Ending ending = call(exchange, "GET", server.uri("/absurd-wait"), null);
+        assertSafe(ending, status);
+        assertThat(settledRequests(server)).as("%s: a wait past the deadline is not taken", adapter()).hasSize(1);
+        assertThat(ending.took()).as("%s: the call", adapter()).isLessThan(Duration.ofSeconds(2));
+      }
+    });
+  }
+
+  /**
+   * A GET under {@code shape} to a server answering {@code first}, then 200: retried once, without a wait
+   * (the call ends well within 2 s).
+   */
+  private void retriedWithoutAWait(Shape shape, Response first, String why) {
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(first, Response.of(200, "ok"));
+          Exchange exchange = open(shape)) {
+        Ending ending = call(exchange, "GET", server.uri("/no-wait"), null);
+        assertSafe(ending, 200);
+        assertThat(settledRequests(server)).as("%s: requests the server read", adapter()).hasSize(2);
+        assertThat(ending.took()).as("%s: %s", adapter(), why).isLessThan(Duration.ofSeconds(2));
+      }
+    });
+  }
+
+  @Test
+  void garbageInEveryWaitHeaderFallsBackToTheBackoff() {
+    retriedWithoutAWait(everyWaitHeader(null),
+        Response.of(429, "wait").header("retry-after-ms", "-5").header("x-amz-retry-after", "1.5")
+            .header("X-RateLimit-Reset", "soon").header("RateLimit", "\"default\";r=0;t=30,")
+            .header("RateLimit-Reset", "-1").header("Retry-After", "later"),
+        "no wait was read from garbage");
+  }
+
+  @Test
+  void theMillisecondFieldsAreOptIn() {
+    retriedWithoutAWait(new Shape(4, Duration.ofMillis(10), null, null),
+        Response.of(503, "wait").header("retry-after-ms", "5000").header("x-amz-retry-after", "5000"),
+        "the millisecond fields are read only when enabled");
+  }
+
+  @Test
+  void theMillisecondFieldOutranksRetryAfter() {
+    assertTimeoutPreemptively(BOUND, () -> {
+      try (ScriptedHttpServer server = new ScriptedHttpServer(
+              Response.of(503, "wait").header("Retry-After", "3").header("retry-after-ms", "300"),
+              Response.of(200, "ok"));
+          Exchange exchange = open(everyWaitHeader(null))) {
+        assertSafe(call(exchange, "GET", server.uri("/ranked"), null), 200);
+        assertThat(spacing(settledRequests(server))).as("%s: retry-after-ms, not Retry-After", adapter())
+            .isGreaterThanOrEqualTo(Duration.ofMillis(250)).isLessThan(Duration.ofMillis(2500));
       }
     });
   }

@@ -42,7 +42,7 @@ class HttpClient5AsyncHostileTest extends HostileServerSuite {
 
   /** A started client; {@code connectionsPerRoute} 0: the pool's defaults. */
   private static Exchange exchange(Shape shape, int connectionsPerRoute) {
-    HttpClient5Retry retry = HttpClient5Retry.of(shape.<HttpResponse>policy());
+    HttpClient5Retry retry = HttpClient5Retry.builder().policy(shape.<HttpResponse>policy()).rules(shape.rules()).build();
     PoolingAsyncClientConnectionManagerBuilder pool = PoolingAsyncClientConnectionManagerBuilder.create();
     if (connectionsPerRoute > 0) {
       pool.setMaxConnPerRoute(connectionsPerRoute).setMaxConnTotal(connectionsPerRoute);

@@ -24,7 +24,7 @@ class HttpClient5ClassicHostileTest extends HostileServerSuite {
 
   @Override
   protected Exchange open(Shape shape) {
-    HttpClient5Retry retry = HttpClient5Retry.of(shape.<HttpResponse>policy());
+    HttpClient5Retry retry = HttpClient5Retry.builder().policy(shape.<HttpResponse>policy()).rules(shape.rules()).build();
     CloseableHttpClient client = retry.classicClientBuilder().build();
     return new Exchange() {
       @Override

@@ -41,7 +41,7 @@ class JdkHttpClientHostileTest extends HostileServerSuite {
     private final boolean async;
 
     JdkExchange(Shape shape, boolean async) {
-      this.retrying = RetryingHttpClient.builder(client).policy(shape.policy()).build();
+      this.retrying = RetryingHttpClient.builder(client).policy(shape.policy()).rules(shape.rules()).build();
       this.async = async;
     }
 

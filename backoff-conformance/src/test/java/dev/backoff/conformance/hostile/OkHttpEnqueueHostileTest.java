@@ -43,7 +43,7 @@ class OkHttpEnqueueHostileTest extends HostileServerSuite {
   }
 
   private static Exchange exchange(Shape shape, OkHttpClient client) {
-    BackoffOkHttp backoff = BackoffOkHttp.of(shape.policy());
+    BackoffOkHttp backoff = BackoffOkHttp.builder().policy(shape.policy()).rules(shape.rules()).build();
     return new Exchange() {
       @Override
       public int send(String method, URI uri, String body) throws Exception {

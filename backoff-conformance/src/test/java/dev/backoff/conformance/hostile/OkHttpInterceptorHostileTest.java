@@ -27,7 +27,7 @@ class OkHttpInterceptorHostileTest extends HostileServerSuite {
 
   @Override
   protected Exchange open(Shape shape) {
-    BackoffOkHttp backoff = BackoffOkHttp.of(shape.policy());
+    BackoffOkHttp backoff = BackoffOkHttp.builder().policy(shape.policy()).rules(shape.rules()).build();
     OkHttpClient client = backoff.install(new OkHttpClient.Builder()).build();
     return new Exchange() {
       @Override

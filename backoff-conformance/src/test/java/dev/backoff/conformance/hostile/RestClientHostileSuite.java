@@ -22,7 +22,7 @@ abstract class RestClientHostileSuite extends ClosedConnectionSuite {
   protected Exchange open(Shape shape) {
     RestClient client = RestClient.builder()
         .requestFactory(requestFactory())
-        .requestInterceptor(BackoffRestInterceptor.of(shape.policy()))
+        .requestInterceptor(BackoffRestInterceptor.of(shape.policy(), shape.rules()))
         .build();
     return new Exchange() {
       @Override

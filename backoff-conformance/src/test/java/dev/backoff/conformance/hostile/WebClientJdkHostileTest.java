@@ -40,7 +40,7 @@ class WebClientJdkHostileTest extends ClosedConnectionSuite {
     WebClient client = WebClient.builder()
         .clientConnector(new JdkClientHttpConnector(
             HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build()))
-        .filter(BackoffExchangeFilter.of(shape.policy()))
+        .filter(BackoffExchangeFilter.of(shape.policy(), shape.rules()))
         .build();
     return new Exchange() {
       @Override

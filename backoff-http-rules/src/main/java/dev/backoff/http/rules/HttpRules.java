@@ -4,9 +4,6 @@ import dev.backoff.FailureClass;
 import dev.backoff.Pushback;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
-import dev.backoff.driver.AttemptContext;
-import dev.backoff.driver.OutcomeJudge;
-import dev.backoff.driver.Verdict;
 import java.io.EOFException;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -24,13 +21,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
 import java.util.function.ToIntFunction;
 import javax.net.ssl.SSLException;
 
@@ -62,24 +59,22 @@ import javax.net.ssl.SSLException;
  *       rule set's {@linkplain Builder#maxRetryAfter maxRetryAfter} ends the call
  *       ({@link StopReason#PUSHBACK_TOO_LONG}), as does one too long to represent (about 292 years or
  *       more). With several values the longest readable one counts; an unreadable one is ignored.
+ *       Other fields servers use to say "wait" ({@code retry-after-ms}, {@code x-amz-retry-after},
+ *       {@code X-RateLimit-Reset}, the IETF {@code RateLimit} fields) are read the same way once enabled
+ *       with {@link Builder#waitHeaders}; see {@link WaitHeader}.
  *   <li><b>Read-ahead.</b> A response that may be retried has its body read ahead, before the decision, to
  *       at most {@linkplain Builder#readAheadLimit readAheadLimit} bytes (default 64 KiB); nothing reads
  *       an unbounded body into memory. What an adapter does past the limit is its own to document.
  * </ul>
  *
  * <h2>For adapters</h2>
- * {@link #applyTo} adds the status and failure rules to a policy; {@link #judge} (or {@link #judgeResponse}
- * and {@link #judgeFailure}) is the loop's outcome judge; {@link #mayRetry} says, from the status and
- * headers alone, whether a response's body is worth buffering for a retry.
- *
- * <p>The judge methods speak the core's driver SPI ({@link Verdict}, {@link OutcomeJudge}), which the core
- * exports only to the adapter modules; elsewhere use the rest of this class (the predicates, the
- * classifiers, {@link #applyTo}).
+ * {@link #applyTo} adds the status and failure rules to a policy. The rest of an adapter's judging (a
+ * response or a failure as the verdict the core's loop gives the engine, and whether a retry may follow a
+ * response, which decides whether its body is read ahead) is in {@code dev.backoff.http.rules.driver},
+ * exported to the adapter modules alone: it speaks the core's driver SPI, which is not public API.
  *
  * <p>Immutable and thread-safe.
  */
-// "exports": the driver SPI in the judge methods' signatures is exported only to the adapters, on purpose.
-@SuppressWarnings("exports")
 public final class HttpRules {
   /** The default {@linkplain Builder#readAheadLimit read-ahead limit}: 64 KiB. */
   public static final int DEFAULT_READ_AHEAD_LIMIT = 64 * 1024;
@@ -139,6 +134,7 @@ public final class HttpRules {
   private final long maxRetryAfterNanos; // Long.MAX_VALUE: none of its own
   private final int readAheadLimit;
   private final Clock wallClock;
+  private final Set<WaitHeader> waitHeaders;
 
   private HttpRules(Builder builder) {
     this.retryStatuses = Collections.unmodifiableSet(new TreeSet<>(builder.retryStatuses));
@@ -151,6 +147,7 @@ public final class HttpRules {
     this.maxRetryAfterNanos = builder.maxRetryAfterNanos;
     this.readAheadLimit = builder.readAheadLimit;
     this.wallClock = builder.wallClock;
+    this.waitHeaders = Collections.unmodifiableSet(EnumSet.copyOf(builder.waitHeaders));
   }
 
   /** The default rules, as described in the class documentation. */
@@ -203,6 +200,14 @@ public final class HttpRules {
   /** The wall clock HTTP-dates in {@code Retry-After} are compared with. */
   public Clock wallClock() {
     return wallClock;
+  }
+
+  /**
+   * The header fields read as the server's wait ({@link Builder#waitHeaders}), in declaration order;
+   * unmodifiable. Default: {@code Retry-After} alone.
+   */
+  public Set<WaitHeader> waitHeaders() {
+    return waitHeaders;
   }
 
   /** The current wall-clock time, from {@link #wallClock()}. */
@@ -261,110 +266,19 @@ public final class HttpRules {
   }
 
   /**
-   * Whether the engine could retry after this response, judged from its status and headers alone with the
-   * engine's own stop rules and without side effects (no budget is asked): a retryable status, a repeatable
-   * request, attempts left, a {@code Retry-After} within both maximums and before the deadline. Where this
-   * says no, the engine says no too (given the same {@code now}); where it says yes, the engine may still
-   * stop (a budget refusal). An adapter reads ahead (buffers) a body only when this says yes.
+   * The server's wait from the {@linkplain #waitHeaders() enabled header fields}, as a pushback hint in
+   * nanoseconds: the highest-ranked field with a readable wait, the longest within its rank (see
+   * {@link WaitHeader}); {@link RetryAfter#INFINITE_NANOS} for a wait too long to represent;
+   * {@link Pushback#NONE} when no enabled field gives one. Clamps are not applied here: see
+   * {@link Builder#maxRetryAfter}.
    *
-   * @param policy the call's policy
-   * @param repeatable whether the request may be sent again ({@link #isRepeatable})
-   * @param response the response's status and headers
-   * @param attempt the attempt's number, 1 for the first
-   * @param nanosLeft the time left before the policy's deadline ({@link AttemptContext#nanosLeft()})
-   * @param now the wall-clock time HTTP-dates are measured from
-   * @throws NullPointerException if an object argument is null
-   */
-  public boolean mayRetry(RetryPolicy<?> policy, boolean repeatable, HttpResponseView response, int attempt,
-      long nanosLeft, Instant now) {
-    if (!repeatable || !isRetryStatus(response.status()) || attempt >= policy.maxAttempts()) {
-      return false;
-    }
-    long hint = retryAfterNanos(response, now);
-    if (hint == RetryAfter.INFINITE_NANOS || hint > policy.maxPushback().toNanos() || hint > maxRetryAfterNanos) {
-      return false;
-    }
-    // The earliest retry would start past the deadline: the engine's own rule.
-    return nanosLeft == AttemptContext.NO_DEADLINE || Math.max(hint, 0) <= nanosLeft;
-  }
-
-  /**
-   * The loop's verdict on a response: {@link Verdict#ACCEPT} for a status that is not retried; a stop with
-   * {@link StopReason#NOT_RETRYABLE} when the request may not be repeated; a stop with
-   * {@link StopReason#PUSHBACK_TOO_LONG} for a {@code Retry-After} beyond {@linkplain Builder#maxRetryAfter
-   * maxRetryAfter}, or too long to represent under a policy that honours any wait; else retryable with the
-   * {@code Retry-After} as the pushback hint (the engine compares it with the policy's maxPushback and
-   * deadline). Reads the wall clock only for a retryable status.
-   *
-   * @param policy the call's policy
-   * @param repeatable whether the request may be sent again ({@link #isRepeatable})
-   * @param response the response's status and headers
+   * @param now the wall-clock time HTTP-dates and Unix times are measured from
    * @throws NullPointerException if an argument is null
    */
-  public Verdict judgeResponse(RetryPolicy<?> policy, boolean repeatable, HttpResponseView response) {
-    if (!isRetryStatus(response.status())) {
-      return Verdict.ACCEPT;
-    }
-    return judgeResponse(policy, repeatable, response, wallNow());
-  }
-
-  /**
-   * As {@link #judgeResponse(RetryPolicy, boolean, HttpResponseView)}, with HTTP-dates measured from
-   * {@code now}: an adapter that already judged the response with {@link #mayRetry} passes the same
-   * instant, so both read {@code Retry-After} alike.
-   *
-   * @throws NullPointerException if an argument is null
-   */
-  public Verdict judgeResponse(RetryPolicy<?> policy, boolean repeatable, HttpResponseView response, Instant now) {
-    Objects.requireNonNull(policy, "policy must not be null");
-    if (!isRetryStatus(response.status())) {
-      return Verdict.ACCEPT;
-    }
-    if (!repeatable) {
-      return Verdict.stop(StopReason.NOT_RETRYABLE);
-    }
-    long hint = retryAfterNanos(response, now);
-    if (hint == RetryAfter.INFINITE_NANOS && policy.maxPushback().toNanos() == Long.MAX_VALUE) {
-      // "Longer than a long of nanoseconds" is infinite: even a policy that honours any representable wait
-      // must stop rather than wait 292 years or retry at once. Other policies stop as the hint exceeds them.
-      return Verdict.stop(StopReason.PUSHBACK_TOO_LONG);
-    }
-    if (hint > maxRetryAfterNanos) {
-      return Verdict.stop(StopReason.PUSHBACK_TOO_LONG);
-    }
-    return Verdict.retryable(hint);
-  }
-
-  /**
-   * The loop's verdict on a failure: a stop with {@link StopReason#NOT_RETRYABLE} when the request may not
-   * be repeated and may have been sent ({@link #neverSent}); else {@link Verdict#RETRYABLE}, so that the
-   * engine applies the policy's failure rules, to which {@link #applyTo} added these rules' (retry the
-   * retryable, never the permanent).
-   *
-   * @param repeatable whether the request may be sent again ({@link #isRepeatable})
-   * @param failure the attempt's failure
-   * @throws NullPointerException if {@code failure} is null
-   */
-  public Verdict judgeFailure(boolean repeatable, Throwable failure) {
-    Objects.requireNonNull(failure, "failure must not be null");
-    return !repeatable && !neverSent(failure) ? Verdict.stop(StopReason.NOT_RETRYABLE) : Verdict.RETRYABLE;
-  }
-
-  /**
-   * An outcome judge for one call: {@link #judgeFailure} for failures, {@link #judgeResponse} for results
-   * (through {@code view}), with the request's repeatability worked out once, now.
-   *
-   * @param request the call's request
-   * @param view how the adapter sees a result as a response (called once per result, never for failures)
-   * @param <R> the policy's result type
-   * @throws NullPointerException if an argument is null
-   */
-  public <R> OutcomeJudge<R> judge(HttpRequestView request, Function<? super R, ? extends HttpResponseView> view) {
-    Objects.requireNonNull(view, "view must not be null");
-    boolean repeatable = isRepeatable(Objects.requireNonNull(request, "request must not be null"));
-    return (policy, result, failure) -> failure != null
-        ? judgeFailure(repeatable, failure)
-        : judgeResponse(policy, repeatable, view.apply(result));
+  public long waitHintNanos(HttpResponseView response, Instant now) {
+    Objects.requireNonNull(response, "response must not be null");
+    Objects.requireNonNull(now, "now must not be null");
+    return ServerWait.hintNanos(waitHeaders, response, now);
   }
 
   /**
@@ -512,6 +426,7 @@ public final class HttpRules {
     return "HttpRules[statuses " + retryStatuses
         + (retryNonIdempotent ? ", every method" : retryMethods.isEmpty() ? "" : ", also " + retryMethods)
         + maxRetryAfter().map(max -> ", maxRetryAfter " + max).orElse("")
+        + (waitHeaders.equals(EnumSet.of(WaitHeader.RETRY_AFTER)) ? "" : ", wait headers " + waitHeaders)
         + ", readAhead " + readAheadLimit + " B]";
   }
 
@@ -526,6 +441,7 @@ public final class HttpRules {
     private long maxRetryAfterNanos;
     private int readAheadLimit;
     private Clock wallClock;
+    private Set<WaitHeader> waitHeaders;
 
     private Builder() {
       this.retryStatuses = new TreeSet<>(DEFAULT_RETRY_STATUSES);
@@ -533,6 +449,7 @@ public final class HttpRules {
       this.maxRetryAfterNanos = Long.MAX_VALUE;
       this.readAheadLimit = DEFAULT_READ_AHEAD_LIMIT;
       this.wallClock = Clock.systemUTC();
+      this.waitHeaders = EnumSet.of(WaitHeader.RETRY_AFTER);
     }
 
     private Builder(HttpRules rules) {
@@ -542,6 +459,7 @@ public final class HttpRules {
       this.maxRetryAfterNanos = rules.maxRetryAfterNanos;
       this.readAheadLimit = rules.readAheadLimit;
       this.wallClock = rules.wallClock;
+      this.waitHeaders = EnumSet.copyOf(rules.waitHeaders);
     }
 
     /**
@@ -659,6 +577,25 @@ public final class HttpRules {
      */
     public Builder wallClock(Clock wallClock) {
       this.wallClock = Objects.requireNonNull(wallClock, "wallClock must not be null");
+      return this;
+    }
+
+    /**
+     * The header fields read as the server's wait, replacing the current set: {@code Retry-After} by
+     * default; add the others a server is known to send, e.g. {@code waitHeaders(WaitHeader.values())} for
+     * all of them. None reads no wait at all (the backoff alone applies). Every field gets the same clamps
+     * ({@linkplain #maxRetryAfter maxRetryAfter} and the policy's {@code maxPushback}) and the same rule for
+     * hostile values; which field wins when several are sent is described on {@link WaitHeader}.
+     *
+     * @throws NullPointerException if {@code headers} or one of them is null
+     */
+    public Builder waitHeaders(WaitHeader... headers) {
+      Objects.requireNonNull(headers, "waitHeaders must not be null");
+      Set<WaitHeader> replacement = EnumSet.noneOf(WaitHeader.class);
+      for (WaitHeader header : headers) {
+        replacement.add(Objects.requireNonNull(header, "a wait header must not be null"));
+      }
+      this.waitHeaders = replacement;
       return this;
     }
 

@@ -147,7 +147,7 @@ public final class RetryAfter {
   }
 
   /** Removes leading and trailing spaces and tabs (HTTP's optional whitespace), nothing else. */
-  private static String stripWhitespace(String value) {
+  static String stripWhitespace(String value) {
     int start = 0;
     int end = value.length();
     while (start < end && isSpaceOrTab(value.charAt(start))) {

@@ -4,16 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.backoff.FailureClass;
-import dev.backoff.Pushback;
-import dev.backoff.RetryExecutor;
-import dev.backoff.RetryHistory;
-import dev.backoff.RetryPolicy;
-import dev.backoff.StopReason;
-import dev.backoff.driver.AttemptContext;
-import dev.backoff.driver.OutcomeJudge;
-import dev.backoff.driver.RetryLoops;
-import dev.backoff.driver.Verdict;
-import dev.backoff.testing.RecordingSleeper;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -31,9 +21,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.util.ArrayDeque;
-import java.util.Deque;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeoutException;
@@ -45,7 +32,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 class HttpRulesTest {
   static final Instant NOW = Instant.parse("1994-11-06T08:49:30Z");
   static final HttpRules RULES = HttpRules.defaults();
-  static final RetryPolicy<Object> POLICY = RetryPolicy.builder().maxAttempts(3).build();
 
   static HttpRequestView request(String method, String... headers) {
     return request(method, true, headers);
@@ -57,10 +43,6 @@ class HttpRulesTest {
       byName.put(headers[i], headers[i + 1]);
     }
     return HttpRequestView.of(method, byName::get, bodyRepeatable);
-  }
-
-  static HttpResponseView response(int status, String... retryAfter) {
-    return HttpResponseView.of(status, name -> name.equalsIgnoreCase("Retry-After") ? List.of(retryAfter) : null);
   }
 
   // ------------------------------------------------------------------------------------- failures
@@ -160,14 +142,6 @@ class HttpRulesTest {
     assertThat(HttpRules.neverSent(new SocketException("Connection reset"))).isFalse();
   }
 
-  @Test
-  void aFailureOfARequestThatMayNotBeRepeatedStopsUnlessItWasNeverSent() {
-    assertThat(RULES.judgeFailure(false, new SocketException("Connection reset")))
-        .isSameAs(Verdict.stop(StopReason.NOT_RETRYABLE));
-    assertThat(RULES.judgeFailure(false, new ConnectException("refused"))).isSameAs(Verdict.RETRYABLE);
-    assertThat(RULES.judgeFailure(true, new SocketException("Connection reset"))).isSameAs(Verdict.RETRYABLE);
-  }
-
   // ------------------------------------------------------------------------------------- requests
 
   @ParameterizedTest
@@ -218,138 +192,6 @@ class HttpRulesTest {
     assertThat(RULES.retryStatuses()).as("the defaults are unchanged").doesNotContain(408);
     assertThat(HttpRules.builder().retryOnlyOnStatus(503).build().retryStatuses()).containsExactly(503);
     assertThat(HttpRules.builder().retryOnlyOnStatus().build().retryStatuses()).isEmpty();
-  }
-
-  @Test
-  void aResponseIsAcceptedStoppedOrRetriedWithItsRetryAfter() {
-    assertThat(RULES.judgeResponse(POLICY, true, response(200, "5"), NOW)).isSameAs(Verdict.ACCEPT);
-    assertThat(RULES.judgeResponse(POLICY, true, response(404), NOW)).isSameAs(Verdict.ACCEPT);
-    assertThat(RULES.judgeResponse(POLICY, false, response(503, "5"), NOW))
-        .isSameAs(Verdict.stop(StopReason.NOT_RETRYABLE));
-    assertThat(RULES.judgeResponse(POLICY, true, response(503, "5"), NOW).pushbackHintNanos())
-        .isEqualTo(5_000_000_000L);
-    // The HTTP-date forms, seven seconds after NOW.
-    assertThat(RULES.judgeResponse(POLICY, true, response(429, "Sun, 06 Nov 1994 08:49:37 GMT"), NOW)
-        .pushbackHintNanos()).isEqualTo(7_000_000_000L);
-    assertThat(RULES.judgeResponse(POLICY, true, response(429, "Sunday, 06-Nov-94 08:49:37 GMT"), NOW)
-        .pushbackHintNanos()).isEqualTo(7_000_000_000L);
-    assertThat(RULES.judgeResponse(POLICY, true, response(429, "Sun Nov  6 08:49:37 1994"), NOW)
-        .pushbackHintNanos()).isEqualTo(7_000_000_000L);
-    Verdict noHint = RULES.judgeResponse(POLICY, true, response(500, "garbage"), NOW);
-    assertThat(noHint.pushbackHintNanos()).isEqualTo(Pushback.NONE);
-    assertThat(noHint.usesPolicyPushback()).isFalse();
-  }
-
-  @Test
-  void aRetryAfterBeyondTheRulesMaximumOrInfiniteStops() {
-    HttpRules capped = HttpRules.builder().maxRetryAfter(Duration.ofSeconds(10)).build();
-    assertThat(capped.maxRetryAfter()).hasValue(Duration.ofSeconds(10));
-    assertThat(capped.judgeResponse(POLICY, true, response(503, "10"), NOW).pushbackHintNanos())
-        .isEqualTo(10_000_000_000L);
-    assertThat(capped.judgeResponse(POLICY, true, response(503, "11"), NOW))
-        .isSameAs(Verdict.stop(StopReason.PUSHBACK_TOO_LONG));
-    assertThat(capped.judgeResponse(POLICY, true, response(503, "99999999999999999999"), NOW))
-        .isSameAs(Verdict.stop(StopReason.PUSHBACK_TOO_LONG));
-    // No cap of its own: an infinite wait stops a policy that honours any representable one...
-    RetryPolicy<Object> anyWait = RetryPolicy.builder().maxPushback(Duration.ofNanos(Long.MAX_VALUE)).build();
-    assertThat(RULES.judgeResponse(anyWait, true, response(503, "99999999999999999999"), NOW))
-        .isSameAs(Verdict.stop(StopReason.PUSHBACK_TOO_LONG));
-    // ...and is handed to the engine otherwise, which stops it against the policy's maxPushback.
-    assertThat(RULES.judgeResponse(POLICY, true, response(503, "99999999999999999999"), NOW).pushbackHintNanos())
-        .isEqualTo(RetryAfter.INFINITE_NANOS);
-    assertThat(RULES.maxRetryAfter()).isEmpty();
-  }
-
-  @Test
-  void theWallClockMeasuresHttpDates() {
-    HttpRules rules = HttpRules.builder().wallClock(Clock.fixed(NOW, ZoneOffset.UTC)).build();
-    assertThat(rules.wallNow()).isEqualTo(NOW);
-    assertThat(rules.judgeResponse(POLICY, true, response(503, "Sun, 06 Nov 1994 08:49:40 GMT"))
-        .pushbackHintNanos()).isEqualTo(10_000_000_000L);
-  }
-
-  @Test
-  void mayRetryFollowsTheEnginesStopRules() {
-    RetryPolicy<Object> policy = RetryPolicy.builder().maxAttempts(3).maxPushback(Duration.ofSeconds(60)).build();
-    long noDeadline = AttemptContext.NO_DEADLINE;
-    assertThat(RULES.mayRetry(policy, true, response(503), 1, noDeadline, NOW)).isTrue();
-    assertThat(RULES.mayRetry(policy, true, response(503), 2, noDeadline, NOW)).isTrue();
-    assertThat(RULES.mayRetry(policy, true, response(503), 3, noDeadline, NOW)).as("last attempt").isFalse();
-    assertThat(RULES.mayRetry(policy, false, response(503), 1, noDeadline, NOW)).as("not repeatable").isFalse();
-    assertThat(RULES.mayRetry(policy, true, response(200), 1, noDeadline, NOW)).as("not retried").isFalse();
-    assertThat(RULES.mayRetry(policy, true, response(503, "60"), 1, noDeadline, NOW)).isTrue();
-    assertThat(RULES.mayRetry(policy, true, response(503, "61"), 1, noDeadline, NOW)).as("maxPushback").isFalse();
-    assertThat(RULES.mayRetry(policy, true, response(503, "5"), 1, 5_000_000_000L, NOW)).isTrue();
-    assertThat(RULES.mayRetry(policy, true, response(503, "5"), 1, 4_999_999_999L, NOW)).as("deadline").isFalse();
-    assertThat(RULES.mayRetry(policy, true, response(503), 1, 0, NOW)).as("no hint, deadline now").isTrue();
-    HttpRules capped = HttpRules.builder().maxRetryAfter(Duration.ofSeconds(2)).build();
-    assertThat(capped.mayRetry(policy, true, response(503, "3"), 1, noDeadline, NOW)).as("maxRetryAfter").isFalse();
-  }
-
-  // ---------------------------------------------------------------------------- through the loop
-
-  /** A scripted attempt: each call returns the next status, or throws the next failure. */
-  private static final class ScriptedAttempt implements dev.backoff.driver.SyncAttempt<Integer> {
-    final Deque<Object> script;
-    int attempts;
-
-    ScriptedAttempt(Object... outcomes) {
-      this.script = new ArrayDeque<>(List.of(outcomes));
-    }
-
-    @Override
-    public Integer run(AttemptContext context) throws Exception {
-      attempts++;
-      Object next = script.removeFirst();
-      if (next instanceof Exception e) {
-        throw e;
-      }
-      return (Integer) next;
-    }
-  }
-
-  @Test
-  void theJudgeAndThePolicyRetryRetryableStatusesAndFailuresThroughTheCoreLoop() throws Exception {
-    RecordingSleeper sleeper = new RecordingSleeper();
-    RetryPolicy<Integer> policy = RULES.applyTo(RetryPolicy.<Integer>builder().maxAttempts(5)
-        .backoff(dev.backoff.Backoff.fixed(Duration.ofMillis(100))).sleeper(sleeper).build(), status -> status);
-    ScriptedAttempt attempt = new ScriptedAttempt(503, new SocketException("Connection reset"), 200);
-    OutcomeJudge<Integer> judge = RULES.judge(request("GET"),
-        status -> HttpResponseView.of(status, name -> List.of()));
-
-    assertThat(RetryLoops.sync(RetryExecutor.of(policy), attempt, judge)).isEqualTo(200);
-    assertThat(attempt.attempts).isEqualTo(3);
-    assertThat(sleeper.sleeps()).containsExactly(Duration.ofMillis(100), Duration.ofMillis(100));
-  }
-
-  @Test
-  void permanentFailuresAbortAndPostIsNotRepeatedThroughTheCoreLoop() {
-    RetryPolicy<Integer> policy = RULES.applyTo(RetryPolicy.<Integer>builder().maxAttempts(5)
-        .sleeper(new RecordingSleeper()).build(), status -> status);
-    OutcomeJudge<Integer> get = RULES.judge(request("GET"), status -> HttpResponseView.of(status, name -> null));
-    UnknownHostException unknown = new UnknownHostException("api.invalid");
-    ScriptedAttempt failing = new ScriptedAttempt(unknown, 200);
-    Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(
-        () -> RetryLoops.sync(RetryExecutor.of(policy), failing, get));
-    assertThat(thrown).isSameAs(unknown);
-    assertThat(RetryHistory.of(thrown).stopReason()).isEqualTo(StopReason.ABORTED);
-    assertThat(failing.attempts).isEqualTo(1);
-
-    OutcomeJudge<Integer> post = RULES.judge(request("POST"), status -> HttpResponseView.of(status, name -> null));
-    ScriptedAttempt busy = new ScriptedAttempt(503, 200);
-    assertThat(org.assertj.core.api.Assertions.catchThrowable(
-        () -> assertThat(RetryLoops.sync(RetryExecutor.of(policy), busy, post)).isEqualTo(503))).isNull();
-    assertThat(busy.attempts).isEqualTo(1);
-  }
-
-  @Test
-  void anUnknownFailureIsLeftToThePolicy() throws Exception {
-    RetryPolicy<Integer> policy = RULES.applyTo(RetryPolicy.<Integer>builder().maxAttempts(5)
-        .retryOn(IllegalStateException.class).sleeper(new RecordingSleeper()).build(), status -> status);
-    ScriptedAttempt attempt = new ScriptedAttempt(new IllegalStateException("pool busy"), 200);
-    assertThat(RetryLoops.sync(RetryExecutor.of(policy), attempt,
-        RULES.judge(request("GET"), status -> HttpResponseView.of(status, name -> null)))).isEqualTo(200);
-    assertThat(attempt.attempts).isEqualTo(2);
   }
 
   // ------------------------------------------------------------------------------------- builder

@@ -13,6 +13,7 @@ import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRequestView;
 import dev.backoff.http.rules.HttpResponseView;
 import dev.backoff.http.rules.HttpRules;
+import dev.backoff.http.rules.driver.HttpVerdicts;
 import java.util.Objects;
 import java.util.concurrent.CompletionStage;
 import org.springframework.core.io.buffer.DataBuffer;
@@ -110,6 +111,18 @@ public final class BackoffExchangeFilter implements ExchangeFilterFunction {
   }
 
   /**
+   * A filter retrying under {@code policy} with {@code rules} (statuses, methods, the header fields read as
+   * the server's wait: {@link HttpRules.Builder#waitHeaders}), waiting on the core's shared scheduler.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public static BackoffExchangeFilter of(RetryPolicy<? super ClientResponse> policy, HttpRules rules) {
+    Objects.requireNonNull(policy, "policy must not be null");
+    Objects.requireNonNull(rules, "rules must not be null");
+    return new BackoffExchangeFilter(policy, rules, null);
+  }
+
+  /**
    * A filter retrying under {@code policy} with {@code rules}, waiting on {@code scheduler}.
    *
    * @throws NullPointerException if an argument is null
@@ -196,10 +209,10 @@ public final class BackoffExchangeFilter implements ExchangeFilterFunction {
     @Override
     public Verdict judge(RetryPolicy<ClientResponse> policy, ClientResponse result, Throwable failure) {
       if (failure != null) {
-        return owner.rules.judgeFailure(repeatable, failure);
+        return HttpVerdicts.failure(repeatable, failure);
       }
       HttpResponseView view = HttpResponseView.of(result.statusCode().value(), result.headers()::header);
-      return owner.rules.judgeResponse(policy, repeatable, view);
+      return HttpVerdicts.response(owner.rules, policy, repeatable, view);
     }
 
     @Override

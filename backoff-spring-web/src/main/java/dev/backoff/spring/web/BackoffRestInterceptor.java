@@ -12,10 +12,10 @@ import dev.backoff.driver.Verdict;
 import dev.backoff.http.rules.HttpRequestView;
 import dev.backoff.http.rules.HttpResponseView;
 import dev.backoff.http.rules.HttpRules;
+import dev.backoff.http.rules.driver.HttpVerdicts;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
-import java.time.Instant;
 import java.util.Objects;
 import org.springframework.http.HttpRequest;
 import org.springframework.http.client.ClientHttpRequestExecution;
@@ -55,8 +55,8 @@ import org.springframework.http.client.ClientHttpResponse;
  * the thread's interrupt flag set.
  *
  * <h2>Bodies</h2>
- * A response that could be retried (judged from its status and headers by
- * {@link HttpRules#mayRetry}) has its body read ahead, at most {@link HttpRules#readAheadLimit()} bytes
+ * A response that could be retried (judged once from its status and headers, then the engine's
+ * side-effect-free preview of its stop rules) has its body read ahead, at most {@link HttpRules#readAheadLimit()} bytes
  * (64 KiB by default), before the decision: a connection reset in that part fails the attempt (and is
  * retried like any reset). A retried response is closed. A response returned to the caller gives the bytes
  * read ahead, then the rest of its body from the connection: nothing beyond the limit is ever held in
@@ -176,7 +176,7 @@ public final class BackoffRestInterceptor implements ClientHttpRequestIntercepto
     private final byte[] body;
     private final ClientHttpRequestExecution execution;
     private final boolean repeatable;
-    private Instant now; // the wall-clock time the last response was judged at, or null
+    private Verdict judged; // the last response's verdict, judged once as it arrived, or null
 
     Call(BackoffRestInterceptor owner, HttpRequest request, byte[] body, ClientHttpRequestExecution execution) {
       this.owner = owner;
@@ -189,7 +189,7 @@ public final class BackoffRestInterceptor implements ClientHttpRequestIntercepto
 
     @Override
     public ClientHttpResponse run(AttemptContext context) throws IOException {
-      now = null;
+      judged = null;
       long left = context.nanosLeft();
       long deadline = left == AttemptContext.NO_DEADLINE ? 0 : owner.policy.clock().nanoTime() + left;
       ClientHttpResponse response = execution.execute(request, body);
@@ -211,8 +211,9 @@ public final class BackoffRestInterceptor implements ClientHttpRequestIntercepto
       if (!rules.isRetryStatus(view.status())) {
         return response;
       }
-      now = rules.wallNow();
-      if (!rules.mayRetry(owner.policy, repeatable, view, context.attempt(), context.nanosLeft(), now)) {
+      Verdict verdict = HttpVerdicts.response(rules, owner.policy, repeatable, view);
+      judged = verdict;
+      if (!HttpVerdicts.mayRetry(owner.policy, verdict, context.attempt(), context)) {
         return response;
       }
       return ReadAheadResponse.readAhead(response, rules.readAheadLimit());
@@ -230,13 +231,10 @@ public final class BackoffRestInterceptor implements ClientHttpRequestIntercepto
     @Override
     public Verdict judge(RetryPolicy<ClientHttpResponse> policy, ClientHttpResponse result, Throwable failure) {
       if (failure != null) {
-        return owner.rules.judgeFailure(repeatable, failure);
+        return HttpVerdicts.failure(repeatable, failure);
       }
-      HttpResponseView view = SpringViews.response(result);
-      if (now == null) {
-        return owner.rules.judgeResponse(policy, repeatable, view);
-      }
-      return owner.rules.judgeResponse(policy, repeatable, view, now);
+      Verdict verdict = judged; // Retry-After read once per response
+      return verdict != null ? verdict : HttpVerdicts.response(owner.rules, policy, repeatable, SpringViews.response(result));
     }
 
     @Override
