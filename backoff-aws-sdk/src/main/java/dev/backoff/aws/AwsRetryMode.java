@@ -59,9 +59,9 @@ public enum AwsRetryMode {
    * {@code THROTTLING_EXCEPTION_TOKEN_COST_V21}); {@code LimitExceededException} retried as throttling
    * ({@code AwsRetryStrategy.configure}); a long-polling operation refused by the quota still waits its
    * backoff ({@code DefaultStandardRetryStrategy.computeAcquireFailureBackoff}); and the server's
-   * {@code x-amz-retry-after} honoured only up to 5 s ({@code DefaultStandardRetryStrategy.computeBackoff}:
-   * the SDK waits {@code min(max(hint, backoff), backoff + 5 s)}; this preset waits
-   * {@code max(min(hint, 5 s), backoff)}, the same unless the hint exceeds 5 s, and then at most 5 s less).
+   * {@code x-amz-retry-after} lifting the wait at most 5 s above the backoff: the SDK waits
+   * {@code min(max(hint, backoff), backoff + 5 s)} ({@code DefaultStandardRetryStrategy.computeBackoff} and
+   * its {@code FIVE_SECONDS}), which is the policy's {@code pushbackAboveBackoff(5 s)}.
    */
   STANDARD_2026(3, Duration.ofMillis(50), 14, 5, false, true),
   /**
@@ -160,7 +160,10 @@ public enum AwsRetryMode {
             .retryCost(FailureClass.TIMEOUT, retryCost)
             .retryCost(FailureClass.THROTTLED, throttledRetryCost)
             .build())
-        .maxPushback(boundsHint() ? RETRY_AFTER_ABOVE_BACKOFF_2026 : LONGEST_RETRY_AFTER);
+        .maxPushback(LONGEST_RETRY_AFTER);
+    if (boundsHint()) {
+      builder.pushbackAboveBackoff(RETRY_AFTER_ABOVE_BACKOFF_2026);
+    }
     if (adaptive) {
       builder.rateLimiter(AdaptiveRateLimiter.builder().name(name).build());
     }

@@ -67,7 +67,6 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
   private final RetryPolicy<Object> policy;
   private final SdkOutcomes outcomes;
   private final boolean longPollBackoff;
-  private final long hintBoundNanos; // Long.MAX_VALUE: the server's hint goes to the engine as given
   private final NanoClock clock;
   private final Builder settings;
 
@@ -77,7 +76,6 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
         builder.retries2026);
     this.policy = policy.toBuilder().classifyFailures(outcomes::failureClass).build();
     this.longPollBackoff = builder.longPollBackoff;
-    this.hintBoundNanos = builder.boundHint ? AwsRetryMode.RETRY_AFTER_ABOVE_BACKOFF_2026.toNanos() : Long.MAX_VALUE;
     this.clock = policy.clock();
   }
 
@@ -139,7 +137,7 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
       reportToBreaker(failureClass); // a failure the SDK does not retry says nothing about the service's health
     }
     long hint = request.suggestedDelay().filter(d -> !d.isNegative() && !d.isZero())
-        .map(d -> Math.min(Pushback.after(d), hintBoundNanos)).orElse(Pushback.NONE);
+        .map(Pushback::after).orElse(Pushback.NONE);
     Verdict verdict = retryable ? Verdict.retryable(hint) : Verdict.stop(StopReason.NOT_RETRYABLE);
     long now = clock.nanoTime();
     Execution<Object> execution = token.execution;
@@ -301,7 +299,6 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
     private Integer maxAttempts;
     private boolean retries2026;
     private boolean longPollBackoff;
-    private boolean boundHint;
     private boolean sdkRules = true;
 
     Builder() {}
@@ -317,7 +314,6 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
       copy.maxAttempts = maxAttempts;
       copy.retries2026 = retries2026;
       copy.longPollBackoff = longPollBackoff;
-      copy.boundHint = boundHint;
       copy.sdkRules = sdkRules;
       return copy;
     }
@@ -347,7 +343,6 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
       this.policy = null;
       this.retries2026 = mode.retries2026();
       this.longPollBackoff = mode.longPollBackoff();
-      this.boundHint = mode.boundsHint();
       return this;
     }
 
@@ -380,12 +375,12 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
     /**
      * Whether to follow AWS's 2026 retry behaviour of the standard mode where the strategy itself acts on it:
      * {@code LimitExceededException} is retried as throttling, a long-polling operation refused by the retry
-     * budget still waits its backoff, and the server's hint is honoured up to 5 s. Set by {@link #mode}.
+     * budget still waits its backoff. Set by {@link #mode}. (The mode's bound on the server's hint is the
+     * policy's {@code pushbackAboveBackoff}.)
      */
     public Builder retries2026(boolean enabled) {
       this.retries2026 = enabled;
       this.longPollBackoff = enabled;
-      this.boundHint = enabled;
       return this;
     }
 

@@ -98,15 +98,19 @@ class AwsSdkRetryStrategyTest {
   }
 
   @Test
-  void the2026StandardModeBoundsTheHintToFiveSeconds() {
+  void the2026StandardModeLetsTheHintLiftTheWaitAtMostFiveSecondsAboveTheBackoff() {
     AwsSdkRetryStrategy strategy = strategy(AwsRetryMode.STANDARD_2026, 0.5, 0.5);
     RetryToken token = first(strategy);
     var retry = strategy.refreshRetryToken(
         failed(token, serviceError(500, "InternalError"), Duration.ofSeconds(60)));
-    assertThat(retry.delay()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(retry.delay()).isEqualTo(Duration.ofMillis(5_025)); // min(max(60 s, 25 ms), 25 ms + 5 s)
     var second = strategy.refreshRetryToken(
         failed(retry.token(), serviceError(500, "InternalError"), Duration.ofMillis(10)));
     assertThat(second.delay()).isEqualTo(Duration.ofMillis(50)); // 0.5 × 50 ms × 2: the backoff is the floor
+    AwsSdkRetryStrategy adaptive = strategy(AwsRetryMode.ADAPTIVE_2026, 0.5);
+    assertThat(adaptive.refreshRetryToken(
+        failed(first(adaptive), serviceError(500, "InternalError"), Duration.ofSeconds(60))).delay())
+        .isEqualTo(Duration.ofSeconds(60)); // the SDK's adaptive strategy keeps the unbounded max(hint, backoff)
   }
 
   @Test
