@@ -3,10 +3,12 @@ package dev.backoff.aws;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.CircuitOpenException;
 import dev.backoff.FailureClass;
 import dev.backoff.Hedging;
+import dev.backoff.RateLimitedException;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
@@ -183,6 +185,46 @@ class AwsSdkRetryStrategyTest {
         .hasMessageContaining("refused the first attempt: circuit breaker open")
         .hasCauseInstanceOf(CircuitOpenException.class);
     assertThat(listener.stopReasons()).containsExactly(StopReason.CIRCUIT_OPEN);
+  }
+
+  @Test
+  void theAdaptiveLimiterHearsEveryOutcomeAndItsWaitIsTheDelayTheSdkSleeps() {
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().clock(clock).build();
+    AwsSdkRetryStrategy strategy = AwsSdkRetryStrategy.builder(AwsRetryMode.ADAPTIVE)
+        .configurePolicy(p -> p.clock(clock).random(new ScriptedRandom(0.5)).rateLimiter(limiter))
+        .build();
+    assertThat(limiter.enabled()).isFalse();
+    RetryToken token = first(strategy);
+    strategy.refreshRetryToken(failed(token, serviceError(400, "ThrottlingException"), Duration.ZERO));
+    assertThat(limiter.enabled()).isTrue(); // the first throttle enables it, as in the SDK's adaptive mode
+    // Without time passing, the bucket (capacity at least 1) runs dry: the next first attempt must wait.
+    Duration waited = Duration.ZERO;
+    for (int i = 0; i < 5 && waited.isZero(); i++) {
+      waited = strategy.acquireInitialToken(AcquireInitialTokenRequest.create("GLOBAL")).delay();
+    }
+    assertThat(waited).isPositive();
+    assertThat(limiter.waits()).isEqualTo(1);
+    // The SDK sleeps whole milliseconds: the wait is rounded up, never cut short.
+    assertThat(AwsSdkRetryStrategy.millisRoundedUp(1)).isEqualTo(Duration.ofMillis(1));
+    assertThat(AwsSdkRetryStrategy.millisRoundedUp(2_000_000)).isEqualTo(Duration.ofMillis(2));
+    assertThat(AwsSdkRetryStrategy.millisRoundedUp(2_000_001)).isEqualTo(Duration.ofMillis(3));
+  }
+
+  @Test
+  void aLimiterThatRefusesFailsTheCallBeforeItsFirstAttempt() {
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().clock(clock).maxWait(Duration.ZERO).build();
+    AwsSdkRetryStrategy strategy = AwsSdkRetryStrategy.builder(AwsRetryMode.ADAPTIVE)
+        .configurePolicy(p -> p.clock(clock).random(new ScriptedRandom(0.5)).rateLimiter(limiter))
+        .build();
+    RetryToken token = first(strategy);
+    strategy.refreshRetryToken(failed(token, serviceError(400, "ThrottlingException"), Duration.ZERO));
+    assertThatThrownBy(() -> {
+      for (int i = 0; i < 5; i++) {
+        strategy.acquireInitialToken(AcquireInitialTokenRequest.create("GLOBAL"));
+      }
+    }).isInstanceOf(TokenAcquisitionFailedException.class)
+        .hasMessageContaining("refused the first attempt: rate limiter refused")
+        .hasCauseInstanceOf(RateLimitedException.class);
   }
 
   @Test
