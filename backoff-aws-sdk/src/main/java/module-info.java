@@ -13,4 +13,5 @@ module dev.backoff.aws {
   requires software.amazon.awssdk.core;
   requires software.amazon.awssdk.awscore;
   requires software.amazon.awssdk.utils;
+  requires software.amazon.awssdk.http;
 }

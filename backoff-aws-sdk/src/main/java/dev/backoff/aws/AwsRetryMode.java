@@ -58,8 +58,9 @@ public enum AwsRetryMode {
    * costing 14, after throttling 5 ({@code BASE_DELAY_V21}, {@code DEFAULT_EXCEPTION_TOKEN_COST_V21},
    * {@code THROTTLING_EXCEPTION_TOKEN_COST_V21}); {@code LimitExceededException} retried as throttling
    * ({@code AwsRetryStrategy.configure}); a long-polling operation refused by the quota still waits its
-   * backoff ({@code DefaultStandardRetryStrategy.computeAcquireFailureBackoff}); and the server's
-   * {@code x-amz-retry-after} lifting the wait at most 5 s above the backoff: the SDK waits
+   * backoff ({@code DefaultStandardRetryStrategy.computeAcquireFailureBackoff}); and the server's hint read
+   * from {@code x-amz-retry-after} (milliseconds) instead of {@code Retry-After} ({@code RetryableStage}),
+   * lifting the wait at most 5 s above the backoff: the SDK waits
    * {@code min(max(hint, backoff), backoff + 5 s)} ({@code DefaultStandardRetryStrategy.computeBackoff} and
    * its {@code FIVE_SECONDS}), which is the policy's {@code pushbackAboveBackoff(5 s)}.
    */
@@ -135,19 +136,27 @@ public enum AwsRetryMode {
 
   /** A policy builder for this mode, named {@code aws-<mode>}, with a fresh budget (and rate limiter). */
   public RetryPolicy.Builder<Object> policy() {
-    return policy(maxAttempts, baseDelay, "aws-" + name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+    return policy(maxAttempts, baseDelay, "aws-" + name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
+        boundsHint());
   }
 
   /**
    * As {@link #policy()} for DynamoDB, as the SDK's {@code DynamoDbRetryPolicy.resolveRetryStrategy} builds it:
-   * a 25 ms base for failures other than throttling, 9 attempts (4 under the 2026 behaviour).
+   * a 25 ms base for failures other than throttling, 9 attempts (4 under the 2026 behaviour). In SDK 2.57.8
+   * that method rebuilds the 2026 standard strategy with {@code toBuilder()}, whose builder
+   * ({@code DefaultStandardRetryStrategy.Builder(DefaultStandardRetryStrategy)}) does not copy the 2026 flag,
+   * and the client, having a strategy before its builder looks, does not turn the 2026 header on: the
+   * DynamoDB client's own 2026 strategy keeps the 2026 constants but honours {@code Retry-After} unbounded and
+   * has no long-poll wait ({@code Retries2026Test} measures it). So does this preset (with
+   * {@code AwsSdkRetryStrategy.Builder.dynamoDb()}); add {@code pushbackAboveBackoff(5 s)} for the bound AWS
+   * designed.
    */
   public RetryPolicy.Builder<Object> dynamoDbPolicy() {
     return policy(retries2026 ? DYNAMODB_MAX_ATTEMPTS_2026 : DYNAMODB_MAX_ATTEMPTS, DYNAMODB_BASE_DELAY,
-        "aws-dynamodb-" + name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+        "aws-dynamodb-" + name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'), false);
   }
 
-  private RetryPolicy.Builder<Object> policy(int attempts, Duration base, String name) {
+  private RetryPolicy.Builder<Object> policy(int attempts, Duration base, String name, boolean boundHint) {
     RetryPolicy.Builder<Object> builder = RetryPolicy.builder()
         .name(name)
         .maxAttempts(attempts)
@@ -161,7 +170,7 @@ public enum AwsRetryMode {
             .retryCost(FailureClass.THROTTLED, throttledRetryCost)
             .build())
         .maxPushback(LONGEST_RETRY_AFTER);
-    if (boundsHint()) {
+    if (boundHint) {
       builder.pushbackAboveBackoff(RETRY_AFTER_ABOVE_BACKOFF_2026);
     }
     if (adaptive) {

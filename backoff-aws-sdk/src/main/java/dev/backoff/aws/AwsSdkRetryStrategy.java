@@ -38,8 +38,9 @@ import software.amazon.awssdk.retries.api.TokenAcquisitionFailedException;
  *   <li>the SDK's exception into an outcome, as the SDK's own strategies classify it: not retryable (no SDK
  *       retry predicate matches), {@link FailureClass#THROTTLED} (the SDK treats it as throttling) or
  *       {@link FailureClass#TRANSIENT} (anything else it retries);
- *   <li>the SDK's suggested delay (its reading of {@code Retry-After}, or of {@code x-amz-retry-after} when the
- *       client runs AWS's 2026 retry behaviour) into the engine's pushback hint;
+ *   <li>the server's hint into the engine's pushback hint: the SDK's suggested delay (its reading of
+ *       {@code Retry-After}), or, under AWS's 2026 behaviour, the response's {@code x-amz-retry-after}, which
+ *       the SDK reads only for its own strategies;
  *   <li>the engine's decision into the SDK's answer: a delay (rounded up to whole milliseconds, as the SDK
  *       sleeps in milliseconds) or a {@link TokenAcquisitionFailedException} saying why the policy stopped.
  * </ul>
@@ -67,6 +68,7 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
   private final RetryPolicy<Object> policy;
   private final SdkOutcomes outcomes;
   private final boolean longPollBackoff;
+  private final boolean xAmzRetryAfter;
   private final NanoClock clock;
   private final Builder settings;
 
@@ -76,6 +78,7 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
         builder.retries2026);
     this.policy = policy.toBuilder().classifyFailures(outcomes::failureClass).build();
     this.longPollBackoff = builder.longPollBackoff;
+    this.xAmzRetryAfter = builder.xAmzRetryAfter;
     this.clock = policy.clock();
   }
 
@@ -136,8 +139,11 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
     if (retryable) {
       reportToBreaker(failureClass); // a failure the SDK does not retry says nothing about the service's health
     }
-    long hint = request.suggestedDelay().filter(d -> !d.isNegative() && !d.isZero())
-        .map(Pushback::after).orElse(Pushback.NONE);
+    // The 2026 behaviour's hint is x-amz-retry-after, which the SDK hands only to its own strategies (for
+    // a configured one it reads Retry-After): read it from the failure's response, as the SDK would.
+    long hint = xAmzRetryAfter ? SdkOutcomes.xAmzRetryAfterNanos(failure)
+        : request.suggestedDelay().filter(d -> !d.isNegative() && !d.isZero()).map(Pushback::after)
+            .orElse(Pushback.NONE);
     Verdict verdict = retryable ? Verdict.retryable(hint) : Verdict.stop(StopReason.NOT_RETRYABLE);
     long now = clock.nanoTime();
     Execution<Object> execution = token.execution;
@@ -299,6 +305,7 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
     private Integer maxAttempts;
     private boolean retries2026;
     private boolean longPollBackoff;
+    private boolean xAmzRetryAfter;
     private boolean sdkRules = true;
 
     Builder() {}
@@ -314,6 +321,7 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
       copy.maxAttempts = maxAttempts;
       copy.retries2026 = retries2026;
       copy.longPollBackoff = longPollBackoff;
+      copy.xAmzRetryAfter = xAmzRetryAfter;
       copy.sdkRules = sdkRules;
       return copy;
     }
@@ -343,12 +351,15 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
       this.policy = null;
       this.retries2026 = mode.retries2026();
       this.longPollBackoff = mode.longPollBackoff();
+      this.xAmzRetryAfter = mode.retries2026();
       return this;
     }
 
     /**
      * The DynamoDB client's variant of the mode's preset, as the SDK's {@code DynamoDbRetryPolicy} builds it:
-     * a 25 ms base delay and 9 attempts (4 under AWS's 2026 behaviour).
+     * a 25 ms base delay and 9 attempts (4 under AWS's 2026 behaviour), and, as that client does in SDK
+     * 2.57.8 even with the 2026 behaviour on, the server's hint from {@code Retry-After}, unbounded, and no
+     * long-poll wait (see {@link AwsRetryMode#dynamoDbPolicy()}).
      *
      * @throws IllegalStateException if the builder starts from a policy rather than a mode
      */
@@ -358,6 +369,8 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
             + "use AwsSdkRetryStrategy.builder(AwsRetryMode) for the DynamoDB preset");
       }
       this.dynamoDb = true;
+      this.longPollBackoff = false;
+      this.xAmzRetryAfter = false;
       return this;
     }
 
@@ -374,6 +387,7 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
 
     /**
      * Whether to follow AWS's 2026 retry behaviour of the standard mode where the strategy itself acts on it:
+     * the server's hint is {@code x-amz-retry-after} (milliseconds) instead of {@code Retry-After},
      * {@code LimitExceededException} is retried as throttling, a long-polling operation refused by the retry
      * budget still waits its backoff. Set by {@link #mode}. (The mode's bound on the server's hint is the
      * policy's {@code pushbackAboveBackoff}.)
@@ -381,6 +395,7 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
     public Builder retries2026(boolean enabled) {
       this.retries2026 = enabled;
       this.longPollBackoff = enabled;
+      this.xAmzRetryAfter = enabled;
       return this;
     }
 

@@ -1,8 +1,10 @@
 package dev.backoff.aws;
 
 import dev.backoff.FailureClass;
+import dev.backoff.Pushback;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.function.Predicate;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
@@ -24,6 +26,8 @@ final class SdkOutcomes {
    * the behaviour is on).
    */
   static final String LIMIT_EXCEEDED = "LimitExceededException";
+  /** The header AWS's 2026 behaviour reads the server's hint from (the SDK's {@code RetryableStage}). */
+  static final String X_AMZ_RETRY_AFTER = "x-amz-retry-after";
 
   private final List<Predicate<Throwable>> retryPredicates;
   private final Predicate<Throwable> throttling;
@@ -61,6 +65,30 @@ final class SdkOutcomes {
   FailureClass failureClass(Throwable failure) {
     return throttling.test(failure) || (retries2026 && isLimitExceeded(failure)) ? FailureClass.THROTTLED
         : FailureClass.TRANSIENT;
+  }
+
+  /**
+   * The service's {@code x-amz-retry-after} on the failure's HTTP response, in nanoseconds, or
+   * {@link Pushback#NONE}: read as the SDK's {@code RetryableStage.xAmzRetryAfter} reads it under the 2026
+   * behaviour (the first value, {@code Integer.parseInt} as milliseconds, an unparsable value ignored); a
+   * negative value, which the SDK would reject with an exception, is ignored too. The SDK 2.57.8 reads this
+   * header only for a client without a configured retry strategy, so a configured one reads it here.
+   */
+  static long xAmzRetryAfterNanos(Throwable failure) {
+    if (!(failure instanceof AwsServiceException aws) || aws.awsErrorDetails() == null
+        || aws.awsErrorDetails().sdkHttpResponse() == null) {
+      return Pushback.NONE;
+    }
+    Optional<String> header = aws.awsErrorDetails().sdkHttpResponse().firstMatchingHeader(X_AMZ_RETRY_AFTER);
+    if (header.isEmpty()) {
+      return Pushback.NONE;
+    }
+    try {
+      int millis = Integer.parseInt(header.get());
+      return millis < 0 ? Pushback.NONE : millis * 1_000_000L;
+    } catch (NumberFormatException unparsable) {
+      return Pushback.NONE;
+    }
   }
 
   private static boolean isLimitExceeded(Throwable failure) {

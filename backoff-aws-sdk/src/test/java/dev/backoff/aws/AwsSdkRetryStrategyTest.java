@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.http.SdkHttpResponse;
 import software.amazon.awssdk.retries.api.AcquireInitialTokenRequest;
 import software.amazon.awssdk.retries.api.RecordSuccessRequest;
 import software.amazon.awssdk.retries.api.RefreshRetryTokenRequest;
@@ -34,6 +35,13 @@ class AwsSdkRetryStrategyTest {
   static AwsServiceException serviceError(int status, String code) {
     return AwsServiceException.builder().statusCode(status)
         .awsErrorDetails(AwsErrorDetails.builder().errorCode(code).errorMessage(code).build()).build();
+  }
+
+  static AwsServiceException withRetryAfterMillis(AwsServiceException e, String value) {
+    SdkHttpResponse response = SdkHttpResponse.builder().statusCode(e.statusCode())
+        .putHeader("x-amz-retry-after", value).build();
+    return AwsServiceException.builder().statusCode(e.statusCode()).awsErrorDetails(
+        e.awsErrorDetails().toBuilder().sdkHttpResponse(response).build()).build();
   }
 
   private AwsSdkRetryStrategy strategy(AwsRetryMode mode, double... jitter) {
@@ -100,19 +108,35 @@ class AwsSdkRetryStrategyTest {
   }
 
   @Test
-  void the2026StandardModeLetsTheHintLiftTheWaitAtMostFiveSecondsAboveTheBackoff() {
+  void the2026StandardModeReadsXAmzRetryAfterAndLetsItLiftTheWaitAtMostFiveSecondsAboveTheBackoff() {
     AwsSdkRetryStrategy strategy = strategy(AwsRetryMode.STANDARD_2026, 0.5, 0.5);
     RetryToken token = first(strategy);
+    // The SDK's suggested delay (its Retry-After reading) is not the 2026 hint: x-amz-retry-after is.
     var retry = strategy.refreshRetryToken(
-        failed(token, serviceError(500, "InternalError"), Duration.ofSeconds(60)));
+        failed(token, withRetryAfterMillis(serviceError(500, "InternalError"), "60000"), Duration.ofSeconds(9)));
     assertThat(retry.delay()).isEqualTo(Duration.ofMillis(5_025)); // min(max(60 s, 25 ms), 25 ms + 5 s)
     var second = strategy.refreshRetryToken(
-        failed(retry.token(), serviceError(500, "InternalError"), Duration.ofMillis(10)));
+        failed(retry.token(), withRetryAfterMillis(serviceError(500, "InternalError"), "10"), Duration.ZERO));
     assertThat(second.delay()).isEqualTo(Duration.ofMillis(50)); // 0.5 × 50 ms × 2: the backoff is the floor
     AwsSdkRetryStrategy adaptive = strategy(AwsRetryMode.ADAPTIVE_2026, 0.5);
-    assertThat(adaptive.refreshRetryToken(
-        failed(first(adaptive), serviceError(500, "InternalError"), Duration.ofSeconds(60))).delay())
+    assertThat(adaptive.refreshRetryToken(failed(first(adaptive),
+        withRetryAfterMillis(serviceError(500, "InternalError"), "60000"), Duration.ZERO)).delay())
         .isEqualTo(Duration.ofSeconds(60)); // the SDK's adaptive strategy keeps the unbounded max(hint, backoff)
+  }
+
+  @Test
+  void aHostileXAmzRetryAfterIsIgnoredAsTheSdkIgnoresIt() {
+    // Not an int (the SDK's Integer.parseInt fails), negative (the SDK would throw), empty, padded: no hint.
+    for (String hostile : new String[] {"abc", "2147483648", "99999999999999999999", "-5", "", " 100", "1.5", "0x10"}) {
+      AwsSdkRetryStrategy strategy = strategy(AwsRetryMode.STANDARD_2026, 0.5);
+      assertThat(strategy.refreshRetryToken(failed(first(strategy),
+          withRetryAfterMillis(serviceError(500, "InternalError"), hostile), Duration.ZERO)).delay())
+          .as("x-amz-retry-after: '%s'", hostile).isEqualTo(Duration.ofMillis(25)); // the backoff alone
+    }
+    AwsSdkRetryStrategy strategy = strategy(AwsRetryMode.STANDARD_2026, 0.5);
+    assertThat(strategy.refreshRetryToken(failed(first(strategy),
+        withRetryAfterMillis(serviceError(500, "InternalError"), "2147483647"), Duration.ZERO)).delay())
+        .isEqualTo(Duration.ofMillis(5_025)); // the largest int: bounded like any long hint
   }
 
   @Test
