@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.awscore.client.builder.AwsClientBuilder;
+import software.amazon.awssdk.core.client.builder.SdkSyncClientBuilder;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.retry.RetryMode;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
@@ -48,13 +50,24 @@ class DynamoDbRetryTest {
   }
 
   static DynamoDbClient client(ScriptedHttpServer server, Consumer<ClientOverrideConfiguration.Builder> retries) {
-    return DynamoDbClient.builder()
-        .endpointOverride(server.uri())
+    return loopback(DynamoDbClient.builder(), server, retries);
+  }
+
+  /** A client of any service on the loopback server: static credentials, a fixed region, the URL-connection client. */
+  static <B extends AwsClientBuilder<B, C> & SdkSyncClientBuilder<B, C>, C> C loopback(B builder,
+      ScriptedHttpServer server, Consumer<ClientOverrideConfiguration.Builder> retries) {
+    return builder.endpointOverride(server.uri())
         .region(Region.US_EAST_1)
         .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDTEST", "secret")))
         .httpClient(UrlConnectionHttpClient.create())
         .overrideConfiguration(retries)
         .build();
+  }
+
+  /** Two ways to configure a client's retries: ours first, then the SDK's own. */
+  static List<Consumer<ClientOverrideConfiguration.Builder>> oursThenTheSdks(AwsSdkRetryStrategy ours,
+      Consumer<ClientOverrideConfiguration.Builder> sdk) {
+    return List.of(o -> o.retryStrategy(ours), sdk);
   }
 
   static GetItemResponse getItem(DynamoDbClient client) {
@@ -166,8 +179,7 @@ class DynamoDbRetryTest {
         .build();
     int[] counts = new int[2];
     int run = 0;
-    for (Consumer<ClientOverrideConfiguration.Builder> retries : List.<Consumer<ClientOverrideConfiguration.Builder>>of(
-        o -> o.retryStrategy(ours), o -> { })) {
+    for (Consumer<ClientOverrideConfiguration.Builder> retries : oursThenTheSdks(ours, o -> { })) {
       try (ScriptedHttpServer server = new ScriptedHttpServer(dynamoError(500, "InternalServerError"));
           DynamoDbClient client = client(server, retries)) {
         assertThatThrownBy(() -> getItem(client)).isInstanceOf(DynamoDbException.class)

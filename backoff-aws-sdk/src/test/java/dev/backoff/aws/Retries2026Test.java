@@ -58,9 +58,8 @@ class Retries2026Test {
   }
 
   private static List<Consumer<ClientOverrideConfiguration.Builder>> oursAndTheSdks() {
-    return List.of(
-        o -> o.retryStrategy(AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD_2026).dynamoDb()
-            .configurePolicy(p -> p.random(new ScriptedRandom(0.1))).build()),
+    return DynamoDbRetryTest.oursThenTheSdks(AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD_2026).dynamoDb()
+        .configurePolicy(p -> p.random(new ScriptedRandom(0.1))).build(),
         o -> { }); // the client's own: DynamoDbRetryPolicy under the 2026 behaviour
   }
 
@@ -114,10 +113,10 @@ class Retries2026Test {
   @Test
   @Tag("slow")
   void onS3BothReadXAmzRetryAfterAndBoundItToFiveSecondsAboveTheBackoff() throws Exception {
-    List<Consumer<ClientOverrideConfiguration.Builder>> strategies = List.of(
-        o -> o.retryStrategy(AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD_2026)
-            .configurePolicy(p -> p.random(new ScriptedRandom(0.1))).build()),
-        o -> { });
+    List<Consumer<ClientOverrideConfiguration.Builder>> strategies = DynamoDbRetryTest.oursThenTheSdks(
+        AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD_2026).configurePolicy(p -> p.random(new ScriptedRandom(0.1)))
+            .build(),
+        o -> { }); // the client's own 2026 standard strategy
     Duration[] floors = {Duration.ofMillis(5_005), Duration.ofSeconds(5)};
     for (int run = 0; run < strategies.size(); run++) {
       Consumer<ClientOverrideConfiguration.Builder> retries = strategies.get(run);

@@ -15,12 +15,8 @@ import java.util.List;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.core.retry.RetryMode;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.model.S3Exception;
 
@@ -46,14 +42,7 @@ class S3RetryTest {
   }
 
   static S3Client client(ScriptedHttpServer server, Consumer<ClientOverrideConfiguration.Builder> retries) {
-    return S3Client.builder()
-        .endpointOverride(server.uri())
-        .forcePathStyle(true)
-        .region(Region.US_EAST_1)
-        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDTEST", "secret")))
-        .httpClient(UrlConnectionHttpClient.create())
-        .overrideConfiguration(retries)
-        .build();
+    return DynamoDbRetryTest.loopback(S3Client.builder().forcePathStyle(true), server, retries);
   }
 
   static int list(S3Client client) {
@@ -118,11 +107,9 @@ class S3RetryTest {
   @Test
   @Tag("slow")
   void theSdksOwnStandardStrategyMakesTheSameAttemptsOnTheSameScripts() throws Exception {
-    List<Consumer<ClientOverrideConfiguration.Builder>> strategies = List.of(
-        o -> o.retryStrategy(AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD)
-            .configurePolicy(p -> p.random(new ScriptedRandom(0.5))).build()),
-        o -> o.retryStrategy(RetryMode.STANDARD));
-    for (Consumer<ClientOverrideConfiguration.Builder> retries : strategies) {
+    for (Consumer<ClientOverrideConfiguration.Builder> retries : DynamoDbRetryTest.oursThenTheSdks(
+        AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD).configurePolicy(p -> p.random(new ScriptedRandom(0.5))).build(),
+        o -> o.retryStrategy(RetryMode.STANDARD))) {
       // Recovers on the third attempt: a throttle (below 1 s), then a server error (below 200 ms).
       try (ScriptedHttpServer server = new ScriptedHttpServer(
           s3Error(503, "SlowDown"), s3Error(500, "InternalError"), emptyListing());
