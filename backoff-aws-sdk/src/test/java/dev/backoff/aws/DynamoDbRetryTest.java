@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import dev.backoff.CircuitBreaker;
+import dev.backoff.CircuitOpenException;
 import dev.backoff.StopReason;
 import dev.backoff.testing.RecordingListener;
 import dev.backoff.testing.ScriptedHttpServer;
@@ -159,6 +161,25 @@ class DynamoDbRetryTest {
       assertSpacing(server.requests(), Duration.ofMillis(100), Duration.ofMillis(200));
     }
     assertThat(listener.stopReasons()).containsExactly(StopReason.ATTEMPTS_EXHAUSTED);
+  }
+
+  @Test
+  void anOpenBreakerFailsTheNextCallWithoutARequest() throws Exception {
+    CircuitBreaker breaker = CircuitBreaker.builder().name("orders").countWindow(2).minimumCalls(2)
+        .failureRateThreshold(100).waitInOpen(Duration.ofMinutes(1)).build();
+    AwsSdkRetryStrategy strategy = AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD).dynamoDb()
+        .configurePolicy(p -> p.random(new ScriptedRandom(0.1)).circuitBreaker(breaker))
+        .build();
+    try (ScriptedHttpServer server = new ScriptedHttpServer(dynamoError(500, "InternalServerError"));
+        DynamoDbClient client = client(server, o -> o.retryStrategy(strategy))) {
+      // Two failed attempts open the breaker: the engine stops the first call before a third.
+      assertThatThrownBy(() -> getItem(client)).isInstanceOf(DynamoDbException.class);
+      assertThat(server.requestCount()).isEqualTo(2);
+      assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
+      // The next call is refused before its first attempt: the server hears nothing more.
+      assertThatThrownBy(() -> getItem(client)).hasRootCauseInstanceOf(CircuitOpenException.class);
+      assertThat(server.requestCount()).isEqualTo(2);
+    }
   }
 
   /**
