@@ -16,6 +16,7 @@ module dev.backoff.core {
       dev.backoff.http,
       dev.backoff.http.rules,
       dev.backoff.grpc,
+      dev.backoff.aws,
       dev.backoff.httpclient5,
       dev.backoff.spring.web,
       dev.backoff.okhttp,

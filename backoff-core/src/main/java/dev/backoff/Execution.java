@@ -500,7 +500,7 @@ public final class Execution<R> {
       if (hint > policy.maxPushbackNanos) {
         return end(StopReason.PUSHBACK_TOO_LONG);
       }
-      delay = Math.max(hint, backoffNanos);
+      delay = Math.min(Math.max(hint, backoffNanos), Nanos.add(backoffNanos, policy.pushbackAboveBackoffNanos));
     }
     if (policy.gatesRetries) {
       StopReason refused = refuseRetry(failureClass, delay, nowNanos);

@@ -53,6 +53,7 @@ public final class RetryPolicy<R> {
   final Function<? super R, FailureClass> resultClassifier;
   final Pushback.Extractor<? super R> pushback;
   final long maxPushbackNanos;
+  final long pushbackAboveBackoffNanos; // Long.MAX_VALUE: a hint may lift the wait by any amount
   final RetryBudget budget;
   final CircuitBreaker breaker; // null: none
   final AdaptiveRateLimiter rateLimiter; // null: none
@@ -88,6 +89,7 @@ public final class RetryPolicy<R> {
     this.resultClassifier = b.resultClassifier;
     this.pushback = b.pushback;
     this.maxPushbackNanos = b.maxPushbackNanos;
+    this.pushbackAboveBackoffNanos = b.pushbackAboveBackoffNanos;
     this.budget = b.budget;
     this.breaker = b.breaker;
     this.rateLimiter = b.rateLimiter;
@@ -131,6 +133,7 @@ public final class RetryPolicy<R> {
     this.resultClassifier = p.resultClassifier;
     this.pushback = p.pushback;
     this.maxPushbackNanos = p.maxPushbackNanos;
+    this.pushbackAboveBackoffNanos = p.pushbackAboveBackoffNanos;
     this.budget = p.budget;
     this.breaker = p.breaker;
     this.rateLimiter = p.rateLimiter;
@@ -266,6 +269,11 @@ public final class RetryPolicy<R> {
     return Duration.ofNanos(maxPushbackNanos);
   }
 
+  /** How far a pushback hint may lift the wait above the backoff, or null if by any amount. */
+  public Duration pushbackAboveBackoff() {
+    return pushbackAboveBackoffNanos == Long.MAX_VALUE ? null : Duration.ofNanos(pushbackAboveBackoffNanos);
+  }
+
   /** The clock the synchronous and async executors read. */
   public NanoClock clock() {
     return clock;
@@ -313,6 +321,7 @@ public final class RetryPolicy<R> {
     private Function<? super R, FailureClass> resultClassifier = result -> FailureClass.TRANSIENT;
     private Pushback.Extractor<? super R> pushback;
     private long maxPushbackNanos = DEFAULT_MAX_PUSHBACK_NANOS;
+    private long pushbackAboveBackoffNanos = Long.MAX_VALUE;
     private RetryBudget budget;
     private CircuitBreaker breaker;
     private AdaptiveRateLimiter rateLimiter;
@@ -343,6 +352,7 @@ public final class RetryPolicy<R> {
       resultClassifier = p.resultClassifier;
       pushback = p.pushback;
       maxPushbackNanos = p.maxPushbackNanos;
+      pushbackAboveBackoffNanos = p.pushbackAboveBackoffNanos;
       budget = p.budget;
       breaker = p.breaker;
       rateLimiter = p.rateLimiter;
@@ -542,6 +552,19 @@ public final class RetryPolicy<R> {
      */
     public Builder<R> maxPushback(Duration maxPushback) {
       this.maxPushbackNanos = Nanos.nonNegative("maxPushback", maxPushback);
+      return this;
+    }
+
+    /**
+     * Bounds how far a pushback hint may lift the wait above the backoff: the wait becomes
+     * {@code min(max(hint, backoff), backoff + limit)} instead of {@code max(hint, backoff)}, so a long hint
+     * is cut short rather than honoured (a hint above {@link #maxPushback} still stops the call). AWS's 2026
+     * retry behaviour bounds {@code x-amz-retry-after} this way with 5 s. Default: no bound.
+     *
+     * @throws IllegalArgumentException if {@code limit} is negative
+     */
+    public Builder<R> pushbackAboveBackoff(Duration limit) {
+      this.pushbackAboveBackoffNanos = Nanos.nonNegative("pushbackAboveBackoff", limit);
       return this;
     }
 
