@@ -156,7 +156,8 @@ final class LabCalibrateCommand implements Callable<Integer> {
       if (stoppedEarly != null) {
         return Boolean.FALSE;
       }
-      return verdict.cameBack() ? Boolean.TRUE : verdict == Recovery.NOT_RECOVERED ? Boolean.FALSE : null;
+      return verdict.cameBack() ? Boolean.TRUE : verdict == Recovery.NOT_RECOVERED
+          || verdict == Recovery.CLIENTS_BACKING_OFF ? Boolean.FALSE : null;
     }
   }
 

@@ -22,7 +22,10 @@ import java.util.Objects;
  *   <li>the offered load after the disturbance is not the load before it (an open-loop step or ramp):
  *       {@link Recovery#LOAD_CHANGED}, with the share of the new load that was served;
  *   <li>less than one recovery window of run after the disturbance: {@link Recovery#NOT_OBSERVED};
- *   <li>otherwise the recovery point decides (see {@link #recoveryPoint}): none is {@link Recovery#NOT_RECOVERED};
+ *   <li>otherwise the recovery point decides (see {@link #recoveryPoint}): none is {@link Recovery#NOT_RECOVERED},
+ *       unless in the run's last recovery window the server answered at least 90% of the attempts sent to it
+ *       (at baseline latency, where known) while those attempts averaged below 90% of baseline goodput: then
+ *       {@link Recovery#CLIENTS_BACKING_OFF};
  *       one with goodput after the disturbance averaging at least 90% of baseline is {@link Recovery#RECOVERED},
  *       below that {@link Recovery#LATE}.
  * </ol>
@@ -212,6 +215,11 @@ public final class RecoveryRule {
             + " (twice baseline)");
     int at = recoveryPoint(series, end, w, baseline, baselineLatency);
     if (at < 0) {
+      String backingOff = clientsBackingOff(series, w, target, baselineLatency);
+      if (backingOff != null) {
+        return new Judgement(Recovery.CLIENTS_BACKING_OFF, backingOff + "; after/s " + Values.format(after, 1),
+            baseline, offered, null, after);
+      }
       return new Judgement(Recovery.NOT_RECOVERED, "no second after the disturbance from which " + condition
           + "; after/s " + Values.format(after, 1), baseline, offered, null, after);
     }
@@ -223,6 +231,39 @@ public final class RecoveryRule {
     return new Judgement(Recovery.LATE, since + "; but after/s " + Values.format(after, 1) + " < "
         + Values.format(target, 1), baseline,
         offered, at - end, after);
+  }
+
+  /**
+   * Why goodput stayed low when the clients, not the server, held it down: in the run's last window of
+   * {@code w} seconds the server was sent attempts, at most 10% of them failed, its latency (where known)
+   * stayed within twice baseline, and yet the attempts sent averaged below {@code target} (90% of baseline
+   * goodput) per second, so the server could not have served the baseline however healthy. This is what a
+   * long fault leaves behind with closed-loop clients in long backoffs: an idle server and clients still
+   * waiting. Null if the last window does not show that.
+   */
+  private static String clientsBackingOff(Series series, int w, double target, double baselineLatency) {
+    int n = series.seconds();
+    int from = n - w;
+    long attempts = sum(series.attempts(), from, n);
+    long failed = sum(series.failedAttempts(), from, n);
+    if (attempts == 0 || attempts - failed < SHARE * attempts || attempts >= target * w) {
+      return null;
+    }
+    double worstLatency = 0;
+    for (int t = from; t < n; t++) {
+      double latency = series.latencySeconds()[t];
+      if (!Double.isNaN(latency)) {
+        worstLatency = Math.max(worstLatency, latency);
+      }
+    }
+    boolean latencyKnown = !Double.isNaN(baselineLatency);
+    if (latencyKnown && worstLatency > 2 * baselineLatency) {
+      return null;
+    }
+    return "load offered below baseline, clients still backing off: in the last " + w + " s the clients sent "
+        + Values.format((double) attempts / w, 1) + " attempts/s, below " + rate(target) + " (90% of baseline goodput), and "
+        + (attempts - failed) + " of the " + attempts + " succeeded"
+        + (latencyKnown ? " with latency within " + seconds(2 * baselineLatency) + " (twice baseline)" : "");
   }
 
   /**
