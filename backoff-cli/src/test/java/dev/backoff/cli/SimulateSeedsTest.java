@@ -64,7 +64,7 @@ class SimulateSeedsTest {
     assertThat(reason).isNotBlank();
     assertThat(seedsFixed).endsWith(reason.contains(",") ? ",\"" + reason.replace("\"", "\"\"") + "\"" : "," + reason);
     assertThat(JSON.readTree(CliRunner.run(args("--seeds", "6", "--seed", "10", "--format", "json")).out)
-        .get("policies").get(0).get("runs").get(0).get("verdictReason").asText()).isEqualTo(reason);
+        .get("policies").get(0).get("perSeed").get(0).get("verdictReason").asText()).isEqualTo(reason);
     assertThat(table.out).contains("\nwhy, run by run:\n  fixed\n    seed 10  ").contains("  " + reason + "\n");
     JsonNode json = JSON.readTree(CliRunner.run(args("--seeds", "6", "--format", "json")).out);
     assertThat(json.get("seeds").get("count").asInt()).isEqualTo(6);
@@ -93,7 +93,7 @@ class SimulateSeedsTest {
         "3", "--tipping-point", "--grid", "10s", "--resolution", "5s"};
     CliRunner text = CliRunner.run(tipping);
     assertThat(text.exitCode).as(text.err).isZero();
-    assertThat(text.out).contains("; 3 seeds (3 to 5); ").contains("\n  1 s                            3/3\n");
+    assertThat(text.out).contains("; 3 seeds (3 to 5); ").contains("\n   1s                            3/3\n");
     List<String> withJson = new ArrayList<>(List.of(tipping));
     withJson.addAll(List.of("--format", "json", "--threads", "1"));
     String one = CliRunner.run(withJson.toArray(new String[0])).out;

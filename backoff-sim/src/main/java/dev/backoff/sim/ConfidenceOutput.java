@@ -214,7 +214,7 @@ public final class ConfidenceOutput {
 
   /**
    * {@code {"seeds":{"first":…,"last":…,"count":…},"confidence":0.95,"policies":[{"name":…,"runs":…,
-   * "recovered":{"count":…,"share":…,"lower":…,"upper":…},"verdicts":{"recovered":…,…},"runs":[{"seed":…,
+   * "recovered":{"count":…,"share":…,"lower":…,"upper":…},"verdicts":{"recovered":…,…},"perSeed":[{"seed":…,
    * "verdict":…,"verdictReason":…},…],"metrics":{
    * "recoverySeconds":{"runs":…,"missing":…,"mean":{"value":…,"lower":…,"upper":…},"median":{…},"p90":{…},
    * "min":…,"max":…,"values":[…]},…}}]}}: the metrics under their single-run summary names
@@ -236,7 +236,7 @@ public final class ConfidenceOutput {
       for (Map.Entry<Recovery, Integer> entry : p.verdicts().entrySet()) {
         json.field(entry.getKey().id()).number(entry.getValue());
       }
-      json.endObject().field("runs").array();
+      json.endObject().field("perSeed").array();
       for (int i = 0; i < p.runs().size(); i++) {
         Summary run = p.runs().get(i);
         json.object().field("seed").number(result.firstSeed() + i).field("verdict").string(run.verdict().id())

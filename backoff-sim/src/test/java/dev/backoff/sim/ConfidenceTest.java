@@ -78,8 +78,8 @@ class ConfidenceTest {
     assertThat(policy.get("recovered").toString())
         .isEqualTo("{\"count\":8,\"share\":0.8,\"lower\":0.490162,\"upper\":0.943318}");
     assertThat(policy.get("verdicts").toString()).isEqualTo("{\"recovered\":8,\"late\":1,\"not-recovered\":1}");
-    assertThat(policy.get("runs").size()).isEqualTo(10);
-    assertThat(policy.get("runs").get(9).toString())
+    assertThat(policy.get("perSeed").size()).isEqualTo(10);
+    assertThat(policy.get("perSeed").get(9).toString())
         .isEqualTo("{\"seed\":109,\"verdict\":\"not-recovered\",\"verdictReason\":\"NO\"}");
     JsonNode recovery = policy.get("metrics").get("recoverySeconds");
     assertThat(recovery.get("median").toString()).isEqualTo("{\"value\":5.0,\"lower\":2.0,\"upper\":8.0}");
