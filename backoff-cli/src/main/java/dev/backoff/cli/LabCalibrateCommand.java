@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
         + "95%% Wilson interval) and medians.",
         "The two agree when the live outcome (came back or not) is one the simulator produces: the lower end "
             + "of the Wilson interval of the fraction of simulated runs with that outcome is at least 5%%. "
-            + "About 70 s of real time per policy; --no-live runs only the simulator."})
+            + "About 70s of real time per policy; --no-live runs only the simulator."})
 final class LabCalibrateCommand implements Callable<Integer> {
   enum Format { table, json }
 
@@ -156,7 +156,8 @@ final class LabCalibrateCommand implements Callable<Integer> {
       if (stoppedEarly != null) {
         return Boolean.FALSE;
       }
-      return verdict.cameBack() ? Boolean.TRUE : verdict == Recovery.NOT_RECOVERED ? Boolean.FALSE : null;
+      return verdict.cameBack() ? Boolean.TRUE : verdict == Recovery.NOT_RECOVERED
+          || verdict == Recovery.CLIENTS_BACKING_OFF ? Boolean.FALSE : null;
     }
   }
 
@@ -244,7 +245,7 @@ final class LabCalibrateCommand implements Callable<Integer> {
       Live live = row.live();
       Simulated sim = row.simulated();
       String liveVerdict = live == null ? "not run" : liveLabel(live);
-      String liveRecovery = live == null || live.recoverySeconds() == null ? "-" : live.recoverySeconds() + " s";
+      String liveRecovery = live == null || live.recoverySeconds() == null ? "-" : live.recoverySeconds() + "s";
       String livePeak = live == null || live.peakConcurrency() < 0 ? "-" : Integer.toString(live.peakConcurrency());
       String liveAmplification = live == null ? "-" : String.format(Locale.ROOT, "%.2f", live.amplification());
       String fraction = "n/a";
@@ -259,7 +260,7 @@ final class LabCalibrateCommand implements Callable<Integer> {
         interval = String.format(Locale.ROOT, "%.2f [%.2f, %.2f]", (double) sim.cameBack() / n, bounds.lower(),
             bounds.upper());
         double recovery = sim.medianRecoverySeconds();
-        simRecovery = Double.isNaN(recovery) ? "-" : number(recovery) + " s";
+        simRecovery = Double.isNaN(recovery) ? "-" : number(recovery) + "s";
         simPeak = number(sim.medianPeak());
         simAmplification = String.format(Locale.ROOT, "%.2f", sim.medianAmplification());
       }
@@ -283,7 +284,7 @@ final class LabCalibrateCommand implements Callable<Integer> {
       }
     }
     text.append("live: one run, came back or not (a run stopped early as a storm did not), seconds from the resume to recovery, peak concurrency, attempts per "
-        + "request; simulated: runs that came back of " + seeds + " seeds with the 95% Wilson interval, medians. "
+        + "request; simulated: runs that came back of " + seeds + (seeds == 1 ? " seed" : " seeds") + " with the 95% Wilson interval, medians. "
         + "They agree when the simulated runs with the live outcome have a Wilson lower bound of at least 5%.")
         .append(System.lineSeparator());
     for (String note : notes) {

@@ -22,7 +22,7 @@ import picocli.CommandLine.Spec;
     description = {"Run the retry-storm experiment's clients against a server on this machine.",
         "Each client waits an exponential think time, sends one request, waits for the answer or the timeout, "
             + "and retries under the policy (with backoff-http's client). Prints 'OK: x req/sec, errors: y "
-            + "req/sec, timedout: z req/sec' every 5 s and, at the end (--duration, or Ctrl-C), a summary with "
+            + "req/sec, timedout: z req/sec' every 5s and, at the end (--duration, or Ctrl-C), a summary with "
             + "the simulator's fields. A lab server's /admin/stats adds its concurrency and shows when it was "
             + "paused."})
 final class LabClientCommand implements Callable<Integer> {
@@ -47,7 +47,7 @@ final class LabClientCommand implements Callable<Integer> {
   Duration duration;
 
   @Option(names = "--format", paramLabel = "table|json",
-      description = "Summary format: ${COMPLETION-CANDIDATES}. Progress (a rate line every 5 s) goes to stderr, as in every command; the summary to stdout. Default table.")
+      description = "Summary format: ${COMPLETION-CANDIDATES}. Progress (a rate line every 5s) goes to stderr, as in every command; the summary to stdout. Default table.")
   Format format = Format.table;
 
   @Override

@@ -105,7 +105,7 @@ final class LabDemoCommand implements Callable<Integer> {
         predictions.put(policy, new Prediction(null, "the simulator cannot run it: " + e.getMessage()));
       }
     }
-    err.println("simulator predictions ready (" + predictions.size() + " policies, " + seconds + " s each)");
+    err.println("simulator predictions ready (" + predictions.size() + (predictions.size() == 1 ? " policy, " : " policies, ") + seconds + "s each)");
     return predictions;
   }
 
@@ -176,10 +176,10 @@ final class LabDemoCommand implements Callable<Integer> {
   }
 
   private static String p99(double seconds) {
-    return Double.isNaN(seconds) ? "n/a" : String.format(Locale.ROOT, "%.3f s", seconds);
+    return Double.isNaN(seconds) ? "n/a" : Durations.formatTruncated(Math.round(seconds * 1e9));
   }
 
-  /** The simulator's verdict in the live column's words: {@code yes, after 5 s}, {@code no}, or why neither. */
+  /** The simulator's verdict in the live column's words: {@code yes, after 5s}, {@code no}, or why neither. */
   /** The table's last column: the simulator's verdict and peak concurrency for one policy. */
   static String simulatedColumn(Prediction prediction) {
     return prediction == null ? "not run"
@@ -189,8 +189,8 @@ final class LabDemoCommand implements Callable<Integer> {
 
   private static String simulated(Summary summary) {
     return switch (summary.verdict()) {
-      case RECOVERED -> "yes, after " + summary.recoverySeconds() + " s";
-      case LATE -> "late, after " + summary.recoverySeconds() + " s";
+      case RECOVERED -> "yes, after " + summary.recoverySeconds() + "s";
+      case LATE -> "late, after " + summary.recoverySeconds() + "s";
       case NOT_RECOVERED -> "no";
       default -> summary.verdict().label();
     };
@@ -198,8 +198,8 @@ final class LabDemoCommand implements Callable<Integer> {
 
   private static String verdict(LabSummary live) {
     return switch (live.verdict()) {
-      case RECOVERED -> "yes, after " + live.recoverySeconds() + " s";
-      case LATE -> "late, after " + live.recoverySeconds() + " s"; // as the simulator's column says it
+      case RECOVERED -> "yes, after " + live.recoverySeconds() + "s";
+      case LATE -> "late, after " + live.recoverySeconds() + "s"; // as the simulator's column says it
       case NOT_RECOVERED -> "no";
       default -> live.verdict().label();
     };

@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "simulate", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = SimulateCommand.ScenarioFlags.class,
     description = {"Simulate a fleet of retrying clients against a server in virtual time, and compare policies.",
-        "Default: the retry-storm experiment (1000 clients, knee server, 30 s pause at 60 s, 400 s)."})
+        "Default: the retry-storm experiment (1000 clients, knee server, 30s pause at 60s, 400s)."})
 final class SimulateCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -44,7 +44,7 @@ final class SimulateCommand implements Callable<Integer> {
   Format format;
 
   @Option(names = "--timeline",
-      description = "With the table format, print first the retry-storm experiment's client lines for every 5 s of "
+      description = "With the table format, print first the retry-storm experiment's client lines for every 5s of "
           + "every policy (OK, errors and timeouts per second, server concurrency and latency).")
   boolean timeline;
 
@@ -53,7 +53,7 @@ final class SimulateCommand implements Callable<Integer> {
   Path reportDirectory;
 
   @Option(names = "--tipping-point",
-      description = "Instead of one run, scan the length of the first fault: every policy at lengths from 1 s on a "
+      description = "Instead of one run, scan the length of the first fault: every policy at lengths from 1s on a "
           + "grid (refined where the outcome changes), over the seeds; print how many seeds came back at each "
           + "length, every range of lengths that fails, and whether recovery is monotone in the length.")
   boolean tippingPoint;

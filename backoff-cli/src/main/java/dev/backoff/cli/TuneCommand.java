@@ -122,7 +122,7 @@ final class TuneCommand implements Callable<Integer> {
         json.put("multiplierMinusOne", excessJson(solution.excess()));
         json.put("retryElapsedSeconds", Numbers.seconds(reached));
         answer = "multiplier " + multiplierText(solution);
-        String reachedText = Numbers.text(reached) + " s";
+        String reachedText = Numbers.text(reached) + "s";
         explanation = "solves a(r^N - 1)/(r - 1) = D: with initial " + seconds(initial) + ", retry " + retries
             + " happens at " + seconds(deadline) + " (sleeps only)"
             + (reachedText.equals(seconds(deadline)) ? ""
@@ -142,11 +142,11 @@ final class TuneCommand implements Callable<Integer> {
         // Two different times or sleeps never print as the same text (10 significant digits could).
         String[] sleeps = Numbers.distinct(position.previousDelaySeconds(), position.nextDelaySeconds());
         String[] retryTimes = Numbers.distinct(position.retryElapsedSeconds(), position.nextRetryElapsedSeconds());
-        answer = "retry " + position.retry() + ": sleep before " + sleeps[0] + " s, sleep after " + sleeps[1] + " s";
+        answer = "retry " + position.retry() + ": sleep before " + sleeps[0] + "s, sleep after " + sleeps[1] + "s";
         explanation = position.retry() == 0
-            ? "at " + seconds(at) + " no retry has happened yet; the first comes at " + retryTimes[1] + " s"
+            ? "at " + seconds(at) + " no retry has happened yet; the first comes at " + retryTimes[1] + "s"
             : "at " + seconds(at) + " the last retry was number " + position.retry() + " (at " + retryTimes[0]
-                + " s); the next comes at " + retryTimes[1] + " s";
+                + "s); the next comes at " + retryTimes[1] + "s";
       }
       default -> {
         requireMultiplier("--multiplier", multiplier);
@@ -208,7 +208,7 @@ final class TuneCommand implements Callable<Integer> {
   }
 
   private static String seconds(Duration duration) {
-    return Numbers.text(duration.getSeconds() + duration.getNano() / 1e9) + " s";
+    return Numbers.text(duration.getSeconds() + duration.getNano() / 1e9) + "s";
   }
 
   private List<String> given() {

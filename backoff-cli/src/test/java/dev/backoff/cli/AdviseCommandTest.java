@@ -61,7 +61,7 @@ class AdviseCommandTest {
   void theTableShowsTheRecommendationInEveryForm() {
     CliRunner result = advise("--objective", "recovers>=0.5", "--seeds", "1", "--budget", "3", "--threads", "1");
     assertThat(result.exitCode).isZero();
-    assertThat(result.out).startsWith("searched 3 of 44 grid candidates and 0 refinements: 3 runs of 120 s, 1 seed "
+    assertThat(result.out).startsWith("searched 3 of 44 grid candidates and 0 refinements: 3 runs of 120s, 1 seed "
         + "each (seed 3); stopped by the run budget (3)\nchecked on held-out seed 4: the 3 best of the 3 policies "
         + "meeting every objective on the training seeds (highest success-ratio first; identical results counted "
         + "once while enough others differ), in 5 checks: 15 runs\nchecks: held-out (the scenario as given), clients +20% (240), clients -20% "

@@ -158,13 +158,13 @@ class CliErrorsTest {
   void tuneShowsTwoDifferentRetryTimesAsDifferent() {
     CliRunner result = CliRunner.run("tune", "--initial", "1s", "--multiplier", "1", "--at", "99999999999s");
     assertThat(result.exitCode).as(result.err).isZero();
-    assertThat(result.out).isEqualTo("retry 99999999999: sleep before 1 s, sleep after 1 s\n"
-        + "at 99999999999 s the last retry was number 99999999999 (at 99999999999 s); the next comes at "
-        + "100000000000 s\n");
+    assertThat(result.out).isEqualTo("retry 99999999999: sleep before 1s, sleep after 1s\n"
+        + "at 99999999999s the last retry was number 99999999999 (at 99999999999s); the next comes at "
+        + "100000000000s\n");
     CliRunner close = CliRunner.run("tune", "--initial", "1s", "--multiplier", "1.0000000001", "--at", "10s");
     assertThat(close.exitCode).as(close.err).isZero();
-    // Three decimals would print both sleeps as "1 s".
-    assertThat(close.out).startsWith("retry 10: sleep before 1.0000000009 s, sleep after 1.000000001 s\n");
+    // Three decimals would print both sleeps as "1s".
+    assertThat(close.out).startsWith("retry 10: sleep before 1.0000000009s, sleep after 1.000000001s\n");
   }
 
   @Test

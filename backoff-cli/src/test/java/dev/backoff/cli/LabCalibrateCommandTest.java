@@ -37,7 +37,7 @@ class LabCalibrateCommandTest {
 
   private static final Live LIVE_YES = new Live(Recovery.RECOVERED, 2, 963, 2.46, null);
   private static final Live LIVE_NO = new Live(Recovery.NOT_RECOVERED, null, 4000, 6.69,
-      "the server held its maximum of 4000 requests 7 s after resuming");
+      "the server held its maximum of 4000 requests 7s after resuming");
 
   @Test
   void argumentErrorsExitTwoNamingTheFlagAndValue() {
@@ -104,12 +104,12 @@ class LabCalibrateCommandTest {
     assertThat(table).isEqualTo(
         "policy                         live        rec.   peak  ampl.  │ simulated   95% interval        rec.   peak  ampl.  │ agree" + n
         + "storm-fixed                    no, storm      -   4000   6.69  │ 0/20        0.00 [0.00, 0.16]      -    500   2.00  │ yes" + n
-        + "storm-exponential-full-jitter  yes          2 s    963   2.46  │ 17/20       0.85 [0.64, 0.95]    3 s    500   2.00  │ yes" + n
+        + "storm-exponential-full-jitter  yes           2s    963   2.46  │ 17/20       0.85 [0.64, 0.95]     3s    500   2.00  │ yes" + n
         + "storm-fixed+hedge:50ms         not run        -      -      -  │ n/a                                -      -      -  │ -" + n
         + "live: one run, came back or not (a run stopped early as a storm did not), seconds from the resume to recovery, peak concurrency, attempts per request; "
         + "simulated: runs that came back of 20 seeds with the 95% Wilson interval, medians. They agree when the "
         + "simulated runs with the live outcome have a Wilson lower bound of at least 5%." + n
-        + "storm-fixed: live run stopped early, the server held its maximum of 4000 requests 7 s after resuming" + n
+        + "storm-fixed: live run stopped early, the server held its maximum of 4000 requests 7s after resuming" + n
         + "storm-fixed+hedge:50ms: no simulated runs, the simulator cannot run it: no");
   }
 
@@ -124,7 +124,7 @@ class LabCalibrateCommandTest {
         .endsWith(",\"policies\":["
             + "{\"name\":\"storm-fixed\",\"live\":{\"verdict\":\"not-recovered\",\"cameBack\":false,\"recoverySeconds\":null,"
             + "\"peakConcurrency\":4000,\"amplification\":6.690,\"stoppedEarly\":\"the server held its maximum of 4000 "
-            + "requests 7 s after resuming\"},\"simulator\":{\"runs\":2,\"cameBack\":0,\"fraction\":0.0000,"
+            + "requests 7s after resuming\"},\"simulator\":{\"runs\":2,\"cameBack\":0,\"fraction\":0.0000,"
             + "\"wilsonLow\":0.0000,\"wilsonHigh\":0.6576,\"medianRecoverySeconds\":null,\"medianPeakConcurrency\":500.0,"
             + "\"medianAmplification\":2.000,\"verdicts\":[\"not-recovered\",\"not-recovered\"]},\"agree\":true},"
             + "{\"name\":\"storm-exponential\",\"live\":null,\"simulator\":{\"runs\":2,\"cameBack\":2,\"fraction\":1.0000,"

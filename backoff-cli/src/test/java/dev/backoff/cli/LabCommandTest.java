@@ -149,6 +149,6 @@ class LabCommandTest {
     // The pause holds every attempt past the hedging delay: hedges go out.
     assertThat(result.err).contains("| hedges: ");
     assertThat(result.out).containsPattern("storm-exponential\\+hedge:200ms: hedges [1-9][0-9]* sent, [0-9]+ won, "
-        + "p99 [0-9.]+ s; simulator: hedges [0-9]+ sent, [0-9]+ won, p99 ");
+        + "p99 [0-9.]+(ms|us|s); simulator: hedges [0-9]+ sent, [0-9]+ won, p99 ");
   }
 }

@@ -58,6 +58,14 @@ class SimulateSeedsTest {
     assertThat(b[4]).isEqualTo(a[5]); // recovery seconds
     assertThat(b[5]).isEqualTo(a[6]); // peak concurrency
     assertThat(b[6]).isEqualTo(a[7]); // amplification
+    // Each run's reason is the single run's, in the CSV, the JSON and the table.
+    String reason = JSON.readTree(CliRunner.run(args("--seed", "10", "--format", "json")).out).get("policies")
+        .get(0).get("summary").get("verdictReason").asText();
+    assertThat(reason).isNotBlank();
+    assertThat(seedsFixed).endsWith(reason.contains(",") ? ",\"" + reason.replace("\"", "\"\"") + "\"" : "," + reason);
+    assertThat(JSON.readTree(CliRunner.run(args("--seeds", "6", "--seed", "10", "--format", "json")).out)
+        .get("policies").get(0).get("perSeed").get(0).get("verdictReason").asText()).isEqualTo(reason);
+    assertThat(table.out).contains("\nwhy, run by run:\n  fixed\n    seed 10  ").contains("  " + reason + "\n");
     JsonNode json = JSON.readTree(CliRunner.run(args("--seeds", "6", "--format", "json")).out);
     assertThat(json.get("seeds").get("count").asInt()).isEqualTo(6);
     assertThat(json.get("confidence").asDouble()).isEqualTo(0.95);
@@ -85,7 +93,7 @@ class SimulateSeedsTest {
         "3", "--tipping-point", "--grid", "10s", "--resolution", "5s"};
     CliRunner text = CliRunner.run(tipping);
     assertThat(text.exitCode).as(text.err).isZero();
-    assertThat(text.out).contains("; 3 seeds (3 to 5); ").contains("\n  1 s                            3/3\n");
+    assertThat(text.out).contains("; 3 seeds (3 to 5); ").contains("\n   1s                            3/3\n");
     List<String> withJson = new ArrayList<>(List.of(tipping));
     withJson.addAll(List.of("--format", "json", "--threads", "1"));
     String one = CliRunner.run(withJson.toArray(new String[0])).out;

@@ -77,7 +77,7 @@ class SimulateVerdictsTest {
         + "fixed,down-before-fault,false,0.000,0.000,," + summary.get("peakConcurrency").asText() + ","
         + summary.get("amplification").decimalValue().setScale(4) + ",0.0000,,"
         + summary.get("logicalRequests").asText() + "," + summary.get("attempts").asText() + ","
-        + summary.get("unfinishedRequests").asText() + ",no request succeeded in the baseline window (15 s to 30 s) ("
+        + summary.get("unfinishedRequests").asText() + ",no request succeeded in the baseline window (15s to 30s) ("
         + baselineAttempts + " attempts)\n");
     // Per second: a second without successes has empty client latencies, not 0.
     String second = CliRunner.run(with(small, "--format", "csv")).out.lines().skip(11).findFirst().orElseThrow();
@@ -91,13 +91,13 @@ class SimulateVerdictsTest {
         "--timeout", "500us", "--policies", "fixed", "--tipping-point");
     assertThat(down.exitCode).as(down.err).isZero();
     // 60 s leave no room to lengthen a fault at 30 s: only 1 s is tested.
-    assertThat(down.out).isEqualTo("The first fault, pause@30s+5s, at 1 length from 1 s to 1 s: every 5 s, and every "
-        + "1 s between two lengths whose outcome differs; seed 3; 1 run.\n"
+    assertThat(down.out).isEqualTo("The first fault, pause@30s+5s, at 1 length from 1s to 1s: every 5s, and every "
+        + "1s between two lengths whose outcome differs; seed 3; 1 run.\n"
         + "Each cell: the seeds in which the server came back (verdict yes or late) of those run. Lengths not listed "
         + "were not tested.\n\n"
-        + "fault  fixed\n  1 s    0/1\n\n"
-        + "fixed:\n  did not come back on every seed even at the shortest length, 1 s\n"
-        + "  fails at 1 s: 0 of 1 seed came back (the others: 1 down before the fault)\n");
+        + "fault  fixed\n   1s    0/1\n\n"
+        + "fixed:\n  did not come back on every seed even at the shortest length, 1s\n"
+        + "  fails at 1s: 0 of 1 seed came back (the others: 1 down before the fault)\n");
     String[] nearTheKnee = {"simulate", "--clients", "4000", "--duration", "200s", "--faults", "pause@60s+10s",
         "--policies", "fixed", "--tipping-point", "--format", "json"};
     JsonNode policy = JSON.readTree(CliRunner.run(nearTheKnee).out).get("policies").get(0);

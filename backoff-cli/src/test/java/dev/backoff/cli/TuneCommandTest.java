@@ -103,8 +103,8 @@ class TuneCommandTest {
     // (multiplier − 1)·T/a overflowed and "more than 2^62 retries" came out: the truth is 1.
     CliRunner run = CliRunner.run("tune", "--initial", "1s", "--multiplier", "1e308", "--at", "100s");
     assertThat(run.exitCode).isZero();
-    assertThat(run.out).startsWith("retry 1: sleep before 1 s, sleep after 1e308 s\n")
-        .contains("at 100 s the last retry was number 1 (at 1 s)");
+    assertThat(run.out).startsWith("retry 1: sleep before 1s, sleep after 1e308s\n")
+        .contains("at 100s the last retry was number 1 (at 1s)");
   }
 
   @Test
@@ -112,9 +112,9 @@ class TuneCommandTest {
     CliRunner run = CliRunner.run("tune", "--initial", "1ns", "--retries", "2000000000", "--deadline", "106000d");
     assertThat(run.exitCode).isZero();
     assertThat(run.out.lines().toList()).containsExactly("multiplier 1 + 1.274e-8",
-        "solves a(r^N - 1)/(r - 1) = D: with initial 0.000000001 s, retry 2000000000 happens at 9158400000 s "
+        "solves a(r^N - 1)/(r - 1) = D: with initial 0.000000001s, retry 2000000000 happens at 9158400000s "
             + "(sleeps only); a policy's multiplier is a double, 1.0000000127413968, which reaches retry "
-            + "2000000000 at 9158398879.134 s");
+            + "2000000000 at 9158398879.134s");
     JsonNode answer = json("--initial", "1ns", "--retries", "2000000000", "--deadline", "106000d");
     assertThat(answer.get("multiplierMinusOne").decimalValue()).isEqualByComparingTo("1.274139689E-8");
     // Within a double's spacing of 1: the digits of r − 1 are still given.

@@ -47,8 +47,8 @@ public final class LabDemo {
     int warmup = seconds(settings.warmup);
     int pause = seconds(settings.pause);
     int total = warmup + pause + seconds(settings.after);
-    progress.accept("== " + name + ": " + settings.clients + " clients, steady " + warmup + " s, paused " + pause
-        + " s, then " + (total - warmup - pause) + " s");
+    progress.accept("== " + name + ": " + settings.clients + " clients, steady " + warmup + "s, paused " + pause
+        + "s, then " + (total - warmup - pause) + "s");
     String stoppedEarly = null;
     try (LabServer server = LabServer.builder().latency(settings.latency).backlog(settings.backlog)
             .maxConnections(settings.maxConnections).start();
@@ -82,7 +82,7 @@ public final class LabDemo {
         if (second >= warmup + pause && (recorder.refusedByServer() > refusedAtResume
             || sample.concurrency() >= server.maxConnections())) {
           stoppedEarly = "the server held its maximum of " + server.maxConnections() + " requests "
-              + (second + 1 - warmup - pause) + " s after resuming";
+              + (second + 1 - warmup - pause) + "s after resuming";
           progress.accept("t=" + (second + 1) + "s  stopped early: " + stoppedEarly);
           break;
         }

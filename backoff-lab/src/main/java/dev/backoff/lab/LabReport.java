@@ -43,9 +43,9 @@ final class LabReport {
     row(text, "baseline goodput", format("%.1f req/s", summary.baselineGoodput()));
     row(text, "recovered", switch (summary.verdict()) {
       case NO_FAULT -> "no fault seen (pause the server to see one)";
-      case RECOVERED -> "yes, " + summary.recoverySeconds() + " s after the fault";
+      case RECOVERED -> "yes, " + summary.recoverySeconds() + "s after the fault";
       // Came back, but so late that goodput after the fault averaged below 90% of baseline: not a plain yes.
-      case LATE -> "late, " + summary.recoverySeconds() + " s after the fault";
+      case LATE -> "late, " + summary.recoverySeconds() + "s after the fault";
       default -> summary.verdict().label();
     });
     row(text, "because", summary.reason());
@@ -54,7 +54,7 @@ final class LabReport {
     row(text, "amplification", format("%.2f attempts per request", summary.amplification()));
     row(text, "success ratio", format("%.3f", summary.successRatio()));
     row(text, "p99 latency", Double.isNaN(summary.p99SuccessLatencySeconds()) ? "n/a"
-        : format("%.3f s", summary.p99SuccessLatencySeconds()) + " (logical requests that succeeded)");
+        : dev.backoff.spec.Durations.formatTruncated(Math.round(summary.p99SuccessLatencySeconds() * 1e9)) + " (logical requests that succeeded)");
     if (summary.hedging()) {
       row(text, "hedges", summary.hedgesSent() + " sent, " + summary.hedgesWon() + " won, "
           + totals.cancelled() + " attempts cancelled as losers");

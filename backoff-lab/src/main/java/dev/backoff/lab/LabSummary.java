@@ -48,7 +48,7 @@ public final class LabSummary {
     this.reason = reason;
     this.recovered = switch (verdict) {
       case RECOVERED, LATE -> Boolean.TRUE;
-      case NOT_RECOVERED, DOWN_BEFORE_FAULT, OVERLOADED_BEFORE_FAULT -> Boolean.FALSE;
+      case NOT_RECOVERED, CLIENTS_BACKING_OFF, DOWN_BEFORE_FAULT, OVERLOADED_BEFORE_FAULT -> Boolean.FALSE;
       case NOT_OBSERVED, NO_BASELINE, SHORT_BASELINE, LOAD_CHANGED, NO_FAULT -> null;
     };
     this.recoverySeconds = recoverySeconds;
@@ -140,7 +140,7 @@ public final class LabSummary {
 
   /**
    * Whether goodput came back and stayed: true for {@code RECOVERED} and {@code LATE}, false for
-   * {@code NOT_RECOVERED}, {@code DOWN_BEFORE_FAULT} and {@code OVERLOADED_BEFORE_FAULT}, null when there is no
+   * {@code NOT_RECOVERED}, {@code CLIENTS_BACKING_OFF}, {@code DOWN_BEFORE_FAULT} and {@code OVERLOADED_BEFORE_FAULT}, null when there is no
    * verdict (no fault seen, no or too short a baseline, a change of load, or less than one recovery window
    * watched after the fault); {@link #verdict()} says which and {@link #reason()} why.
    */

@@ -70,7 +70,7 @@ class LabSummaryTest {
     assertThat(summary.recovered()).isNull();
     assertThat(summary.toJson()).contains("\"recovered\":null", "\"verdict\":\"not-observed\"");
     assertThat(LabReport.summaryTable("p", summary, TOTALS)).contains("not observed")
-        .contains("the run ends 15 s after the disturbance, less than one 16 s recovery window");
+        .contains("the run ends 15s after the disturbance, less than one 16s recovery window");
     // One more second and the same goodput is a recovery; a storm over a full window is a "no".
     long[] window = new long[WINDOW];
     java.util.Arrays.fill(window, 100);
@@ -89,7 +89,7 @@ class LabSummaryTest {
     LabSummary summary = LabSummary.of(samples, TOTALS, 10, 15);
     assertThat(summary.verdict()).isEqualTo(Recovery.DOWN_BEFORE_FAULT);
     assertThat(summary.recovered()).isFalse();
-    assertThat(summary.reason()).isEqualTo("no request succeeded in the baseline window (5 s to 10 s) (250 attempts)");
+    assertThat(summary.reason()).isEqualTo("no request succeeded in the baseline window (5s to 10s) (250 attempts)");
     assertThat(LabSummary.of(run(new long[20]), TOTALS, 0, 15).verdict()).isEqualTo(Recovery.NO_BASELINE);
   }
 
@@ -143,7 +143,7 @@ class LabSummaryTest {
     assertThat(summary.recovered()).isFalse();
     assertThat(summary.recoverySeconds()).isNull();
     assertThat(summary.toJson()).contains("\"verdict\":\"overloaded-before-fault\"",
-        "\"verdictReason\":\"100.0/s succeeded of 1000.0/s offered in the baseline window (5 s to 10 s)");
+        "\"verdictReason\":\"100.0/s succeeded of 1000.0/s offered in the baseline window (5s to 10s)");
   }
 
   @Test

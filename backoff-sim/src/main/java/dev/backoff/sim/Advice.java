@@ -313,7 +313,8 @@ public final class Advice {
       }
       if (everyMisses) {
         Robustness.Worst w = best.worst().get(i);
-        out.add(objectives.get(i) + " binds: every one of the " + checked.size() + " policies checked misses it "
+        out.add(objectives.get(i) + " binds: " + (checked.size() == 1 ? "the one policy checked misses it "
+            : "every one of the " + checked.size() + " policies checked misses it ")
             + "somewhere; the best worst case was " + w.objective().metric().format(w.value()) + " ("
             + best.candidate().label() + ", " + w.check() + ")");
       }
@@ -358,21 +359,22 @@ public final class Advice {
   public String table() {
     StringBuilder out = new StringBuilder();
     out.append("searched ").append(gridRun).append(" of ").append(gridSize).append(" grid candidates and ")
-        .append(refinementsRun).append(" refinements: ").append(runsUsed).append(" runs of ")
-        .append(scenario.seconds()).append(" s, ").append(settings.seeds()).append(settings.seeds() == 1 ? " seed each (" : " seeds each (")
+        .append(Values.count(refinementsRun, "refinement", "refinements")).append(": ")
+        .append(Values.count(runsUsed, "run", "runs")).append(" of ")
+        .append(scenario.seconds()).append("s, ").append(settings.seeds()).append(settings.seeds() == 1 ? " seed each (" : " seeds each (")
         .append(seedRange()).append("); ")
         .append(converged ? "stopped at a local optimum" : "stopped by the run budget (" + settings.runs() + ")")
         .append('\n');
     List<Evaluation> meeting = meeting();
     List<Robustness> checked = checking.checked();
     if (!checked.isEmpty()) {
-      out.append("checked on held-out ").append(heldOutRange()).append(": the ").append(checked.size())
-          .append(" best of the ").append(meeting.size()).append(meeting.size() == 1 ? " policy" : " policies")
+      out.append("checked on held-out ").append(heldOutRange()).append(": the ")
+          .append(checked.size() == 1 ? "best" : checked.size() + " best").append(" of the ").append(meeting.size()).append(meeting.size() == 1 ? " policy" : " policies")
           .append(" meeting every objective on the training seeds (")
           .append(settings.prefer().higherIsBetter() ? "highest " : "lowest ").append(settings.prefer().id())
           .append(" first; identical results counted once while enough others differ), in ")
-          .append(checking.checks().stream().filter(c -> c.skipped() == null).count()).append(" checks: ")
-          .append(checking.runs()).append(" runs\n");
+          .append(Values.count(checking.checks().stream().filter(c -> c.skipped() == null).count(), "check",
+              "checks")).append(": ").append(Values.count(checking.runs(), "run", "runs")).append('\n');
       out.append("checks: ").append(String.join(", ", checking.checks().stream().filter(c -> c.skipped() == null)
           .map(Robustness.Check::describe).toList())).append('\n');
       for (Robustness.Check check : checking.checks()) {
@@ -401,7 +403,8 @@ public final class Advice {
           out.append(line).append('\n');
         }
       } else {
-        out.append(robustCount).append(" of the ").append(checked.size()).append(" policies checked ")
+        out.append(robustCount).append(" of the ").append(Values.count(checked.size(), "policy", "policies"))
+            .append(" checked ")
             .append(robustCount == 1 ? "holds" : "hold").append(" every objective in every check; most robust first "
             + "(the widest worst-case margin, then the next widest)").append(robustCount < checked.size()
                 ? ", then the others:\n" : ":\n");

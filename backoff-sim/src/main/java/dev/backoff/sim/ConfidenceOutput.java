@@ -86,6 +86,22 @@ public final class ConfidenceOutput {
       }
       out.append('\n');
     }
+    out.append("\nwhy, run by run:\n");
+    int seedWidth = Long.toString(result.lastSeed()).length();
+    for (Confidence.PolicyStats p : result.policies()) {
+      out.append("  ").append(p.name()).append('\n');
+      int labelWidth = 0;
+      for (Summary run : p.runs()) {
+        labelWidth = Math.max(labelWidth, run.verdict().label().length());
+      }
+      for (int i = 0; i < p.runs().size(); i++) {
+        Summary run = p.runs().get(i);
+        String seed = Long.toString(result.firstSeed() + i);
+        out.append("    seed ").append(" ".repeat(seedWidth - seed.length())).append(seed).append("  ")
+            .append(run.verdict().label()).append(" ".repeat(labelWidth - run.verdict().label().length()))
+            .append("  ").append(run.reason()).append('\n');
+      }
+    }
     return out.toString();
   }
 
@@ -141,12 +157,13 @@ public final class ConfidenceOutput {
   /**
    * One row per run, with a header line: {@code policy,seed,verdict,recovered,recoverySeconds,peakConcurrency,
    * amplification,successRatio,p99SuccessLatencySeconds,baselineGoodput,goodputAfterFault,logicalRequests,
-   * attempts}, decimals as in the single run's summary CSV; a number a run does not have is empty.
+   * attempts,verdictReason}, decimals as in the single run's summary CSV; a number a run does not have is
+   * empty; {@code verdictReason} is the sentence the verdict follows from, as in the single run's CSV.
    */
   public static String csv(Confidence result) {
     StringBuilder out = new StringBuilder("policy,seed,verdict,recovered,recoverySeconds,peakConcurrency,"
         + "amplification,successRatio,p99SuccessLatencySeconds,baselineGoodput,goodputAfterFault,logicalRequests,"
-        + "attempts\n");
+        + "attempts,verdictReason\n");
     for (Confidence.PolicyStats p : result.policies()) {
       String name = csvField(p.name());
       List<Summary> runs = p.runs();
@@ -159,7 +176,7 @@ public final class ConfidenceOutput {
             .append(csvNumber(s.successRatio(), 4)).append(',').append(csvNumber(s.p99SuccessLatencySeconds(), 6))
             .append(',').append(csvNumber(s.baselineGoodput(), 3)).append(',')
             .append(csvNumber(s.goodputAfterFault(), 3)).append(',').append(s.logicalRequests()).append(',')
-            .append(s.attempts()).append('\n');
+            .append(s.attempts()).append(',').append(csvField(s.reason())).append('\n');
       }
     }
     return out.toString();
@@ -197,7 +214,8 @@ public final class ConfidenceOutput {
 
   /**
    * {@code {"seeds":{"first":…,"last":…,"count":…},"confidence":0.95,"policies":[{"name":…,"runs":…,
-   * "recovered":{"count":…,"share":…,"lower":…,"upper":…},"verdicts":{"recovered":…,…},"metrics":{
+   * "recovered":{"count":…,"share":…,"lower":…,"upper":…},"verdicts":{"recovered":…,…},"perSeed":[{"seed":…,
+   * "verdict":…,"verdictReason":…},…],"metrics":{
    * "recoverySeconds":{"runs":…,"missing":…,"mean":{"value":…,"lower":…,"upper":…},"median":{…},"p90":{…},
    * "min":…,"max":…,"values":[…]},…}}]}}: the metrics under their single-run summary names
    * ({@code recoverySeconds}, {@code amplification}, {@code peakConcurrency}, {@code successRatio},
@@ -218,7 +236,13 @@ public final class ConfidenceOutput {
       for (Map.Entry<Recovery, Integer> entry : p.verdicts().entrySet()) {
         json.field(entry.getKey().id()).number(entry.getValue());
       }
-      json.endObject().field("metrics").object();
+      json.endObject().field("perSeed").array();
+      for (int i = 0; i < p.runs().size(); i++) {
+        Summary run = p.runs().get(i);
+        json.object().field("seed").number(result.firstSeed() + i).field("verdict").string(run.verdict().id())
+            .field("verdictReason").string(run.reason()).endObject();
+      }
+      json.endArray().field("metrics").object();
       for (Metric metric : NUMBERS) {
         Stats.Sample sample = p.sample(metric);
         json.field(metric.jsonName()).object().field("runs").number(sample.size())

@@ -108,7 +108,7 @@ public final class HtmlReport {
         : "open loop, " + Values.format(s.rateProfile.rate, 1) + " req/s (" + s.textOf("rate-profile") + ")");
     text.append(", timeout ").append(Values.human(s.timeoutNanos)).append("; ").append(s.textOf("server"))
         .append(" server; faults: ").append(s.faults.isEmpty() ? "none" : s.faults.toString())
-        .append("; ").append(s.seconds()).append(" s; seed ").append(s.seed);
+        .append("; ").append(s.seconds()).append("s; seed ").append(s.seed);
     return text.toString();
   }
 

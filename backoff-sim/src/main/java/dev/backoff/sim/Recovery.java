@@ -21,6 +21,14 @@ public enum Recovery {
   /** It did not come back (for at least one full recovery window before the end of the run). */
   NOT_RECOVERED("NO", "not-recovered"),
   /**
+   * Goodput did not come back, but not for want of a server: in the run's last recovery window the server
+   * answered at least 90% of the attempts sent to it (within twice its baseline latency, where known), and
+   * those attempts averaged less than 90% of the baseline goodput. The load offered to the server stayed
+   * below baseline, as when closed-loop clients are still in long backoffs after a long fault; the reason gives
+   * the numbers.
+   */
+  CLIENTS_BACKING_OFF("clients backing off", "clients-backing-off"),
+  /**
    * The run ends less than one recovery window after the disturbance: too soon to tell whether it came
    * back. Lengthen the run or move the fault earlier.
    */

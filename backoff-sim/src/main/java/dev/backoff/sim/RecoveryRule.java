@@ -11,7 +11,7 @@ import java.util.Objects;
  * <p>The rule, in order (the first that applies gives the verdict):
  * <ol>
  *   <li>no disturbance: {@link Recovery#NO_FAULT};
- *   <li>the disturbance starts at 0 s: {@link Recovery#NO_BASELINE};
+ *   <li>the disturbance starts at 0s: {@link Recovery#NO_BASELINE};
  *   <li>the baseline window (the second half of the time before the disturbance) is shorter than
  *       {@value #MIN_BASELINE_SECONDS} s: {@link Recovery#SHORT_BASELINE};
  *   <li>nothing was offered and no attempt sent in it: {@link Recovery#NO_BASELINE};
@@ -22,7 +22,10 @@ import java.util.Objects;
  *   <li>the offered load after the disturbance is not the load before it (an open-loop step or ramp):
  *       {@link Recovery#LOAD_CHANGED}, with the share of the new load that was served;
  *   <li>less than one recovery window of run after the disturbance: {@link Recovery#NOT_OBSERVED};
- *   <li>otherwise the recovery point decides (see {@link #recoveryPoint}): none is {@link Recovery#NOT_RECOVERED};
+ *   <li>otherwise the recovery point decides (see {@link #recoveryPoint}): none is {@link Recovery#NOT_RECOVERED},
+ *       unless in the run's last recovery window the server answered at least 90% of the attempts sent to it
+ *       (at baseline latency, where known) while those attempts averaged below 90% of baseline goodput: then
+ *       {@link Recovery#CLIENTS_BACKING_OFF};
  *       one with goodput after the disturbance averaging at least 90% of baseline is {@link Recovery#RECOVERED},
  *       below that {@link Recovery#LATE}.
  * </ol>
@@ -156,11 +159,11 @@ public final class RecoveryRule {
     }
     int end = disturbance.endSecond();
     if (start > n || end > n) {
-      throw new IllegalArgumentException("the disturbance [" + start + " s, " + end + " s) is not within the "
-          + n + " s of the run");
+      throw new IllegalArgumentException("the disturbance [" + start + "s, " + end + "s) is not within the "
+          + n + "s of the run");
     }
     if (start == 0) {
-      return new Judgement(Recovery.NO_BASELINE, "the disturbance starts at 0 s: no time before it to measure a "
+      return new Judgement(Recovery.NO_BASELINE, "the disturbance starts at 0s: no time before it to measure a "
           + "baseline", Double.NaN, Double.NaN, null, mean(series.successes(), end, n));
     }
     int from = start / 2;
@@ -168,21 +171,21 @@ public final class RecoveryRule {
     double offered = mean(series.offered(), from, start);
     double after = mean(series.successes(), end, n);
     if (start - from < MIN_BASELINE_SECONDS) {
-      return new Judgement(Recovery.SHORT_BASELINE, "the baseline window is " + (start - from) + " s (the second "
-          + "half of the " + start + " s before the disturbance), shorter than " + MIN_BASELINE_SECONDS
-          + " s: too short to judge", baseline, offered, null, after);
+      return new Judgement(Recovery.SHORT_BASELINE, "the baseline window is " + (start - from) + "s (the second "
+          + "half of the " + start + "s before the disturbance), shorter than " + MIN_BASELINE_SECONDS
+          + "s: too short to judge", baseline, offered, null, after);
     }
     long attempts = sum(series.attempts(), from, start);
     long offeredCount = sum(series.offered(), from, start);
     long successes = sum(series.successes(), from, start);
     long failed = sum(series.failedAttempts(), from, start);
-    String window = "in the baseline window (" + from + " s to " + start + " s)";
+    String window = "in the baseline window (" + from + "s to " + start + "s)";
     if (attempts == 0 && offeredCount == 0) {
       return new Judgement(Recovery.NO_BASELINE, "no request was sent " + window, baseline, offered, null, after);
     }
     if (successes == 0) {
-      return new Judgement(Recovery.DOWN_BEFORE_FAULT, "no request succeeded " + window + " (" + attempts
-          + " attempts)", baseline, offered, null, after);
+      return new Judgement(Recovery.DOWN_BEFORE_FAULT, "no request succeeded " + window + " ("
+          + Values.count(attempts, "attempt", "attempts") + ")", baseline, offered, null, after);
     }
     if (successes < SHARE * offeredCount) {
       return new Judgement(Recovery.OVERLOADED_BEFORE_FAULT, rate(baseline) + " succeeded of " + rate(offered)
@@ -203,19 +206,24 @@ public final class RecoveryRule {
     int w = effectiveWindow(disturbance.windowSeconds(), baseline);
     double target = SHARE * baseline;
     if (n - end < w) {
-      return new Judgement(Recovery.NOT_OBSERVED, "the run ends " + (n - end) + " s after the disturbance, less "
-          + "than one " + w + " s recovery window", baseline, offered, null, after);
+      return new Judgement(Recovery.NOT_OBSERVED, "the run ends " + (n - end) + "s after the disturbance, less "
+          + "than one " + w + "s recovery window", baseline, offered, null, after);
     }
     double baselineLatency = meanKnown(series.latencySeconds(), from, start);
-    String condition = "every " + w + " s window at or above " + rate(target) + " (90% of baseline)"
+    String condition = "every " + w + "s window at or above " + rate(target) + " (90% of baseline)"
         + (Double.isNaN(baselineLatency) ? "" : " and latency within " + seconds(2 * baselineLatency)
             + " (twice baseline)");
     int at = recoveryPoint(series, end, w, baseline, baselineLatency);
     if (at < 0) {
+      String backingOff = clientsBackingOff(series, w, target, baselineLatency);
+      if (backingOff != null) {
+        return new Judgement(Recovery.CLIENTS_BACKING_OFF, backingOff + "; after/s " + Values.format(after, 1),
+            baseline, offered, null, after);
+      }
       return new Judgement(Recovery.NOT_RECOVERED, "no second after the disturbance from which " + condition
           + "; after/s " + Values.format(after, 1), baseline, offered, null, after);
     }
-    String since = "from " + (at - end) + " s after the disturbance, " + condition;
+    String since = "from " + (at - end) + "s after the disturbance, " + condition;
     if (after >= target) {
       return new Judgement(Recovery.RECOVERED, since + "; after/s " + Values.format(after, 1) + " >= "
           + Values.format(target, 1), baseline, offered, at - end, after);
@@ -223,6 +231,39 @@ public final class RecoveryRule {
     return new Judgement(Recovery.LATE, since + "; but after/s " + Values.format(after, 1) + " < "
         + Values.format(target, 1), baseline,
         offered, at - end, after);
+  }
+
+  /**
+   * Why goodput stayed low when the clients, not the server, held it down: in the run's last window of
+   * {@code w} seconds the server was sent attempts, at most 10% of them failed, its latency (where known)
+   * stayed within twice baseline, and yet the attempts sent averaged below {@code target} (90% of baseline
+   * goodput) per second, so the server could not have served the baseline however healthy. This is what a
+   * long fault leaves behind with closed-loop clients in long backoffs: an idle server and clients still
+   * waiting. Null if the last window does not show that.
+   */
+  private static String clientsBackingOff(Series series, int w, double target, double baselineLatency) {
+    int n = series.seconds();
+    int from = n - w;
+    long attempts = sum(series.attempts(), from, n);
+    long failed = sum(series.failedAttempts(), from, n);
+    if (attempts == 0 || attempts - failed < SHARE * attempts || attempts >= target * w) {
+      return null;
+    }
+    double worstLatency = 0;
+    for (int t = from; t < n; t++) {
+      double latency = series.latencySeconds()[t];
+      if (!Double.isNaN(latency)) {
+        worstLatency = Math.max(worstLatency, latency);
+      }
+    }
+    boolean latencyKnown = !Double.isNaN(baselineLatency);
+    if (latencyKnown && worstLatency > 2 * baselineLatency) {
+      return null;
+    }
+    return "load offered below baseline, clients still backing off: in the last " + w + "s the clients sent "
+        + Values.format((double) attempts / w, 1) + " attempts/s, below " + rate(target) + " (90% of baseline goodput), and "
+        + (attempts - failed) + " of the " + attempts + " succeeded"
+        + (latencyKnown ? " with latency within " + seconds(2 * baselineLatency) + " (twice baseline)" : "");
   }
 
   /**
@@ -285,7 +326,7 @@ public final class RecoveryRule {
   }
 
   private static String seconds(double value) {
-    return Values.format(value, 3) + " s";
+    return Values.human(Math.round(value * 1e9));
   }
 
   private static long sum(long[] values, int from, int to) {

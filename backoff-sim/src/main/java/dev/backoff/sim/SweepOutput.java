@@ -83,8 +83,8 @@ public final class SweepOutput {
     text.append(", ").append(policies).append(policies == 1 ? " policy" : " policies").append(", ")
         .append(sweep.seeds()).append(sweep.seeds() == 1 ? " seed" : " seeds").append(" each (")
         .append(sweep.seeds() == 1 ? "seed " + sweep.scenario().seed : "seeds " + sweep.scenario().seed + ".."
-            + (sweep.scenario().seed + sweep.seeds() - 1)).append("): ").append(sweep.points().size() * policies
-            * sweep.seeds()).append(" runs.\n").append(capitalized(what(metric)))
+            + (sweep.scenario().seed + sweep.seeds() - 1)).append("): ").append(Values.count((long) sweep.points().size() * policies
+            * sweep.seeds(), "run", "runs")).append(".\n").append(capitalized(what(metric)))
         .append(metric == Metric.RECOVERED ? " (k/n" + (sweep.parameters().size() == 1 ? ", 95% Wilson interval)"
             : ")") : sweep.parameters().size() == 1 ? ", with its 95% interval" : "")
         .append(metric == Metric.RECOVERY_TIME ? ", over the runs that came back" : "").append('.');

@@ -20,9 +20,9 @@ public final class TippingPointsOutput {
     StringBuilder out = new StringBuilder();
     List<Integer> lengths = scan.lengths();
     out.append("The first fault, ").append(scan.fault()).append(", at ").append(lengths.size())
-        .append(lengths.size() == 1 ? " length" : " lengths").append(" from 1 s to ").append(scan.upToSeconds())
-        .append(" s: every ").append(scan.gridSeconds())
-        .append(" s, and every ").append(scan.resolutionSeconds()).append(" s between two lengths whose outcome ")
+        .append(lengths.size() == 1 ? " length" : " lengths").append(" from 1s to ").append(scan.upToSeconds())
+        .append("s: every ").append(scan.gridSeconds())
+        .append("s, and every ").append(scan.resolutionSeconds()).append("s between two lengths whose outcome ")
         .append("differs; ").append(seeds(scan)).append("; ").append(scan.runs()).append(scan.runs() == 1 ? " run.\n" : " runs.\n")
         .append("Each cell: the seeds in which the server came back (verdict ").append(cameBackLabels())
         .append(") of those run. Lengths ")
@@ -36,7 +36,7 @@ public final class TippingPointsOutput {
     rows.add(header);
     for (int i = 0; i < lengths.size(); i++) {
       String[] row = new String[header.length];
-      row[0] = lengths.get(i) + " s";
+      row[0] = lengths.get(i) + "s";
       for (int p = 0; p < scan.policies().size(); p++) {
         TippingPoints.Length length = scan.policies().get(p).lengths().get(i);
         row[p + 1] = length.cameBack() + "/" + length.runs();
@@ -88,23 +88,23 @@ public final class TippingPointsOutput {
     List<String> parts = new ArrayList<>();
     TippingPoints.Length[] against = policy.nonMonotone();
     if (against != null) {
-      parts.add("not monotone: more seeds came back after a fault of " + against[1].faultSeconds() + " s ("
+      parts.add("not monotone: more seeds came back after a fault of " + against[1].faultSeconds() + "s ("
           + against[1].cameBack() + " of " + against[1].runs() + ") than after the shorter " + against[0].faultSeconds()
-          + " s (" + against[0].cameBack() + " of " + against[0].runs() + "), so no single length is its tipping "
+          + "s (" + against[0].cameBack() + " of " + against[0].runs() + "), so no single length is its tipping "
           + "point");
     }
     Integer upTo = policy.recoversUpToSeconds();
     if (upTo != null && upTo == upToSeconds) {
-      parts.add("came back on every seed at every tested length, 1 s to " + upToSeconds + " s");
+      parts.add("came back on every seed at every tested length, 1s to " + upToSeconds + "s");
     } else if (upTo != null) {
-      parts.add("came back on every seed at every tested length up to " + upTo + " s");
+      parts.add("came back on every seed at every tested length up to " + upTo + "s");
     } else {
-      parts.add("did not come back on every seed even at the shortest length, 1 s");
+      parts.add("did not come back on every seed even at the shortest length, 1s");
     }
     for (TippingPoints.FailingRange range : policy.failing()) {
       int runs = policy.lengths().get(0).runs();
-      String where = range.fromSeconds() == range.toSeconds() ? "at " + range.fromSeconds() + " s"
-          : "at the tested lengths " + range.fromSeconds() + " s to " + range.toSeconds() + " s";
+      String where = range.fromSeconds() == range.toSeconds() ? "at " + range.fromSeconds() + "s"
+          : "at the tested lengths " + range.fromSeconds() + "s to " + range.toSeconds() + "s";
       String share = range.fewestCameBack() == range.mostCameBack() ? String.valueOf(range.fewestCameBack())
           : range.fewestCameBack() + " to " + range.mostCameBack();
       List<String> verdicts = new ArrayList<>();

@@ -137,6 +137,11 @@ final class Values {
     return (negative ? "-" : "") + (magnitude / scale) + "." + digits;
   }
 
+  /** A count and its noun, singular for one: {@code 1 run}, {@code 2 runs}, {@code 0 refinements}. */
+  static String count(long n, String singular, String plural) {
+    return n + " " + (n == 1 ? singular : plural);
+  }
+
   /** A duration in nanoseconds as a short human string (2s, 150ms, 2m8.6s). */
   static String human(long nanos) {
     if (nanos == 0) {

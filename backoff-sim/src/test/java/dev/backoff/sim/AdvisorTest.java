@@ -273,7 +273,7 @@ class AdvisorTest {
     assertThat(advice.runsUsed()).isEqualTo(20);
     assertThat(advice.ranked()).extracting(Evaluation::candidate)
         .containsExactlyInAnyOrderElementsOf(Advisor.grid().subList(0, 10));
-    assertThat(advice.table()).startsWith("searched 10 of 44 grid candidates and 0 refinements: 20 runs of 120 s, "
+    assertThat(advice.table()).startsWith("searched 10 of 44 grid candidates and 0 refinements: 20 runs of 120s, "
         + "2 seeds each (seeds 3..4); stopped by the run budget (21)\n");
   }
 

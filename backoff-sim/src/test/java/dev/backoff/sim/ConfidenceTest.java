@@ -62,20 +62,25 @@ class ConfidenceTest {
     List<String> lines = table.lines().toList();
     assertThat(lines.get(3)).matches("policy  recovered    95% interval +recovery +amplification +peak conc\\. +success +p99 \\(successes\\)");
     assertThat(lines.get(5)).startsWith("fixed        8/10  [49.0%, 94.3%]  5s [2s, 8s]");
-    assertThat(table).containsPattern("\nfixed +peak concurrency +10 ").contains("  fixed  8 yes, 1 late, 1 NO\n");
+    assertThat(table).containsPattern("\nfixed +peak concurrency +10 ").contains("  fixed  8 yes, 1 late, 1 NO\n")
+        .contains("\nwhy, run by run:\n  fixed\n    seed 100  yes   yes\n")
+        .endsWith("    seed 108  late  late\n    seed 109  NO    NO\n");
     String summaryCsv = ConfidenceOutput.summaryCsv(c);
     assertThat(summaryCsv.lines().toList()).hasSize(1 + 6)
         .contains("fixed,recovered,10,0,0.800000,0.490162,0.943318,,,,,,,,")
         .anyMatch(line -> line.startsWith("fixed,recovery-time,9,1,"));
     String csv = ConfidenceOutput.csv(c);
     assertThat(csv.lines().toList()).hasSize(11).element(10)
-        .isEqualTo("fixed,109,not-recovered,false,,5000,20.0000,0.5000,,100.000,0.000,1000,20000");
+        .isEqualTo("fixed,109,not-recovered,false,,5000,20.0000,0.5000,,100.000,0.000,1000,20000,NO");
     JsonNode json = JSON.readTree(ConfidenceOutput.json(c));
     assertThat(json.get("seeds").toString()).isEqualTo("{\"first\":100,\"last\":109,\"count\":10}");
     JsonNode policy = json.get("policies").get(0);
     assertThat(policy.get("recovered").toString())
         .isEqualTo("{\"count\":8,\"share\":0.8,\"lower\":0.490162,\"upper\":0.943318}");
     assertThat(policy.get("verdicts").toString()).isEqualTo("{\"recovered\":8,\"late\":1,\"not-recovered\":1}");
+    assertThat(policy.get("perSeed").size()).isEqualTo(10);
+    assertThat(policy.get("perSeed").get(9).toString())
+        .isEqualTo("{\"seed\":109,\"verdict\":\"not-recovered\",\"verdictReason\":\"NO\"}");
     JsonNode recovery = policy.get("metrics").get("recoverySeconds");
     assertThat(recovery.get("median").toString()).isEqualTo("{\"value\":5.0,\"lower\":2.0,\"upper\":8.0}");
     assertThat(recovery.get("p90").get("upper").isNull()).isTrue(); // unbounded with 9 runs

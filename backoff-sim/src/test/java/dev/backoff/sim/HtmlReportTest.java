@@ -41,7 +41,7 @@ class HtmlReportTest {
         "timeout", "500us", "policies", "fixed"));
     String html = HtmlReport.simulation(Simulator.run(timesOut));
     assertThat(html).contains("\"recovered\":false,\"verdict\":\"down before the fault\",\"verdictReason\":\"no "
-        + "request succeeded in the baseline window (15 s to 30 s)").contains("\"recoverySeconds\":null")
+        + "request succeeded in the baseline window (15s to 30s)").contains("\"recoverySeconds\":null")
         .contains("\"p99SuccessLatencySeconds\":null").contains("\"p99\":[null,null,");
     assertThat(html).contains("p99 latency of successes", "success of started", "unfinished at the end", "<th>why</th>");
   }

@@ -177,8 +177,8 @@ class SummaryVerdictTest {
     assertThat(csv.get(1)).startsWith("fixed,down-before-fault,false,0.000,0.000,,").contains(",0.0000,,"
         + fixed.get("summary").get("logicalRequests").asLong() + "," + fixed.get("summary").get("attempts").asLong()
         + "," + fixed.get("summary").get("unfinishedRequests").asLong() + ",no request succeeded in the baseline "
-        + "window (15 s to 30 s)");
-    assertThat(table).contains("\nwhy:\nfixed         no request succeeded in the baseline window (15 s to 30 s) (");
+        + "window (15s to 30s)");
+    assertThat(table).contains("\nwhy:\nfixed         no request succeeded in the baseline window (15s to 30s) (");
     assertThat(Output.csv(result).lines().skip(11).findFirst().orElseThrow()).matches("fixed,10,.*,\\d+\\.\\d{6},,,");
     assertThat(Output.goodputPicture(result)).contains("\u00b7 = none (nothing succeeded in any run)")
         .doesNotContain("\u2588");
@@ -198,7 +198,7 @@ class SummaryVerdictTest {
         "-");
     assertThat(Output.json(result)).contains("\"amplification\":null,\"successRatio\":null,\"verdict\":\"no-baseline\"");
     assertThat(Output.summaryCsv(result)).endsWith("fixed,no-baseline,false,0.000,0.000,,0,,,,0,0,0,"
-        + "no request was sent in the baseline window (5 s to 10 s)\n");
+        + "no request was sent in the baseline window (5s to 10s)\n");
   }
 
   @Test

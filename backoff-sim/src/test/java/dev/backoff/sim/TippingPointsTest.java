@@ -62,13 +62,13 @@ class TippingPointsTest {
 
     String table = TippingPointsOutput.table(scan);
     assertThat(table).contains("storm-exponential-full-jitter:\n  not monotone: more seeds came back after a fault "
-        + "of 15 s (1 of 1) than after the shorter 6 s (0 of 1), so no single length is its tipping point\n"
-        + "  came back on every seed at every tested length up to 5 s\n"
-        + "  fails at the tested lengths 6 s to 14 s: 0 of 1 seed came back at each (the others: 9 NO)\n");
+        + "of 15s (1 of 1) than after the shorter 6s (0 of 1), so no single length is its tipping point\n"
+        + "  came back on every seed at every tested length up to 5s\n"
+        + "  fails at the tested lengths 6s to 14s: 0 of 1 seed came back at each (the others: 9 NO)\n");
     assertThat(table).contains("storm-exponential-full-jitter+budget:\n"
-        + "  came back on every seed at every tested length, 1 s to 20 s\n");
-    assertThat(table).contains("storm-fixed:\n  came back on every seed at every tested length up to 5 s\n"
-        + "  fails at the tested lengths 6 s to 20 s: 0 of 1 seed came back at each (the others: 11 NO)\n");
+        + "  came back on every seed at every tested length, 1s to 20s\n");
+    assertThat(table).contains("storm-fixed:\n  came back on every seed at every tested length up to 5s\n"
+        + "  fails at the tested lengths 6s to 20s: 0 of 1 seed came back at each (the others: 11 NO)\n");
     assertClaimsFollowFromTheTable(scan);
   }
 
@@ -98,8 +98,8 @@ class TippingPointsTest {
     assertThat(fixed.failing()).containsExactly(new TippingPoints.FailingRange(1, 135, 0, 0,
         Map.of(Recovery.DOWN_BEFORE_FAULT, 8)));
     assertThat(TippingPointsOutput.table(scan)).endsWith("fixed:\n"
-        + "  did not come back on every seed even at the shortest length, 1 s\n"
-        + "  fails at the tested lengths 1 s to 135 s: 0 of 2 seeds came back at each (the others: 8 down before "
+        + "  did not come back on every seed even at the shortest length, 1s\n"
+        + "  fails at the tested lengths 1s to 135s: 0 of 2 seeds came back at each (the others: 8 down before "
         + "the fault)\n");
     assertClaimsFollowFromTheTable(scan);
   }
@@ -130,11 +130,11 @@ class TippingPointsTest {
         new TippingPoints.FailingRange(6, 6, 19, 19, Map.of(Recovery.NOT_RECOVERED, 1)),
         new TippingPoints.FailingRange(10, 20, 0, 0, Map.of(Recovery.NOT_RECOVERED, 40)));
     assertThat(TippingPointsOutput.claims(noisy, 20)).containsExactly(
-        "not monotone: more seeds came back after a fault of 7 s (20 of 20) than after the shorter 6 s (19 of 20), "
+        "not monotone: more seeds came back after a fault of 7s (20 of 20) than after the shorter 6s (19 of 20), "
             + "so no single length is its tipping point",
-        "came back on every seed at every tested length up to 5 s",
-        "fails at 6 s: 19 of 20 seeds came back (the others: 1 NO)",
-        "fails at the tested lengths 10 s to 20 s: 0 of 20 seeds came back at each (the others: 40 NO)");
+        "came back on every seed at every tested length up to 5s",
+        "fails at 6s: 19 of 20 seeds came back (the others: 1 NO)",
+        "fails at the tested lengths 10s to 20s: 0 of 20 seeds came back at each (the others: 40 NO)");
 
     TippingPoints.PolicyScan falling = new TippingPoints.PolicyScan("p", List.of(length(1, 20, 20),
         length(5, 12, 20), length(10, 3, 20), length(15, 3, 20)));

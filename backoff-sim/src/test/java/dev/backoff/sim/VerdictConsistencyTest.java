@@ -17,7 +17,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Over a generated set of edge configurations (servers overloaded before the fault, open and closed loop;
  * baselines too short; open-loop loads that step down, step up, ramp and spike; a fault at 0 s; no fault; a
- * run that ends too soon after the fault; healthy runs) and several seeds, every verdict follows from the
+ * run that ends too soon after the fault; a long pause after which the clients, still in long backoffs, offer
+ * the idle server less than the baseline; healthy runs) and several seeds, every verdict follows from the
  * run's own per-second numbers: each is checked against a brute-force reading of the rule written here
  * independently of {@link RecoveryRule}, and each configuration gets the verdicts it must get (the issue's
  * cases: never {@code yes} on a server that was overloaded all along, never {@code NO} on a load that steps
@@ -92,7 +93,12 @@ class VerdictConsistencyTest {
             "rate-at", "50s", "rate-length", "30s", "duration", "60s", "faults", "none"),
             EnumSet.of(Recovery.NOT_OBSERVED)),
         new Edge("closed loop, a pause, healthy", closed("duration", "90s", "faults", "pause@20s+5s"), judged),
-        new Edge("open loop, a crash, healthy", open("duration", "90s", "faults", "crash@20s+5s"), judged));
+        new Edge("open loop, a crash, healthy", open("duration", "90s", "faults", "crash@20s+5s"), judged),
+        // A long pause with retries without limit: after it the server answers every attempt at once, but the
+        // clients are in backoffs of up to the cap, so the load offered to it stays below the baseline.
+        new Edge("closed loop, a long pause, clients in long backoffs", closed("policies",
+            "storm-exponential-full-jitter,storm-exponential", "max-attempts", "own", "duration", "200s",
+            "faults", "pause@20s+120s"), EnumSet.of(Recovery.CLIENTS_BACKING_OFF)));
   }
 
   static Stream<Arguments> runs() {
@@ -202,7 +208,20 @@ class VerdictConsistencyTest {
     double after = series.subList(faultEnd, seconds).stream().mapToLong(Second::goodput).sum()
         / (double) (seconds - faultEnd);
     if (point < 0) {
-      assertThat(verdict).as(run).isEqualTo(Recovery.NOT_RECOVERED);
+      // The clients, not the server, held goodput down if in the last window the server answered at least
+      // 90% of the attempts, within twice its baseline latency, and the attempts were below 90% of baseline.
+      long lastAttempts = 0;
+      long lastFailed = 0;
+      boolean fast = true;
+      for (Second second : series.subList(seconds - window, seconds)) {
+        lastAttempts += second.attempts();
+        lastFailed += second.errors() + second.timeouts();
+        fast &= second.latencySeconds() <= 2 * latency / (faultStart - from);
+      }
+      boolean clientsBackingOff = lastAttempts > 0 && lastAttempts - lastFailed >= 0.9 * lastAttempts && fast
+          && lastAttempts < 0.9 * baseline * window;
+      assertThat(verdict).as(run).isEqualTo(clientsBackingOff ? Recovery.CLIENTS_BACKING_OFF
+          : Recovery.NOT_RECOVERED);
     } else {
       assertThat(verdict).as(run).isEqualTo(after >= 0.9 * baseline ? Recovery.RECOVERED : Recovery.LATE);
       assertThat(s.recoverySeconds()).as(run).isEqualTo(point - faultEnd);
