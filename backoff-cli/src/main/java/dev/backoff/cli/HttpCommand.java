@@ -7,7 +7,8 @@ import dev.backoff.RetryListener;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.http.RetryingHttpClient;
-import dev.backoff.http.rules.RetryAfter;
+import dev.backoff.http.rules.WaitHeader;
+import dev.backoff.spec.Suggestions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -27,8 +28,11 @@ import dev.backoff.spec.Durations;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -82,6 +86,12 @@ final class HttpCommand implements Callable<Integer> {
       description = "Longest Retry-After honoured; a longer one ends the call at once. Default 60s.")
   Duration maxRetryAfter;
 
+  @Option(names = "--wait-header", paramLabel = "<header>", split = ",",
+      description = "Also read this response header as the server's wait, beside Retry-After: retry-after-ms,"
+          + " x-amz-retry-after, X-RateLimit-Reset or RateLimit (the IETF RateLimit/RateLimit-Policy fields),"
+          + " or all; repeatable. The same limits apply as to Retry-After (--max-retry-after, --deadline).")
+  List<String> waitHeaders = new ArrayList<>();
+
   @Option(names = "--timeout", paramLabel = "<duration>", converter = DurationConverter.class,
       description = "Timeout of each attempt, body included (shortened to what is left before --deadline)."
           + " Default: none.")
@@ -105,6 +115,31 @@ final class HttpCommand implements Callable<Integer> {
           + " it and no --max-attempts, HEDGES+1 attempts). Only requests that may be repeated are hedged.")
   String hedge;
 
+  /** Retry-After and the headers named by --wait-header, in the enum's order, each once. */
+  WaitHeader[] waitHeaders() {
+    EnumSet<WaitHeader> read = EnumSet.of(WaitHeader.RETRY_AFTER);
+    Map<String, WaitHeader> byName = new LinkedHashMap<>();
+    for (WaitHeader header : WaitHeader.values()) {
+      byName.put(header.headerName().toLowerCase(Locale.ROOT), header);
+    }
+    for (String name : waitHeaders) {
+      String key = name.trim().toLowerCase(Locale.ROOT);
+      if (key.equals("all")) {
+        read.addAll(byName.values());
+      } else if (byName.containsKey(key)) {
+        read.add(byName.get(key));
+      } else {
+        List<String> known = new ArrayList<>(byName.keySet());
+        known.add("all");
+        String closest = Suggestions.closest(key, known);
+        throw new Errors.UsageException("--wait-header: unknown header '" + name + "'"
+            + (closest == null ? "" : "; did you mean '" + closest + "'?")
+            + " Known: " + String.join(", ", known));
+      }
+    }
+    return read.toArray(WaitHeader[]::new);
+  }
+
   /** Error bodies (any status but 2xx) are printed up to this many bytes; 2xx bodies whole. */
   static final int ERROR_BODY_LIMIT = 64 * 1024;
 
@@ -127,7 +162,7 @@ final class HttpCommand implements Callable<Integer> {
     }
     PrintWriter err = spec.commandLine().getErr();
     AtomicReference<StopReason> stopped = new AtomicReference<>();
-    builder.listener(new AttemptPrinter(err, stopped, request.uri().getHost()));
+    builder.listener(new AttemptPrinter(err, stopped, request.uri().getHost(), waitHeaders()));
     builder.rateLimiter(policy.rateLimiter(err)); // the HTTP rules classify 429 and 503 as throttles
     // A 2xx body that broke off after part of it was printed is not retried: the retry would print it again.
     builder.abortIf(PartialOutputException.class::isInstance);
@@ -156,6 +191,8 @@ final class HttpCommand implements Callable<Integer> {
     if (retryNonIdempotent) {
       client.retryNonIdempotent();
     }
+    WaitHeader[] read = waitHeaders();
+    client.waitHeaders(read);
     PrintWriter out = spec.commandLine().getOut();
     installOutOfMemoryExit(err);
     HttpResponse<PrintedBody> response;
@@ -410,14 +447,16 @@ final class HttpCommand implements Callable<Integer> {
     private final PrintWriter err;
     private final AtomicReference<StopReason> stopped;
     private final String host;
+    private final WaitHeader[] shown;
     // Listener calls of one call come one at a time (the loop's lock or its single thread).
     private int hedges;
     private int winner;
 
-    AttemptPrinter(PrintWriter err, AtomicReference<StopReason> stopped, String host) {
+    AttemptPrinter(PrintWriter err, AtomicReference<StopReason> stopped, String host, WaitHeader[] shown) {
       this.err = err;
       this.stopped = stopped;
       this.host = host;
+      this.shown = shown;
     }
 
     @Override
@@ -470,8 +509,10 @@ final class HttpCommand implements Callable<Integer> {
         line.append(describe(event.failure(), host));
       } else if (response != null) {
         line.append(response.statusCode());
-        response.headers().firstValue(RetryAfter.HEADER)
-            .ifPresent(value -> line.append(" (Retry-After: ").append(value).append(')'));
+        for (WaitHeader header : shown) { // the headers read as the server's wait, as the server sent them
+          response.headers().firstValue(header.headerName())
+              .ifPresent(value -> line.append(" (").append(header.headerName()).append(": ").append(value).append(')'));
+        }
       }
       if (outcome != null) {
         line.append(", ").append(outcome);

@@ -79,6 +79,36 @@ class HttpCommandTest {
   }
 
   @Test
+  void waitHeaderReadsRetryAfterMsOnlyWhenAskedTo() throws Exception {
+    try (ScriptedHttpServer server = new ScriptedHttpServer(
+        Response.of(503, "busy").header("retry-after-ms", "250"), Response.of(200, "ok"))) {
+      CliRunner result = http("--wait-header", "retry-after-ms", server.uri("/api").toString());
+
+      assertThat(result.exitCode).as(result.err).isZero();
+      assertThat(result.err.lines()).containsExactly(
+          "attempt 1: 503 (retry-after-ms: 250), retrying in 250ms (throttled)",
+          "attempt 2: 200");
+    }
+    try (ScriptedHttpServer server = new ScriptedHttpServer(
+        Response.of(503, "busy").header("retry-after-ms", "250"), Response.of(200, "ok"))) {
+      CliRunner result = http(server.uri("/api").toString()); // opt-in: without the flag, the backoff's 1ms
+
+      assertThat(result.exitCode).as(result.err).isZero();
+      assertThat(result.err.lines()).containsExactly(
+          "attempt 1: 503, retrying in 1ms (throttled)",
+          "attempt 2: 200");
+    }
+  }
+
+  @Test
+  void unknownWaitHeaderIsAUsageErrorWithASuggestion() {
+    CliRunner result = http("--wait-header", "retry-after-msec", "http://127.0.0.1:1/");
+
+    assertThat(result.exitCode).isEqualTo(2);
+    assertThat(result.err).contains("--wait-header: unknown header 'retry-after-msec'; did you mean 'retry-after-ms'?");
+  }
+
+  @Test
   void exhaustedRetriesExitThreeWithTheLastBody() throws Exception {
     try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503, "still busy"))) {
       CliRunner result = http("--max-attempts", "2", server.uri("/api").toString());
