@@ -66,6 +66,7 @@ public class BackoffEndpoint {
     view.put("retryOn", settings.getRetryOn().stream().map(Class::getName).collect(Collectors.toList()));
     view.put("abortOn", settings.getAbortOn().stream().map(Class::getName).collect(Collectors.toList()));
     view.put("retryOnStatuses", settings.getRetryOnStatuses());
+    view.put("waitHeaders", settings.getWaitHeaders());
     view.put("budget", settings.getBudget());
     RetryBudget budget = policy.budget();
     view.put("budgetLevel", budget == null ? null : budget.level());

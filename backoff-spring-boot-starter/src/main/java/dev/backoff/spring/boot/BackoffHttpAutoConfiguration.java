@@ -30,11 +30,17 @@ public class BackoffHttpAutoConfiguration {
 
   /** The HTTP rules of the named policy: its statuses, or the defaults. */
   static HttpRules rules(BackoffRegistry registry, String name) {
-    List<Integer> statuses = registry.settings(name).getRetryOnStatuses();
-    if (statuses.isEmpty()) {
+    BackoffProperties.Policy settings = registry.settings(name);
+    List<Integer> statuses = settings.getRetryOnStatuses();
+    if (statuses.isEmpty() && settings.getWaitHeaders().isEmpty()) {
       return HttpRules.defaults();
     }
-    return HttpRules.builder().retryOnlyOnStatus(statuses.stream().mapToInt(Integer::intValue).toArray()).build();
+    HttpRules.Builder rules = HttpRules.builder()
+        .waitHeaders(WaitHeaderNames.parse("backoff.policies." + name + ".wait-headers", settings.getWaitHeaders()));
+    if (!statuses.isEmpty()) {
+      rules.retryOnlyOnStatus(statuses.stream().mapToInt(Integer::intValue).toArray());
+    }
+    return rules.build();
   }
 
   static String known(BackoffRegistry registry, String property, String name) {

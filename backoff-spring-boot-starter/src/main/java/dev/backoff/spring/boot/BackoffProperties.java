@@ -125,6 +125,13 @@ public class BackoffProperties {
      */
     private List<Integer> retryOnStatuses = new ArrayList<>();
 
+    /**
+     * Response headers read as the server's wait beside {@code Retry-After} when this policy drives an HTTP
+     * client: {@code retry-after-ms}, {@code x-amz-retry-after}, {@code X-RateLimit-Reset}, {@code RateLimit}
+     * (the IETF RateLimit/RateLimit-Policy fields) or {@code all}. Default: {@code Retry-After} alone.
+     */
+    private List<String> waitHeaders = new ArrayList<>();
+
     /** Name of a budget under {@code backoff.budgets} that this policy draws on. Default: none. */
     private String budget;
 
@@ -220,6 +227,16 @@ public class BackoffProperties {
     /** Sets the retried HTTP statuses. */
     public void setRetryOnStatuses(List<Integer> retryOnStatuses) {
       this.retryOnStatuses = retryOnStatuses;
+    }
+
+    /** The extra wait headers as written; empty for {@code Retry-After} alone. */
+    public List<String> getWaitHeaders() {
+      return waitHeaders;
+    }
+
+    /** Sets the extra wait headers. */
+    public void setWaitHeaders(List<String> waitHeaders) {
+      this.waitHeaders = waitHeaders;
     }
 
     /** The budget's name, or null. */

@@ -16,6 +16,7 @@ import dev.backoff.spec.Durations;
 import dev.backoff.spec.ExperimentPolicies;
 import dev.backoff.spec.PolicySpec;
 import java.time.Duration;
+import org.springframework.util.ClassUtils;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -137,6 +138,13 @@ public final class BackoffRegistry {
         throw new BackoffConfigurationException(prefix + "retry-on-statuses", String.valueOf(status),
             "an HTTP status is between 100 and 599");
       }
+    }
+    if (!settings.getWaitHeaders().isEmpty()) {
+      if (!ClassUtils.isPresent("dev.backoff.http.rules.WaitHeader", BackoffRegistry.class.getClassLoader())) {
+        throw new BackoffConfigurationException(prefix + "wait-headers", String.join(",", settings.getWaitHeaders()),
+            "HTTP wait headers need backoff-http-rules on the class path (it comes with backoff-spring-web)");
+      }
+      WaitHeaderNames.parse(prefix + "wait-headers", settings.getWaitHeaders()); // fails at startup, naming it
     }
     if (settings.getBudget() != null) {
       BudgetEntry budget = budgets.get(settings.getBudget());

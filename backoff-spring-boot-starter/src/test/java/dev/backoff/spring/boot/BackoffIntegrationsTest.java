@@ -62,6 +62,9 @@ class BackoffIntegrationsTest {
         status = script.size() > 1 ? script.poll() : script.peek();
       }
       byte[] body = ("status " + status).getBytes(StandardCharsets.UTF_8);
+      if (status != 200) { // read only by a policy whose wait-headers name it
+        exchange.getResponseHeaders().add("retry-after-ms", "700");
+      }
       exchange.sendResponseHeaders(status, body.length);
       try (OutputStream out = exchange.getResponseBody()) {
         out.write(body);
@@ -127,6 +130,30 @@ class BackoffIntegrationsTest {
           assertThat(status).isEqualTo(500); // 500 is not among this policy's statuses
           assertThat(requests).hasValue(1);
         });
+  }
+
+  @Test
+  void thePolicysWaitHeadersAreReadAsTheServersWait() throws Exception {
+    AtomicInteger requests = serve(503, 200);
+    runner.withPropertyValues(ORDERS)
+        .withPropertyValues("backoff.http.rest-client-policy=orders", "backoff.policies.orders.wait-headers=retry-after-ms")
+        .run(context -> {
+          RestClient.Builder builder = RestClient.builder().requestFactory(new JdkClientHttpRequestFactory());
+          context.getBean(RestClientCustomizer.class).customize(builder);
+
+          assertThat(builder.build().get().uri(url()).retrieve().body(String.class)).isEqualTo("status 200");
+          assertThat(requests).hasValue(2);
+          // The server's 700ms, not the backoff's 100ms (without the property the 503 waits 100ms: see above).
+          assertThat(context.getBean(RecordingSleeper.class).sleeps()).containsExactly(Duration.ofMillis(700));
+        });
+  }
+
+  @Test
+  void aMisspeltWaitHeaderFailsTheContextNamingTheProperty() {
+    runner.withPropertyValues(ORDERS).withPropertyValues("backoff.policies.orders.wait-headers=retry-after-msec")
+        .run(context -> assertThat(context).getFailure().rootCause()
+            .hasMessageContaining("backoff.policies.orders.wait-headers").hasMessageContaining("'retry-after-msec'")
+            .hasMessageContaining("did you mean 'retry-after-ms'?"));
   }
 
   @Test
