@@ -27,7 +27,17 @@ class LabDemoDocsTest {
 
   @Test
   void everyDemoBlocksSimulatorColumnIsWhatTheDemoComputes() throws Exception {
-    List<String> lines = Files.readAllLines(Path.of("..", "docs", "lab.md"));
+    assertThat(checkBlocks(Path.of("..", "docs", "lab.md"))).as("lab demo blocks in docs/lab.md").isPositive();
+  }
+
+  @Test
+  void theReadmesDemoBlockToo() throws Exception {
+    assertThat(checkBlocks(Path.of("..", "README.md"))).as("lab demo blocks in README.md").isEqualTo(1);
+  }
+
+  /** Checks each block of the file that starts with a {@code lab demo} command; returns how many. */
+  private static int checkBlocks(Path file) throws Exception {
+    List<String> lines = Files.readAllLines(file);
     int blocks = 0;
     for (int i = 0; i < lines.size(); i++) {
       Matcher command = COMMAND.matcher(lines.get(i));
@@ -44,14 +54,14 @@ class LabDemoDocsTest {
       for (int j = header + 1; j < lines.size() && !lines.get(j).startsWith("```"); j++) {
         Matcher row = ROW.matcher(lines.get(j));
         if (row.matches() && predictions.containsKey(row.group(1))) {
-          assertThat(row.group(2).strip()).as("docs/lab.md line %d: %s's simulator column", j + 1, row.group(1))
+          assertThat(row.group(2).strip()).as("%s line %d: %s's simulator column", file, j + 1, row.group(1))
               .isEqualTo(LabDemoCommand.simulatedColumn(predictions.get(row.group(1))));
           rows++;
         }
       }
       assertThat(rows).as("policy rows of the block at line %d", i + 1).isEqualTo(predictions.size());
     }
-    assertThat(blocks).as("lab demo blocks in docs/lab.md").isPositive();
+    return blocks;
   }
 
   private static Map<String, LabDemoCommand.Prediction> predictions(String[] args) {
