@@ -72,15 +72,18 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  * <h2>Cost and threads</h2>
  * Thread-safe. Until the first throttle, {@link #reserve()} is one volatile read: no clock read, no lock,
  * no allocation. The send rate is measured from the start, as the SDKs do, so that the first throttle knows
- * the rate it came at; but until that throttle {@link #onResponse(boolean)} is an atomic increment that reads
- * the clock only about 8 times per time bucket, whatever the send rate: every response while the measured
- * rate is below 16 per bucket, then every n-th response of a bucket (n the largest power of two at most
+ * the rate it came at; but a successful {@link #onResponse(boolean)} is an atomic increment that reads the
+ * clock only about 8 times per time bucket, whatever the send rate: every response while the measured rate
+ * is below 16 per bucket, then every n-th response of a bucket (n the largest power of two at most
  * {@code measured × bucket / 8}). So a bucket closes at most n − 1 responses late, an eighth of a bucket at
  * a steady rate; a sudden drop in the send rate is seen late (at the next reading, or at the throttle, which
- * always reads the clock). It takes the lock only to close a bucket. Once enabled, every response reads the
- * clock. The state is guarded by one small lock, held only for a few arithmetic operations (never while waiting, never while a listener
- * runs), rather than lock-free: a rate update changes a dozen numbers together, and a lock-free copy of
- * them would allocate on every response. Nothing allocates after construction.
+ * always reads the clock). Once enabled, those readings also move the rate along its curve (about 16
+ * updates a second at the default bucket: the curve changes over seconds), and every throttle reads the
+ * clock. An enabled {@link #reserve()} reads the clock once, to refill the bucket exactly: so a call that
+ * goes through at once reads it once, at any rate above 16 responses per bucket. The state is guarded by one small
+ * lock, held only for a few arithmetic operations (never while waiting, never while a listener runs), rather
+ * than lock-free: a rate update changes a dozen numbers together, and a lock-free copy of them would
+ * allocate on every response. Nothing allocates after construction.
  */
 public final class AdaptiveRateLimiter {
   /** What {@link #reserve()} returns when the limiter refuses: the wait would exceed the maximum wait. */
@@ -115,7 +118,8 @@ public final class AdaptiveRateLimiter {
    */
   public interface Listener {
     /**
-     * A response updated the rate of an enabled limiter (every response does, once enabled).
+     * A response updated the rate of an enabled limiter (every throttle does, and a success that reads the
+     * clock: see the class comment).
      *
      * @param fillRate the new fill rate, tokens per second
      * @param measuredSendRate the measured send rate, requests per second
@@ -192,7 +196,7 @@ public final class AdaptiveRateLimiter {
 
   /**
    * Takes one token for a request about to be sent. Never blocks, and reads no clock until the limiter is
-   * enabled.
+   * enabled (then one).
    *
    * @return 0 if the request may be sent now; otherwise the nanoseconds to wait before sending it (the
    *     token is taken: a caller that will not send after all calls {@link #unreserve()}); or
@@ -294,23 +298,30 @@ public final class AdaptiveRateLimiter {
   /**
    * Reports a response: whether it was a throttle (for a composed policy: an outcome the policy classifies
    * {@link FailureClass#THROTTLED}, such as HTTP 429 or 503 or gRPC's {@code RESOURCE_EXHAUSTED}). Updates
-   * the measured send rate and, once enabled, the fill rate; the first throttle enables the limiter. Reads
-   * the clock once.
+   * the measured send rate and, once enabled, the fill rate; the first throttle enables the limiter. A
+   * throttle reads the clock once; a success only about 8 times per time bucket (see the class comment).
    */
   public void onResponse(boolean throttled) {
-    if (!throttled && !enabled) {
-      // Nothing to adapt before the first throttle: only the send rate is measured, reading the clock only
-      // every (sampleMask + 1)-th response of a bucket.
-      if ((RESPONSES_IN_BUCKET.incrementAndGet(this) & sampleMask) == 0) {
-        closeBucket(clock.nanoTime());
+    if (!throttled) {
+      // A success reads the clock only every (sampleMask + 1)-th response of a bucket: before the first
+      // throttle to measure the send rate, afterwards to move the rate along its curve as well.
+      if ((RESPONSES_IN_BUCKET.incrementAndGet(this) & sampleMask) != 0) {
+        return;
       }
-      return;
+      if (!enabled) {
+        closeBucket(clock.nanoTime());
+        return;
+      }
     }
     long now = clock.nanoTime();
     double rate;
     double measured;
     synchronized (lock) {
-      measure(now);
+      if (throttled) {
+        measure(now);
+      } else {
+        closeBucket(now); // this success is counted already
+      }
       double t = (now - originNanos) / NANOS_PER_SECOND;
       double calculated;
       if (throttled && enabled && now - lastDecreaseNanos < bucketNanos) {

@@ -52,6 +52,19 @@ class AdaptiveRateLimiterTest {
     });
   }
 
+  /**
+   * Nine successes at 0.1 s, then a throttle at 0.2 s, all in the open bucket 0: 10 responses over a whole
+   * 0.5 s bucket, 20/s measured, so W_max = 20 and the limiter starts at 0.7 * 20 = 14/s with 14 tokens.
+   */
+  private void throttleAfterTenResponses(AdaptiveRateLimiter limiter, long origin) {
+    at(origin, 100);
+    for (int i = 0; i < 9; i++) {
+      limiter.onResponse(false);
+    }
+    at(origin, 200);
+    limiter.onResponse(true);
+  }
+
   /** Moves the fake clock to {@code ms} milliseconds after the limiter was built at {@code origin}. */
   private void at(long origin, long ms) {
     now.set(origin + ms * MS);
@@ -150,8 +163,17 @@ class AdaptiveRateLimiterTest {
     limiter.onResponse(true);
     assertThat(limiter.measuredSendRate()).isCloseTo(36, EXACT);
     assertThat(limiter.fillRate()).as("0.7 * 36").isCloseTo(25.2, EXACT);
+    // At 36/s measured (36 responses a bucket, 4.5 per eighth of it) a success reads the clock only every
+    // 4th response of a bucket: the first three at t = 2 s leave the rate where the cut put it; the 4th
+    // closes bucket 1 (4 responses: 4/s, measured 0.8 * 4 + 0.2 * 36 = 10.4, so every response reads the
+    // clock from now on) and moves the rate along the curve.
     at(origin, 2_000);
+    for (int i = 0; i < 3; i++) {
+      limiter.onResponse(false);
+    }
+    assertThat(limiter.fillRate()).isCloseTo(25.2, EXACT);
     limiter.onResponse(false);
+    assertThat(limiter.measuredSendRate()).isCloseTo(10.4, EXACT);
     assertThat(limiter.fillRate()).as("0.4 * (1 - 3)^3 + 36").isCloseTo(32.8, EXACT);
     at(origin, 4_000);
     limiter.onResponse(false);
@@ -163,10 +185,10 @@ class AdaptiveRateLimiterTest {
     limiter.onResponse(false);
     assertThat(limiter.fillRate()).as("0.4 * 3^3 + 36").isCloseTo(46.8, EXACT);
     assertThat(limiter.capacity()).isCloseTo(46.8, EXACT);
-    // The measured rate meanwhile (one response a bucket-span): t=2: 0.8*1 + 0.2*36 = 8; t=4: 1 over 2 s,
-    // 0.8*0.5 + 0.2*8 = 2; t=5: 0.8*1 + 0.2*2 = 1.2; t=7: 1 over 2 s, 0.8*0.5 + 0.2*1.2 = 0.64.
-    assertThat(limiter.measuredSendRate()).isCloseTo(0.64, EXACT);
-    // t = 7 s, a throttle: W_max = min(measured 0.64, fill 46.8) = 0.64, rate 0.7 * 0.64 = 0.448, below the
+    // The measured rate meanwhile (one response a bucket-span): t=4: 1 over 2 s, 0.8*0.5 + 0.2*10.4 = 2.48;
+    // t=5: 0.8*1 + 0.2*2.48 = 1.296; t=7: 1 over 2 s, 0.8*0.5 + 0.2*1.296 = 0.6592.
+    assertThat(limiter.measuredSendRate()).isCloseTo(0.6592, EXACT);
+    // t = 7 s, a throttle: W_max = min(measured 0.6592, fill 46.8), rate 0.7 * 0.6592 = 0.46144, below the
     // minimum fill rate: fill 0.5, capacity 1 (the minimum), tokens clipped to 1.
     limiter.onResponse(true);
     assertThat(limiter.fillRate()).isEqualTo(0.5);
@@ -211,6 +233,19 @@ class AdaptiveRateLimiterTest {
     limiter.onResponse(true);
     assertThat(limiter.fillRate()).isCloseTo(0.7 * 2765.12, EXACT);
     assertThat(clockReads.get() - reads).isEqualTo(12);
+    // Enabled, successes still read the clock only every 128th response of a bucket: the throttle was the
+    // 1st of bucket 2, so 126 successes read nothing and the 127th (the 128th response) reads the clock and
+    // moves the rate along its curve.
+    reads = clockReads.get();
+    heard.clear();
+    for (int i = 0; i < 126; i++) {
+      limiter.onResponse(false);
+    }
+    assertThat(clockReads.get() - reads).isZero();
+    assertThat(heard).isEmpty();
+    limiter.onResponse(false);
+    assertThat(clockReads.get() - reads).isEqualTo(1);
+    assertThat(heard).hasSize(1).allMatch(event -> event.startsWith("rate "));
   }
 
   /**
@@ -222,12 +257,7 @@ class AdaptiveRateLimiterTest {
   void aThrottleBeforeAnyMeasurementTakesTheRateOfTheOpenBucket() {
     long origin = now.get();
     AdaptiveRateLimiter limiter = limiter().build();
-    at(origin, 100);
-    for (int i = 0; i < 9; i++) {
-      limiter.onResponse(false);
-    }
-    at(origin, 200);
-    limiter.onResponse(true); // 10 responses in the open bucket 0: 10 / 0.5 s = 20/s
+    throttleAfterTenResponses(limiter, origin); // 10 responses in the open bucket 0: 10 / 0.5 s = 20/s
     assertThat(limiter.measuredSendRate()).isCloseTo(20, EXACT);
     assertThat(limiter.fillRate()).as("0.7 * 20").isCloseTo(14, EXACT);
     assertThat(limiter.capacity()).isCloseTo(14, EXACT);
@@ -246,12 +276,7 @@ class AdaptiveRateLimiterTest {
   void throttlesWithinABucketOfACutAreOneCongestionEvent() {
     long origin = now.get();
     AdaptiveRateLimiter limiter = limiter().build();
-    at(origin, 100);
-    for (int i = 0; i < 9; i++) {
-      limiter.onResponse(false);
-    }
-    at(origin, 200);
-    limiter.onResponse(true); // W_max 20, fill 14 (above)
+    throttleAfterTenResponses(limiter, origin); // W_max 20, fill 14
     at(origin, 400);
     limiter.onResponse(true); // 0.2 s after the cut: the cubic (15.35/s) is above 14, and is not followed
     assertThat(limiter.fillRate()).isCloseTo(14, EXACT);
@@ -274,12 +299,7 @@ class AdaptiveRateLimiterTest {
   void beyondTheHorizonAReservationIsARecheckAndIsRepricedLater() {
     long origin = now.get();
     AdaptiveRateLimiter limiter = limiter().sendRateCeiling(1_000).build();
-    at(origin, 100);
-    for (int i = 0; i < 9; i++) {
-      limiter.onResponse(false);
-    }
-    at(origin, 200);
-    limiter.onResponse(true); // fill 14/s, 14 tokens; K = cbrt(20 * 0.3 / 0.4) = cbrt(15) s
+    throttleAfterTenResponses(limiter, origin); // fill 14/s, 14 tokens; K = cbrt(20 * 0.3 / 0.4) = cbrt(15) s
     for (int i = 0; i < 14; i++) {
       assertThat(limiter.reserveOrRecheck()).isZero();
     }

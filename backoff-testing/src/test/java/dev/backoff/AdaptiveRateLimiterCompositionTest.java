@@ -347,7 +347,11 @@ class AdaptiveRateLimiterCompositionTest {
     assertThat(limiter.enabled()).isFalse();
   }
 
-  /** An enabled limiter (with tokens to spare) costs the success path two clock reads and no allocation. */
+  /**
+   * An enabled limiter (with tokens to spare) costs the success path one clock read (the reservation's
+   * refill) and no allocation: a success reads the clock only about 8 times per time bucket, as before the
+   * first throttle.
+   */
   @Test
   void anEnabledLimiterAllocatesNothingEither() throws Exception {
     java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
@@ -365,12 +369,12 @@ class AdaptiveRateLimiterCompositionTest {
     RetryExecutor<String> executor = RetryExecutor.of(RetryPolicy.<String>builder().clock(clock).sleeper(sleeper)
         .rateLimiter(limiter).build());
     Callable<String> attempt = () -> {
-      clock.advanceNanos(1_000); // 1 us a call: 10^6 tokens/s at most, far below the minimum fill rate
+      clock.advanceNanos(5_000); // 5 us a call: 2 x 10^5 a second, far below the minimum fill rate
       return "ok";
     };
     long id = Thread.currentThread().getId();
     int calls = 200_000;
-    for (int i = 0; i < calls; i++) { // warm up: class loading and first-call linking allocate
+    for (int i = 0; i < calls; i++) { // warm up (1 s of the fake clock: two time buckets measure the rate)
       executor.call(attempt);
     }
     limiterReads.set(0);
@@ -380,7 +384,10 @@ class AdaptiveRateLimiterCompositionTest {
     }
     long allocated = counter.getThreadAllocatedBytes(id) - before;
     assertThat(allocated).as("bytes allocated by %d successful calls", calls).isLessThan(64 * 1024);
-    assertThat(limiterReads).as("a reservation and a response each read the clock").hasValue(2 * calls);
+    // 10^5 responses a bucket: every 8192nd reads the clock (the largest power of two at most 10^5 / 8),
+    // about 25 readings here, next to the reservations' 200 000.
+    assertThat(limiterReads.get()).as("one read per reservation, a few per time bucket for the responses")
+        .isBetween(calls, calls + 100);
     assertThat(limiter.waits() + limiter.refusals()).isZero();
     assertThat(sleeper.sleeps()).isEmpty();
   }
