@@ -25,7 +25,11 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  *   <li><b>On a throttle</b>: {@code W_max = measured} the first time, {@code min(measured, fillRate)}
  *       afterwards; {@code K = cbrt(W_max * (1 - beta) / C)}; the time of the throttle is remembered as
  *       {@code t_last}; the new rate is {@code beta * W_max} ({@linkplain Builder#beta beta} {@code 0.7}).
- *       The first throttle enables the limiter.
+ *       The first throttle enables the limiter; if no bucket has closed yet, the measured rate is first
+ *       raised to the open bucket's count over a whole bucket (the cold start: not 0, which would drop the
+ *       rate to its floor). A throttle less than one time bucket after the last cut is the same congestion
+ *       event (the answer to a request sent before the cut): it is counted but cuts nothing, and the rate
+ *       stays at most where it is.
  *   <li><b>Otherwise</b> (once enabled): the new rate is {@code C * (t - t_last - K)^3 + W_max}
  *       ({@linkplain Builder#scaleConstant scale constant} {@code C = 0.4}): it starts at
  *       {@code beta * W_max} right after the throttle, flattens out at {@code W_max} after {@code K}
@@ -53,24 +57,33 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  * attempt, the first included: it waits on its sleeper (synchronous calls) or scheduler (asynchronous
  * calls), and stops with {@link StopReason#RATE_LIMITED} on a refusal.
  *
- * <p>Departures from the SDKs, on purpose: the bucket starts full when the first throttle enables it (the
- * SDKs' bucket is refilled by every response before it, so it is full too in practice); a reservation
- * that must wait keeps its place (the tokens held go below zero) instead of being woken and re-checked,
- * which keeps {@code reserve} non-blocking for event loops and the simulator; a fill rate lowered after a
- * reservation does not lengthen that reservation's wait.
+ * <p>{@link #reserveOrRecheck()} (used by the simulator; the policy's loops still use {@link #reserve()}): a wait within the horizon (the
+ * longer of a time bucket and {@code 1 / fillRate}) is firm as above, a longer one takes no token and the
+ * caller asks again after one horizon, priced at the rate of that moment. Without it, reservations made
+ * while the rate was low kept slots priced at that rate, the send rate (and with it the ceiling of twice
+ * the measured rate) stayed there, and the rate never climbed back.
+ *
+ * <p>Departures from the SDKs, on purpose (docs/storm-protection.md lists them with the SDKs' own 2024-2026
+ * revisions): the bucket starts full when the first throttle enables it; a firm reservation keeps its place
+ * (the tokens held go below zero) instead of being woken and re-checked, which keeps {@code reserve}
+ * non-blocking for event loops and the simulator; a fill rate lowered after a reservation does not lengthen
+ * that reservation's wait; the cold start and the one cut per congestion event above.
  *
  * <h2>Cost and threads</h2>
  * Thread-safe. Until the first throttle, {@link #reserve()} is one volatile read: no clock read, no lock,
  * no allocation. The send rate is measured from the start, as the SDKs do, so that the first throttle knows
- * the rate it came at; but until that throttle {@link #onResponse(boolean)} is an atomic increment that reads
- * the clock only about 8 times per time bucket, whatever the send rate: every response while the measured
- * rate is below 16 per bucket, then every n-th response of a bucket (n the largest power of two at most
+ * the rate it came at; but a successful {@link #onResponse(boolean)} is an atomic increment that reads the
+ * clock only about 8 times per time bucket, whatever the send rate: every response while the measured rate
+ * is below 16 per bucket, then every n-th response of a bucket (n the largest power of two at most
  * {@code measured × bucket / 8}). So a bucket closes at most n − 1 responses late, an eighth of a bucket at
  * a steady rate; a sudden drop in the send rate is seen late (at the next reading, or at the throttle, which
- * always reads the clock). It takes the lock only to close a bucket. Once enabled, every response reads the
- * clock. The state is guarded by one small lock, held only for a few arithmetic operations (never while waiting, never while a listener
- * runs), rather than lock-free: a rate update changes a dozen numbers together, and a lock-free copy of
- * them would allocate on every response. Nothing allocates after construction.
+ * always reads the clock). Once enabled, those readings also move the rate along its curve (about 16
+ * updates a second at the default bucket: the curve changes over seconds), and every throttle reads the
+ * clock. An enabled {@link #reserve()} reads the clock once, to refill the bucket exactly: so a call that
+ * goes through at once reads it once, at any rate above 16 responses per bucket. The state is guarded by one small
+ * lock, held only for a few arithmetic operations (never while waiting, never while a listener runs), rather
+ * than lock-free: a rate update changes a dozen numbers together, and a lock-free copy of them would
+ * allocate on every response. Nothing allocates after construction.
  */
 public final class AdaptiveRateLimiter {
   /** What {@link #reserve()} returns when the limiter refuses: the wait would exceed the maximum wait. */
@@ -105,7 +118,8 @@ public final class AdaptiveRateLimiter {
    */
   public interface Listener {
     /**
-     * A response updated the rate of an enabled limiter (every response does, once enabled).
+     * A response updated the rate of an enabled limiter (every throttle does, and a success that reads the
+     * clock: see the class comment).
      *
      * @param fillRate the new fill rate, tokens per second
      * @param measuredSendRate the measured send rate, requests per second
@@ -154,7 +168,9 @@ public final class AdaptiveRateLimiter {
   private double maxRate; // W_max
   private double timeWindow; // K, seconds
   private double lastThrottleSeconds;
+  private long lastDecreaseNanos;
   private long waits;
+  private long rechecks;
   private long refusals;
   private long throttles;
 
@@ -180,7 +196,7 @@ public final class AdaptiveRateLimiter {
 
   /**
    * Takes one token for a request about to be sent. Never blocks, and reads no clock until the limiter is
-   * enabled.
+   * enabled (then one).
    *
    * @return 0 if the request may be sent now; otherwise the nanoseconds to wait before sending it (the
    *     token is taken: a caller that will not send after all calls {@link #unreserve()}); or
@@ -188,12 +204,43 @@ public final class AdaptiveRateLimiter {
    *     in which case no token is taken
    */
   public long reserve() {
+    return reserve(false);
+  }
+
+  /**
+   * Like {@link #reserve()}, but a wait longer than the limiter's horizon takes no token: the caller waits
+   * {@link #recheckNanos(long) that long} and asks again, and is priced then at the rate of that moment.
+   * The simulator reserves so: reservations made while the rate is low do not keep slots that
+   * far ahead, so the rate they are sent at follows the fill rate when it climbs back. The horizon is the
+   * longer of one {@linkplain Builder#timeBucket time bucket} and one token's refill interval
+   * ({@code 1 / fillRate}). A limiter with a finite {@linkplain Builder#maxWait maximum wait} (or failing
+   * fast) behaves exactly as {@link #reserve()}: its refusal needs a firm price.
+   *
+   * @return 0 (send now); a positive wait, its token taken, as {@link #reserve()}; {@link #REFUSED}; or a
+   *     re-check ({@link #isRecheck(long)}): no token taken, ask again after {@link #recheckNanos(long)}
+   */
+  public long reserveOrRecheck() {
+    return reserve(maxWaitNanos == Long.MAX_VALUE);
+  }
+
+  /** Whether a {@link #reserveOrRecheck()} result says: no token taken, ask again later. */
+  public static boolean isRecheck(long reservation) {
+    return reservation < REFUSED;
+  }
+
+  /** The nanoseconds to wait before asking again, for a result that {@linkplain #isRecheck is a re-check}. */
+  public static long recheckNanos(long reservation) {
+    return REFUSED - reservation;
+  }
+
+  private long reserve(boolean recheck) {
     if (!enabled) {
       return 0;
     }
     long now = clock.nanoTime();
     long waitNanos;
     boolean refused = false;
+    boolean deferred = false;
     synchronized (lock) {
       refill(now);
       if (tokens >= 1) {
@@ -202,13 +249,21 @@ public final class AdaptiveRateLimiter {
       }
       // Round up: a wait that ends a fraction of a nanosecond early would find the token not yet there.
       waitNanos = Math.max(1, Nanos.fromDouble(Math.ceil((1 - tokens) / fillRate * NANOS_PER_SECOND)));
+      long horizon = Math.max(bucketNanos, Nanos.fromDouble(Math.ceil(NANOS_PER_SECOND / fillRate)));
       if (waitNanos > maxWaitNanos) {
         refused = true;
         refusals++;
+      } else if (recheck && waitNanos > horizon) {
+        deferred = true; // no token: asked again after one horizon, at the rate of that moment
+        waitNanos = horizon;
+        rechecks++;
       } else {
         tokens -= 1;
         waits++;
       }
+    }
+    if (deferred) {
+      return REFUSED - waitNanos;
     }
     for (Listener listener : listeners) {
       try {
@@ -243,29 +298,48 @@ public final class AdaptiveRateLimiter {
   /**
    * Reports a response: whether it was a throttle (for a composed policy: an outcome the policy classifies
    * {@link FailureClass#THROTTLED}, such as HTTP 429 or 503 or gRPC's {@code RESOURCE_EXHAUSTED}). Updates
-   * the measured send rate and, once enabled, the fill rate; the first throttle enables the limiter. Reads
-   * the clock once.
+   * the measured send rate and, once enabled, the fill rate; the first throttle enables the limiter. A
+   * throttle reads the clock once; a success only about 8 times per time bucket (see the class comment).
    */
   public void onResponse(boolean throttled) {
-    if (!throttled && !enabled) {
-      // Nothing to adapt before the first throttle: only the send rate is measured, reading the clock only
-      // every (sampleMask + 1)-th response of a bucket.
-      if ((RESPONSES_IN_BUCKET.incrementAndGet(this) & sampleMask) == 0) {
-        closeBucket(clock.nanoTime());
+    if (!throttled) {
+      // A success reads the clock only every (sampleMask + 1)-th response of a bucket: before the first
+      // throttle to measure the send rate, afterwards to move the rate along its curve as well.
+      if ((RESPONSES_IN_BUCKET.incrementAndGet(this) & sampleMask) != 0) {
+        return;
       }
-      return;
+      if (!enabled) {
+        closeBucket(clock.nanoTime());
+        return;
+      }
     }
     long now = clock.nanoTime();
     double rate;
     double measured;
     synchronized (lock) {
-      measure(now);
+      if (throttled) {
+        measure(now);
+      } else {
+        closeBucket(now); // this success is counted already
+      }
       double t = (now - originNanos) / NANOS_PER_SECOND;
       double calculated;
-      if (throttled) {
+      if (throttled && enabled && now - lastDecreaseNanos < bucketNanos) {
+        // The same congestion event as the last decrease (responses to requests sent before it): the rate
+        // is not cut again, nor raised: the curve goes on from that decrease at the next success.
+        throttles++;
+        double x = t - lastThrottleSeconds - timeWindow;
+        calculated = Math.min(scaleConstant * x * x * x + maxRate, fillRate);
+      } else if (throttled) {
+        if (!enabled) {
+          // The first throttle may come before any time bucket closed (measuredRate still 0, which would
+          // drop the rate to its floor): the responses counted in the open bucket then give the rate.
+          measuredRate = Math.max(measuredRate, openBucketRate(now));
+        }
         maxRate = enabled ? Math.min(measuredRate, fillRate) : measuredRate;
         timeWindow = Math.cbrt(maxRate * (1 - beta) / scaleConstant);
         lastThrottleSeconds = t;
+        lastDecreaseNanos = now;
         calculated = maxRate * beta;
         throttles++;
       } else {
@@ -319,6 +393,17 @@ public final class AdaptiveRateLimiter {
   private void measure(long now) {
     RESPONSES_IN_BUCKET.incrementAndGet(this);
     closeBucket(now);
+  }
+
+  /**
+   * The send rate shown by the responses counted since the last bucket closed: their count over the time
+   * since that bucket's start, or over a whole bucket if less has passed (never more than the bucket will
+   * show when it closes, so a throttle among the very first responses does not claim thousands per second).
+   * Under the lock.
+   */
+  private double openBucketRate(long now) {
+    long since = now - originNanos - lastBucket * bucketNanos;
+    return responsesInBucket / (Math.max(since, bucketNanos) / NANOS_PER_SECOND);
   }
 
   /** Closes the counting if {@code now} is in a later bucket than the last one closed (see {@link #measure}). */
@@ -390,6 +475,16 @@ public final class AdaptiveRateLimiter {
   public long waits() {
     synchronized (lock) {
       return waits;
+    }
+  }
+
+  /**
+   * Reservations told to ask again ({@link #reserveOrRecheck()}: their wait was beyond the horizon), since
+   * the limiter was built.
+   */
+  public long rechecks() {
+    synchronized (lock) {
+      return rechecks;
     }
   }
 

@@ -23,7 +23,7 @@ import net.jqwik.api.constraints.IntRange;
  */
 class AdaptiveRateLimiterProperties {
 
-  enum Kind { SUCCESS, THROTTLE, RESERVE, UNRESERVE, ADVANCE }
+  enum Kind { SUCCESS, THROTTLE, RESERVE, RECHECK, UNRESERVE, ADVANCE }
 
   record Step(Kind kind, long amount) {}
 
@@ -33,6 +33,7 @@ class AdaptiveRateLimiterProperties {
         Tuple.of(6, Arbitraries.just(new Step(Kind.SUCCESS, 0))),
         Tuple.of(2, Arbitraries.just(new Step(Kind.THROTTLE, 0))),
         Tuple.of(4, Arbitraries.just(new Step(Kind.RESERVE, 0))),
+        Tuple.of(3, Arbitraries.just(new Step(Kind.RECHECK, 0))),
         Tuple.of(1, Arbitraries.just(new Step(Kind.UNRESERVE, 0))),
         Tuple.of(4, Arbitraries.longs().between(0, 5_000_000_000L).map(n -> new Step(Kind.ADVANCE, n))));
     return step.list().ofMinSize(1).ofMaxSize(400);
@@ -56,6 +57,8 @@ class AdaptiveRateLimiterProperties {
       builder.maxWait(Duration.ofMillis(maxWaitMillis));
     }
     AdaptiveRateLimiter limiter = builder.build();
+    long bucketNanos = bucketMillis * 1_000_000L;
+    long lastDecrease = 0;
     for (Step step : steps) {
       double before = limiter.fillRate();
       boolean wasEnabled = limiter.enabled();
@@ -63,11 +66,30 @@ class AdaptiveRateLimiterProperties {
         case SUCCESS -> limiter.onResponse(false);
         case THROTTLE -> {
           limiter.onResponse(true);
+          // Throttles within one time bucket of a decrease are the same congestion event: no second cut.
+          boolean decrease = !wasEnabled || now.get() - lastDecrease >= bucketNanos;
+          if (decrease) {
+            lastDecrease = now.get();
+          }
           if (wasEnabled) {
             assertThat(limiter.fillRate()).as("a throttle never raises the rate").isLessThanOrEqualTo(before);
-            if (before > minFillRate) {
+            if (decrease && before > minFillRate) {
               assertThat(limiter.fillRate()).as("and lowers it above the minimum").isLessThan(before);
             }
+          }
+        }
+        case RECHECK -> {
+          double tokensBefore = limiter.tokens();
+          long result = limiter.reserveOrRecheck();
+          if (!wasEnabled) {
+            assertThat(result).isZero();
+          } else if (AdaptiveRateLimiter.isRecheck(result)) {
+            assertThat(maxWait).as("only an unlimited wait re-checks").isEqualTo(Long.MAX_VALUE);
+            assertThat(AdaptiveRateLimiter.recheckNanos(result)).as("re-check wait").isPositive();
+            assertThat(limiter.tokens()).as("a re-check takes no token").isEqualTo(tokensBefore);
+          } else {
+            assertThat(result == AdaptiveRateLimiter.REFUSED || (result >= 0 && result <= maxWait))
+                .as("wait %d within %d", result, maxWait).isTrue();
           }
         }
         case RESERVE -> {

@@ -20,6 +20,9 @@ import org.assertj.core.data.Offset;
 class AdaptiveRateLimiterTest {
   private static final long MS = 1_000_000L;
   private static final Offset<Double> EXACT = within(1e-9);
+  // With 2 s buckets a lone first throttle shows 1 response / 2 s = 0.5/s: 0.7 * 0.5 is below the minimum
+  // fill rate, so the limiter starts at its floor (0.5/s, capacity 1), where these tests want it.
+  private static final Duration FLOOR_BUCKET = Duration.ofSeconds(2);
   // Anywhere: the limiter's time starts at its construction, and only differences are used.
   private final AtomicLong now = new AtomicLong(-7_000 * MS);
   private final AtomicInteger clockReads = new AtomicInteger();
@@ -47,6 +50,19 @@ class AdaptiveRateLimiterTest {
         heard.add("refused " + waitNanos);
       }
     });
+  }
+
+  /**
+   * Nine successes at 0.1 s, then a throttle at 0.2 s, all in the open bucket 0: 10 responses over a whole
+   * 0.5 s bucket, 20/s measured, so W_max = 20 and the limiter starts at 0.7 * 20 = 14/s with 14 tokens.
+   */
+  private void throttleAfterTenResponses(AdaptiveRateLimiter limiter, long origin) {
+    at(origin, 100);
+    for (int i = 0; i < 9; i++) {
+      limiter.onResponse(false);
+    }
+    at(origin, 200);
+    limiter.onResponse(true);
   }
 
   /** Moves the fake clock to {@code ms} milliseconds after the limiter was built at {@code origin}. */
@@ -147,8 +163,17 @@ class AdaptiveRateLimiterTest {
     limiter.onResponse(true);
     assertThat(limiter.measuredSendRate()).isCloseTo(36, EXACT);
     assertThat(limiter.fillRate()).as("0.7 * 36").isCloseTo(25.2, EXACT);
+    // At 36/s measured (36 responses a bucket, 4.5 per eighth of it) a success reads the clock only every
+    // 4th response of a bucket: the first three at t = 2 s leave the rate where the cut put it; the 4th
+    // closes bucket 1 (4 responses: 4/s, measured 0.8 * 4 + 0.2 * 36 = 10.4, so every response reads the
+    // clock from now on) and moves the rate along the curve.
     at(origin, 2_000);
+    for (int i = 0; i < 3; i++) {
+      limiter.onResponse(false);
+    }
+    assertThat(limiter.fillRate()).isCloseTo(25.2, EXACT);
     limiter.onResponse(false);
+    assertThat(limiter.measuredSendRate()).isCloseTo(10.4, EXACT);
     assertThat(limiter.fillRate()).as("0.4 * (1 - 3)^3 + 36").isCloseTo(32.8, EXACT);
     at(origin, 4_000);
     limiter.onResponse(false);
@@ -160,10 +185,10 @@ class AdaptiveRateLimiterTest {
     limiter.onResponse(false);
     assertThat(limiter.fillRate()).as("0.4 * 3^3 + 36").isCloseTo(46.8, EXACT);
     assertThat(limiter.capacity()).isCloseTo(46.8, EXACT);
-    // The measured rate meanwhile (one response a bucket-span): t=2: 0.8*1 + 0.2*36 = 8; t=4: 1 over 2 s,
-    // 0.8*0.5 + 0.2*8 = 2; t=5: 0.8*1 + 0.2*2 = 1.2; t=7: 1 over 2 s, 0.8*0.5 + 0.2*1.2 = 0.64.
-    assertThat(limiter.measuredSendRate()).isCloseTo(0.64, EXACT);
-    // t = 7 s, a throttle: W_max = min(measured 0.64, fill 46.8) = 0.64, rate 0.7 * 0.64 = 0.448, below the
+    // The measured rate meanwhile (one response a bucket-span): t=4: 1 over 2 s, 0.8*0.5 + 0.2*10.4 = 2.48;
+    // t=5: 0.8*1 + 0.2*2.48 = 1.296; t=7: 1 over 2 s, 0.8*0.5 + 0.2*1.296 = 0.6592.
+    assertThat(limiter.measuredSendRate()).isCloseTo(0.6592, EXACT);
+    // t = 7 s, a throttle: W_max = min(measured 0.6592, fill 46.8), rate 0.7 * 0.6592 = 0.46144, below the
     // minimum fill rate: fill 0.5, capacity 1 (the minimum), tokens clipped to 1.
     limiter.onResponse(true);
     assertThat(limiter.fillRate()).isEqualTo(0.5);
@@ -208,29 +233,107 @@ class AdaptiveRateLimiterTest {
     limiter.onResponse(true);
     assertThat(limiter.fillRate()).isCloseTo(0.7 * 2765.12, EXACT);
     assertThat(clockReads.get() - reads).isEqualTo(12);
+    // Enabled, successes still read the clock only every 128th response of a bucket: the throttle was the
+    // 1st of bucket 2, so 126 successes read nothing and the 127th (the 128th response) reads the clock and
+    // moves the rate along its curve.
+    reads = clockReads.get();
+    heard.clear();
+    for (int i = 0; i < 126; i++) {
+      limiter.onResponse(false);
+    }
+    assertThat(clockReads.get() - reads).isZero();
+    assertThat(heard).isEmpty();
+    limiter.onResponse(false);
+    assertThat(clockReads.get() - reads).isEqualTo(1);
+    assertThat(heard).hasSize(1).allMatch(event -> event.startsWith("rate "));
   }
 
+  /**
+   * The cold start: a throttle before any time bucket closed takes its rate from the responses counted in
+   * the open bucket (over a whole bucket), not from the measured rate of 0 (which dropped the rate to its
+   * 0.5/s floor, where reservations then kept it).
+   */
   @Test
-  void aThrottleBeforeAnyMeasurementLeavesTheMinimumRate() {
+  void aThrottleBeforeAnyMeasurementTakesTheRateOfTheOpenBucket() {
     long origin = now.get();
     AdaptiveRateLimiter limiter = limiter().build();
-    limiter.onResponse(true); // bucket 0 still open: measured 0, rate 0 -> the minimums
-    assertThat(limiter.fillRate()).isEqualTo(0.5);
-    assertThat(limiter.capacity()).isEqualTo(1.0);
-    assertThat(limiter.reserve()).isZero(); // the full bucket's one token
-    assertThat(limiter.reserve()).as("(1 - 0) / 0.5 s").isEqualTo(2_000_000_000L);
-    assertThat(limiter.reserve()).as("(1 + 1) / 0.5 s: queued behind the first").isEqualTo(4_000_000_000L);
-    at(origin, 4_000); // both waits over: -2 + 4 * 0.5 = 0 tokens, the next waits 2 s again
-    assertThat(limiter.tokens()).isZero();
-    at(origin, 6_000); // -2 + 6 * 0.5 = 1 token
-    assertThat(limiter.tokens()).isEqualTo(1.0);
-    assertThat(limiter.reserve()).isZero();
+    throttleAfterTenResponses(limiter, origin); // 10 responses in the open bucket 0: 10 / 0.5 s = 20/s
+    assertThat(limiter.measuredSendRate()).isCloseTo(20, EXACT);
+    assertThat(limiter.fillRate()).as("0.7 * 20").isCloseTo(14, EXACT);
+    assertThat(limiter.capacity()).isCloseTo(14, EXACT);
+    assertThat(limiter.tokens()).isCloseTo(14, EXACT);
+    // A throttle alone at the very start: 1 response over a whole bucket, 2/s, so 1.4/s (was the floor).
+    AdaptiveRateLimiter alone = limiter().build();
+    alone.onResponse(true);
+    assertThat(alone.fillRate()).isCloseTo(1.4, EXACT);
+  }
+
+  /**
+   * Throttles within one time bucket of a decrease are the same congestion event (answers to requests sent
+   * before the cut): counted, but the rate is not cut again; a throttle a bucket or more later cuts it.
+   */
+  @Test
+  void throttlesWithinABucketOfACutAreOneCongestionEvent() {
+    long origin = now.get();
+    AdaptiveRateLimiter limiter = limiter().build();
+    throttleAfterTenResponses(limiter, origin); // W_max 20, fill 14
+    at(origin, 400);
+    limiter.onResponse(true); // 0.2 s after the cut: the cubic (15.35/s) is above 14, and is not followed
+    assertThat(limiter.fillRate()).isCloseTo(14, EXACT);
+    assertThat(limiter.throttles()).isEqualTo(2);
+    at(origin, 700);
+    // 0.5 s after the cut: closes bucket 0 with 12 responses, 24/s, measured 0.8 * 24 + 0.2 * 20 = 23.2;
+    // W_max = min(23.2, 14) = 14, fill 0.7 * 14.
+    limiter.onResponse(true);
+    assertThat(limiter.measuredSendRate()).isCloseTo(23.2, EXACT);
+    assertThat(limiter.fillRate()).isCloseTo(9.8, EXACT);
+    assertThat(limiter.throttles()).isEqualTo(3);
+  }
+
+  /**
+   * A loop's reservation ({@link AdaptiveRateLimiter#reserveOrRecheck()}) is firm only within the horizon
+   * (the longer of a time bucket and 1 / fillRate); beyond it no token is taken and the caller asks again
+   * after one horizon, so it is priced at the rate of that moment, not held to a slot priced at a low rate.
+   */
+  @Test
+  void beyondTheHorizonAReservationIsARecheckAndIsRepricedLater() {
+    long origin = now.get();
+    AdaptiveRateLimiter limiter = limiter().sendRateCeiling(1_000).build();
+    throttleAfterTenResponses(limiter, origin); // fill 14/s, 14 tokens; K = cbrt(20 * 0.3 / 0.4) = cbrt(15) s
+    for (int i = 0; i < 14; i++) {
+      assertThat(limiter.reserveOrRecheck()).isZero();
+    }
+    // Horizon max(0.5 s, 1/14 s) = 0.5 s: waits (1 - T) / 14 for T = 0, -1, ... -6 are within it.
+    for (int k = 1; k <= 7; k++) {
+      assertThat(limiter.reserveOrRecheck()).as("firm wait %d/14 s", k)
+          .isEqualTo((long) Math.ceil(k * 1e9 / 14));
+    }
+    long recheck = limiter.reserveOrRecheck(); // 8/14 s > 0.5 s
+    assertThat(AdaptiveRateLimiter.isRecheck(recheck)).isTrue();
+    assertThat(AdaptiveRateLimiter.recheckNanos(recheck)).isEqualTo(500 * MS);
+    assertThat(limiter.tokens()).as("no token taken").isCloseTo(-7, EXACT);
+    assertThat(limiter.rechecks()).isEqualTo(1);
+    assertThat(limiter.waits()).isEqualTo(7);
+    assertThat(limiter.reserve()).as("reserve() keeps its firm slot: 8/14 s").isEqualTo(571_428_572L);
+    limiter.unreserve();
+    // The rate climbs meanwhile: at t = 0.2 + K + cbrt(50) s the cubic is 0.4 * 50 + 20 = 40/s.
+    long t = 200 * MS + Math.round((Math.cbrt(15) + Math.cbrt(50)) * 1e9);
+    now.set(origin + t);
+    limiter.onResponse(false);
+    assertThat(limiter.fillRate()).isCloseTo(40, within(1e-6));
+    // The re-check, asked again now, is priced at 40/s: the bucket refilled to its capacity meanwhile.
+    assertThat(limiter.reserveOrRecheck()).isZero();
+    // A limiter with a maximum wait never re-checks: its refusals need a firm price.
+    AdaptiveRateLimiter failing = limiter().failFast(true).build();
+    failing.onResponse(true);
+    assertThat(failing.reserveOrRecheck()).isZero();
+    assertThat(failing.reserveOrRecheck()).isEqualTo(AdaptiveRateLimiter.REFUSED);
   }
 
   @Test
   void failFastRefusesWithoutTakingAToken() {
     long origin = now.get();
-    AdaptiveRateLimiter limiter = limiter().failFast(true).build();
+    AdaptiveRateLimiter limiter = limiter().failFast(true).timeBucket(FLOOR_BUCKET).build();
     limiter.onResponse(true);
     assertThat(limiter.reserve()).isZero();
     assertThat(limiter.reserve()).isEqualTo(AdaptiveRateLimiter.REFUSED);
@@ -244,7 +347,7 @@ class AdaptiveRateLimiterTest {
   @Test
   void aMaximumWaitRefusesOnlyLongerWaits() {
     long origin = now.get();
-    AdaptiveRateLimiter limiter = limiter().maxWait(Duration.ofSeconds(2)).build();
+    AdaptiveRateLimiter limiter = limiter().maxWait(Duration.ofSeconds(2)).timeBucket(FLOOR_BUCKET).build();
     limiter.onResponse(true);
     assertThat(limiter.reserve()).isZero();
     assertThat(limiter.reserve()).isEqualTo(2_000_000_000L); // exactly the maximum: allowed
@@ -258,7 +361,7 @@ class AdaptiveRateLimiterTest {
 
   @Test
   void unreserveNeverOverfillsTheBucket() {
-    AdaptiveRateLimiter limiter = limiter().build();
+    AdaptiveRateLimiter limiter = limiter().timeBucket(FLOOR_BUCKET).build();
     limiter.unreserve(); // not enabled: nothing to give back
     limiter.onResponse(true);
     limiter.unreserve();
@@ -297,7 +400,7 @@ class AdaptiveRateLimiterTest {
           public void onRateChange(AdaptiveRateLimiter l, double fillRate, double measured, boolean throttled) {
             throw new IllegalStateException("a broken listener");
           }
-        }).build();
+        }).timeBucket(FLOOR_BUCKET).build();
     limiter.onResponse(true);
     assertThat(limiter.fillRate()).isEqualTo(0.5);
   }
@@ -305,7 +408,7 @@ class AdaptiveRateLimiterTest {
   /** Many threads reserving at once get distinct places in the queue: the waits are the sequence k / rate. */
   @Test
   void concurrentReservationsQueueOneRefillIntervalApart() throws Exception {
-    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().clock(clock).build();
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().clock(clock).timeBucket(FLOOR_BUCKET).build();
     limiter.onResponse(true); // 0.5/s, one token
     assertThat(limiter.reserve()).isZero();
     int threads = 8;

@@ -425,18 +425,20 @@ class HedgingTest {
 
   @Test
   void withARateLimiterEachHedgeWaitsForItsTokenAndACancelGivesAHeldTokenBack() {
-    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("svc").clock(clock).build();
-    limiter.onResponse(true); // a throttle enables it: 1 token, 0.5 tokens per second
+    // beta 0.5 (the default is 0.7) for exact rates: a throttle before any time bucket closed measures the
+    // open bucket's one response over 0.5 s, 2/s, and halves it: 1 token per second, 1 token.
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("svc").clock(clock).beta(0.5).build();
+    limiter.onResponse(true); // a throttle enables it
     Attempts attempts = new Attempts();
     CompletableFuture<String> call = AsyncRetryExecutor.of(policy(100).rateLimiter(limiter).build(), scheduler)
         .call(attempts);
-    // Attempt 1 takes the token. At 100 ms the hedge finds 0.05 tokens: it waits (1 - 0.05) / 0.5 = 1.9 s.
-    advanceMillis(1999);
+    // Attempt 1 takes the token. At 100 ms the hedge finds 0.1 tokens: it waits (1 - 0.1) / 1 = 0.9 s.
+    advanceMillis(999);
     assertThat(attempts.startedAtMillis).containsExactly(0L);
     advanceMillis(1);
-    assertThat(attempts.startedAtMillis).containsExactly(0L, 2000L);
+    assertThat(attempts.startedAtMillis).containsExactly(0L, 1000L);
     assertThat(limiter.waits()).isEqualTo(1);
-    // The next hedge is due at 2100 ms and waits again, holding its token; the caller cancels meanwhile.
+    // The next hedge is due at 1100 ms and waits again, holding its token; the caller cancels meanwhile.
     advanceMillis(500);
     assertThat(limiter.waits()).isEqualTo(2);
     double before = limiter.tokens();

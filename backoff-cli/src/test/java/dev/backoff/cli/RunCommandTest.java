@@ -60,16 +60,22 @@ class RunCommandTest {
   }
 
   /**
-   * With --adaptive every retried exit is a throttle: the first enables the limiter at its minimum rate
-   * (0.5/s, one token), attempt 2 takes that token, and attempt 3 would wait about 2 s for the next: past the
-   * 1 s deadline, so the run stops after attempt 2 instead of sleeping.
+   * With --adaptive every retried exit is a throttle. The first comes before any time bucket closed, so the
+   * limiter starts at 0.7 x the open bucket's rate (one response over a whole 0.5 s bucket: 1.4/s, not the
+   * 0.5/s floor) with 1.4 tokens; the later attempts wait for their tokens, and the run stops with
+   * DEADLINE_EXCEEDED at the first wait that would end past the 1 s deadline, without sleeping into it.
    */
   @Test
   void adaptiveRateLimitingStopsAWaitThatWouldPassTheDeadline() {
     CliRunner result = CliRunner.run(ScheduleCommandTest.with(FAST, "--adaptive", "--max-attempts", "5",
         "--deadline", "1s", "--", "sh", "-c", "exit 1"));
     assertThat(result.exitCode).as(result.err).isEqualTo(1);
-    assertThat(result.err).contains("attempt 2 exited 1; giving up (DEADLINE_EXCEEDED").doesNotContain("attempt 3");
+    assertThat(result.err).contains("for the adaptive rate limiter (").doesNotContain("(0.50 requests/s)")
+        .contains("giving up (DEADLINE_EXCEEDED");
+    java.util.regex.Matcher elapsed = java.util.regex.Pattern.compile("DEADLINE_EXCEEDED, (\\d+)ms elapsed")
+        .matcher(result.err);
+    assertThat(elapsed.find()).as(result.err).isTrue();
+    assertThat(Integer.parseInt(elapsed.group(1))).as("stopped before the deadline, not after a wait").isLessThan(1000);
   }
 
   @Test

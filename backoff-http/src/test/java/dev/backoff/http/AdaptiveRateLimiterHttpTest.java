@@ -30,7 +30,8 @@ class AdaptiveRateLimiterHttpTest {
 
   @Test
   void throttlesEngageTheLimiterAndTheRetryWaitsForItsToken() throws Exception {
-    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("api").clock(clock).build();
+    // beta 0.5 (the default is 0.7) so that every rate and wait below is exact in binary.
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("api").clock(clock).beta(0.5).build();
     RetryPolicy<HttpResponse<?>> policy = RetryPolicy.<HttpResponse<?>>builder().maxAttempts(4)
         .backoff(Backoff.fixed(Duration.ofMillis(125))).clock(clock).sleeper(sleeper).rateLimiter(limiter).build();
     try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(429, "slow down"),
@@ -43,11 +44,13 @@ class AdaptiveRateLimiterHttpTest {
 
       assertThat(response.statusCode()).isEqualTo(200);
       assertThat(server.requestCount()).isEqualTo(3);
-      // The first 429 enables the limiter at its minimum (0.5 token/s, one token, full: no send rate is
-      // measured yet); the second attempt takes that token and its 429 keeps the minimum; after the 125 ms
-      // backoff (0.0625 token earned) the third attempt waits (1 - 0.0625) / 0.5 = 1.875 s for its token.
+      // The first 429 comes before any time bucket closed: the open bucket's one response over a whole
+      // 0.5 s bucket is the measured rate, 2/s, and the cut halves it: 1 token/s, one token, full. The
+      // second attempt takes that token; its 429, 125 ms after the cut, is the same congestion event and
+      // cuts nothing; after the 125 ms backoff (0.125 token earned) the third attempt waits
+      // (1 - 0.125) / 1 = 0.875 s for its token.
       assertThat(sleeper.sleeps()).containsExactly(Duration.ofMillis(125), Duration.ofMillis(125),
-          Duration.ofMillis(1_875));
+          Duration.ofMillis(875));
       assertThat(limiter.enabled()).isTrue();
       assertThat(limiter.throttles()).isEqualTo(2);
       assertThat(limiter.waits()).isEqualTo(1);
@@ -74,7 +77,8 @@ class AdaptiveRateLimiterHttpTest {
             ? client.sendAsync(request, BodyHandlers.ofString()).get(10, TimeUnit.SECONDS)
             : client.send(request, BodyHandlers.ofString());
 
-        // Attempt 1's 429 enables the limiter (one token); attempt 2 takes it; attempt 3 finds none.
+        // Attempt 1's 429 enables the limiter at 0.7 x 2/s (the open bucket's rate) = 1.4 tokens/s, 1.4
+        // tokens; attempt 2 takes one; attempt 3 finds at most 0.4 + 0.125 x 1.4 = 0.575 and is refused.
         assertThat(response.statusCode()).as("async " + async).isEqualTo(429);
         assertThat(response.body()).isEqualTo("slow down");
         assertThat(limiter.throttles()).isEqualTo(2);

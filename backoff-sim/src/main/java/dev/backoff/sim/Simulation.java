@@ -265,7 +265,15 @@ final class Simulation {
         }
       }
       if (limiter != null) {
-        long wait = limiter.reserve();
+        long wait = limiter.reserveOrRecheck();
+        if (AdaptiveRateLimiter.isRecheck(wait)) {
+          // No token yet: ask again after the wait, at the rate of that moment (holding no permit meanwhile).
+          if (permit != null) {
+            permit.release();
+          }
+          schedule(now + AdaptiveRateLimiter.recheckNanos(wait), SEND, caller, 0);
+          return;
+        }
         if (wait < 0) {
           if (permit != null) {
             permit.release();

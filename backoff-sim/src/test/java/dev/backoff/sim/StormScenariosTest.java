@@ -73,13 +73,42 @@ class StormScenariosTest {
     assertThat(budget.summary().amplification()).isLessThan(plain.summary().amplification());
     assertThat(failing.limiterRefusedCalls()).isPositive();
     assertThat(failing.summary().amplification()).isLessThan(1.0);
-    // The documented price: the waiting limiter comes back, but late (33 s after the capacity returns, with
-    // successes waiting up to minutes); failing fast comes back within seconds.
+    // Documented: the waiting limiter comes back 10 s after the capacity returns (33 s before reservations
+    // were re-priced), its successes waiting up to 37 s at p99; failing fast comes back sooner (5 s).
     assertThat(adaptive.summary().verdict()).isEqualTo(Recovery.RECOVERED);
-    assertThat(adaptive.summary().recoverySeconds()).isGreaterThanOrEqualTo(20);
-    assertThat(adaptive.summary().p99SuccessLatencySeconds()).isGreaterThan(60.0);
+    assertThat(adaptive.summary().recoverySeconds()).isLessThanOrEqualTo(15);
+    assertThat(adaptive.summary().p99SuccessLatencySeconds()).isGreaterThan(10.0);
     assertThat(failing.summary().verdict().cameBack()).isTrue();
     assertThat(failing.summary().recoverySeconds()).isLessThan(adaptive.summary().recoverySeconds());
+  }
+
+  /**
+   * Issue 30's criteria, on the default seed (docs/simulator.md gives 20 seeds): under a steady overload and
+   * after a halving of capacity, the waiting limiter keeps goodput within 10% of the capacity with at most
+   * 10% of plain retries' 429s (it delivered 3.5% and 41% of the capacity before the cold-start and
+   * reservation fixes).
+   */
+  @Test
+  void theAdaptiveLimiterHoldsGoodputNearCapacityWithAFractionOfTheThrottles() throws Exception {
+    assertNearCapacity(run("throttling-steady.yaml"), 30, 130, 100);
+    assertNearCapacity(run("throttling-halving.yaml"), 90, 180, 50);
+  }
+
+  private static void assertNearCapacity(SimulationResult result, int from, int to, double capacity) {
+    PolicyResult plain = policy(result, "full-jitter");
+    for (String name : new String[] {"full-jitter+adaptive", "full-jitter+adaptive:fail"}) {
+      PolicyResult adaptive = policy(result, name);
+      double goodput = 0;
+      long plainThrottled = 0;
+      long adaptiveThrottled = 0;
+      for (int t = from; t < to; t++) {
+        goodput += adaptive.series().get(t).goodput();
+        plainThrottled += plain.series().get(t).errors();
+        adaptiveThrottled += adaptive.series().get(t).errors();
+      }
+      assertThat(goodput / (to - from)).as(name + " goodput").isBetween(0.9 * capacity, capacity);
+      assertThat(adaptiveThrottled).as(name + " 429s").isLessThanOrEqualTo(plainThrottled / 10);
+    }
   }
 
   @Test
