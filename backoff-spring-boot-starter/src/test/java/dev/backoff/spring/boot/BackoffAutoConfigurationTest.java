@@ -317,6 +317,57 @@ class BackoffAutoConfigurationTest {
   }
 
   @Test
+  void anAnnotationOnAFinalMethodFailsTheContextNamingTheMethod() {
+    runner.withPropertyValues(ORDERS).withBean(Beans.Prefix.class).withBean(Beans.FinalMethod.class).run(context ->
+        assertThat(context).getFailure().rootCause().isInstanceOf(BackoffConfigurationException.class)
+            .hasMessageContaining("@BackoffRetry on dev.backoff.spring.boot.Beans$FinalMethod.call")
+            .hasMessageContaining("the method is final").hasMessageContaining("remove 'final'"));
+    runner.withPropertyValues(ORDERS).withBean(Beans.TypeAnnotatedFinal.class).run(context ->
+        assertThat(context).getFailure().rootCause()
+            .hasMessageContaining("Beans$TypeAnnotatedFinal.call").hasMessageContaining("the method is final"));
+  }
+
+  @Test
+  void anAnnotationOnAPrivateMethodFailsTheContextNamingTheMethod() {
+    runner.withPropertyValues(ORDERS).withBean(Beans.PrivateMethod.class).run(context ->
+        assertThat(context).getFailure().rootCause()
+            .hasMessageContaining("@BackoffRetry on dev.backoff.spring.boot.Beans$PrivateMethod.call")
+            .hasMessageContaining("the method is private"));
+  }
+
+  @Test
+  void anAnnotationBesideSpringRetrysRetryableFailsTheContext() {
+    runner.withPropertyValues(ORDERS).withBean(Beans.WithSpringRetryable.class).run(context ->
+        assertThat(context).getFailure().rootCause()
+            .hasMessageContaining("@BackoffRetry on dev.backoff.spring.boot.Beans$WithSpringRetryable.call")
+            .hasMessageContaining("@org.springframework.retry.annotation.Retryable")
+            .hasMessageContaining("keep one of the two"));
+  }
+
+  @Test
+  void aBadAnnotationOnAnyMethodFailsTheContextNotOnlyTheFirst() {
+    runner.withPropertyValues(ORDERS).withBean(Beans.GoodThenBad.class).run(context ->
+        assertThat(context).getFailure().rootCause()
+            .hasMessageContaining("GoodThenBad.z").hasMessageContaining("no-such-policy"));
+  }
+
+  @Test
+  void protectedAndPackagePrivateMethodsReachedFromOutsideAreRetried() {
+    runner.withPropertyValues(ORDERS).withBean(Beans.NonPublic.class).run(context -> {
+      Beans.NonPublic bean = context.getBean(Beans.NonPublic.class);
+      assertThat(bean.packagePrivate()).isEqualTo("ok after 2");
+      assertThat(bean.isProtected()).isEqualTo("ok after 4"); // its inner packagePrivate() call is not retried
+      assertThat(bean.calls()).isEqualTo(4);
+    });
+  }
+
+  @Test
+  void theAnnotationsRetryOnAddsToThePolicysTypes() {
+    runner.withPropertyValues(ORDERS).withBean(Beans.NonPublic.class).run(context ->
+        assertThat(context.getBean(Beans.NonPublic.class).addedRetryOn()).isEqualTo("ok after 3"));
+  }
+
+  @Test
   void aFluxMethodIsRetriedUntilItsFirstElement() {
     runner.withPropertyValues(ORDERS).withBean(Beans.Flaky.class, () -> new Beans.Flaky(2)).run(context -> {
       Beans.Flaky flaky = context.getBean(Beans.Flaky.class);
