@@ -316,39 +316,36 @@ class BackoffAutoConfigurationTest {
             .hasMessageContaining("orders"));
   }
 
+  /** A context with the orders policy and {@code bean} fails at startup, its message holding every fragment. */
+  private void failsAtStartup(Class<?> bean, String... fragments) {
+    runner.withPropertyValues(ORDERS).withBean(Beans.Prefix.class).withBean(bean).run(context ->
+        assertThat(context).getFailure().rootCause().isInstanceOf(BackoffConfigurationException.class)
+            .hasMessageContainingAll(fragments));
+  }
+
   @Test
   void anAnnotationOnAFinalMethodFailsTheContextNamingTheMethod() {
-    runner.withPropertyValues(ORDERS).withBean(Beans.Prefix.class).withBean(Beans.FinalMethod.class).run(context ->
-        assertThat(context).getFailure().rootCause().isInstanceOf(BackoffConfigurationException.class)
-            .hasMessageContaining("@BackoffRetry on dev.backoff.spring.boot.Beans$FinalMethod.call")
-            .hasMessageContaining("the method is final").hasMessageContaining("remove 'final'"));
-    runner.withPropertyValues(ORDERS).withBean(Beans.TypeAnnotatedFinal.class).run(context ->
-        assertThat(context).getFailure().rootCause()
-            .hasMessageContaining("Beans$TypeAnnotatedFinal.call").hasMessageContaining("the method is final"));
+    failsAtStartup(Beans.FinalMethod.class, "@BackoffRetry on dev.backoff.spring.boot.Beans$FinalMethod.call",
+        "the method is final", "remove 'final'");
+    failsAtStartup(Beans.TypeAnnotatedFinal.class, "Beans$TypeAnnotatedFinal.call", "the method is final");
   }
 
   @Test
   void anAnnotationOnAPrivateMethodFailsTheContextNamingTheMethod() {
-    runner.withPropertyValues(ORDERS).withBean(Beans.PrivateMethod.class).run(context ->
-        assertThat(context).getFailure().rootCause()
-            .hasMessageContaining("@BackoffRetry on dev.backoff.spring.boot.Beans$PrivateMethod.call")
-            .hasMessageContaining("the method is private"));
+    failsAtStartup(Beans.PrivateMethod.class, "@BackoffRetry on dev.backoff.spring.boot.Beans$PrivateMethod.call",
+        "the method is private");
   }
 
   @Test
   void anAnnotationBesideSpringRetrysRetryableFailsTheContext() {
-    runner.withPropertyValues(ORDERS).withBean(Beans.WithSpringRetryable.class).run(context ->
-        assertThat(context).getFailure().rootCause()
-            .hasMessageContaining("@BackoffRetry on dev.backoff.spring.boot.Beans$WithSpringRetryable.call")
-            .hasMessageContaining("@org.springframework.retry.annotation.Retryable")
-            .hasMessageContaining("keep one of the two"));
+    failsAtStartup(Beans.WithSpringRetryable.class,
+        "@BackoffRetry on dev.backoff.spring.boot.Beans$WithSpringRetryable.call",
+        "@org.springframework.retry.annotation.Retryable", "keep one of the two");
   }
 
   @Test
   void aBadAnnotationOnAnyMethodFailsTheContextNotOnlyTheFirst() {
-    runner.withPropertyValues(ORDERS).withBean(Beans.GoodThenBad.class).run(context ->
-        assertThat(context).getFailure().rootCause()
-            .hasMessageContaining("GoodThenBad.z").hasMessageContaining("no-such-policy"));
+    failsAtStartup(Beans.GoodThenBad.class, "GoodThenBad.z", "no-such-policy");
   }
 
   @Test
