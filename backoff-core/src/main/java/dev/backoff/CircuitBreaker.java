@@ -124,13 +124,13 @@ public final class CircuitBreaker {
   private final AtomicLong refused = new AtomicLong();
   private final AtomicLong openings = new AtomicLong();
 
-  private CircuitBreaker(Builder b) {
+  private CircuitBreaker(Builder b, int minimumCalls) {
     this.name = b.name;
     this.clock = b.clock;
     this.random = b.random;
     this.windowSize = b.windowSize;
     this.bucketNanos = b.bucketNanos;
-    this.minimumCalls = b.minimumCalls;
+    this.minimumCalls = minimumCalls;
     this.failureRateThreshold = b.failureRateThreshold;
     this.waitNanos = b.waitNanos;
     this.waitBackoff = b.waitBackoff;
@@ -469,12 +469,13 @@ public final class CircuitBreaker {
    * exception's message. Not thread-safe; the breakers it builds are.
    */
   public static final class Builder {
+    private static final int DEFAULT_MINIMUM_CALLS = 100;
     private String name = "default";
     private NanoClock clock = NanoClock.system();
     private RandomGenerator random = RetryPolicy.ThreadLocalRandomSource.INSTANCE;
     private int windowSize = 100;
     private long bucketNanos;
-    private int minimumCalls = 100;
+    private int minimumCalls; // 0: unset, the default applies
     private double failureRateThreshold = 50;
     private long waitNanos = Duration.ofSeconds(60).toNanos();
     private Backoff waitBackoff;
@@ -537,10 +538,12 @@ public final class CircuitBreaker {
     }
 
     /**
-     * The fewest calls the window must hold before its failure rate can open the breaker. Default 100. With
-     * a count window larger than this minimum it has no effect once the window is full.
+     * The fewest calls the window must hold before its failure rate can open the breaker. Default 100, or the
+     * {@linkplain #countWindow count window}'s size when that is smaller. With a count window larger than
+     * this minimum it has no effect once the window is full.
      *
-     * @throws IllegalArgumentException if {@code calls < 1}
+     * @throws IllegalArgumentException if {@code calls < 1}, or at {@link #build()} if it exceeds the count
+     *     window's size (the window could never hold that many calls, so the breaker would never open)
      */
     public Builder minimumCalls(int calls) {
       if (calls < 1) {
@@ -652,9 +655,23 @@ public final class CircuitBreaker {
       return this;
     }
 
-    /** Builds the breaker, closed with an empty window. */
+    /**
+     * Builds the breaker, closed with an empty window.
+     *
+     * @throws IllegalArgumentException if {@code minimumCalls} exceeds the count window's size
+     */
     public CircuitBreaker build() {
-      return new CircuitBreaker(this);
+      boolean countWindow = bucketNanos == 0;
+      if (minimumCalls == 0) {
+        return new CircuitBreaker(this,
+            countWindow ? Math.min(DEFAULT_MINIMUM_CALLS, windowSize) : DEFAULT_MINIMUM_CALLS);
+      }
+      if (countWindow && minimumCalls > windowSize) {
+        throw new IllegalArgumentException("minimumCalls(" + minimumCalls + ") exceeds countWindow(" + windowSize
+            + "), which holds at most " + windowSize + " calls, so the breaker would never open: set minimumCalls"
+            + " to at most " + windowSize + " or widen the window");
+      }
+      return new CircuitBreaker(this, minimumCalls);
     }
   }
 }

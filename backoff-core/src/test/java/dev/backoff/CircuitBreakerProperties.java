@@ -1,6 +1,7 @@
 package dev.backoff;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -53,6 +54,11 @@ class CircuitBreakerProperties {
       builder.timeWindow(Duration.ofSeconds(window), window); // 1 s buckets
     } else {
       builder.countWindow(window);
+    }
+    if (!timeWindow && minimumCalls > window) {
+      assertThatThrownBy(builder::build).hasMessageStartingWith(
+          "minimumCalls(" + minimumCalls + ") exceeds countWindow(" + window + ")");
+      return;
     }
     CircuitBreaker breaker = builder.build();
     Model model = new Model(window, timeWindow, minimumCalls, threshold, trials, 2_000_000_000L, now.get());

@@ -51,6 +51,35 @@ class CircuitBreakerTest {
     assertThat(breaker.metrics()).isEqualTo(new CircuitBreaker.Metrics(State.OPEN, 0, 0, Double.NaN, 1, 1));
   }
 
+  /** The trap of a small count window under the default minimum of 100 calls: it opens after the window's calls. */
+  @Test
+  void aCountWindowSmallerThanTheDefaultMinimumOpensOnceTheWindowIsFull() {
+    CircuitBreaker breaker = breaker().countWindow(10).failureRateThreshold(50).build();
+    fail(breaker, 9);
+    assertThat(breaker.state()).isEqualTo(State.CLOSED);
+    assertThat(breaker.metrics().failureRate()).isNaN();
+    fail(breaker, 1); // 10 of 10: the window is full and the minimum (the window's size) reached
+    assertThat(breaker.state()).isEqualTo(State.OPEN);
+    assertThat(breaker.toString()).contains("of at least 10 calls");
+    CircuitBreaker wide = breaker().countWindow(500).build();
+    assertThat(wide.toString()).contains("of at least 100 calls");
+    CircuitBreaker timed = breaker().timeWindow(Duration.ofSeconds(10), 5).build();
+    assertThat(timed.toString()).contains("of at least 100 calls");
+  }
+
+  @Test
+  void anExplicitMinimumTheCountWindowCannotHoldFailsAtBuildNamingBoth() {
+    assertThatThrownBy(() -> breaker().countWindow(10).minimumCalls(20).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("minimumCalls(20) exceeds countWindow(10), which holds at most 10 calls, so the breaker would"
+            + " never open: set minimumCalls to at most 10 or widen the window");
+    // independent of call order, and a time window holds any number of calls
+    assertThatThrownBy(() -> breaker().minimumCalls(20).countWindow(10).build())
+        .hasMessageStartingWith("minimumCalls(20) exceeds countWindow(10)");
+    assertThat(breaker().minimumCalls(20).timeWindow(Duration.ofSeconds(10), 5).build().state())
+        .isEqualTo(State.CLOSED);
+  }
+
   @Test
   void aCountWindowForgetsTheOldestCall() {
     CircuitBreaker breaker = breaker().countWindow(4).minimumCalls(4).failureRateThreshold(75).build();

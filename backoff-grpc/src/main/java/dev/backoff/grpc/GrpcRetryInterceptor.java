@@ -253,6 +253,7 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
      * {@linkplain MethodDescriptor#isIdempotent() idempotent} or {@linkplain MethodDescriptor#isSafe() safe}
      * (protobuf's {@code idempotency_level} option, {@code IDEMPOTENT} or {@code NO_SIDE_EFFECTS}); a method
      * without that option is not hedged. Widen it only for methods the server may execute more than once.
+     * Only for a policy that hedges: with another, {@link #build()} fails.
      *
      * @throws NullPointerException if {@code hedgeable} is null
      */
@@ -340,8 +341,17 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
       return this;
     }
 
-    /** Builds the interceptor. */
+    /**
+     * Builds the interceptor.
+     *
+     * @throws IllegalArgumentException if {@code hedgeIf} is set but the policy does not hedge (it would
+     *     have no effect)
+     */
     public GrpcRetryInterceptor build() {
+      if (hedgeable != IDEMPOTENT && policy.hedging() == null) {
+        throw new IllegalArgumentException("hedgeIf has no effect: policy '" + policy.name() + "' does not hedge;"
+            + " give the policy hedging (RetryPolicy.Builder.hedging) or leave hedgeIf out");
+      }
       return new GrpcRetryInterceptor(this);
     }
   }

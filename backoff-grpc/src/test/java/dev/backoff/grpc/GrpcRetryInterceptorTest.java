@@ -436,6 +436,15 @@ class GrpcRetryInterceptorTest {
   }
 
   @Test
+  void hedgeIfWithAPolicyThatDoesNotHedgeFailsAtBuildNamingBoth() {
+    GrpcRetryInterceptor.Builder builder = GrpcRetryInterceptor.builder()
+        .policy(RetryPolicy.builder().name("orders").build()).hedgeIf(method -> true);
+    assertThatThrownBy(builder::build).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("hedgeIf has no effect: policy 'orders' does not hedge; give the policy hedging"
+            + " (RetryPolicy.Builder.hedging) or leave hedgeIf out");
+  }
+
+  @Test
   void historyOfFindsNothingOnAFailureThatWasNotRetried() {
     assertThat(GrpcRetryInterceptor.historyOf(new RuntimeException(new IllegalStateException()))).isNull();
     assertThat(GrpcRetryInterceptor.historyOf(null)).isNull();

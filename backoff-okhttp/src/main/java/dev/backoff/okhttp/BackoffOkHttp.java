@@ -139,9 +139,26 @@ public final class BackoffOkHttp {
    * {@code Retry-After} past an {@code int} fails the attempt with a {@code ProtocolException}). As a network
    * interceptor, which sees one connection's exchange and may not repeat it, it refuses to run: the call
    * fails with an {@link IllegalStateException}. The same instance every time.
+   *
+   * @throws IllegalStateException if the policy hedges: the interceptor runs one attempt at a time on the
+   *     caller's thread (hedged calls go through {@link #enqueue})
    */
   public Interceptor interceptor() {
+    refuseHedgingForInterceptor();
     return interceptor;
+  }
+
+  /**
+   * The interceptor runs each call on the caller's thread, one attempt after another, so it cannot have two
+   * attempts in flight: a hedging policy is refused when the interceptor is taken, before any client is
+   * built with it, rather than at the first request.
+   */
+  private void refuseHedgingForInterceptor() {
+    if (policy.hedging() != null) {
+      throw new IllegalStateException("policy '" + policy.name() + "' hedges (" + policy.hedging() + "), which the "
+          + "interceptor cannot do: it runs one attempt at a time on the calling thread. Send hedged requests "
+          + "with enqueue(client, request), which hedges, or give the interceptor a policy without hedging");
+    }
   }
 
   /**
@@ -162,10 +179,11 @@ public final class BackoffOkHttp {
    *
    * @return {@code builder}
    * @throws NullPointerException if {@code builder} is null
+   * @throws IllegalStateException if the policy hedges (see {@link #interceptor()})
    */
   public OkHttpClient.Builder install(OkHttpClient.Builder builder) {
     Objects.requireNonNull(builder, "builder must not be null");
-    builder.addInterceptor(interceptor);
+    builder.addInterceptor(interceptor());
     if (!builder.networkInterceptors().contains(FollowUpGuard.INSTANCE)) {
       builder.addNetworkInterceptor(FollowUpGuard.INSTANCE);
     }
@@ -186,8 +204,8 @@ public final class BackoffOkHttp {
    * <p>With a policy that {@linkplain RetryPolicy.Builder#hedging hedges}, another call is enqueued when none
    * has answered within the hedging delay (see {@link dev.backoff.Hedging}); the first response the rules
    * accept wins and the other calls are cancelled. A request that may not be repeated is never hedged. The
-   * {@linkplain #interceptor() interceptor} runs on the caller's thread and cannot hedge: a call through it
-   * under a hedging policy fails with an {@link IllegalArgumentException}.
+   * {@linkplain #interceptor() interceptor} runs on the caller's thread and cannot hedge: under a hedging
+   * policy, taking it (or {@link #install}) fails with an {@link IllegalStateException}.
    *
    * <p>Cancelling the returned future (or completing it, as {@code orTimeout} does) ends the call: the
    * attempt in flight is cancelled ({@code Call.cancel()}), no further attempt starts, and a response that

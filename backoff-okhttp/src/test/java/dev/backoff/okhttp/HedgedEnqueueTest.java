@@ -1,6 +1,7 @@
 package dev.backoff.okhttp;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.backoff.Hedging;
 import dev.backoff.RetryEvent;
@@ -78,6 +79,19 @@ class HedgedEnqueueTest {
       Thread.sleep(10);
     }
     assertThat(condition.getAsBoolean()).as(what).isTrue();
+  }
+
+  @Test
+  void theInterceptorRefusesAHedgingPolicyBeforeAnyClientIsBuilt() {
+    BackoffOkHttp backoff = backoff();
+    assertThatThrownBy(backoff::interceptor).isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("policy 'default' hedges (")
+        .hasMessageContaining("which the interceptor cannot do")
+        .hasMessageContaining("enqueue(client, request)");
+    OkHttpClient.Builder builder = new OkHttpClient.Builder();
+    assertThatThrownBy(() -> backoff.install(builder)).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("which the interceptor cannot do");
+    assertThat(builder.interceptors()).isEmpty();
   }
 
   @Test

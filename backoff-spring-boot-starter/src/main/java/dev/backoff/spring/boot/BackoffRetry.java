@@ -30,7 +30,9 @@ import java.lang.annotation.Target;
  * <p>The call goes through a proxy, as with Spring's own {@code @Transactional} or {@code @Async}: a call
  * from the bean to its own method (self-invocation, {@code this.method()}) is not retried, and neither is
  * a call on an object that is not a Spring bean. An unknown policy name or a bad override fails the
- * context when the bean is created, naming the method.
+ * context when the bean is created, naming the method; so does the annotation on a private, static or
+ * (under a class proxy) final method, which no proxy could retry, or beside Spring's own {@code @Retryable},
+ * whose retries would multiply with these.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)

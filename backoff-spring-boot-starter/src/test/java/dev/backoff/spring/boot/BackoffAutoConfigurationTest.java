@@ -316,6 +316,47 @@ class BackoffAutoConfigurationTest {
             .hasMessageContaining("orders"));
   }
 
+  /** A context with the orders policy and {@code bean} fails at startup, its message holding every fragment. */
+  private void failsAtStartup(Class<?> bean, String... fragments) {
+    runner.withPropertyValues(ORDERS).withBean(Beans.Prefix.class).withBean(bean).run(context ->
+        assertThat(context).getFailure().rootCause().isInstanceOf(BackoffConfigurationException.class)
+            .hasMessageContainingAll(fragments));
+  }
+
+  @Test
+  void anAnnotationOnAFinalMethodFailsTheContextNamingTheMethod() {
+    failsAtStartup(Beans.FinalMethod.class, "@BackoffRetry on dev.backoff.spring.boot.Beans$FinalMethod.call",
+        "the method is final", "remove 'final'");
+    failsAtStartup(Beans.TypeAnnotatedFinal.class, "Beans$TypeAnnotatedFinal.call", "the method is final");
+  }
+
+  @Test
+  void anAnnotationOnAPrivateMethodFailsTheContextNamingTheMethod() {
+    failsAtStartup(Beans.PrivateMethod.class, "@BackoffRetry on dev.backoff.spring.boot.Beans$PrivateMethod.call",
+        "the method is private");
+  }
+
+  @Test
+  void aBadAnnotationOnAnyMethodFailsTheContextNotOnlyTheFirst() {
+    failsAtStartup(Beans.GoodThenBad.class, "GoodThenBad.z", "no-such-policy");
+  }
+
+  @Test
+  void protectedAndPackagePrivateMethodsReachedFromOutsideAreRetried() {
+    runner.withPropertyValues(ORDERS).withBean(Beans.NonPublic.class).run(context -> {
+      Beans.NonPublic bean = context.getBean(Beans.NonPublic.class);
+      assertThat(bean.packagePrivate()).isEqualTo("ok after 2");
+      assertThat(bean.isProtected()).isEqualTo("ok after 4"); // its inner packagePrivate() call is not retried
+      assertThat(bean.calls()).isEqualTo(4);
+    });
+  }
+
+  @Test
+  void theAnnotationsRetryOnAddsToThePolicysTypes() {
+    runner.withPropertyValues(ORDERS).withBean(Beans.NonPublic.class).run(context ->
+        assertThat(context.getBean(Beans.NonPublic.class).addedRetryOn()).isEqualTo("ok after 3"));
+  }
+
   @Test
   void aFluxMethodIsRetriedUntilItsFirstElement() {
     runner.withPropertyValues(ORDERS).withBean(Beans.Flaky.class, () -> new Beans.Flaky(2)).run(context -> {

@@ -150,4 +150,89 @@ final class Beans {
       return "never";
     }
   }
+
+  /** A collaborator injected into the beans below, to show where a call runs (the bean or its proxy). */
+  static final class Prefix {
+    final String text = "hello ";
+  }
+
+  static class FinalMethod {
+    private final Prefix prefix;
+
+    FinalMethod(Prefix prefix) {
+      this.prefix = prefix;
+    }
+
+    @BackoffRetry("orders")
+    public final String call(String name) {
+      return prefix.text + name; // on the proxy, prefix is null
+    }
+  }
+
+  /** A final method under a type annotation: the annotation promises retries the proxy cannot give it. */
+  @BackoffRetry("orders")
+  static class TypeAnnotatedFinal {
+    public final String call() {
+      return "never retried";
+    }
+  }
+
+  static class PrivateMethod {
+    @BackoffRetry("orders")
+    private String call() {
+      return "never retried";
+    }
+
+    public String caller() {
+      return call();
+    }
+  }
+
+  /** A bad annotation on a later method than a good one: still found at startup. */
+  static class GoodThenBad {
+    @BackoffRetry("orders")
+    public String a() {
+      return "fine";
+    }
+
+    @BackoffRetry("no-such-policy")
+    public String z() {
+      return "never";
+    }
+  }
+
+  /** Non-public methods that class proxies intercept, reached from outside the bean (from this package). */
+  static class NonPublic {
+    final AtomicInteger calls = new AtomicInteger();
+
+    public int calls() {
+      return calls.get();
+    }
+
+    @BackoffRetry("orders")
+    String packagePrivate() throws IOException {
+      if (calls.incrementAndGet() % 2 == 1) {
+        throw new IOException("odd call fails");
+      }
+      return "ok after " + calls.get();
+    }
+
+    @BackoffRetry("orders")
+    protected String isProtected() throws IOException {
+      return packagePrivate();
+    }
+
+    /** retryOn adds IllegalStateException to the policy's IOException; it does not replace it. */
+    @BackoffRetry(value = "orders", retryOn = IllegalStateException.class)
+    public String addedRetryOn() throws IOException {
+      int call = calls.incrementAndGet();
+      if (call == 1) {
+        throw new IOException("the policy's type, still retried");
+      }
+      if (call == 2) {
+        throw new IllegalStateException("the annotation's type, retried too");
+      }
+      return "ok after " + call;
+    }
+  }
 }
