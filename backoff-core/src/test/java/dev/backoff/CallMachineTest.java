@@ -119,10 +119,10 @@ class CallMachineTest {
     })).containsExactly("attempt 1", "complete ABORTED");
   }
 
-  /** A limiter at its minimum rate (0.5 tokens a second, one token of capacity) whose one token is taken. */
+  /** A limiter throttled once before any measurement, whose one token is taken by another call. */
   private static AdaptiveRateLimiter emptyLimiter(NanoClock clock) {
     AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("machine").clock(clock).build();
-    limiter.onResponse(true); // throttled before any measurement: the minimum rate
+    limiter.onResponse(true); // throttled before any bucket closed: the open bucket's rate, cut
     assertThat(limiter.reserve()).isZero(); // the full bucket's one token, taken by another call
     return limiter;
   }
@@ -132,8 +132,17 @@ class CallMachineTest {
     VirtualTimeDriver driver = new VirtualTimeDriver();
     AdaptiveRateLimiter limiter = emptyLimiter(driver.clock);
 
+    long wait = nextTokenNanos(limiter);
+
     assertThat(driver.run(policy().rateLimiter(limiter).build(), attempt -> "ok")).containsExactly(
-        "wait for token 2000000000", "attempt 1", "complete succeeded ok");
+        "wait for token " + wait, "attempt 1", "complete succeeded ok");
+  }
+
+  /** The wait for the next token at the limiter's rate, rounded up (the clock has not moved). */
+  private static long nextTokenNanos(AdaptiveRateLimiter limiter) {
+    long nanos = (long) Math.ceil((1 - limiter.tokens()) / limiter.fillRate() * 1e9);
+    assertThat(nanos).as("a wait of a few hundred milliseconds").isBetween(100_000_000L, 2_000_000_000L);
+    return nanos;
   }
 
   @Test
@@ -142,7 +151,8 @@ class CallMachineTest {
     AdaptiveRateLimiter limiter = emptyLimiter(driver.clock);
     double tokensBefore = limiter.tokens();
 
-    assertThat(driver.run(policy().rateLimiter(limiter).maxElapsed(Duration.ofSeconds(1)).build(), attempt -> "ok"))
+    Duration deadline = Duration.ofNanos(nextTokenNanos(limiter) - 1); // the token comes 1ns too late
+    assertThat(driver.run(policy().rateLimiter(limiter).maxElapsed(deadline).build(), attempt -> "ok"))
         .containsExactly("refused DEADLINE_EXCEEDED");
     assertThat(limiter.tokens()).as("the token taken for the refused wait is given back").isEqualTo(tokensBefore);
   }
