@@ -188,13 +188,17 @@ class StormProtectionPropertiesTest {
   // ------------------------------------------------------------------------------ rate limiter
 
   /**
-   * After a first throttle at a measured send rate of 0, the limiter runs at its lowest fill rate, 0.5 tokens
-   * a second, with one token: the first reservation takes it, the next must wait 2 s for the next one.
+   * A first throttle (before any time bucket closed) enables the limiter at the open bucket's rate, cut,
+   * with one token: the first reservation takes it, the next must wait for the next one; returns that wait.
    */
-  private static void throttleAndTakeTheLastToken(AdaptiveRateLimiter limiter) {
+  private static Duration throttleAndTakeTheLastToken(AdaptiveRateLimiter limiter) {
     limiter.onResponse(true);
     assertThat(limiter.enabled()).isTrue();
     assertThat(limiter.reserve()).isZero();
+    // The fake clock does not move: the next token is (1 - tokens) / fillRate away, rounded up.
+    Duration wait = Duration.ofNanos((long) Math.ceil((1 - limiter.tokens()) / limiter.fillRate() * 1e9));
+    assertThat(wait).isBetween(Duration.ofMillis(100), Duration.ofSeconds(2));
+    return wait;
   }
 
   @Test
@@ -203,10 +207,10 @@ class StormProtectionPropertiesTest {
       BackoffRegistry registry = context.getBean(BackoffRegistry.class);
       AdaptiveRateLimiter limiter = registry.policy("api").rateLimiter();
       assertThat(limiter.name()).isEqualTo("api");
-      throttleAndTakeTheLastToken(limiter);
+      Duration wait = throttleAndTakeTheLastToken(limiter);
 
       assertThat(registry.executor("api").call(() -> "sent")).isEqualTo("sent");
-      assertThat(context.getBean(RecordingSleeper.class).sleeps()).containsExactly(Duration.ofSeconds(2));
+      assertThat(context.getBean(RecordingSleeper.class).sleeps()).containsExactly(wait);
     });
   }
 
@@ -214,16 +218,16 @@ class StormProtectionPropertiesTest {
   void aMaxWaitLongerThanTheWaitLetsTheAttemptWait() {
     runner.withPropertyValues("backoff.policies.api.rate-limiter.max-wait=5s").run(context -> {
       BackoffRegistry registry = context.getBean(BackoffRegistry.class);
-      throttleAndTakeTheLastToken(registry.policy("api").rateLimiter());
+      Duration wait = throttleAndTakeTheLastToken(registry.policy("api").rateLimiter());
 
       assertThat(registry.executor("api").call(() -> "sent")).isEqualTo("sent");
-      assertThat(context.getBean(RecordingSleeper.class).sleeps()).containsExactly(Duration.ofSeconds(2));
+      assertThat(context.getBean(RecordingSleeper.class).sleeps()).containsExactly(wait);
     });
   }
 
   @Test
   void aShorterMaxWaitOrFailRefusesTheAttempt() {
-    for (String maxWait : List.of("1s", "fail")) {
+    for (String maxWait : List.of("50ms", "fail")) { // the wait for the next token is 100ms or more
       runner.withPropertyValues("backoff.policies.api.rate-limiter.max-wait=" + maxWait).run(context -> {
         BackoffRegistry registry = context.getBean(BackoffRegistry.class);
         throttleAndTakeTheLastToken(registry.policy("api").rateLimiter());
@@ -415,9 +419,12 @@ class StormProtectionPropertiesTest {
           fail(registry.executor("db"));
           assertThat(meters.get("backoff.breaker.state").tags("breaker", "db", "state", "open").gauge().value())
               .isEqualTo(1.0);
-          registry.policy("db").rateLimiter().onResponse(true);
+          AdaptiveRateLimiter limiter = registry.policy("db").rateLimiter();
+          limiter.onResponse(true);
           assertThat(meters.get("backoff.limiter.enabled").tag("limiter", "db").gauge().value()).isEqualTo(1.0);
-          assertThat(meters.get("backoff.limiter.fill.rate").tag("limiter", "db").gauge().value()).isEqualTo(0.5);
+          assertThat(limiter.fillRate()).isGreaterThan(0.5); // the open bucket's rate, not the floor
+          assertThat(meters.get("backoff.limiter.fill.rate").tag("limiter", "db").gauge().value())
+              .isEqualTo(limiter.fillRate());
         });
   }
 
