@@ -115,7 +115,8 @@ final class SchedulePlot {
     chart.getStyler().setYAxisLogarithmic(logarithmic);
     chart.getStyler().setLegendVisible(true);
     chart.getStyler().setChartTitleVisible(true);
-    chart.getStyler().setToolTipsEnabled(false);
+    // A still image: no tooltips painted into it (XChart 4 shows them on hover only unless told otherwise).
+    chart.getStyler().setToolTipsAlwaysVisible(false);
     boolean random = schedule.method() != Schedule.Method.EXACT;
     series(chart, schedule, column, Distribution::mean, random ? "mean" : title, logarithmic);
     if (random) {

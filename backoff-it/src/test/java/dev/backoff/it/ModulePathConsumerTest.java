@@ -97,12 +97,16 @@ class ModulePathConsumerTest {
     // HttpClient's jars are automatic modules, named by their manifests; the adapter requires them static,
     // so the application requires them itself. As automatic modules they cannot say that they use jdk.net
     // (socket options): an application on the module path must add it (here, or --add-modules jdk.net).
+    // Nor that they use SLF4J: from SLF4J 2 its API is an explicit module (org.slf4j), which no automatic
+    // module pulls into the graph, so the application requires it too (with SLF4J 1.7, an automatic module,
+    // it came along); its provider (here slf4j-nop) then joins by service binding.
     Compilation compilation = compile("hc5", """
         module consumer {
           requires dev.backoff.httpclient5;
           requires org.apache.httpcomponents.client5.httpclient5;
           requires org.apache.httpcomponents.core5.httpcore5;
           requires jdk.net;
+          requires org.slf4j;
         }
         """, """
         package consumer;

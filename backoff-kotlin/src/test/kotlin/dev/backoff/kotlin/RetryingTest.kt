@@ -109,7 +109,7 @@ class RetryingTest {
         assertEquals(listOf(StopReason.CANCELLED), stops)
         assertTrue(caller.isCancelled)
         assertTrue(caught is CancellationException, "caught $caught")
-        assertEquals("caller gave up", caught!!.message)
+        assertEquals("caller gave up", caught.message)
     }
 
     @Test

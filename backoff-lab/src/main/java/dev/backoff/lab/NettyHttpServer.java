@@ -15,7 +15,8 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.TooLongFrameException;
@@ -116,7 +117,8 @@ final class NettyHttpServer implements AutoCloseable {
     this.idleTimeoutNanos = idleTimeout.toNanos();
     // One thread accepts and serves (boss and worker alike); a FastThreadLocalThread, so Netty's per-thread
     // state needs no cleaner thread.
-    this.group = new NioEventLoopGroup(1, new DefaultThreadFactory("backoff-lab-server-io", true));
+    this.group = new MultiThreadIoEventLoopGroup(
+        1, new DefaultThreadFactory("backoff-lab-server-io", true), NioIoHandler.newFactory());
     ServerBootstrap bootstrap = new ServerBootstrap()
         .group(group)
         .channel(NioServerSocketChannel.class)
