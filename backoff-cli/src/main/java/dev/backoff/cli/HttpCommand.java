@@ -8,7 +8,6 @@ import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import dev.backoff.http.RetryingHttpClient;
 import dev.backoff.http.rules.WaitHeader;
-import dev.backoff.spec.Suggestions;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
@@ -28,11 +27,8 @@ import dev.backoff.spec.Durations;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
-import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -115,29 +111,13 @@ final class HttpCommand implements Callable<Integer> {
           + " it and no --max-attempts, HEDGES+1 attempts). Only requests that may be repeated are hedged.")
   String hedge;
 
-  /** Retry-After and the headers named by --wait-header, in the enum's order, each once. */
+  /** Retry-After and the headers named by --wait-header. */
   WaitHeader[] waitHeaders() {
-    EnumSet<WaitHeader> read = EnumSet.of(WaitHeader.RETRY_AFTER);
-    Map<String, WaitHeader> byName = new LinkedHashMap<>();
-    for (WaitHeader header : WaitHeader.values()) {
-      byName.put(header.headerName().toLowerCase(Locale.ROOT), header);
+    try {
+      return WaitHeader.fromNames(waitHeaders);
+    } catch (IllegalArgumentException e) {
+      throw new Errors.UsageException("--wait-header: " + e.getMessage());
     }
-    for (String name : waitHeaders) {
-      String key = name.trim().toLowerCase(Locale.ROOT);
-      if (key.equals("all")) {
-        read.addAll(byName.values());
-      } else if (byName.containsKey(key)) {
-        read.add(byName.get(key));
-      } else {
-        List<String> known = new ArrayList<>(byName.keySet());
-        known.add("all");
-        String closest = Suggestions.closest(key, known);
-        throw new Errors.UsageException("--wait-header: unknown header '" + name + "'"
-            + (closest == null ? "" : "; did you mean '" + closest + "'?")
-            + " Known: " + String.join(", ", known));
-      }
-    }
-    return read.toArray(WaitHeader[]::new);
   }
 
   /** Error bodies (any status but 2xx) are printed up to this many bytes; 2xx bodies whole. */

@@ -105,7 +105,7 @@ class HttpCommandTest {
     CliRunner result = http("--wait-header", "retry-after-msec", "http://127.0.0.1:1/");
 
     assertThat(result.exitCode).isEqualTo(2);
-    assertThat(result.err).contains("--wait-header: unknown header 'retry-after-msec'; did you mean 'retry-after-ms'?");
+    assertThat(result.err).contains("--wait-header: unknown wait header 'retry-after-msec'; did you mean 'retry-after-ms'?");
   }
 
   @Test

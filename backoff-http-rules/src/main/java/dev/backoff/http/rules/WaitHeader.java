@@ -1,5 +1,12 @@
 package dev.backoff.http.rules;
 
+import dev.backoff.spec.Suggestions;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+
 /**
  * The response header fields through which a server says "wait before you try again", which
  * {@link HttpRules} can read as the engine's pushback hint ({@link HttpRules.Builder#waitHeaders}). Only
@@ -68,5 +75,39 @@ public enum WaitHeader {
   /** The name of the header field (compared case-insensitively, as every header name is). */
   public String headerName() {
     return headerName;
+  }
+
+  /**
+   * {@link #RETRY_AFTER} and the headers named in {@code names}, as a user writes them in a flag or a
+   * property: header names in any case, or {@code all} for every one.
+   *
+   * @throws IllegalArgumentException naming an unknown name, with the closest known one if any
+   * @throws NullPointerException if {@code names} or one of them is null
+   */
+  public static WaitHeader[] fromNames(Collection<String> names) {
+    EnumSet<WaitHeader> read = EnumSet.of(RETRY_AFTER);
+    for (String name : names) {
+      String key = name.trim().toLowerCase(Locale.ROOT);
+      if (key.equals("all")) {
+        read.addAll(EnumSet.allOf(WaitHeader.class));
+        continue;
+      }
+      List<String> known = new ArrayList<>();
+      WaitHeader found = null;
+      for (WaitHeader header : values()) {
+        known.add(header.headerName);
+        if (header.headerName.equalsIgnoreCase(key)) {
+          found = header;
+        }
+      }
+      if (found == null) {
+        known.add("all");
+        String closest = Suggestions.closest(key, known);
+        throw new IllegalArgumentException("unknown wait header '" + name + "'"
+            + (closest == null ? "" : "; did you mean '" + closest + "'?") + " (known: " + String.join(", ", known) + ")");
+      }
+      read.add(found);
+    }
+    return read.toArray(WaitHeader[]::new);
   }
 }

@@ -202,4 +202,18 @@ class WaitHeaderTest {
         .isInstanceOf(NullPointerException.class).hasMessageContaining("waitHeaders");
     assertThat(WaitHeader.X_AMZ_RETRY_AFTER.headerName()).isEqualTo("x-amz-retry-after");
   }
+
+  @Test
+  void namesAsUsersWriteThemAddToRetryAfter() {
+    assertThat(WaitHeader.fromNames(List.of())).containsExactly(WaitHeader.RETRY_AFTER);
+    assertThat(WaitHeader.fromNames(List.of("RETRY-AFTER-MS", " x-ratelimit-reset ")))
+        .containsExactly(WaitHeader.RETRY_AFTER, WaitHeader.RETRY_AFTER_MS, WaitHeader.X_RATELIMIT_RESET);
+    assertThat(WaitHeader.fromNames(List.of("all"))).containsExactly(WaitHeader.values());
+    assertThatThrownBy(() -> WaitHeader.fromNames(List.of("ratelimt")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("unknown wait header 'ratelimt'; did you mean 'RateLimit'?")
+        .hasMessageEndingWith("(known: Retry-After, retry-after-ms, x-amz-retry-after, X-RateLimit-Reset, RateLimit, all)");
+    assertThatThrownBy(() -> WaitHeader.fromNames(List.of("zz"))).hasMessage("unknown wait header 'zz'"
+        + " (known: Retry-After, retry-after-ms, x-amz-retry-after, X-RateLimit-Reset, RateLimit, all)");
+  }
 }
