@@ -109,6 +109,9 @@ final class NettyHttpServer implements AutoCloseable {
   private final int maxOpenConnections;
   private int openConnections; // event loop only
 
+  // RCVBUF_ALLOCATOR is deprecated in Netty 4.2, which (as of 4.2.20) offers no replacement option for capping a
+  // channel's read buffer; the cap keeps 4000 held connections' reads small (see MAX_HEADER_BYTES).
+  @SuppressWarnings("deprecation")
   private NettyHttpServer(int port, int backlog, int maxOpenConnections, Duration requestTimeout,
       Duration idleTimeout, Handler handler) throws IOException {
     this.handler = handler;
