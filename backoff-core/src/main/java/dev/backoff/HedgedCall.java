@@ -454,6 +454,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     List<Attempt> toCancel;
     T winner = null;
     boolean won = false;
+    boolean inHook = false; // this thread is inside one of the call's attempt hooks (when it wins)
     T replaced = null; // a held result this outcome replaces: discarded outside the lock
     boolean goesOn = false;
     try {
@@ -493,6 +494,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
           won = true;
           winner = result;
           toCancel = takeAll();
+          inHook = inHookHere();
         } else {
           if (execution == null) {
             execution = newExecution();
@@ -551,6 +553,10 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     }
     if (won) {
       cancelAll(toCancel);
+      // A hedge whose hook another thread entered before the win: complete only once it has returned (its
+      // stage is then cancelled by that thread, which finds the call finished), so no attempt starts after
+      // the call completes, as on every other way the call ends.
+      awaitHooks(inHook);
       if (!super.complete(winner)) {
         discard(winner);
       }
