@@ -1,0 +1,238 @@
+package dev.backoff;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.backoff.ConcurrencyLimiter.AttemptKind;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The concurrency limiter composed with a policy, through the call machine's gate, as the synchronous and
+ * asynchronous loops carry it out: a slot per attempt given back when it ends, a refused first attempt, a
+ * refused retry, the outcomes the limiter hears, the breaker's permit it carries, and the success path's cost.
+ */
+class ConcurrencyLimiterDriverTest {
+  /** Runs every task at once, on the scheduling thread (the policies here have no backoff). */
+  private static final RetryScheduler INLINE = (task, delayNanos) -> {
+    task.run();
+    return CompletableFuture.completedFuture(null);
+  };
+
+  /** An overload answer (a 429), classified {@link FailureClass#THROTTLED}. */
+  static final class Throttled extends IOException {
+    Throttled() {
+      super("429");
+    }
+  }
+
+  private static RetryPolicy<String> policy(ConcurrencyLimiter limiter) {
+    return RetryPolicy.<String>builder().name("users").maxAttempts(3).backoff(Backoff.none())
+        .retryOn(IOException.class)
+        .classifyFailures(failure -> failure instanceof Throttled ? FailureClass.THROTTLED : FailureClass.TRANSIENT)
+        .concurrencyLimiter(limiter).build();
+  }
+
+  @Test
+  void aSyncFirstAttemptFindingTheLimitFullFailsAtOnce() {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(1).name("db").build();
+    ConcurrencyLimiter.Permit elsewhere = limiter.tryAcquire(AttemptKind.FIRST);
+    AtomicInteger attempts = new AtomicInteger();
+
+    assertThatThrownBy(() -> RetryExecutor.of(policy(limiter)).call(() -> "ok" + attempts.incrementAndGet()))
+        .isInstanceOf(ConcurrencyLimitedException.class)
+        .hasMessage("concurrency limiter 'db' refused the first attempt: 1 attempts in flight, limit 1");
+    assertThat(attempts).hasValue(0);
+    assertThat(limiter.refusedFirstAttempts()).isEqualTo(1);
+    elsewhere.release();
+  }
+
+  @Test
+  void aRecoveryGetsTheRefusalAndItsHistory() throws Exception {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(1).name("db").build();
+    ConcurrencyLimiter.Permit elsewhere = limiter.tryAcquire(AttemptKind.FIRST);
+    List<Object> seen = new ArrayList<>();
+
+    String value = RetryExecutor.of(policy(limiter)).call(() -> "ok", (last, failure, history) -> {
+      seen.add(failure.getClass().getSimpleName());
+      seen.add(history.stopReason());
+      seen.add(history.attempts());
+      return "fallback";
+    });
+    assertThat(value).isEqualTo("fallback");
+    assertThat(seen).containsExactly("ConcurrencyLimitedException", StopReason.CONCURRENCY_LIMITED, 0);
+    elsewhere.release();
+  }
+
+  @Test
+  void aSyncRetryBeyondTheRetryShareStopsTheCallWithItsLastFailure() {
+    // A limit of 2 with a retry share of 0.5: retries only while fewer than 1 attempt is in flight.
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(2).retryShare(0.5).build();
+    ConcurrencyLimiter.Permit elsewhere = limiter.tryAcquire(AttemptKind.FIRST);
+    AtomicInteger attempts = new AtomicInteger();
+
+    assertThatThrownBy(() -> RetryExecutor.of(policy(limiter)).call(() -> {
+      throw new IOException("down " + attempts.incrementAndGet());
+    })).isInstanceOf(IOException.class).hasMessage("down 1").satisfies(failure -> {
+      RetryHistory history = RetryHistory.of(failure);
+      assertThat(history.stopReason()).isEqualTo(StopReason.CONCURRENCY_LIMITED);
+      assertThat(history.attempts()).isEqualTo(1);
+    });
+    assertThat(limiter.refusedRetriesAndHedges()).isEqualTo(1);
+    assertThat(limiter.inFlight()).as("only the slot held elsewhere").isEqualTo(1);
+    elsewhere.release();
+  }
+
+  @Test
+  void everySyncAttemptHoldsOneSlotWhileItRunsAndTheLimiterHearsItsOutcome() throws Exception {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.aimd().initialLimit(2).backoffRatio(0.5).build();
+    List<String> during = new ArrayList<>();
+    AtomicInteger attempts = new AtomicInteger();
+
+    String result = RetryExecutor.of(policy(limiter)).call(() -> {
+      int attempt = attempts.incrementAndGet();
+      during.add(attempt + ": " + limiter.inFlight() + " in flight, limit " + limiter.limit());
+      if (attempt == 1) {
+        throw new IOException("reset"); // transient: no sample
+      }
+      if (attempt == 2) {
+        throw new Throttled(); // an overload: a drop, floor(2 × 0.5)
+      }
+      return "ok"; // a success at 1 in flight of 1: +1
+    });
+
+    assertThat(result).isEqualTo("ok");
+    assertThat(during).containsExactly("1: 1 in flight, limit 2", "2: 1 in flight, limit 2",
+        "3: 1 in flight, limit 1");
+    assertThat(limiter.limit()).isEqualTo(2);
+    assertThat(limiter.inFlight()).isZero();
+  }
+
+  @Test
+  void anAsyncFirstAttemptFindingTheLimitFullFailsAtOnce() {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(1).name("db").build();
+    ConcurrencyLimiter.Permit elsewhere = limiter.tryAcquire(AttemptKind.FIRST);
+    AtomicInteger attempts = new AtomicInteger();
+
+    CompletableFuture<String> call = AsyncRetryExecutor.of(policy(limiter), INLINE)
+        .call(() -> CompletableFuture.completedFuture("ok" + attempts.incrementAndGet()));
+    assertThatThrownBy(call::get).isInstanceOf(ExecutionException.class)
+        .cause().isInstanceOf(ConcurrencyLimitedException.class)
+        .hasMessage("concurrency limiter 'db' refused the first attempt: 1 attempts in flight, limit 1");
+    assertThat(attempts).hasValue(0);
+    elsewhere.release();
+  }
+
+  @Test
+  void anAsyncRetryBeyondTheRetryShareStopsTheCallWithItsLastFailure() {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(2).retryShare(0.5).build();
+    ConcurrencyLimiter.Permit elsewhere = limiter.tryAcquire(AttemptKind.FIRST);
+    AtomicInteger attempts = new AtomicInteger();
+
+    CompletableFuture<String> call = AsyncRetryExecutor.of(policy(limiter), INLINE)
+        .call(() -> CompletableFuture.failedFuture(new IOException("down " + attempts.incrementAndGet())));
+    assertThatThrownBy(call::get).cause().isInstanceOf(IOException.class).hasMessage("down 1")
+        .satisfies(failure -> assertThat(RetryHistory.of(failure).stopReason())
+            .isEqualTo(StopReason.CONCURRENCY_LIMITED));
+    assertThat(limiter.inFlight()).isEqualTo(1);
+    elsewhere.release();
+    assertThat(limiter.inFlight()).isZero();
+  }
+
+  @Test
+  void anAsyncCallGivesEachAttemptsSlotBackAndTheLimiterHearsItsOutcome() throws Exception {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.aimd().initialLimit(2).backoffRatio(0.5).build();
+    List<String> during = new ArrayList<>();
+    AtomicInteger attempts = new AtomicInteger();
+
+    String result = AsyncRetryExecutor.of(policy(limiter), INLINE).call(() -> {
+      int attempt = attempts.incrementAndGet();
+      during.add(attempt + ": " + limiter.inFlight() + " in flight, limit " + limiter.limit());
+      return attempt == 1 ? CompletableFuture.<String>failedFuture(new Throttled())
+          : CompletableFuture.completedFuture("ok");
+    }).get();
+
+    assertThat(result).isEqualTo("ok");
+    assertThat(during).containsExactly("1: 1 in flight, limit 2", "2: 1 in flight, limit 1");
+    assertThat(limiter.limit()).isEqualTo(2);
+    assertThat(limiter.inFlight()).isZero();
+  }
+
+  @Test
+  void theSlotCarriesTheBreakersPermitAndARefusalGivesItBack() throws Exception {
+    CircuitBreaker breaker = CircuitBreaker.builder().countWindow(10).minimumCalls(10).build();
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(1).build();
+    RetryPolicy<String> policy = RetryPolicy.<String>builder().maxAttempts(3).backoff(Backoff.none())
+        .retryOn(IOException.class).circuitBreaker(breaker).concurrencyLimiter(limiter).build();
+    AtomicInteger attempts = new AtomicInteger();
+
+    String result = RetryExecutor.of(policy).call(() -> {
+      if (attempts.incrementAndGet() == 1) {
+        throw new IOException("reset");
+      }
+      return "ok";
+    });
+    assertThat(result).isEqualTo("ok");
+    assertThat(breaker.metrics().calls()).as("both attempts reached the breaker").isEqualTo(2);
+    assertThat(breaker.metrics().failures()).isEqualTo(1);
+
+    ConcurrencyLimiter.Permit elsewhere = limiter.tryAcquire(AttemptKind.FIRST);
+    assertThatThrownBy(() -> RetryExecutor.of(policy).call(() -> "ok")).isInstanceOf(ConcurrencyLimitedException.class);
+    assertThat(breaker.metrics().calls()).as("the refused attempt's permit was released, not counted").isEqualTo(2);
+    elsewhere.release();
+  }
+
+  @Test
+  void aPolicyCannotHedgeWithAConcurrencyLimiter() {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(4).name("db").build();
+    assertThatThrownBy(() -> RetryPolicy.<String>builder().maxAttempts(3).hedging(Hedging.after(Duration.ofMillis(50)))
+        .concurrencyLimiter(limiter).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("a concurrency limiter (db) cannot be combined with hedging (")
+        .hasMessageEndingWith(") yet: hedges are not admitted through the limiter; remove one of "
+            + "concurrencyLimiter(...) and hedging(...)");
+  }
+
+  @Test
+  void thePolicyShowsItsLimiter() {
+    RetryPolicy<String> policy = policy(ConcurrencyLimiter.fixed(4).name("db").build());
+    assertThat(policy.concurrencyLimiter().name()).isEqualTo("db");
+    assertThat(policy.toString()).contains(", concurrency limiter db");
+    assertThat(policy.toBuilder().concurrencyLimiter(null).build().concurrencyLimiter()).isNull();
+  }
+
+  @Test
+  void aFirstTrySuccessThroughAFixedLimiterAllocatesNothing() throws Exception {
+    java.lang.management.ThreadMXBean bean = ManagementFactory.getThreadMXBean();
+    assumeTrue(bean instanceof com.sun.management.ThreadMXBean, "no per-thread allocation counter");
+    com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) bean;
+    assumeTrue(threads.isThreadAllocatedMemorySupported(), "no per-thread allocation counter");
+    threads.setThreadAllocatedMemoryEnabled(true);
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(8).build();
+    RetryExecutor<String> executor = RetryExecutor.of(RetryPolicy.<String>builder().concurrencyLimiter(limiter).build());
+    java.util.concurrent.Callable<String> task = () -> "ok";
+    int calls = 50_000;
+    int length = 0;
+    for (int i = 0; i < calls; i++) { // warm up
+      length += executor.call(task).length();
+    }
+    long before = threads.getCurrentThreadAllocatedBytes();
+    for (int i = 0; i < calls; i++) {
+      length += executor.call(task).length();
+    }
+    long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+    assertThat(length).isEqualTo(2 * calls * 2);
+    // Any object per call would be at least 16 bytes per call; what is left is the counter's and the JIT's noise.
+    assertThat(allocated / (double) calls).as("bytes per first-try success (%d bytes in all)", allocated)
+        .isLessThan(1.0);
+    assertThat(limiter.inFlight()).isZero();
+  }
+}
