@@ -166,6 +166,76 @@ class ConcurrencyLimiterDriverTest {
     assertThat(limiter.inFlight()).isZero();
   }
 
+  /** A rate limiter throttled once before any measurement, whose one token another call took: the next waits. */
+  private static AdaptiveRateLimiter emptyRateLimiter() {
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("rate").clock(() -> 0).build();
+    limiter.onResponse(true);
+    assertThat(limiter.reserve()).isZero();
+    return limiter;
+  }
+
+  @Test
+  void aSyncFirstAttemptWaitingForATokenHoldsNoSlotAndIsRefusedIfTheLimitFillsMeanwhile() {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(1).name("db").build();
+    AdaptiveRateLimiter rate = emptyRateLimiter();
+    double tokens = rate.tokens();
+    List<ConcurrencyLimiter.Permit> elsewhere = new ArrayList<>();
+    RetryPolicy<String> policy = policy(limiter).toBuilder().rateLimiter(rate).sleeper(nanos -> {
+      elsewhere.add(limiter.tryAcquire(AttemptKind.FIRST)); // the slot is free while this call waits
+    }).build();
+
+    assertThatThrownBy(() -> RetryExecutor.of(policy).call(() -> "ok")).isInstanceOf(ConcurrencyLimitedException.class)
+        .hasMessage("concurrency limiter 'db' refused the first attempt: 1 attempts in flight, limit 1");
+    assertThat(elsewhere).doesNotContainNull().hasSize(1);
+    assertThat(rate.tokens()).as("the token waited for is given back").isEqualTo(tokens);
+    elsewhere.get(0).release();
+  }
+
+  @Test
+  void anAsyncFirstAttemptWaitingForATokenHoldsNoSlotAndIsRefusedIfTheLimitFillsMeanwhile() {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(1).name("db").build();
+    AdaptiveRateLimiter rate = emptyRateLimiter();
+    double tokens = rate.tokens();
+    List<Runnable> waits = new ArrayList<>();
+    RetryScheduler manual = (task, delayNanos) -> {
+      waits.add(task);
+      return new CompletableFuture<>();
+    };
+    AtomicInteger attempts = new AtomicInteger();
+
+    CompletableFuture<String> call = AsyncRetryExecutor.of(policy(limiter).toBuilder().rateLimiter(rate).build(), manual)
+        .call(() -> CompletableFuture.completedFuture("ok" + attempts.incrementAndGet()));
+    assertThat(waits).as("waiting for the rate limiter's token").hasSize(1);
+    ConcurrencyLimiter.Permit elsewhere = limiter.tryAcquire(AttemptKind.FIRST);
+    assertThat(elsewhere).as("the waiting call holds no slot").isNotNull();
+    waits.get(0).run();
+
+    assertThatThrownBy(call::get).cause().isInstanceOf(ConcurrencyLimitedException.class)
+        .hasMessage("concurrency limiter 'db' refused the first attempt: 1 attempts in flight, limit 1");
+    assertThat(attempts).hasValue(0);
+    assertThat(rate.tokens()).as("the token waited for is given back").isEqualTo(tokens);
+    elsewhere.release();
+  }
+
+  @Test
+  void listenersHearARefusedRetryAsTheCallsEnd() {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(2).retryShare(0.5).build();
+    ConcurrencyLimiter.Permit elsewhere = limiter.tryAcquire(AttemptKind.FIRST);
+    List<StopReason> exhausted = new ArrayList<>();
+    RetryPolicy<String> policy = policy(limiter).toBuilder().listener(new RetryListener<String>() {
+      @Override
+      public void onExhausted(RetryEvent<String> event) {
+        exhausted.add(event.stopReason());
+      }
+    }).build();
+
+    assertThatThrownBy(() -> RetryExecutor.of(policy).call(() -> {
+      throw new IOException("down");
+    })).isInstanceOf(IOException.class);
+    assertThat(exhausted).containsExactly(StopReason.CONCURRENCY_LIMITED);
+    elsewhere.release();
+  }
+
   @Test
   void theSlotCarriesTheBreakersPermitAndARefusalGivesItBack() throws Exception {
     CircuitBreaker breaker = CircuitBreaker.builder().countWindow(10).minimumCalls(10).build();
@@ -224,14 +294,17 @@ class ConcurrencyLimiterDriverTest {
     for (int i = 0; i < calls; i++) { // warm up
       length += executor.call(task).length();
     }
-    long before = threads.getCurrentThreadAllocatedBytes();
-    for (int i = 0; i < calls; i++) {
-      length += executor.call(task).length();
+    long fewest = Long.MAX_VALUE;
+    for (int round = 0; round < 3; round++) { // the quietest of three rounds: a late compilation is not the call's
+      long before = threads.getCurrentThreadAllocatedBytes();
+      for (int i = 0; i < calls; i++) {
+        length += executor.call(task).length();
+      }
+      fewest = Math.min(fewest, threads.getCurrentThreadAllocatedBytes() - before);
     }
-    long allocated = threads.getCurrentThreadAllocatedBytes() - before;
-    assertThat(length).isEqualTo(2 * calls * 2);
-    // Any object per call would be at least 16 bytes per call; what is left is the counter's and the JIT's noise.
-    assertThat(allocated / (double) calls).as("bytes per first-try success (%d bytes in all)", allocated)
+    assertThat(length).isEqualTo(4 * calls * 2);
+    // Any object per call would be at least 16 bytes per call in every round.
+    assertThat(fewest / (double) calls).as("bytes per first-try success (%d bytes in all)", fewest)
         .isLessThan(1.0);
     assertThat(limiter.inFlight()).isZero();
   }
