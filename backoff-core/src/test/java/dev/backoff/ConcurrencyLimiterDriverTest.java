@@ -218,6 +218,28 @@ class ConcurrencyLimiterDriverTest {
   }
 
   @Test
+  void anAsyncFirstAttemptWaitingForATokenFailsWithTheBreakersRefusalIfItOpensMeanwhile() {
+    CircuitBreaker breaker = CircuitBreaker.builder().name("db").countWindow(1).minimumCalls(1).build();
+    AdaptiveRateLimiter rate = emptyRateLimiter();
+    List<Runnable> waits = new ArrayList<>();
+    RetryScheduler manual = (task, delayNanos) -> {
+      waits.add(task);
+      return new CompletableFuture<>();
+    };
+    RetryPolicy<String> policy = RetryPolicy.<String>builder().circuitBreaker(breaker).rateLimiter(rate).build();
+
+    CompletableFuture<String> call = AsyncRetryExecutor.of(policy, manual)
+        .call(() -> CompletableFuture.completedFuture("ok"));
+    assertThat(waits).hasSize(1);
+    breaker.tryAcquire().onFailure(FailureClass.TRANSIENT); // another call's failure opens the breaker
+    waits.get(0).run();
+
+    // It used to complete with null, having run no attempt.
+    assertThatThrownBy(call::get).cause().isInstanceOf(CircuitOpenException.class)
+        .hasMessage("circuit breaker 'db' is OPEN and refused the call");
+  }
+
+  @Test
   void listenersHearARefusedRetryAsTheCallsEnd() {
     ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(2).retryShare(0.5).build();
     ConcurrencyLimiter.Permit elsewhere = limiter.tryAcquire(AttemptKind.FIRST);
