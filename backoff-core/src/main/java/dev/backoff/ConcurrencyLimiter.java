@@ -32,7 +32,7 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  * In both adaptive algorithms the limit does not grow from samples of attempts that started while fewer than
  * half the limit's slots were taken: a lightly used limit says nothing about what the dependency can take,
  * and would otherwise drift to its maximum and admit a burst. The limit stays within
- * [{@linkplain Builder#minLimit minLimit}, {@linkplain Builder#maxLimit maxLimit}].
+ * [{@linkplain Builder#bounds minLimit, maxLimit}].
  *
  * <h2>Outcomes</h2>
  * Every permit is completed exactly once: {@link Permit#onSuccess()} (a latency sample), {@link Permit#onDropped()}
@@ -55,7 +55,7 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  *
  * <h2>Use</h2>
  * <pre>{@code
- * ConcurrencyLimiter limiter = ConcurrencyLimiter.gradient().maxLimit(200).build();
+ * ConcurrencyLimiter limiter = ConcurrencyLimiter.gradient().bounds(5, 200).build();
  * ConcurrencyLimiter.Permit permit = limiter.tryAcquire(ConcurrencyLimiter.AttemptKind.FIRST);
  * if (permit == null) { ...shed the call... }
  * try { result = call(); permit.onSuccess(); }
@@ -520,16 +520,13 @@ public final class ConcurrencyLimiter {
      * @throws NullPointerException if {@code name} is null
      */
     public Builder name(String name) {
-      Nanos.requireNonNull("name", name);
-      if (name.isBlank()) {
-        throw new IllegalArgumentException("name must not be blank, was '" + name + "'");
-      }
-      this.name = name;
+      this.name = Nanos.nonBlank("name", name);
       return this;
     }
 
     /**
-     * The limit before any sample (default 20); must lie within [minLimit, maxLimit], checked at {@link #build()}.
+     * The limit before any sample (default 20); must lie within the {@linkplain #bounds bounds}, checked at
+     * {@link #build()}.
      *
      * @throws IllegalArgumentException if not within [1, {@link #MAX_SLOTS}]
      * @throws IllegalStateException on a fixed limiter (its limit is the one given to {@link #fixed(int)})
@@ -541,26 +538,22 @@ public final class ConcurrencyLimiter {
     }
 
     /**
-     * The smallest limit (default 1).
+     * The smallest and the largest limit (default 1 and 1000). The limiter keeps up to {@code maxLimit}
+     * reusable permits.
      *
-     * @throws IllegalArgumentException if not within [1, {@link #MAX_SLOTS}]
+     * @throws IllegalArgumentException if either is not within [1, {@link #MAX_SLOTS}], or {@code minLimit}
+     *     exceeds {@code maxLimit}
      * @throws IllegalStateException on a fixed limiter
      */
-    public Builder minLimit(int minLimit) {
-      requireAlgorithm("minLimit", AIMD, GRADIENT);
-      this.minLimit = requireSlots("minLimit", minLimit);
-      return this;
-    }
-
-    /**
-     * The largest limit (default 1000). The limiter keeps up to this many reusable permits.
-     *
-     * @throws IllegalArgumentException if not within [1, {@link #MAX_SLOTS}]
-     * @throws IllegalStateException on a fixed limiter
-     */
-    public Builder maxLimit(int maxLimit) {
-      requireAlgorithm("maxLimit", AIMD, GRADIENT);
-      this.maxLimit = requireSlots("maxLimit", maxLimit);
+    public Builder bounds(int minLimit, int maxLimit) {
+      requireAlgorithm("bounds", AIMD, GRADIENT);
+      requireSlots("minLimit", minLimit);
+      requireSlots("maxLimit", maxLimit);
+      if (minLimit > maxLimit) {
+        throw new IllegalArgumentException("minLimit (" + minLimit + ") must not exceed maxLimit (" + maxLimit + ")");
+      }
+      this.minLimit = minLimit;
+      this.maxLimit = maxLimit;
       return this;
     }
 
@@ -571,10 +564,7 @@ public final class ConcurrencyLimiter {
      * @throws IllegalArgumentException if not within (0, 1]
      */
     public Builder retryShare(double retryShare) {
-      if (!(retryShare > 0 && retryShare <= 1)) {
-        throw new IllegalArgumentException("retryShare must be within (0, 1], was " + retryShare);
-      }
-      this.retryShare = retryShare;
+      this.retryShare = fraction("retryShare", retryShare, true);
       return this;
     }
 
@@ -609,10 +599,7 @@ public final class ConcurrencyLimiter {
      */
     public Builder backoffRatio(double backoffRatio) {
       requireAlgorithm("backoffRatio", AIMD, GRADIENT);
-      if (!(backoffRatio > 0 && backoffRatio < 1)) {
-        throw new IllegalArgumentException("backoffRatio must be within (0, 1), was " + backoffRatio);
-      }
-      this.backoffRatio = backoffRatio;
+      this.backoffRatio = fraction("backoffRatio", backoffRatio, false);
       return this;
     }
 
@@ -636,10 +623,7 @@ public final class ConcurrencyLimiter {
      */
     public Builder smoothing(double smoothing) {
       requireAlgorithm("smoothing", GRADIENT);
-      if (!(smoothing > 0 && smoothing <= 1)) {
-        throw new IllegalArgumentException("smoothing must be within (0, 1], was " + smoothing);
-      }
-      this.smoothing = smoothing;
+      this.smoothing = fraction("smoothing", smoothing, true);
       return this;
     }
 
@@ -672,6 +656,15 @@ public final class ConcurrencyLimiter {
       return this;
     }
 
+    /** {@code value}, which must lie in (0, 1), or (0, 1] if {@code oneIncluded}. */
+    private static double fraction(String parameter, double value, boolean oneIncluded) {
+      if (!(value > 0 && (value < 1 || oneIncluded && value == 1))) {
+        throw new IllegalArgumentException(parameter + " must be within (0, 1" + (oneIncluded ? "]" : ")")
+            + ", was " + value);
+      }
+      return value;
+    }
+
     private static long positive(String parameter, Duration value) {
       Nanos.requireNonNull(parameter, value);
       if (value.isNegative() || value.isZero()) {
@@ -683,12 +676,9 @@ public final class ConcurrencyLimiter {
     /**
      * Builds the limiter.
      *
-     * @throws IllegalArgumentException if {@code minLimit > maxLimit}, or the initial limit lies outside them
+     * @throws IllegalArgumentException if the initial limit lies outside the bounds
      */
     public ConcurrencyLimiter build() {
-      if (minLimit > maxLimit) {
-        throw new IllegalArgumentException("minLimit (" + minLimit + ") must not exceed maxLimit (" + maxLimit + ")");
-      }
       if (initialLimit < minLimit || initialLimit > maxLimit) {
         throw new IllegalArgumentException("initialLimit (" + initialLimit + ") must be within [minLimit "
             + minLimit + ", maxLimit " + maxLimit + "]");

@@ -9,10 +9,10 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
 import net.jqwik.api.constraints.DoubleRange;
 import net.jqwik.api.constraints.IntRange;
 
@@ -29,17 +29,11 @@ class ConcurrencyLimiterProperties {
 
   record Step(Kind kind, int amount) {}
 
+  /** Steps of every kind alike; {@code amount} picks a held permit to complete, or milliseconds to advance. */
   @Provide
   Arbitrary<List<Step>> steps() {
-    Arbitrary<Step> step = Arbitraries.frequencyOf(
-        Tuple.of(4, Arbitraries.just(new Step(Kind.FIRST, 0))),
-        Tuple.of(3, Arbitraries.just(new Step(Kind.RETRY, 0))),
-        Tuple.of(1, Arbitraries.just(new Step(Kind.HEDGE, 0))),
-        Tuple.of(3, Arbitraries.integers().between(0, 40).map(i -> new Step(Kind.SUCCESS, i))),
-        Tuple.of(2, Arbitraries.integers().between(0, 40).map(i -> new Step(Kind.DROP, i))),
-        Tuple.of(1, Arbitraries.integers().between(0, 40).map(i -> new Step(Kind.RELEASE, i))),
-        Tuple.of(3, Arbitraries.integers().between(0, 500).map(ms -> new Step(Kind.ADVANCE, ms))));
-    return step.list().ofMinSize(1).ofMaxSize(400);
+    return Combinators.combine(Arbitraries.of(Kind.values()), Arbitraries.integers().between(0, 500))
+        .as(Step::new).list().ofMinSize(1).ofMaxSize(400);
   }
 
   @Property(tries = 300)
@@ -50,9 +44,9 @@ class ConcurrencyLimiterProperties {
     AtomicLong now = new AtomicLong(3_000_000_000L);
     ConcurrencyLimiter.Builder builder = switch (algorithm) {
       case 0 -> ConcurrencyLimiter.fixed(maxLimit);
-      case 1 -> ConcurrencyLimiter.aimd().minLimit(minLimit).maxLimit(maxLimit).initialLimit(maxLimit)
+      case 1 -> ConcurrencyLimiter.aimd().bounds(minLimit, maxLimit).initialLimit(maxLimit)
           .latencyThreshold(Duration.ofMillis(300));
-      default -> ConcurrencyLimiter.gradient().minLimit(minLimit).maxLimit(maxLimit).initialLimit(minLimit)
+      default -> ConcurrencyLimiter.gradient().bounds(minLimit, maxLimit).initialLimit(minLimit)
           .smoothing(0.5).minRttWindow(Duration.ofSeconds(2));
     };
     ConcurrencyLimiter limiter = builder.retryShare(retryShare).clock(now::get).build();
