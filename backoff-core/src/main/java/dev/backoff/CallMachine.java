@@ -100,7 +100,7 @@ final class CallMachine {
    * null without either, or a refusal: {@link #OPEN} or {@link #LIMITED} (see {@link #isRefusal}).
    */
   static CircuitBreaker.Permit admit(RetryPolicy<?> policy) {
-    return admit(policy, ConcurrencyLimiter.AttemptKind.FIRST);
+    return admit(policy, null);
   }
 
   /**
@@ -108,11 +108,10 @@ final class CallMachine {
    * the first attempt when none has run (it waited for the rate limiter's token).
    */
   static CircuitBreaker.Permit admit(Execution<?> execution) {
-    return admit(execution.policy(), execution.attempts() == 0 ? ConcurrencyLimiter.AttemptKind.FIRST
-        : ConcurrencyLimiter.AttemptKind.RETRY);
+    return admit(execution.policy(), execution);
   }
 
-  private static CircuitBreaker.Permit admit(RetryPolicy<?> policy, ConcurrencyLimiter.AttemptKind kind) {
+  private static CircuitBreaker.Permit admit(RetryPolicy<?> policy, Execution<?> execution) {
     CircuitBreaker.Permit permit = null;
     if (policy.breaker != null) {
       permit = policy.breaker.tryAcquire();
@@ -124,7 +123,8 @@ final class CallMachine {
     if (limiter == null) {
       return permit;
     }
-    CircuitBreaker.Permit slot = limiter.acquire(kind, permit);
+    CircuitBreaker.Permit slot = limiter.acquire(execution == null || execution.attempts() == 0
+        ? ConcurrencyLimiter.AttemptKind.FIRST : ConcurrencyLimiter.AttemptKind.RETRY, permit);
     if (slot == null) {
       release(permit);
       return LIMITED;
