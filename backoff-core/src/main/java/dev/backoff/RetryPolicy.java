@@ -655,7 +655,8 @@ public final class RetryPolicy<R> {
      * Null removes it. Default: none.
      *
      * @throws IllegalArgumentException at {@link #build()} if {@code hedging} sets {@code maxHedges} that
-     *     {@code maxAttempts} does not allow
+     *     {@code maxAttempts} does not allow, or the policy also has a {@linkplain #concurrencyLimiter
+     *     concurrency limiter}
      */
     public Builder<R> hedging(Hedging hedging) {
       this.hedging = hedging;
