@@ -298,11 +298,11 @@ final class CallMachine {
   // ---- input: timer fired ------------------------------------------------------------------------------
 
   /**
-   * A wait the machine asked for is over. After a backoff wait the gate is asked again; after a rate
-   * limiter's wait (its token held) only the breaker and the concurrency limiter are. Answers {@link #START}
-   * (the permit for it from {@link #admit(Execution)}, passed in; the driver then discards {@link Execution#takeHeldResult()}), another wait
-   * for the limiter's token, or {@link #STOPPED} (a gate refused the retry: the call ends with the held
-   * result or last failure, exactly as when its attempts run out).
+   * A wait the machine asked for is over. After a backoff wait the gate is asked again; after a rate limiter's
+   * wait (its token held) only the breaker and the concurrency limiter are. Answers {@link #START} (the permit
+   * for it from {@link #admit(Execution)}, passed in; the driver then discards
+   * {@link Execution#takeHeldResult()}), another wait for the limiter's token, or {@link #STOPPED} (a gate refused the
+   * retry: the call ends with the held result or last failure, exactly as when its attempts run out).
    */
   static long timerFired(Execution<?> execution, CircuitBreaker.Permit permit, NanoClock clock) {
     RetryPolicy<?> policy = execution.policy();

@@ -24,9 +24,9 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  *       {@code target = limit × clamp(minRtt / rtt, 0.5, 1) + queueAllowance}, then
  *       {@code limit = limit × (1 − smoothing) + target × smoothing}. While latency stays at its minimum the
  *       limit grows by {@code queueAllowance × smoothing} per sample; when a queue builds, latency rises and the
- *       limit shrinks (by at most {@code smoothing / 2} of it per sample). A drop multiplies the limit by the backoff ratio.
- *       The minimum is forgotten when its window ends, so that a dependency that became slower for good is
- *       measured again instead of being throttled to the minimum limit.
+ *       limit shrinks (by at most {@code smoothing / 2} of it per sample). A drop multiplies the limit by the
+ *       backoff ratio. The minimum is forgotten when its window ends, so that a dependency that became slower
+ *       for good is measured again instead of being throttled to the minimum limit.
  *   <li>{@link #fixed(int)}: a static bulkhead, the degenerate case: the limit never moves.
  * </ul>
  * In both adaptive algorithms the limit does not grow from samples of attempts that started while fewer than
@@ -225,7 +225,10 @@ public final class ConcurrencyLimiter {
     return slot;
   }
 
-  /** How many attempts a retry or hedge may find in flight and still take a slot: {@code max(1, floor(limit × share))}. */
+  /**
+   * How many attempts a retry or hedge may find in flight and still take a slot:
+   * {@code max(1, floor(limit × share))}.
+   */
   static int retryLimit(int limit, double retryShare) {
     return Math.max(1, (int) (limit * retryShare));
   }
