@@ -117,10 +117,10 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
   void start() {
     RetryPolicy<R> policy = executor.policy;
     CircuitBreaker.Permit permit = CallMachine.admit(policy);
-    if (permit == CallMachine.OPEN) {
+    if (CallMachine.isRefusal(permit)) {
       state = DONE;
       try {
-        super.complete(SyncLoop.refused(policy,
+        super.complete(SyncLoop.refused(policy, permit,
             attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
       } catch (Throwable refusal) {
         super.completeExceptionally(refusal);
@@ -168,7 +168,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       return null;
     }
     // The wait is over: the machine asks the gate (after a rate limiter's wait, the token held is this attempt's).
-    CircuitBreaker.Permit permit = CallMachine.admit(executor.policy);
+    CircuitBreaker.Permit permit = CallMachine.admit(execution);
     long effect;
     try {
       effect = CallMachine.timerFired(execution, permit, executor.clock);
@@ -186,9 +186,14 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
       state = DONE;
       try {
-        settle(false);
+        if (execution.attempts() == 0) { // the first attempt, refused after its wait for the limiter's token
+          super.complete(SyncLoop.refused(executor.policy, permit,
+              attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
+        } else {
+          settle(false);
+        }
       } catch (Throwable unexpected) {
-        super.completeExceptionally(unexpected); // a listener cannot throw; a recovery's failure is settled
+        super.completeExceptionally(unexpected); // the refusal; a listener cannot throw; a recovery's failure is settled
       }
       return null;
     }

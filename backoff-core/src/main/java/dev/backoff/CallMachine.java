@@ -28,9 +28,9 @@ import java.util.random.RandomGenerator;
  * <p>Effects are numbers, so the machine allocates nothing on any path: a wait ({@code >= 0}, its length
  * in nanoseconds), {@link #START}, or one of the completions ({@link #SUCCEEDED}, {@link #STOPPED} and, for a
  * first attempt refused by a gate before the call has an {@link Execution}, {@link #REFUSED_CIRCUIT_OPEN},
- * {@link #REFUSED_RATE_LIMITED}, {@link #REFUSED_DEADLINE}). Its state is the call's {@link Execution},
+ * {@link #REFUSED_CONCURRENCY_LIMITED}, {@link #REFUSED_RATE_LIMITED}, {@link #REFUSED_DEADLINE}). Its state is the call's {@link Execution},
  * created at the first failure (a first-try success creates none), whose decisions are the engine's; the
- * machine adds the gate (circuit breaker, then rate limiter), the judge and result custody around them. It
+ * machine adds the gate (circuit breaker, then concurrency limiter, then rate limiter), the judge and result custody around them. It
  * never waits, runs an attempt or completes a future: that is what a driver is (a thread that sleeps, a
  * scheduler, an event queue). It reads the driver's clock only where a decision needs it: at the start when
  * a deadline or listeners need the start time, after the first failure, after a later outcome only when a
@@ -52,9 +52,13 @@ final class CallMachine {
   static final long REFUSED_RATE_LIMITED = -5;
   /** Effect: the rate limiter's wait for the first attempt would end past the deadline. */
   static final long REFUSED_DEADLINE = -6;
+  /** Effect: the concurrency limiter refused the first attempt (after a wait for the rate limiter's token). */
+  static final long REFUSED_CONCURRENCY_LIMITED = -7;
 
   /** The breaker's answer when it refuses the attempt (null is its answer when the policy has no breaker). */
   static final CircuitBreaker.Permit OPEN = new Sentinel("open");
+  /** The gate's answer when the concurrency limiter refuses the attempt (the breaker's permit given back). */
+  static final CircuitBreaker.Permit LIMITED = new Sentinel("limited");
 
   private CallMachine() {}
 
@@ -91,15 +95,46 @@ final class CallMachine {
   // ---- the gate, in front of every attempt -------------------------------------------------------------
 
   /**
-   * The gate's first half, the circuit breaker: its permit for the attempt, null without a breaker, or
-   * {@link #OPEN} if it refuses.
+   * The gate's first half for a call's first attempt: the circuit breaker, then the concurrency limiter. The
+   * permit for the attempt (the limiter's slot, wrapping the breaker's permit, when the policy has a limiter),
+   * null without either, or a refusal: {@link #OPEN} or {@link #LIMITED} (see {@link #isRefusal}).
    */
   static CircuitBreaker.Permit admit(RetryPolicy<?> policy) {
-    if (policy.breaker == null) {
-      return null;
+    return admit(policy, null);
+  }
+
+  /**
+   * {@link #admit(RetryPolicy)} for the attempt that follows a wait of {@code execution}'s: a retry, or still
+   * the first attempt when none has run (it waited for the rate limiter's token).
+   */
+  static CircuitBreaker.Permit admit(Execution<?> execution) {
+    return admit(execution.policy(), execution);
+  }
+
+  private static CircuitBreaker.Permit admit(RetryPolicy<?> policy, Execution<?> execution) {
+    CircuitBreaker.Permit permit = null;
+    if (policy.breaker != null) {
+      permit = policy.breaker.tryAcquire();
+      if (permit == null) {
+        return OPEN;
+      }
     }
-    CircuitBreaker.Permit permit = policy.breaker.tryAcquire();
-    return permit == null ? OPEN : permit;
+    ConcurrencyLimiter limiter = policy.concurrencyLimiter;
+    if (limiter == null) {
+      return permit;
+    }
+    CircuitBreaker.Permit slot = limiter.acquire(execution == null || execution.attempts() == 0
+        ? ConcurrencyLimiter.AttemptKind.FIRST : ConcurrencyLimiter.AttemptKind.RETRY, permit);
+    if (slot == null) {
+      release(permit);
+      return LIMITED;
+    }
+    return slot;
+  }
+
+  /** Whether the gate's answer is a refusal ({@link #OPEN} or {@link #LIMITED}) rather than a permit or null. */
+  static boolean isRefusal(CircuitBreaker.Permit permit) {
+    return permit instanceof Sentinel;
   }
 
   /**
@@ -139,13 +174,13 @@ final class CallMachine {
 
   /**
    * The first attempt's wait for the limiter's token is over (no execution yet: the driver holds the token):
-   * {@link #START} with {@code permit}, the breaker's answer asked again, or {@link #REFUSED_CIRCUIT_OPEN}
-   * with the token given back.
+   * {@link #START} with {@code permit}, the gate's answer asked again, or {@link #REFUSED_CIRCUIT_OPEN} or
+   * {@link #REFUSED_CONCURRENCY_LIMITED} with the token given back.
    */
   static long firstTokenWaited(RetryPolicy<?> policy, CircuitBreaker.Permit permit) {
-    if (permit == OPEN) {
+    if (isRefusal(permit)) {
       policy.rateLimiter.unreserve();
-      return REFUSED_CIRCUIT_OPEN;
+      return permit == OPEN ? REFUSED_CIRCUIT_OPEN : REFUSED_CONCURRENCY_LIMITED;
     }
     return START;
   }
@@ -165,6 +200,9 @@ final class CallMachine {
     }
     if (effect == REFUSED_DEADLINE) {
       return StopReason.DEADLINE_EXCEEDED;
+    }
+    if (effect == REFUSED_CONCURRENCY_LIMITED) {
+      return StopReason.CONCURRENCY_LIMITED;
     }
     throw new IllegalArgumentException("not a refusal: " + effect);
   }
@@ -260,16 +298,16 @@ final class CallMachine {
   // ---- input: timer fired ------------------------------------------------------------------------------
 
   /**
-   * A wait the machine asked for is over. After a backoff wait the gate is asked again; after a rate
-   * limiter's wait (its token held) only the breaker is. Answers {@link #START} (the permit for it from
-   * {@link #admit}, passed in; the driver then discards {@link Execution#takeHeldResult()}), another wait
-   * for the limiter's token, or {@link #STOPPED} (a gate refused the retry: the call ends with the held
-   * result or last failure, exactly as when its attempts run out).
+   * A wait the machine asked for is over. After a backoff wait the gate is asked again; after a rate limiter's
+   * wait (its token held) only the breaker and the concurrency limiter are. Answers {@link #START} (the permit
+   * for it from {@link #admit(Execution)}, passed in; the driver then discards
+   * {@link Execution#takeHeldResult()}), another wait for the limiter's token, or {@link #STOPPED} (a gate refused the
+   * retry: the call ends with the held result or last failure, exactly as when its attempts run out).
    */
   static long timerFired(Execution<?> execution, CircuitBreaker.Permit permit, NanoClock clock) {
     RetryPolicy<?> policy = execution.policy();
-    if (permit == OPEN) { // the breaker opened (or ran out of trials) during the wait
-      execution.stopNanos(StopReason.CIRCUIT_OPEN, clock.nanoTime());
+    if (isRefusal(permit)) { // the breaker opened (or ran out of trials), or the concurrency limit filled up
+      execution.stopNanos(permit == OPEN ? StopReason.CIRCUIT_OPEN : StopReason.CONCURRENCY_LIMITED, clock.nanoTime());
       return STOPPED;
     }
     if (execution.rateTokenHeld()) {
