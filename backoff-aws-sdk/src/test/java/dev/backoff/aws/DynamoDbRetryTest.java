@@ -58,10 +58,15 @@ class DynamoDbRetryTest {
   /** A client of any service on the loopback server: static credentials, a fixed region, the URL-connection client. */
   static <B extends AwsClientBuilder<B, C> & SdkSyncClientBuilder<B, C>, C> C loopback(B builder,
       ScriptedHttpServer server, Consumer<ClientOverrideConfiguration.Builder> retries) {
+    return toLoopback(builder.httpClient(UrlConnectionHttpClient.create()), server, retries);
+  }
+
+  /** A client of any service, with any HTTP client, on the loopback server: static credentials, a fixed region. */
+  static <B extends AwsClientBuilder<B, C>, C> C toLoopback(B builder, ScriptedHttpServer server,
+      Consumer<ClientOverrideConfiguration.Builder> retries) {
     return builder.endpointOverride(server.uri())
         .region(Region.US_EAST_1)
         .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDTEST", "secret")))
-        .httpClient(UrlConnectionHttpClient.create())
         .overrideConfiguration(retries)
         .build();
   }
