@@ -3,16 +3,10 @@ package dev.backoff.aws;
 import static dev.backoff.aws.DynamoDbRetryTest.assertSpacing;
 import static dev.backoff.aws.DynamoDbRetryTest.dynamoError;
 import static dev.backoff.aws.DynamoDbRetryTest.item;
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.backoff.StopReason;
-import dev.backoff.testing.RecordingListener;
 import dev.backoff.testing.ScriptedHttpServer;
-import dev.backoff.testing.ScriptedHttpServer.RecordedRequest;
 import dev.backoff.testing.ScriptedRandom;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -22,9 +16,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.http.nio.netty.NettyNioAsyncHttpClient;
 import software.amazon.awssdk.services.dynamodb.DynamoDbAsyncClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.GetItemResponse;
-import software.amazon.awssdk.services.dynamodb.model.ProvisionedThroughputExceededException;
 
 /**
  * The real {@code DynamoDbAsyncClient}, on the SDK's Netty HTTP client, retrying under a Backoff policy against
@@ -45,46 +37,23 @@ class DynamoDbAsyncRetryTest {
     return client.getItem(r -> r.tableName("orders").key(Map.of("id", AttributeValue.fromS("1"))));
   }
 
+  /** The asynchronous client's call: the future's result, or the SDK's exception the future failed with. */
+  static final DynamoDbRetryTest.OneCall ASYNC = (server, strategy) -> {
+    try (DynamoDbAsyncClient client = client(server, strategy)) {
+      return getItem(client).get(30, TimeUnit.SECONDS);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof Exception failure ? failure : e;
+    }
+  };
+
   @Test
   void throttlingIsRetriedAfterThePolicysThrottledBackoff() throws Exception {
-    RecordingListener<Object> listener = new RecordingListener<>();
-    AwsSdkRetryStrategy strategy = AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD).dynamoDb()
-        .configurePolicy(p -> p.random(new ScriptedRandom(0.1, 0.1)).listener(listener))
-        .build();
-    try (ScriptedHttpServer server = new ScriptedHttpServer(
-        dynamoError(400, "ProvisionedThroughputExceededException"),
-        dynamoError(400, "ThrottlingException"),
-        item());
-        DynamoDbAsyncClient client = client(server, strategy)) {
-      assertThat(getItem(client).get(30, TimeUnit.SECONDS).item()).containsEntry("id", AttributeValue.fromS("1"));
-
-      List<RecordedRequest> requests = server.requests();
-      assertThat(requests).hasSize(3);
-      // 0.1 × 1 s and 0.1 × 2 s: the throttled base, not DynamoDB's 25 ms one.
-      assertSpacing(requests, Duration.ofMillis(100), Duration.ofMillis(200));
-      assertThat(requests).extracting(r -> r.header("amz-sdk-request"))
-          .containsExactly("attempt=1; max=9", "attempt=2; max=9", "attempt=3; max=9");
-    }
-    assertThat(listener.kinds()).containsExactly(RecordingListener.Kind.RETRY,
-        RecordingListener.Kind.RETRY, RecordingListener.Kind.SUCCESS);
-    assertThat(strategy.policy().budget().level()).isEqualTo(495); // two retries at 5, the last refunded
+    DynamoDbRetryTest.throttlingIsRetriedAfterThePolicysThrottledBackoff(ASYNC);
   }
 
   @Test
   void theFutureFailsWithTheSdksExceptionWhenThePolicyStops() throws Exception {
-    RecordingListener<Object> listener = new RecordingListener<>();
-    AwsSdkRetryStrategy strategy = AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD).dynamoDb()
-        .configurePolicy(p -> p.maxAttempts(3).random(new ScriptedRandom(0.1)).listener(listener))
-        .build();
-    try (ScriptedHttpServer server = new ScriptedHttpServer(dynamoError(400, "ProvisionedThroughputExceededException"));
-        DynamoDbAsyncClient client = client(server, strategy)) {
-      assertThatThrownBy(() -> getItem(client).get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-          .cause().isInstanceOf(ProvisionedThroughputExceededException.class)
-          .satisfies(e -> assertThat(((DynamoDbException) e).numAttempts()).isEqualTo(3));
-      assertThat(server.requestCount()).isEqualTo(3);
-      assertSpacing(server.requests(), Duration.ofMillis(100), Duration.ofMillis(200));
-    }
-    assertThat(listener.stopReasons()).containsExactly(StopReason.ATTEMPTS_EXHAUSTED);
+    DynamoDbRetryTest.theCallEndsWithTheSdksExceptionWhenThePolicyStops(ASYNC);
   }
 
   /**
