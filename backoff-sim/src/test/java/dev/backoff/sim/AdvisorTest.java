@@ -342,6 +342,34 @@ class AdvisorTest {
   }
 
   @Test
+  void theHeldOutCountIsTheFewestOnWhichEveryRunRecoveringShowsTheBound() {
+    for (String bound : List.of("0.5", "0.8", "0.9", "0.95", "0.99")) {
+      Objective objective = Objective.parseAll("recovers>=" + bound).get(0);
+      int n = Robustness.seedsToShow(objective);
+      // n of n clears the bound; n - 1 of n - 1 does not.
+      assertThat(Stats.wilson(n, n).lower()).as(bound).isGreaterThanOrEqualTo(objective.threshold());
+      assertThat(Stats.wilson(n - 1, n - 1).lower()).as(bound).isLessThan(objective.threshold());
+    }
+    assertThat(Robustness.seedsToShow(Objective.parseAll("recovers>=0.95").get(0))).isEqualTo(73);
+    assertThat(Robustness.seedsToShow(Objective.parseAll("recovers>=0.8").get(0))).isEqualTo(16);
+    assertThat(Robustness.seedsToShow(Objective.parseAll("recovers>=1").get(0))).isEqualTo(Integer.MAX_VALUE);
+    assertThat(Robustness.seedsToShow(Objective.parseAll("amplification<=1.3").get(0))).isEqualTo(1);
+    List<Objective> objectives = Objective.parseAll("recovers>=0.9,amplification<=1.3");
+    assertThat(new Advisor.Settings(5, 5, 1).heldOut(objectives)).isEqualTo(35);
+    assertThat(new Advisor.Settings(50, 50, 1).heldOut(objectives)).isEqualTo(50);
+    assertThat(new Advisor.Settings(5, 5, 1, Metric.SUCCESS_RATIO, 5, 7).heldOut(objectives)).isEqualTo(7);
+    assertThat(new Advisor.Settings(5, 5, 1).heldOut(Objective.parseAll("p99<=1s"))).isEqualTo(5);
+    // One miss in 73 cannot show recovers>=0.95 any more; on 20 of 73 runs, with none missed yet, it still can.
+    Objective recovers = Objective.parseAll("recovers>=0.95").get(0);
+    Evaluation.Interval oneMiss = new Evaluation.Interval(Stats.wilson(19, 20).lower(), Stats.wilson(19, 20).upper());
+    assertThat(Robustness.canStillBeShown(new Robustness.Judgment(recovers, "held-out", 0.95, oneMiss, 20,
+        Robustness.Verdict.NOT_SHOWN), 73)).isFalse();
+    Evaluation.Interval none = new Evaluation.Interval(Stats.wilson(20, 20).lower(), 1);
+    assertThat(Robustness.canStillBeShown(new Robustness.Judgment(recovers, "held-out", 1, none, 20,
+        Robustness.Verdict.NOT_SHOWN), 73)).isTrue();
+  }
+
+  @Test
   void refusesWhatCannotBeSearched() {
     assertThatThrownBy(() -> new Advisor.Settings(0, 10, 1)).hasMessage("seeds must be from 1 to 1000, was 0");
     assertThatThrownBy(() -> new Advisor.Settings(5, 4, 1))
