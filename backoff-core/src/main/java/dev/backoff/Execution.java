@@ -66,8 +66,8 @@ public final class Execution<R> {
   private byte flags;
   private byte stop; // the stop reason's ordinal + 1; 0 until the call stops
 
-  /** The state few calls need, in a side object created only for those that do. */
-  private static final class Rare {
+  /** The state few calls need, in a side object created only for those that do (with a hedged call's state). */
+  private static final class Rare extends Hedges {
     RandomGenerator random; // null: the policy's
     Object call; // the call's identity for listeners of attempt events (RetryEvent.call()), or null
     Throwable earlierFailure; // the first earlier failure, until a second one arrives
@@ -613,6 +613,11 @@ public final class Execution<R> {
   /** Whether the async loop holds a rate limiter's token for the next attempt (see {@link #rateTokenHeld(boolean)}). */
   boolean rateTokenHeld() {
     return (flags & RATE_TOKEN_HELD) != 0;
+  }
+
+  /** The call machine's hedge state for this call (see {@link Hedges}): in the side object, created if needed. */
+  Hedges hedges() {
+    return rare();
   }
 
   /** The class of the last retryable failure (or of the budget's charge for a hedge), or null. */
