@@ -66,12 +66,13 @@ public final class Execution<R> {
   private byte flags;
   private byte stop; // the stop reason's ordinal + 1; 0 until the call stops
 
-  /** The state few calls need, in a side object created only for those that do (with a hedged call's state). */
-  private static final class Rare extends Hedges {
+  /** The state few calls need, in a side object created only for those that do. */
+  private static final class Rare {
     RandomGenerator random; // null: the policy's
     Object call; // the call's identity for listeners of attempt events (RetryEvent.call()), or null
     Throwable earlierFailure; // the first earlier failure, until a second one arrives
     ArrayDeque<Throwable> earlierFailures; // the most recent earlier failures, bounded by maxSuppressed
+    Hedges hedges; // a hedged call's state for the call machine, or null
   }
 
   Execution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
@@ -615,9 +616,18 @@ public final class Execution<R> {
     return (flags & RATE_TOKEN_HELD) != 0;
   }
 
-  /** The call machine's hedge state for this call (see {@link Hedges}): in the side object, created if needed. */
+  /**
+   * The call machine's hedge state for this call (see {@link Hedges}), created the first time: referenced from
+   * the side object, so that the calls that do not hedge (a simulator's storm has many) keep a small one.
+   */
   Hedges hedges() {
-    return rare();
+    Rare r = rare();
+    Hedges hedges = r.hedges;
+    if (hedges == null) {
+      hedges = new Hedges();
+      r.hedges = hedges;
+    }
+    return hedges;
   }
 
   /** The class of the last retryable failure (or of the budget's charge for a hedge), or null. */

@@ -3,12 +3,12 @@ package dev.backoff;
 /**
  * The call state machine's per-call hedge state ({@link CallMachine}'s hedge inputs): how many attempts the
  * call has started and how many are still in flight, whether a hedge is planned, and why no further one may
- * start. It lives in the call's {@link Execution} (its side object, which a hedged call has anyway), so
- * hedging allocates nothing more for it; the machine fills it in when it first sees the execution, which
- * comes at the first failure or when the first hedge falls due (until then the call has exactly its first
- * attempt in flight). Not thread-safe: guarded as the execution is.
+ * start. The call's {@link Execution} holds it (from its side object, so that a call that does not hedge
+ * carries no room for it): one small object per hedged call, created when the machine first sees the
+ * execution, which comes at the first failure or when the first hedge falls due (until then the call has
+ * exactly its first attempt in flight). Not thread-safe: guarded as the execution is.
  */
-class Hedges {
+final class Hedges {
   /** Attempts started, the first included; 0 until the machine first sees the execution. */
   int started;
   /** Attempts started and not yet answered (cancelled or abandoned ones are not counted once the call ends). */
