@@ -121,7 +121,20 @@ final class CallMachine {
     return admit(execution.policy(), execution);
   }
 
+  /**
+   * {@link #admit(RetryPolicy)} for a hedge of {@code execution}'s call (sent beside an attempt in flight, or
+   * after a failure with none): a concurrency limiter admits it only as it admits a retry.
+   */
+  static CircuitBreaker.Permit admitHedge(Execution<?> execution) {
+    return gate(execution.policy(), ConcurrencyLimiter.AttemptKind.HEDGE);
+  }
+
   private static CircuitBreaker.Permit admit(RetryPolicy<?> policy, Execution<?> execution) {
+    return gate(policy, execution == null || execution.attempts() == 0
+        ? ConcurrencyLimiter.AttemptKind.FIRST : ConcurrencyLimiter.AttemptKind.RETRY);
+  }
+
+  private static CircuitBreaker.Permit gate(RetryPolicy<?> policy, ConcurrencyLimiter.AttemptKind kind) {
     CircuitBreaker.Permit permit = null;
     if (policy.breaker != null) {
       permit = policy.breaker.tryAcquire();
@@ -133,8 +146,7 @@ final class CallMachine {
     if (limiter == null) {
       return permit;
     }
-    CircuitBreaker.Permit slot = limiter.acquire(execution == null || execution.attempts() == 0
-        ? ConcurrencyLimiter.AttemptKind.FIRST : ConcurrencyLimiter.AttemptKind.RETRY, permit);
+    CircuitBreaker.Permit slot = limiter.acquire(kind, permit);
     if (slot == null) {
       release(permit);
       return LIMITED;
@@ -421,7 +433,7 @@ final class CallMachine {
   }
 
   /**
-   * Input: the planned hedge fell due, with the breaker's answer from {@link #admit} (asked by the driver,
+   * Input: the planned hedge fell due, with the gate's answer from {@link #admitHedge} (asked by the driver,
    * as before every attempt). The gate is the same as before a retry: the breaker, the rate limiter, then the
    * engine ({@link Execution#tryHedge}: the attempt bound, the deadline, the budget, which is charged).
    * Answers {@link #START} (start attempt {@link #hedgesStarted} with {@code permit}, then plan
@@ -442,6 +454,9 @@ final class CallMachine {
     hedges.planned = false;
     if (permit == OPEN) { // the breaker refuses (a token held for this hedge goes back)
       return noMore(execution, hedges, StopReason.CIRCUIT_OPEN, nowNanos);
+    }
+    if (permit == LIMITED) { // the concurrency limiter refuses, as it refuses a retry (the breaker's permit back)
+      return noMore(execution, hedges, StopReason.CONCURRENCY_LIMITED, nowNanos);
     }
     RetryPolicy<?> policy = execution.policy();
     boolean tokenHeld = execution.rateTokenHeld();

@@ -127,8 +127,9 @@ final class HedgedCall<R, T extends R> extends CallFuture<T> {
   void start() {
     RetryPolicy<R> policy = executor.policy;
     CircuitBreaker.Permit permit = CallMachine.admit(policy);
-    if (permit == CallMachine.OPEN) {
-      completeRefused(CallMachine.REFUSED_CIRCUIT_OPEN);
+    if (CallMachine.isRefusal(permit)) {
+      completeRefused(permit == CallMachine.OPEN ? CallMachine.REFUSED_CIRCUIT_OPEN
+          : CallMachine.REFUSED_CONCURRENCY_LIMITED);
       return;
     }
     Attempt first = null;
@@ -159,7 +160,9 @@ final class HedgedCall<R, T extends R> extends CallFuture<T> {
   private void completeRefused(long effect) {
     try {
       settle(effect == CallMachine.REFUSED_CIRCUIT_OPEN ? SyncLoop.refused(executor.policy, recovery)
-          : RateGate.refusedFirst(executor.policy, CallMachine.refusal(effect), recovery));
+          : effect == CallMachine.REFUSED_CONCURRENCY_LIMITED
+              ? SyncLoop.refused(executor.policy, CallMachine.LIMITED, recovery)
+              : RateGate.refusedFirst(executor.policy, CallMachine.refusal(effect), recovery));
     } catch (Throwable refusal) {
       settleExceptionally(refusal);
     }
@@ -239,8 +242,9 @@ final class HedgedCall<R, T extends R> extends CallFuture<T> {
       pendingHedge = null;
       pendingHoldsToken = false;
       RetryPolicy<R> policy = executor.policy;
-      CircuitBreaker.Permit permit = CallMachine.admit(policy);
+      CircuitBreaker.Permit permit;
       if (task.first) { // the first attempt's wait for the rate limiter is over
+        permit = CallMachine.admit(policy);
         refused = CallMachine.firstTokenWaited(policy, permit);
         if (refused == CallMachine.START) {
           refused = 0;
@@ -252,6 +256,7 @@ final class HedgedCall<R, T extends R> extends CallFuture<T> {
         if (execution == null) {
           execution = newExecution();
         }
+        permit = CallMachine.admitHedge(execution);
         long now = executor.clock.nanoTime();
         long effect;
         try {

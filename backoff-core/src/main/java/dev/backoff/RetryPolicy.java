@@ -99,11 +99,6 @@ public final class RetryPolicy<R> {
     this.rateLimiter = b.rateLimiter;
     this.concurrencyLimiter = b.concurrencyLimiter;
     this.hedging = b.hedging;
-    if (hedging != null && concurrencyLimiter != null) {
-      throw new IllegalArgumentException("a concurrency limiter (" + concurrencyLimiter.name() + ") cannot be combined "
-          + "with hedging (" + hedging + ") yet: hedges are not admitted through the limiter; remove one of "
-          + "concurrencyLimiter(...) and hedging(...)");
-    }
     if (hedging != null && hedging.maxHedges() != Hedging.UNBOUNDED && hedging.maxHedges() >= maxAttempts) {
       throw new IllegalArgumentException("hedging maxHedges(" + hedging.maxHedges() + ") needs maxAttempts of at least "
           + ((long) hedging.maxHedges() + 1) + " (the original attempt and the hedges), but maxAttempts was "
@@ -637,9 +632,9 @@ public final class RetryPolicy<R> {
      * attempt fails the call at once with a {@link ConcurrencyLimitedException} (or its recovery's value); a
      * refused retry stops the call with {@link StopReason#CONCURRENCY_LIMITED} and the last attempt's failure
      * (or result), like any other stop. The synchronous and asynchronous executors and the drivers built on
-     * their loops honour it; a policy cannot have both a concurrency limiter and hedging.
-     *
-     * @throws IllegalArgumentException at {@link #build()} if the policy also hedges
+     * their loops honour it, the hedging loop too: a hedge is admitted as a retry is, and a refused hedge means
+     * no further hedge (the attempts in flight go on; the call ends with {@link StopReason#CONCURRENCY_LIMITED}
+     * if none answers acceptably).
      */
     public Builder<R> concurrencyLimiter(ConcurrencyLimiter concurrencyLimiter) {
       this.concurrencyLimiter = concurrencyLimiter;

@@ -274,15 +274,89 @@ class ConcurrencyLimiterDriverTest {
     elsewhere.release();
   }
 
+  /** A hedged policy on {@code limiter}: a hedge 50 ms after each attempt, up to 3 attempts. */
+  private static RetryPolicy<String> hedged(ConcurrencyLimiter limiter) {
+    return policy(limiter).toBuilder().hedging(Hedging.after(Duration.ofMillis(50))).build();
+  }
+
   @Test
-  void aPolicyCannotHedgeWithAConcurrencyLimiter() {
-    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(4).name("db").build();
-    assertThatThrownBy(() -> RetryPolicy.<String>builder().maxAttempts(3).hedging(Hedging.after(Duration.ofMillis(50)))
-        .concurrencyLimiter(limiter).build())
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("a concurrency limiter (db) cannot be combined with hedging (")
-        .hasMessageEndingWith(") yet: hedges are not admitted through the limiter; remove one of "
-            + "concurrencyLimiter(...) and hedging(...)");
+  void aHedgeIsAdmittedAsARetryIsAndItsSlotIsGivenBackWhenTheCallEnds() {
+    // A limit of 4, retry share 0.8: a hedge may start while fewer than 3 attempts are in flight.
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(4).build();
+    List<Runnable> hedges = new ArrayList<>();
+    RetryScheduler manual = (task, delayNanos) -> {
+      hedges.add(task);
+      return new CompletableFuture<>();
+    };
+    List<CompletableFuture<String>> inFlight = new ArrayList<>();
+
+    CompletableFuture<String> call = AsyncRetryExecutor.of(hedged(limiter), manual).call(() -> {
+      CompletableFuture<String> attempt = new CompletableFuture<>();
+      inFlight.add(attempt);
+      return attempt;
+    });
+    assertThat(limiter.inFlight()).isEqualTo(1);
+    hedges.get(0).run();
+    assertThat(inFlight).as("the hedge started").hasSize(2);
+    assertThat(limiter.inFlight()).isEqualTo(2);
+
+    inFlight.get(1).complete("hedge");
+    assertThat(call).isCompletedWithValue("hedge");
+    assertThat(limiter.inFlight()).as("the winner's slot and the cancelled attempt's, both given back").isZero();
+    assertThat(limiter.refusedRetriesAndHedges()).isZero();
+  }
+
+  @Test
+  void aHedgeBeyondTheRetryShareIsNotSentAndTheAttemptInFlightStillWins() {
+    // A limit of 2, retry share 0.5: a hedge may start only while no other attempt is in flight.
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(2).retryShare(0.5).build();
+    List<Runnable> hedges = new ArrayList<>();
+    RetryScheduler manual = (task, delayNanos) -> {
+      hedges.add(task);
+      return new CompletableFuture<>();
+    };
+    List<CompletableFuture<String>> inFlight = new ArrayList<>();
+    RecordingStops stops = new RecordingStops();
+
+    CompletableFuture<String> call = AsyncRetryExecutor.of(hedged(limiter).toBuilder().listener(stops).build(), manual)
+        .call(() -> {
+          CompletableFuture<String> attempt = new CompletableFuture<>();
+          inFlight.add(attempt);
+          return attempt;
+        });
+    hedges.get(0).run();
+    assertThat(inFlight).as("the hedge was refused: only the first attempt is in flight").hasSize(1);
+    assertThat(limiter.refusedRetriesAndHedges()).isEqualTo(1);
+    assertThat(hedges).as("no further hedge is planned").hasSize(1);
+
+    inFlight.get(0).complete("first");
+    assertThat(call).isCompletedWithValue("first");
+    assertThat(limiter.inFlight()).isZero();
+    assertThat(stops.successes).hasValue(1);
+  }
+
+  @Test
+  void aHedgedCallsFirstAttemptFindingTheLimitFullFailsAtOnce() {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(1).name("db").build();
+    ConcurrencyLimiter.Permit elsewhere = limiter.tryAcquire(AttemptKind.FIRST);
+    AtomicInteger attempts = new AtomicInteger();
+
+    CompletableFuture<String> call = AsyncRetryExecutor.of(hedged(limiter), INLINE)
+        .call(() -> CompletableFuture.completedFuture("ok" + attempts.incrementAndGet()));
+    assertThatThrownBy(call::get).cause().isInstanceOf(ConcurrencyLimitedException.class)
+        .hasMessage("concurrency limiter 'db' refused the first attempt: 1 attempts in flight, limit 1");
+    assertThat(attempts).hasValue(0);
+    elsewhere.release();
+  }
+
+  /** Counts the calls that ended in success. */
+  private static final class RecordingStops implements RetryListener<Object> {
+    final AtomicInteger successes = new AtomicInteger();
+
+    @Override
+    public void onSuccess(RetryEvent<Object> event) {
+      successes.incrementAndGet();
+    }
   }
 
   @Test
