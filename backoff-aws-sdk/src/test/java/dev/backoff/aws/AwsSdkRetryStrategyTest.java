@@ -300,6 +300,10 @@ class AwsSdkRetryStrategyTest {
     assertThatThrownBy(() -> AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD)
         .configurePolicy(p -> p.hedging(Hedging.after(Duration.ofMillis(10)))).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("hedging:");
+    assertThatThrownBy(() -> AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD)
+        .configurePolicy(p -> p.concurrencyLimiter(dev.backoff.ConcurrencyLimiter.fixed(4).name("db").build())).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("concurrencyLimiter: policy 'aws-standard' has a concurrency limiter (db), which");
     assertThatThrownBy(() -> AwsSdkRetryStrategy.builder(RetryPolicy.defaults()).dynamoDb())
         .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("dynamoDb():");
     assertThatThrownBy(() -> AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD).sdkRetryRules(false).build())
