@@ -644,32 +644,35 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
     }
 
     private static double number(String policy, Map<String, String> values, String key, double fallback) {
-      String value = values.get(key);
-      if (value == null) {
-        return fallback;
-      }
-      try {
-        return new BigDecimal(value.replace("_", "")).doubleValue();
-      } catch (NumberFormatException e) {
-        throw bad(policy, "concurrency " + key + " '" + Durations.show(value) + "': not a number");
-      }
+      return setting(policy, values, key, fallback, value -> {
+        try {
+          return new BigDecimal(value.replace("_", "")).doubleValue();
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("not a number", e);
+        }
+      });
     }
 
     private static long duration(String policy, Map<String, String> values, String key, long fallback) {
+      long nanos = setting(policy, values, key, fallback, Durations::parseNanos);
+      if (nanos == 0) {
+        throw bad(policy, "concurrency " + key + " '" + Durations.show(values.get(key)) + "': must be positive");
+      }
+      return nanos;
+    }
+
+    /** The value of {@code key} parsed, or {@code fallback} without one; a parser's message names the key. */
+    private static <T> T setting(String policy, Map<String, String> values, String key, T fallback,
+        java.util.function.Function<String, T> parser) {
       String value = values.get(key);
       if (value == null) {
         return fallback;
       }
-      long nanos;
       try {
-        nanos = Durations.parseNanos(value);
+        return parser.apply(value);
       } catch (IllegalArgumentException e) {
         throw bad(policy, "concurrency " + key + " '" + Durations.show(value) + "': " + e.getMessage());
       }
-      if (nanos == 0) {
-        throw bad(policy, "concurrency " + key + " '" + Durations.show(value) + "': must be positive");
-      }
-      return nanos;
     }
 
     /**

@@ -116,17 +116,11 @@ class ConcurrencyLimiterPropertiesTest {
       for (String property : c[0].split(" ")) {
         properties.add(P + property);
       }
-      runner.withPropertyValues(properties.toArray(String[]::new)).run(context -> {
-        assertThat(context).as(c[0]).hasFailed();
-        Throwable cause = context.getStartupFailure();
-        while (cause.getCause() != null && !(cause instanceof BackoffConfigurationException)) {
-          cause = cause.getCause();
-        }
-        assertThat(cause).as(c[0]).isInstanceOf(BackoffConfigurationException.class);
-        BackoffConfigurationException bad = (BackoffConfigurationException) cause;
-        assertThat(bad.property()).as(c[0]).isEqualTo(P + c[1]);
-        assertThat(bad.getMessage()).as(c[0]).contains(P + c[1]).contains(c[2]).doesNotContain("bad policy");
-      });
+      runner.withPropertyValues(properties.toArray(String[]::new)).run(context -> assertThat(context).as(c[0])
+          .getFailure().rootCause().isInstanceOfSatisfying(BackoffConfigurationException.class, bad -> {
+            assertThat(bad.property()).as(c[0]).isEqualTo(P + c[1]);
+            assertThat(bad.getMessage()).as(c[0]).contains(P + c[1], c[2]).doesNotContain("bad policy");
+          }));
     }
   }
 
