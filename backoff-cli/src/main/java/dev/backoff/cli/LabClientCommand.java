@@ -38,7 +38,8 @@ final class LabClientCommand implements Callable<Integer> {
       description = "Retry policy: an experiment client (storm-fixed, storm-exponential), a strategy with optional "
           + "parameters or a preset, +budget for a fleet-wide budget, +breaker[:rate%%:window:wait:trials] for a "
           + "fleet-wide circuit breaker, +adaptive[:wait|fail|max-wait] for a fleet-wide adaptive rate limiter, "
-          + "+hedge:delay[:max-hedges] to hedge (see 'backoff strategies'). "
+          + "+hedge:delay[:max-hedges] to hedge, +concurrency[:gradient|aimd|fixed=n][:key=value...] for a "
+          + "fleet-wide concurrency limiter (see 'backoff strategies'). "
           + "Default storm-exponential.")
   String policy = "storm-exponential";
 

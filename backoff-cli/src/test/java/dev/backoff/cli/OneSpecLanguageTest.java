@@ -105,6 +105,23 @@ class OneSpecLanguageTest {
   }
 
   @Test
+  void theConcurrencySuffixIsCheckedByTheOneParserEverywhere() {
+    String message = "bad policy 'fixed+concurrency:maxx=5': concurrency parameter 'maxx': unknown; did you mean "
+        + "'max'?";
+    assertUsage(CliRunner.run("lab", "client", "--policy", "fixed+concurrency:maxx=5", "--duration", "1s"), message);
+    assertUsage(CliRunner.run("lab", "demo", "--policies", "fixed+concurrency:maxx=5"), message);
+    assertUsage(CliRunner.run("simulate", "--policies", "fixed+concurrency:maxx=5"), message);
+    assertUsage(CliRunner.run("lab", "client", "--policy", "fixed+concurrency:aimd:min=10:max=5", "--duration", "1s"),
+        "bad policy 'fixed+concurrency:aimd:min=10:max=5': concurrency min 10 must not exceed max 5");
+    // A good suffix gets through the parser to the simulator, which says it does not model it yet.
+    assertUsage(CliRunner.run("simulate", "--policies", "fixed+concurrency:fixed=20"),
+        "the simulator does not model the concurrency limiter yet");
+    assertThat(CliRunner.run("strategies").out).contains("+concurrency[:gradient|aimd|fixed=n][:key=value...]",
+        "retry-share");
+    assertThat(CliRunner.run("lab", "client", "--help").out).contains("+concurrency[:gradient|aimd|fixed=n]");
+  }
+
+  @Test
   void aBareNumberIsRefusedWithTheSameHintEverywhere() {
     String hint = "'10' has no unit; write 10s";
     assertUsage(CliRunner.run("simulate", "--think-mean", "10"), hint);

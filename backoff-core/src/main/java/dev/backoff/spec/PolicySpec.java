@@ -3,6 +3,7 @@ package dev.backoff.spec;
 import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.Backoff;
 import dev.backoff.CircuitBreaker;
+import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.Hedging;
 import dev.backoff.RetryPolicy;
 import java.math.BigDecimal;
@@ -25,6 +26,10 @@ import java.util.Map;
  *       as it takes), {@code fail} (fail fast when no token is there) or a duration.
  *   <li>{@code +hedge:DELAY[:MAX]}: {@linkplain Hedge hedging}: another attempt after DELAY without an
  *       answer, up to MAX (default 1) hedges besides the first attempt.
+ *   <li>{@code +concurrency[:ALGORITHM][:KEY=VALUE...]}: a {@linkplain Concurrency concurrency limiter}, an
+ *       adaptive limit on attempts in flight that refuses retries and hedges first; ALGORITHM {@code gradient}
+ *       (the default), {@code aimd} or {@code fixed=N}, then keys such as {@code max=200} or
+ *       {@code retry-share=0.5}.
  * </ul>
  *
  * <p>For example {@code full-jitter+budget+breaker}, {@code aws-standard+adaptive},
@@ -39,14 +44,17 @@ import java.util.Map;
  * @param breaker the {@code +breaker} suffix's settings, or null without it
  * @param adaptive the {@code +adaptive} suffix's settings, or null without it
  * @param hedge the {@code +hedge} suffix's settings, or null without it
+ * @param concurrency the {@code +concurrency} suffix's settings, or null without it
  */
 public record PolicySpec(String text, String base, boolean withBudget, Breaker breaker, Adaptive adaptive,
-    Hedge hedge) {
+    Hedge hedge, Concurrency concurrency) {
   /** The suffix that attaches a budget. */
   public static final String BUDGET_SUFFIX = "+budget";
 
   private static final List<String> SUFFIXES = List.of("+budget", "+breaker[:rate%:window:wait:trials]",
-      "+adaptive[:wait|fail|max-wait]", "+hedge:delay[:max-hedges]");
+      "+adaptive[:wait|fail|max-wait]", "+hedge:delay[:max-hedges]",
+      "+concurrency[:gradient|aimd|fixed=n][:key=value...]");
+  private static final List<String> SUFFIX_NAMES = List.of("budget", "breaker", "adaptive", "hedge", "concurrency");
 
   /**
    * Splits {@code text} into base and suffixes and checks every suffix's parameters; the base is not
@@ -71,6 +79,7 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
     Breaker breaker = null;
     Adaptive adaptive = null;
     Hedge hedge = null;
+    Concurrency concurrency = null;
     for (int i = 1; i < parts.length; i++) {
       String part = parts[i].trim();
       String[] fields = part.split(":", -1);
@@ -84,8 +93,8 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
         case "breaker" -> breaker != null;
         case "adaptive" -> adaptive != null;
         case "hedge" -> hedge != null;
-        default -> throw bad(text, "unknown suffix '+" + Durations.show(part) + "'; use "
-            + String.join(", ", SUFFIXES));
+        case "concurrency" -> concurrency != null;
+        default -> throw unknownSuffix(text, name, part);
       };
       if (repeated) {
         throw bad(text, "+" + name + " is given twice");
@@ -100,10 +109,17 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
         }
         case "breaker" -> breaker = Breaker.parse(text, parameters);
         case "adaptive" -> adaptive = Adaptive.parse(text, parameters);
+        case "concurrency" -> concurrency = Concurrency.parse(text, parameters);
         default -> hedge = Hedge.parse(text, parameters);
       }
     }
-    return new PolicySpec(trimmed, base, budget, breaker, adaptive, hedge);
+    return new PolicySpec(trimmed, base, budget, breaker, adaptive, hedge, concurrency);
+  }
+
+  private static IllegalArgumentException unknownSuffix(String text, String name, String part) {
+    String closest = Suggestions.closest(name, SUFFIX_NAMES);
+    return bad(text, "unknown suffix '+" + Durations.show(part) + "'"
+        + (closest == null ? "" : "; did you mean '+" + closest + "'?") + "; use " + String.join(", ", SUFFIXES));
   }
 
   /** Every suffix form, for help texts. */
@@ -130,8 +146,8 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
    * lab and the Spring starter, so that a bare name means one policy everywhere. A strategy gets the library's
    * defaults ({@link RetryPolicy#builder()}: 3 attempts, no deadline); a preset its own limits; an
    * experiment policy no attempt limit. The builder is named after the spec as written and carries
-   * {@code +hedge}'s hedging; the budget, breaker and rate limiter of the other suffixes are the caller's to
-   * attach (they need a clock and a scope: one per run, per fleet, per client).
+   * {@code +hedge}'s hedging; the budget, breaker, rate limiter and concurrency limiter of the other suffixes
+   * are the caller's to attach (they need a clock and a scope: one per run, per fleet, per client).
    *
    * @throws IllegalArgumentException if the base names no policy (the message lists the known names and,
    *     for a former spelling, the name to use), or its parameters are bad (as {@link BackoffSpec#parse})
@@ -433,6 +449,282 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
      */
     public Hedging hedging() {
       return Hedging.after(Duration.ofNanos(delayNanos)).maxHedges(maxHedges);
+    }
+  }
+
+  /**
+   * The settings of {@code +concurrency[:ALGORITHM][:KEY=VALUE...]}, a {@link ConcurrencyLimiter}: an adaptive
+   * limit on attempts in flight that refuses retries and hedges before first attempts. ALGORITHM is
+   * {@code gradient} (the default: a latency gradient in the style of TCP Vegas), {@code aimd} (additive
+   * increase, multiplicative decrease) or {@code fixed=N} (a static bulkhead of N slots). The keys, each at
+   * most once and in any order:
+   *
+   * <ul>
+   *   <li>{@code initial}, {@code min}, {@code max} (gradient and aimd): the limit before any sample (default
+   *       20, or the nearest bound when the bounds exclude 20) and its bounds (default 1 and 1000), whole
+   *       numbers in [1, {@value ConcurrencyLimiter#MAX_SLOTS}];
+   *   <li>{@code retry-share}: the share of the limit retries and hedges may fill, in (0, 1]; default 0.8;
+   *   <li>{@code backoff-ratio} (gradient and aimd): what a drop multiplies the limit by, in (0, 1); default 0.9;
+   *   <li>{@code latency-threshold} (aimd): the latency above which a success counts as a drop; default 5s;
+   *   <li>{@code smoothing} (gradient): how far one sample moves the limit toward its target, in (0, 1];
+   *       default 0.2;
+   *   <li>{@code queue-allowance} (gradient): attempts allowed to queue above what the minimum latency
+   *       explains, in [0, {@value ConcurrencyLimiter#MAX_SLOTS}]; default 4;
+   *   <li>{@code min-rtt-window} (gradient): how long a minimum latency is trusted; default 30s.
+   * </ul>
+   *
+   * For example {@code +concurrency}, {@code +concurrency:aimd:max=200}, {@code +concurrency:fixed=20},
+   * {@code +concurrency:gradient:min=5:max=100:retry-share=0.5}. Immutable and thread-safe.
+   *
+   * @param algorithm {@code gradient}, {@code aimd} or {@code fixed}
+   * @param initialLimit {@code initial} (for {@code fixed}: N)
+   * @param minLimit {@code min} (for {@code fixed}: N)
+   * @param maxLimit {@code max} (for {@code fixed}: N)
+   * @param retryShare {@code retry-share}
+   * @param backoffRatio {@code backoff-ratio}
+   * @param latencyThresholdNanos {@code latency-threshold} in nanoseconds
+   * @param smoothing {@code smoothing}
+   * @param queueAllowance {@code queue-allowance}
+   * @param minRttWindowNanos {@code min-rtt-window} in nanoseconds
+   */
+  public record Concurrency(String algorithm, int initialLimit, int minLimit, int maxLimit, double retryShare,
+      double backoffRatio, long latencyThresholdNanos, double smoothing, double queueAllowance,
+      long minRttWindowNanos) {
+    /** The limiter of a bare {@code +concurrency}: the gradient algorithm with the core's defaults. */
+    public static final Concurrency DEFAULT = new Concurrency("gradient", 20, 1, 1000, 0.8, 0.9, 5_000_000_000L,
+        0.2, 4, 30_000_000_000L);
+    /** The algorithms, in the order help texts list them. */
+    public static final List<String> ALGORITHMS = List.of("gradient", "aimd", "fixed");
+    /** Every key, in the order help texts list them. */
+    public static final List<String> KEYS = List.of("initial", "min", "max", "retry-share", "backoff-ratio",
+        "latency-threshold", "smoothing", "queue-allowance", "min-rtt-window");
+    private static final List<String> ADAPTIVE_KEYS = List.of("initial", "min", "max", "backoff-ratio");
+
+    /**
+     * The limiter of {@code +concurrency} from its settings one by one, for configuration that keeps each in a
+     * key of its own (the Spring starter's properties): {@code algorithm} ({@code gradient}, {@code aimd},
+     * {@code fixed}; default gradient), {@code limit} (fixed's N) and the suffix's keys. A missing or null
+     * value takes its default.
+     *
+     * @throws IllegalArgumentException naming the bad key and its value, as for the suffix
+     */
+    public static Concurrency of(Map<String, String> settings) {
+      Map<String, String> given = new java.util.LinkedHashMap<>();
+      settings.forEach((key, value) -> {
+        if (value != null && !value.trim().isEmpty()) {
+          given.put(key.trim().toLowerCase(Locale.ROOT), value.trim().toLowerCase(Locale.ROOT));
+        }
+      });
+      String algorithm = given.remove("algorithm");
+      String limit = given.remove("limit");
+      if (limit != null && !"fixed".equals(algorithm)) {
+        throw new IllegalArgumentException("concurrency limit applies to the fixed algorithm only (the "
+            + (algorithm == null ? "gradient" : algorithm) + " algorithm takes initial, min and max)");
+      }
+      List<String> parameters = new java.util.ArrayList<>();
+      if (algorithm != null || limit != null) {
+        String name = algorithm == null ? "gradient" : algorithm;
+        parameters.add(limit == null ? name : name + "=" + limit);
+      }
+      given.forEach((key, value) -> parameters.add(key + "=" + value));
+      return parameters(parameters.toArray(new String[0]), values -> parse("", values));
+    }
+
+    static Concurrency parse(String policy, String[] parameters) {
+      String algorithm = "gradient";
+      String fixedLimit = null;
+      int first = 0;
+      if (parameters.length > 0 && parameters[0] != null) {
+        String[] pair = parameters[0].split("=", 2);
+        String name = pair[0].trim();
+        if (ALGORITHMS.contains(name)) {
+          algorithm = name;
+          first = 1;
+          if (name.equals("fixed")) {
+            if (pair.length < 2 || pair[1].trim().isEmpty()) {
+              throw bad(policy, "concurrency fixed needs a limit, such as +concurrency:fixed=20");
+            }
+            fixedLimit = pair[1].trim();
+          } else if (pair.length > 1) {
+            throw bad(policy, "concurrency algorithm '" + Durations.show(parameters[0]) + "' takes no value (only "
+                + "fixed=N does)");
+          }
+        } else if (pair.length == 1 && !KEYS.contains(name)) {
+          String closest = Suggestions.closest(name, ALGORITHMS);
+          throw bad(policy, "concurrency algorithm '" + Durations.show(name) + "': unknown"
+              + (closest == null ? "" : "; did you mean '" + closest + "'?") + "; use gradient, aimd or fixed=N");
+        }
+      }
+      Map<String, String> values = new java.util.LinkedHashMap<>();
+      for (int i = first; i < parameters.length; i++) {
+        if (parameters[i] == null) {
+          throw bad(policy, "concurrency: an empty parameter; write KEY=VALUE (" + String.join(", ", KEYS) + ")");
+        }
+        String[] pair = parameters[i].split("=", 2);
+        String key = pair[0].trim();
+        if (!KEYS.contains(key)) {
+          String closest = Suggestions.closest(key, KEYS);
+          throw bad(policy, "concurrency parameter '" + Durations.show(key) + "': unknown"
+              + (closest == null ? "" : "; did you mean '" + closest + "'?") + "; known: " + String.join(", ", KEYS)
+              + (ALGORITHMS.contains(key) ? " (the algorithm comes first)" : ""));
+        }
+        if (pair.length < 2 || pair[1].trim().isEmpty()) {
+          throw bad(policy, "concurrency " + key + " needs a value, such as " + key + "=" + example(key));
+        }
+        if (values.put(key, pair[1].trim()) != null) {
+          throw bad(policy, "concurrency " + key + " is given twice");
+        }
+        String owner = key.equals("latency-threshold") ? "aimd"
+            : List.of("smoothing", "queue-allowance", "min-rtt-window").contains(key) ? "gradient" : null;
+        if (owner != null && !owner.equals(algorithm)
+            || algorithm.equals("fixed") && ADAPTIVE_KEYS.contains(key)) {
+          throw bad(policy, "concurrency " + key + " does not apply to the " + algorithm + " algorithm"
+              + (owner == null ? " (its limit is fixed=N)" : " (only to " + owner + ")"));
+        }
+      }
+      Concurrency d = DEFAULT;
+      if (fixedLimit != null) {
+        int limit = (int) whole(policy, "concurrency fixed", fixedLimit, 1, ConcurrencyLimiter.MAX_SLOTS);
+        return new Concurrency(algorithm, limit, limit, limit, share(policy, values, d.retryShare), d.backoffRatio,
+            d.latencyThresholdNanos, d.smoothing, d.queueAllowance, d.minRttWindowNanos);
+      }
+      int min = slots(policy, values, "min", d.minLimit);
+      int max = slots(policy, values, "max", d.maxLimit);
+      if (min > max) {
+        throw bad(policy, "concurrency min " + min + " must not exceed max " + max);
+      }
+      int initial = slots(policy, values, "initial", Math.max(min, Math.min(max, d.initialLimit)));
+      if (initial < min || initial > max) {
+        throw bad(policy, "concurrency initial " + initial + " must lie within min " + min + " and max " + max);
+      }
+      double ratio = number(policy, values, "backoff-ratio", d.backoffRatio);
+      if (!(ratio > 0 && ratio < 1)) {
+        throw bad(policy, "concurrency backoff-ratio '" + values.get("backoff-ratio") + "': out of range (0..1)");
+      }
+      double smoothing = number(policy, values, "smoothing", d.smoothing);
+      if (!(smoothing > 0 && smoothing <= 1)) {
+        throw bad(policy, "concurrency smoothing '" + values.get("smoothing") + "': out of range (0..1]");
+      }
+      double allowance = number(policy, values, "queue-allowance", d.queueAllowance);
+      if (!(allowance >= 0 && allowance <= ConcurrencyLimiter.MAX_SLOTS)) {
+        throw bad(policy, "concurrency queue-allowance '" + values.get("queue-allowance") + "': out of range [0.."
+            + ConcurrencyLimiter.MAX_SLOTS + "]");
+      }
+      return new Concurrency(algorithm, initial, min, max, share(policy, values, d.retryShare), ratio,
+          duration(policy, values, "latency-threshold", d.latencyThresholdNanos), smoothing, allowance,
+          duration(policy, values, "min-rtt-window", d.minRttWindowNanos));
+    }
+
+    private static String example(String key) {
+      return switch (key) {
+        case "latency-threshold" -> "2s";
+        case "min-rtt-window" -> "30s";
+        case "retry-share", "backoff-ratio" -> "0.5";
+        case "smoothing" -> "0.2";
+        default -> "20";
+      };
+    }
+
+    private static int slots(String policy, Map<String, String> values, String key, int fallback) {
+      String value = values.get(key);
+      return value == null ? fallback
+          : (int) whole(policy, "concurrency " + key, value, 1, ConcurrencyLimiter.MAX_SLOTS);
+    }
+
+    private static double share(String policy, Map<String, String> values, double fallback) {
+      double share = number(policy, values, "retry-share", fallback);
+      if (!(share > 0 && share <= 1)) {
+        throw bad(policy, "concurrency retry-share '" + values.get("retry-share") + "': out of range (0..1]");
+      }
+      return share;
+    }
+
+    private static double number(String policy, Map<String, String> values, String key, double fallback) {
+      return setting(policy, values, key, fallback, value -> {
+        try {
+          return new BigDecimal(value.replace("_", "")).doubleValue();
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException("not a number", e);
+        }
+      });
+    }
+
+    private static long duration(String policy, Map<String, String> values, String key, long fallback) {
+      long nanos = setting(policy, values, key, fallback, Durations::parseNanos);
+      if (nanos == 0) {
+        throw bad(policy, "concurrency " + key + " '" + Durations.show(values.get(key)) + "': must be positive");
+      }
+      return nanos;
+    }
+
+    /** The value of {@code key} parsed, or {@code fallback} without one; a parser's message names the key. */
+    private static <T> T setting(String policy, Map<String, String> values, String key, T fallback,
+        java.util.function.Function<String, T> parser) {
+      String value = values.get(key);
+      if (value == null) {
+        return fallback;
+      }
+      try {
+        return parser.apply(value);
+      } catch (IllegalArgumentException e) {
+        throw bad(policy, "concurrency " + key + " '" + Durations.show(value) + "': " + e.getMessage());
+      }
+    }
+
+    /**
+     * The suffix as it is written in its shortest form, which parses back to these settings: the algorithm
+     * unless it is the default gradient, then only the keys whose values differ from their defaults, in the
+     * order of {@link #KEYS} ({@code +concurrency}, {@code +concurrency:aimd:max=200},
+     * {@code +concurrency:fixed=20:retry-share=0.5}).
+     */
+    public String canonical() {
+      StringBuilder text = new StringBuilder("+concurrency");
+      Concurrency d = DEFAULT;
+      if (algorithm.equals("fixed")) {
+        text.append(":fixed=").append(maxLimit);
+      } else if (!algorithm.equals("gradient")) {
+        text.append(':').append(algorithm);
+      }
+      boolean adaptive = !algorithm.equals("fixed");
+      if (adaptive && initialLimit != Math.max(minLimit, Math.min(maxLimit, d.initialLimit))) {
+        text.append(":initial=").append(initialLimit);
+      }
+      if (adaptive && minLimit != d.minLimit) {
+        text.append(":min=").append(minLimit);
+      }
+      if (adaptive && maxLimit != d.maxLimit) {
+        text.append(":max=").append(maxLimit);
+      }
+      append(text, "retry-share", retryShare, d.retryShare, true);
+      append(text, "backoff-ratio", backoffRatio, d.backoffRatio, adaptive);
+      if (algorithm.equals("aimd") && latencyThresholdNanos != d.latencyThresholdNanos) {
+        text.append(":latency-threshold=").append(Durations.format(latencyThresholdNanos));
+      }
+      boolean gradient = algorithm.equals("gradient");
+      append(text, "smoothing", smoothing, d.smoothing, gradient);
+      append(text, "queue-allowance", queueAllowance, d.queueAllowance, gradient);
+      if (gradient && minRttWindowNanos != d.minRttWindowNanos) {
+        text.append(":min-rtt-window=").append(Durations.format(minRttWindowNanos));
+      }
+      return text.toString();
+    }
+
+    private static void append(StringBuilder text, String key, double value, double fallback, boolean applies) {
+      if (applies && value != fallback) {
+        text.append(':').append(key).append('=').append(BigDecimal.valueOf(value).stripTrailingZeros().toPlainString());
+      }
+    }
+
+    /** A builder for this limiter, ready for a name, a clock and overload classes. */
+    public ConcurrencyLimiter.Builder builder() {
+      return switch (algorithm) {
+        case "fixed" -> ConcurrencyLimiter.fixed(maxLimit).retryShare(retryShare);
+        case "aimd" -> ConcurrencyLimiter.aimd().bounds(minLimit, maxLimit).initialLimit(initialLimit)
+            .retryShare(retryShare).backoffRatio(backoffRatio).latencyThreshold(Duration.ofNanos(latencyThresholdNanos));
+        default -> ConcurrencyLimiter.gradient().bounds(minLimit, maxLimit).initialLimit(initialLimit)
+            .retryShare(retryShare).backoffRatio(backoffRatio).smoothing(smoothing).queueAllowance(queueAllowance)
+            .minRttWindow(Duration.ofNanos(minRttWindowNanos));
+      };
     }
   }
 

@@ -1,6 +1,7 @@
 package dev.backoff.lab;
 
 import dev.backoff.CircuitOpenException;
+import dev.backoff.ConcurrencyLimitedException;
 import dev.backoff.RateLimitedException;
 import dev.backoff.StopReason;
 import dev.backoff.RetryEvent;
@@ -73,7 +74,8 @@ final class HttpSender implements LogicalRequestSender {
         .handle((response, failure) -> {
           calls.remove(call);
           for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof CircuitOpenException || cause instanceof RateLimitedException) {
+            if (cause instanceof CircuitOpenException || cause instanceof RateLimitedException
+                || cause instanceof ConcurrencyLimitedException) {
               observer.refused(); // the first attempt was refused: nothing was sent
               break;
             }
@@ -118,7 +120,8 @@ final class HttpSender implements LogicalRequestSender {
 
     @Override
     public void onExhausted(RetryEvent<HttpResponse<?>> event) {
-      if (event.stopReason() == StopReason.CIRCUIT_OPEN || event.stopReason() == StopReason.RATE_LIMITED) {
+      if (event.stopReason() == StopReason.CIRCUIT_OPEN || event.stopReason() == StopReason.RATE_LIMITED
+          || event.stopReason() == StopReason.CONCURRENCY_LIMITED) {
         observer.refused();
       }
       attemptEnded(event);
@@ -262,7 +265,8 @@ final class HttpSender implements LogicalRequestSender {
 
     @Override
     public void onExhausted(RetryEvent<HttpResponse<?>> event) {
-      if (event.stopReason() == StopReason.CIRCUIT_OPEN || event.stopReason() == StopReason.RATE_LIMITED) {
+      if (event.stopReason() == StopReason.CIRCUIT_OPEN || event.stopReason() == StopReason.RATE_LIMITED
+          || event.stopReason() == StopReason.CONCURRENCY_LIMITED) {
         observer.refused();
       }
       ended(event);

@@ -16,7 +16,8 @@ import java.util.List;
  * the whole fleet: {@link BudgetSpec#DEFAULT}, AWS's token bucket, as the simulator's default. A
  * {@code +breaker[:...]} suffix adds the same circuit breaker as the simulator's ({@link PolicySpec.Breaker}),
  * also shared by the whole fleet (the simulator's default {@code breaker-scope}: one client process);
- * {@code +adaptive[:...]} an adaptive rate limiter shared by the fleet. {@code +hedge:DELAY[:MAX]} adds the
+ * {@code +adaptive[:...]} an adaptive rate limiter shared by the fleet, {@code +concurrency[:...]} a
+ * concurrency limiter ({@link PolicySpec.Concurrency}) shared by the fleet. {@code +hedge:DELAY[:MAX]} adds the
  * core's {@link dev.backoff.Hedging}, as in the simulator: backoff-http's {@code sendAsync}, which the lab's
  * clients call, sends another attempt when none has answered within DELAY, up to MAX hedges (default 1), takes
  * the first good answer and cancels the others; the fleet counts every hedge and loser (see
@@ -54,6 +55,9 @@ public final class LabPolicies {
     }
     if (spec.adaptive() != null) {
       builder.rateLimiter(spec.adaptive().builder().name(spec.text()).build());
+    }
+    if (spec.concurrency() != null) {
+      builder.concurrencyLimiter(spec.concurrency().builder().name(spec.text()).build());
     }
     if (spec.hedge() != null) {
       try {

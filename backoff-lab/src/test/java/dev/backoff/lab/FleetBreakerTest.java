@@ -7,8 +7,8 @@ import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
 /**
- * Fleets with storm-protection policies against a real server on loopback: the refusals of a breaker and of
- * an adaptive limiter are counted, and every attempt the server saw is counted once (a retry refused after
+ * Fleets with storm-protection policies against a real server on loopback: the refusals of a breaker, of an
+ * adaptive limiter and of a concurrency limiter are counted, and every attempt the server saw is counted once (a retry refused after
  * its wait ends the call without an attempt of its own).
  */
 class FleetBreakerTest {
@@ -66,6 +66,20 @@ class FleetBreakerTest {
       assertThat(totals.refused()).isGreaterThanOrEqualTo(50);
       assertThat(totals.attempts()).isEqualTo(server.requestCount());
       assertThat(totals.errors()).isEqualTo(totals.attempts());
+    }
+  }
+
+  @Test
+  void aFullConcurrencyLimitRefusesAndIsCounted() throws Exception {
+    // Answers take 200ms: ten clients thinking 20ms keep far more than two calls wanting to be in flight.
+    try (ScriptedHttpServer server = new ScriptedHttpServer(ScriptedHttpServer.Response.of(200)
+        .delay(Duration.ofMillis(200)))) {
+      ClientFleet fleet = ClientFleet.builder().uri(server.uri("/api")).clients(10).think(Duration.ofMillis(20))
+          .timeout(Duration.ofSeconds(5)).policy("fixed:20ms+concurrency:fixed=2").start();
+      FleetTotals totals = runUntil(fleet, server, t -> t.refused() >= 20 && t.ok() >= 4);
+      assertThat(totals.refused()).isGreaterThanOrEqualTo(20);
+      assertThat(totals.attempts()).isEqualTo(server.requestCount());
+      assertThat(totals.ok()).isEqualTo(totals.attempts());
     }
   }
 }

@@ -75,6 +75,13 @@ class LabPoliciesTest {
     RetryPolicy<Object> adaptive = policy("full-jitter+adaptive:fail");
     assertThat(adaptive.rateLimiter()).isNotNull();
     assertThat(adaptive.rateLimiter().maxWait()).isZero();
+    RetryPolicy.Builder<Object> limited = LabPolicies.named("full-jitter+concurrency:aimd:max=50");
+    RetryPolicy<Object> withLimiter = limited.build();
+    assertThat(withLimiter.concurrencyLimiter().toString()).isEqualTo("ConcurrencyLimiter[full-jitter+concurrency:"
+        + "aimd:max=50: aimd, backoff ratio 0.9, latency threshold 5s, limit 20 in [1, 50], 0 in flight, retry share "
+        + "0.8]");
+    assertThat(limited.build().concurrencyLimiter()).isSameAs(withLimiter.concurrencyLimiter());
+    assertThat(policy("fixed").concurrencyLimiter()).isNull();
     assertThatThrownBy(() -> policy("fixed+breaker:150%")).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("bad policy 'fixed+breaker:150%': breaker failure rate '150%': out of range (0..100]%");
   }

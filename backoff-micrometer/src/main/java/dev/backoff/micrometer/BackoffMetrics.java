@@ -1,6 +1,7 @@
 package dev.backoff.micrometer;
 
 import dev.backoff.AdaptiveRateLimiter;
+import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryEvent;
@@ -65,6 +66,14 @@ import java.util.concurrent.atomic.LongAdder;
  *       that had to wait, reservations refused, throttles reported</td></tr>
  *   <tr><td>{@code backoff.limiter.wait}</td><td>timer, tag {@code limiter}</td><td>each wait for a token,
  *       for limiters built with {@link #rateLimiterListener}</td></tr>
+ *   <tr><td>{@code backoff.concurrency.limit}</td><td>gauge, tag {@code limiter}</td><td>the concurrency
+ *       limiter's current limit on attempts in flight, for limiters bound with
+ *       {@link #bindConcurrencyLimiter}</td></tr>
+ *   <tr><td>{@code backoff.concurrency.in.flight}</td><td>gauge, tag {@code limiter}</td><td>attempts holding
+ *       one of its slots</td></tr>
+ *   <tr><td>{@code backoff.concurrency.refused}</td><td>function counter, tags {@code limiter},
+ *       {@code attempt}</td><td>attempts it refused: {@code first} (first attempts, each failing its call)
+ *       and {@code retry_or_hedge} (retries and hedges, shed first)</td></tr>
  * </table>
  *
  * <pre>{@code
@@ -201,6 +210,29 @@ public final class BackoffMetrics implements RetryListener<Object> {
         .description("Reservations the adaptive rate limiter refused").tags(tags).register(registry);
     FunctionCounter.builder("backoff.limiter.throttles", limiter, AdaptiveRateLimiter::throttles)
         .description("Throttles reported to the adaptive rate limiter").tags(tags).register(registry);
+  }
+
+  /**
+   * Reports {@code limiter}'s limit, attempts in flight and refusals (see the table above), tagged
+   * {@code limiter=}its name. The gauges hold the limiter weakly, as Micrometer gauges do.
+   *
+   * @throws NullPointerException if {@code limiter} is null
+   */
+  public void bindConcurrencyLimiter(ConcurrencyLimiter limiter) {
+    Objects.requireNonNull(limiter, "limiter must not be null");
+    Tags tags = commonTags.and("limiter", limiter.name());
+    Gauge.builder("backoff.concurrency.limit", limiter, ConcurrencyLimiter::limit)
+        .description("The concurrency limiter's limit on attempts in flight").baseUnit("attempts").tags(tags)
+        .register(registry);
+    Gauge.builder("backoff.concurrency.in.flight", limiter, ConcurrencyLimiter::inFlight)
+        .description("Attempts holding a slot of the concurrency limiter").baseUnit("attempts").tags(tags)
+        .register(registry);
+    FunctionCounter.builder("backoff.concurrency.refused", limiter, ConcurrencyLimiter::refusedFirstAttempts)
+        .description("Attempts the concurrency limiter refused").tags(tags).tag("attempt", "first")
+        .register(registry);
+    FunctionCounter.builder("backoff.concurrency.refused", limiter, ConcurrencyLimiter::refusedRetriesAndHedges)
+        .description("Attempts the concurrency limiter refused").tags(tags).tag("attempt", "retry_or_hedge")
+        .register(registry);
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.backoff.AsyncRetryExecutor;
 import dev.backoff.Backoff;
+import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.Hedging;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryBudgets;
@@ -248,5 +249,51 @@ class BackoffMetricsTest {
     io.micrometer.core.instrument.Timer waits = registry.get("backoff.limiter.wait").tag("limiter", "orders").timer();
     assertThat(waits.count()).isEqualTo(17);
     assertThat(waits.max(java.util.concurrent.TimeUnit.NANOSECONDS)).isLessThanOrEqualTo(3e9);
+  }
+
+  @Test
+  void aConcurrencyLimitersLimitInFlightAndRefusalsByAttemptKind() throws Exception {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(2).name("inventory").build();
+    metrics.bindConcurrencyLimiter(limiter);
+    assertThat(gauge("backoff.concurrency.limit", "inventory")).isEqualTo(2);
+    ConcurrencyLimiter.Permit held = limiter.tryAcquire(ConcurrencyLimiter.AttemptKind.FIRST);
+    assertThat(gauge("backoff.concurrency.in.flight", "inventory")).isEqualTo(1);
+    // With one slot of two taken, a retry finds the retry share's max(1, floor(2 × 0.8)) = 1 slot full: the call
+    // that failed once stops, CONCURRENCY_LIMITED, and its retry is counted; its first attempt was admitted.
+    RetryExecutor<String> executor = RetryExecutor.of(metrics.instrument(RetryPolicy.<String>builder()
+        .name("reads").maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(100))).concurrencyLimiter(limiter)
+        .clock(clock).sleeper(sleeper).build()));
+    assertThatThrownBy(() -> executor.run(failing(1))).isInstanceOf(IOException.class);
+    assertThat(calls("reads", "exhausted")).isEqualTo(1);
+    assertThat(refused("inventory", "retry_or_hedge")).isEqualTo(1);
+    assertThat(refused("inventory", "first")).isZero();
+    ConcurrencyLimiter.Permit second = limiter.tryAcquire(ConcurrencyLimiter.AttemptKind.FIRST);
+    assertThat(limiter.tryAcquire(ConcurrencyLimiter.AttemptKind.FIRST)).isNull();
+    assertThat(refused("inventory", "first")).isEqualTo(1);
+    assertThat(gauge("backoff.concurrency.in.flight", "inventory")).isEqualTo(2);
+    held.release();
+    second.release();
+    assertThat(gauge("backoff.concurrency.in.flight", "inventory")).isZero();
+    assertThatThrownBy(() -> metrics.bindConcurrencyLimiter(null)).isInstanceOf(NullPointerException.class)
+        .hasMessage("limiter must not be null");
+  }
+
+  @Test
+  void anAdaptiveConcurrencyLimitsGaugeFollowsTheLimit() {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.aimd().name("search").initialLimit(10).backoffRatio(0.5)
+        .clock(clock).build();
+    metrics.bindConcurrencyLimiter(limiter);
+    assertThat(gauge("backoff.concurrency.limit", "search")).isEqualTo(10);
+    limiter.tryAcquire(ConcurrencyLimiter.AttemptKind.FIRST).onDropped();
+    assertThat(gauge("backoff.concurrency.limit", "search")).isEqualTo(5);
+  }
+
+  private double gauge(String name, String limiter) {
+    return registry.get(name).tags("limiter", limiter, "service", "test").gauge().value();
+  }
+
+  private double refused(String limiter, String attempt) {
+    return registry.get("backoff.concurrency.refused").tags("limiter", limiter, "attempt", attempt, "service", "test")
+        .functionCounter().count();
   }
 }

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import com.sun.net.httpserver.HttpServer;
 import dev.backoff.AsyncRetryExecutor;
 import dev.backoff.Backoff;
+import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.RetryExecutor;
 import dev.backoff.RetryPolicy;
 import dev.backoff.http.RetryingHttpClient;
@@ -142,6 +143,26 @@ class RetryTelemetryTest {
     assertThat(call.getStatus().getDescription()).isEqualTo("attempts exhausted");
     assertThat(call.getEvents()).extracting(e -> e.getName()).contains("exception");
     assertThat(attempts()).hasSize(3);
+  }
+
+  @Test
+  void aRetryTheConcurrencyLimiterRefusesIsTheStopReason() {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(2).name("inventory").build();
+    // One slot of two held elsewhere: a retry may take one of max(1, floor(2 × 0.8)) = 1, so it is refused.
+    ConcurrencyLimiter.Permit held = limiter.tryAcquire(ConcurrencyLimiter.AttemptKind.FIRST);
+    Throwable thrown = catchThrowable(() -> RetryExecutor.of(policy().concurrencyLimiter(limiter).build()).call(() -> {
+      throw new IOException("down");
+    }));
+    held.release();
+
+    assertThat(thrown).isInstanceOf(IOException.class);
+    SpanData call = callSpan();
+    assertThat(call.getAttributes().get(RetryTelemetry.OUTCOME)).isEqualTo("exhausted");
+    assertThat(call.getAttributes().get(RetryTelemetry.STOP_REASON)).isEqualTo("concurrency_limited");
+    assertThat(call.getStatus().getDescription()).isEqualTo("concurrency limit reached");
+    assertThat(attempts()).hasSize(1);
+    HistogramPointData duration = metric("backoff.call.duration").getHistogramData().getPoints().iterator().next();
+    assertThat(duration.getAttributes().get(RetryTelemetry.STOP_REASON)).isEqualTo("concurrency_limited");
   }
 
   @Test

@@ -122,6 +122,10 @@ final class PolicySpec {
     } catch (IllegalArgumentException e) {
       throw new ScenarioException("policies", e.getMessage());
     }
+    if (policy.concurrency() != null) {
+      throw new ScenarioException("policies", "policy '" + policy.text() + "': the simulator does not model the "
+          + "concurrency limiter yet (+concurrency works in the lab and the library); remove it here");
+    }
     if (policy.adaptive() != null && policy.hedge() != null) {
       throw new ScenarioException("policies", "policy '" + policy.text() + "': the simulator runs +adaptive or "
           + "+hedge, not both in one policy (a hedge waiting for the limiter's token is not modelled)");

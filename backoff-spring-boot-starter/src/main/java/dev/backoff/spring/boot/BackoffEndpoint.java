@@ -2,6 +2,7 @@ package dev.backoff.spring.boot;
 
 import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.CircuitBreaker;
+import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.Hedging;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
@@ -17,7 +18,8 @@ import org.springframework.boot.actuate.endpoint.annotation.Selector;
 /**
  * The Actuator endpoint {@code backoff} ({@code /actuator/backoff} once exposed): every named policy with
  * its parameters, its budget and the budget's current level, its circuit breaker's state, its rate
- * limiter's rates and its hedging (each null when the policy has none), its calls, attempts and
+ * limiter's rates, its hedging and its concurrency limiter's limit and refusals (each null when the policy
+ * has none), its calls, attempts and
  * amplification (attempts per call), and every named budget with its level. Read-only; thread-safe.
  */
 @Endpoint(id = "backoff")
@@ -73,6 +75,7 @@ public class BackoffEndpoint {
     view.put("circuitBreaker", breaker(policy.circuitBreaker()));
     view.put("rateLimiter", limiter(policy.rateLimiter()));
     view.put("hedging", hedging(policy.hedging()));
+    view.put("concurrencyLimiter", concurrencyLimiter(policy.concurrencyLimiter()));
     view.put("calls", stats.calls());
     view.put("attempts", stats.attempts());
     double amplification = stats.amplification();
@@ -107,6 +110,22 @@ public class BackoffEndpoint {
     view.put("waits", limiter.waits());
     view.put("refusals", limiter.refusals());
     view.put("throttles", limiter.throttles());
+    return view;
+  }
+
+  /** The concurrency limiter's limit, bounds, attempts in flight and refusals, or null. */
+  private static Map<String, Object> concurrencyLimiter(ConcurrencyLimiter limiter) {
+    if (limiter == null) {
+      return null;
+    }
+    Map<String, Object> view = new LinkedHashMap<>();
+    view.put("limit", limiter.limit());
+    view.put("minLimit", limiter.minLimit());
+    view.put("maxLimit", limiter.maxLimit());
+    view.put("inFlight", limiter.inFlight());
+    view.put("retryShare", limiter.retryShare());
+    view.put("refusedFirstAttempts", limiter.refusedFirstAttempts());
+    view.put("refusedRetriesAndHedges", limiter.refusedRetriesAndHedges());
     return view;
   }
 

@@ -37,6 +37,9 @@ public class BackoffMetricsAutoConfiguration {
       if (policy.rateLimiter() != null) {
         metrics.bindRateLimiter(policy.rateLimiter());
       }
+      if (policy.concurrencyLimiter() != null) {
+        metrics.bindConcurrencyLimiter(policy.concurrencyLimiter());
+      }
       return metrics.instrument(policy);
     };
   }

@@ -159,6 +159,13 @@ public class BackoffProperties {
      */
     private HedgingSettings hedging;
 
+    /**
+     * An adaptive concurrency limit for this policy, shared by every call under it: a limit on attempts in
+     * flight that sheds retries before first attempts. Default: none; on once any of its keys is set (unless
+     * {@code enabled} is false). Not with hedging.
+     */
+    private ConcurrencyLimiterSettings concurrencyLimiter;
+
     /** The strategy or preset spec, or null. */
     public String getStrategy() {
       return strategy;
@@ -287,6 +294,187 @@ public class BackoffProperties {
     /** Sets the hedging settings (the binder's). */
     public void setHedging(HedgingSettings hedging) {
       this.hedging = hedging;
+    }
+
+    /** The concurrency limiter's settings, or null if none was configured. */
+    public ConcurrencyLimiterSettings getConcurrencyLimiter() {
+      return concurrencyLimiter;
+    }
+
+    /** Sets the concurrency limiter's settings (the binder's). */
+    public void setConcurrencyLimiter(ConcurrencyLimiterSettings concurrencyLimiter) {
+      this.concurrencyLimiter = concurrencyLimiter;
+    }
+  }
+
+  /**
+   * A policy's concurrency limiter, {@code backoff.policies.<name>.concurrency-limiter.*}: the limiter of the
+   * spec language's {@code +concurrency[:ALGORITHM][:KEY=VALUE...]}, with the same keys and defaults. A key
+   * left unset keeps its default; a key of another algorithm fails the context.
+   */
+  public static class ConcurrencyLimiterSettings {
+    /** Settings at their defaults, which Spring Boot's binder then fills in from the properties. */
+    public ConcurrencyLimiterSettings() {
+      // the binder calls the setters
+    }
+
+    /** Whether the limiter is on. Default true once the block is there; false turns it off (a profile's override). */
+    private Boolean enabled;
+
+    /**
+     * {@code gradient} (a latency gradient in the style of TCP Vegas), {@code aimd} (additive increase,
+     * multiplicative decrease) or {@code fixed} (a static bulkhead of {@code limit} slots). Default gradient.
+     */
+    private String algorithm;
+
+    /** The fixed algorithm's limit, 1 to 65536. Required with {@code algorithm=fixed}, refused with the others. */
+    private Integer limit;
+
+    /** Gradient and aimd: the limit before any sample, within [min, max]. Default 20 (or the nearest bound). */
+    private Integer initial;
+
+    /** Gradient and aimd: the smallest limit, 1 to 65536. Default 1. */
+    private Integer min;
+
+    /** Gradient and aimd: the largest limit, 1 to 65536 (one reusable permit per slot). Default 1000. */
+    private Integer max;
+
+    /** The share of the limit retries and hedges may fill, in (0, 1]; 1 treats them as first attempts. Default 0.8. */
+    private String retryShare;
+
+    /** Gradient and aimd: what a drop (a 429/503-style answer or a timeout) multiplies the limit by, in (0, 1). Default 0.9. */
+    private String backoffRatio;
+
+    /** Aimd: the latency above which a success counts as a drop, such as {@code 2s}. Default 5s. */
+    private String latencyThreshold;
+
+    /** Gradient: how far one sample moves the limit toward its target, in (0, 1]. Default 0.2. */
+    private String smoothing;
+
+    /** Gradient: the attempts allowed to queue above what the minimum latency explains, 0 or more. Default 4. */
+    private String queueAllowance;
+
+    /** Gradient: how long a minimum latency is trusted before it is measured again, such as {@code 30s}. Default 30s. */
+    private String minRttWindow;
+
+    /** Whether the limiter is on, or null (on). */
+    public Boolean getEnabled() {
+      return enabled;
+    }
+
+    /** Turns the limiter on or off. */
+    public void setEnabled(Boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    /** The algorithm as written, or null. */
+    public String getAlgorithm() {
+      return algorithm;
+    }
+
+    /** Sets the algorithm ({@code gradient}, {@code aimd}, {@code fixed}). */
+    public void setAlgorithm(String algorithm) {
+      this.algorithm = algorithm;
+    }
+
+    /** The fixed limit, or null. */
+    public Integer getLimit() {
+      return limit;
+    }
+
+    /** Sets the fixed limit. */
+    public void setLimit(Integer limit) {
+      this.limit = limit;
+    }
+
+    /** The initial limit, or null. */
+    public Integer getInitial() {
+      return initial;
+    }
+
+    /** Sets the initial limit. */
+    public void setInitial(Integer initial) {
+      this.initial = initial;
+    }
+
+    /** The smallest limit, or null. */
+    public Integer getMin() {
+      return min;
+    }
+
+    /** Sets the smallest limit. */
+    public void setMin(Integer min) {
+      this.min = min;
+    }
+
+    /** The largest limit, or null. */
+    public Integer getMax() {
+      return max;
+    }
+
+    /** Sets the largest limit. */
+    public void setMax(Integer max) {
+      this.max = max;
+    }
+
+    /** The retry share as written, or null. */
+    public String getRetryShare() {
+      return retryShare;
+    }
+
+    /** Sets the retry share ({@code 0.8}). */
+    public void setRetryShare(String retryShare) {
+      this.retryShare = retryShare;
+    }
+
+    /** The backoff ratio as written, or null. */
+    public String getBackoffRatio() {
+      return backoffRatio;
+    }
+
+    /** Sets the backoff ratio ({@code 0.9}). */
+    public void setBackoffRatio(String backoffRatio) {
+      this.backoffRatio = backoffRatio;
+    }
+
+    /** The latency threshold as written, or null. */
+    public String getLatencyThreshold() {
+      return latencyThreshold;
+    }
+
+    /** Sets the latency threshold ({@code 5s}). */
+    public void setLatencyThreshold(String latencyThreshold) {
+      this.latencyThreshold = latencyThreshold;
+    }
+
+    /** The smoothing as written, or null. */
+    public String getSmoothing() {
+      return smoothing;
+    }
+
+    /** Sets the smoothing ({@code 0.2}). */
+    public void setSmoothing(String smoothing) {
+      this.smoothing = smoothing;
+    }
+
+    /** The queue allowance as written, or null. */
+    public String getQueueAllowance() {
+      return queueAllowance;
+    }
+
+    /** Sets the queue allowance ({@code 4}). */
+    public void setQueueAllowance(String queueAllowance) {
+      this.queueAllowance = queueAllowance;
+    }
+
+    /** The min-RTT window as written, or null. */
+    public String getMinRttWindow() {
+      return minRttWindow;
+    }
+
+    /** Sets the min-RTT window ({@code 30s}). */
+    public void setMinRttWindow(String minRttWindow) {
+      this.minRttWindow = minRttWindow;
     }
   }
 

@@ -3,6 +3,7 @@ package dev.backoff.spring.boot;
 import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.AsyncRetryExecutor;
 import dev.backoff.CircuitBreaker;
+import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.NanoClock;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryEvent;
@@ -95,7 +96,7 @@ public final class BackoffRegistry {
       // The command line's "full-jitter+breaker": here each suffix is a key of its own.
       throw new BackoffConfigurationException(prefix + "strategy", settings.getStrategy(), "a strategy or preset "
           + "only; the spec language's suffixes are keys of the policy here: +breaker is circuit-breaker.*, "
-          + "+adaptive is rate-limiter.*, +hedge is hedging.*, +budget is budget (a name under backoff.budgets)");
+          + "+adaptive is rate-limiter.*, +hedge is hedging.*, +concurrency is concurrency-limiter.*, +budget is budget (a name under backoff.budgets)");
     }
     if (settings.getStrategy() != null) {
       // What the name means everywhere: a strategy with the library's defaults, a preset with its own limits.
@@ -176,6 +177,15 @@ public final class BackoffRegistry {
       }
       builder.rateLimiter(limiterBuilder.build());
     }
+    PolicySpec.Concurrency concurrency = concurrencyLimiter(prefix + "concurrency-limiter.",
+        settings.getConcurrencyLimiter());
+    if (concurrency != null) {
+      ConcurrencyLimiter.Builder limiterBuilder = concurrency.builder().name(name);
+      if (clock != null) {
+        limiterBuilder.clock(clock);
+      }
+      builder.concurrencyLimiter(limiterBuilder.build());
+    }
     PolicySpec.Hedge hedge = hedging(prefix + "hedging.", settings.getHedging());
     if (hedge != null) {
       builder.hedging(hedge.hedging());
@@ -215,6 +225,45 @@ public final class BackoffRegistry {
     }
     return settings(prefix, new String[] {"max-wait"}, new String[] {settings.getMaxWait()},
         given -> PolicySpec.Adaptive.of(given[0]));
+  }
+
+  /**
+   * The limiter of {@code +concurrency} with these settings, or null if there is none (or it is turned off).
+   * Each key is checked by the spec layer, after those before it, so a bad value is reported under its own
+   * property (and a bound that contradicts the initial limit under the later of the two).
+   */
+  private static PolicySpec.Concurrency concurrencyLimiter(String prefix,
+      BackoffProperties.ConcurrencyLimiterSettings settings) {
+    if (settings == null || Boolean.FALSE.equals(settings.getEnabled())) {
+      return null;
+    }
+    String[] keys = {"algorithm", "limit", "initial", "min", "max", "retry-share", "backoff-ratio",
+        "latency-threshold", "smoothing", "queue-allowance", "min-rtt-window"};
+    String[] values = {settings.getAlgorithm(), text(settings.getLimit()), text(settings.getInitial()),
+        text(settings.getMin()), text(settings.getMax()), settings.getRetryShare(), settings.getBackoffRatio(),
+        settings.getLatencyThreshold(), settings.getSmoothing(), settings.getQueueAllowance(),
+        settings.getMinRttWindow()};
+    boolean fixed = "fixed".equalsIgnoreCase(String.valueOf(settings.getAlgorithm()).trim());
+    if (fixed && settings.getLimit() == null) {
+      throw new BackoffConfigurationException(prefix + "limit", null, "the fixed algorithm needs a limit, such as 20");
+    }
+    if (fixed) { // the limit first, under its own key: the algorithm is checked with it
+      parse(prefix + "limit", values[1], limit -> PolicySpec.Concurrency.of(Map.of("algorithm", "fixed", "limit", limit)));
+    }
+    return settings(prefix, keys, values, given -> {
+      Map<String, String> named = new LinkedHashMap<>();
+      for (int i = 0; i < given.length; i++) {
+        named.put(keys[i], given[i]);
+      }
+      if (fixed) {
+        named.put("limit", values[1]);
+      }
+      return PolicySpec.Concurrency.of(named);
+    });
+  }
+
+  private static String text(Integer value) {
+    return value == null ? null : value.toString();
   }
 
   /** The hedging of {@code +hedge} with these settings, or null if there is none (or it is turned off). */

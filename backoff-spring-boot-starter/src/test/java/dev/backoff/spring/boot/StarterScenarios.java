@@ -49,6 +49,9 @@ public abstract class StarterScenarios {
       "backoff.policies.http.strategy=exponential:200ms:2:20s:none",
       "backoff.policies.http.max-attempts=3",
       "backoff.policies.http.retry-on-statuses=503,502",
+      "backoff.policies.inventory.concurrency-limiter.algorithm=aimd",
+      "backoff.policies.inventory.concurrency-limiter.max=50",
+      "backoff.policies.inventory.concurrency-limiter.retry-share=0.5",
       "backoff.http.rest-client-policy=http",
       "backoff.http.web-client-policy=http",
       "management.endpoints.web.exposure.include=health,backoff"};
@@ -91,13 +94,15 @@ public abstract class StarterScenarios {
   @Test
   void propertiesBindIntoNamedPoliciesAndBeans() {
     BackoffRegistry registry = context.getBean(BackoffRegistry.class);
-    assertThat(registry.names()).containsExactlyInAnyOrder("orders", "http");
+    assertThat(registry.names()).containsExactlyInAnyOrder("orders", "http", "inventory");
     RetryPolicy<?> orders = context.getBean("ordersRetryPolicy", RetryPolicy.class);
     assertThat(orders).isSameAs(registry.policy("orders"));
     assertThat(orders.maxAttempts()).isEqualTo(4);
     assertThat(orders.maxElapsed()).isEqualTo(Duration.ofSeconds(10));
     assertThat(orders.budget()).isSameAs(registry.budget("shared"));
     assertThat(registry.settings("http").getRetryOnStatuses()).containsExactly(503, 502);
+    assertThat(registry.policy("inventory").concurrencyLimiter().toString()).isEqualTo("ConcurrencyLimiter[inventory: "
+        + "aimd, backoff ratio 0.9, latency threshold 5s, limit 20 in [1, 50], 0 in flight, retry share 0.5]");
   }
 
   @Test
