@@ -1,11 +1,13 @@
 package dev.backoff.conformance;
 
 import dev.backoff.AsyncRetryExecutor;
+import dev.backoff.Recovery;
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.FakeScheduler;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 
 /**
  * The asynchronous executor ({@link AsyncRetryExecutor}) on a fake scheduler; the caller cancels its future. An
@@ -22,7 +24,7 @@ final class AsyncRunner implements DriverRunner {
     FakeClock clock = new FakeClock();
     FakeScheduler scheduler = new FakeScheduler(clock);
     AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(trial.policy(clock), scheduler);
-    CompletableFuture<String> call = executor.call(() -> {
+    Supplier<CompletableFuture<String>> attempt = () -> {
       try {
         return CompletableFuture.completedFuture(trial.attempt());
       } catch (Trial.Hang hang) {
@@ -36,7 +38,9 @@ final class AsyncRunner implements DriverRunner {
       } catch (Exception failure) {
         return CompletableFuture.failedFuture(failure);
       }
-    });
+    };
+    Recovery<String> recovery = trial.recovery();
+    CompletableFuture<String> call = recovery == null ? executor.call(attempt) : executor.call(attempt, recovery);
     if (trial.cancelAfter() != null) {
       scheduler.advance(trial.cancelAfter());
       call.cancel(true);

@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 import dev.backoff.RetryHistory;
 import dev.backoff.StopReason;
 import dev.backoff.testing.ScriptedBudget;
+import java.time.Duration;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.stream.Stream;
 import org.assertj.core.api.SoftAssertions;
@@ -29,8 +31,31 @@ class ConformanceTest {
     return runners().stream().map(runner -> dynamicContainer(runner.name(),
         ConformanceTable.scenarios().stream()
             .filter(scenario -> runner.judgesResults() || !scenario.retriesResults())
-            .map(scenario ->
-            dynamicTest(scenario.name(), () -> check(runner, scenario)))));
+            .filter(scenario -> !runner.notOffered().containsKey(scenario.mechanism()))
+            .map(scenario -> dynamicTest(scenario.name(), () -> {
+              String refusal = runner.refusals().get(scenario.mechanism());
+              if (refusal == null) {
+                check(runner, scenario);
+              } else {
+                checkRefused(runner, scenario, refusal);
+              }
+            }))));
+  }
+
+  /** Asserts that {@code runner} refuses the row's mechanism with {@code refusal} in its message, before any attempt. */
+  static void checkRefused(DriverRunner runner, Scenario scenario, String refusal) {
+    Trial trial = new Trial(scenario);
+    Throwable thrown;
+    try {
+      DriverRunner.Outcome outcome = runner.run(trial);
+      thrown = outcome.failure();
+    } catch (Exception e) {
+      thrown = e;
+    }
+    assertThat(thrown).as("the refusal of %s", scenario.mechanism().title)
+        .isInstanceOfAny(IllegalArgumentException.class, IllegalStateException.class)
+        .hasMessageContaining(refusal);
+    assertThat(trial.attempts()).as("attempts").isZero();
   }
 
   /** Runs one row through one driver and asserts everything the row expects. */
@@ -40,15 +65,36 @@ class ConformanceTest {
     StopReason stop = scenario.stop() == Scenario.CALLER ? runner.callerStop() : scenario.stop();
     SoftAssertions softly = new SoftAssertions();
     softly.assertThat(trial.attempts()).as("attempts").isEqualTo(scenario.attempts());
-    softly.assertThat(trial.waits()).as("waits between attempts").isEqualTo(scenario.waits());
+    if (runner.virtualTime()) {
+      softly.assertThat(trial.waits()).as("waits between attempts").isEqualTo(scenario.waits());
+      if (scenario.attempts() > 0) {
+        softly.assertThat(trial.firstAttemptAt()).as("first attempt's start")
+            .isEqualTo(roundUp(scenario.firstAttemptAt(), runner.timerResolution()));
+      }
+    } else {
+      List<Duration> waits = trial.waits();
+      softly.assertThat(waits).as("waits between attempts (real time)").hasSameSizeAs(scenario.waits());
+      for (int i = 0; i < Math.min(waits.size(), scenario.waits().size()); i++) {
+        softly.assertThat(waits.get(i)).as("wait %d, at least the expected one", i + 1)
+            .isGreaterThanOrEqualTo(scenario.waits().get(i));
+      }
+      if (scenario.attempts() > 0) {
+        softly.assertThat(trial.firstAttemptAt()).as("first attempt's start, at least the expected one")
+            .isGreaterThanOrEqualTo(scenario.firstAttemptAt());
+      }
+    }
     softly.assertThat(trial.scheduled()).as("delays scheduled").isEqualTo(scenario.scheduled());
-    softly.assertThat(trial.ends()).as("how listeners heard the call end")
-        .containsExactly(Trial.end(stop, scenario.attempts()));
+    softly.assertThat(trial.ends()).as("how listeners heard the call end").isEqualTo(scenario.attempts() == 0
+        ? List.of() : List.of(Trial.end(stop, scenario.attempts()))); // a call refused before its first attempt: none
     softly.assertThat(trial.cancelledAttempts()).as("attempts that never complete, cancelled by the driver")
         .isEqualTo(scenario.cancelledAttempts());
     if (scenario.budgetLog() != null) {
       softly.assertThat(((ScriptedBudget) trial.budget()).log()).as("what the budget heard")
           .isEqualTo(scenario.budgetLog());
+    }
+    if (scenario.recoveries() != null) {
+      softly.assertThat(trial.recoveries()).as("what the recovery heard")
+          .isEqualTo(Collections.nCopies(scenario.recoveries(), Trial.end(stop, scenario.attempts())));
     }
     if (scenario.result() != null) {
       softly.assertThat(outcome.failure()).as("failure").isNull();
@@ -57,7 +103,9 @@ class ConformanceTest {
       softly.assertThat(outcome.result()).as("result").isNull();
       Throwable failure = outcome.failure();
       softly.assertThat(failure).as("failure").hasMessage(scenario.failure());
-      if (failure != null) {
+      if (failure != null && runner.failsWithHistory() && scenario.attempts() == 0) {
+        softly.assertThat(RetryHistory.of(failure)).as("history of a call refused before its first attempt").isNull();
+      } else if (failure != null && runner.failsWithHistory()) {
         RetryHistory history = RetryHistory.of(failure);
         softly.assertThat(history).as("history").isNotNull();
         if (history != null) {
@@ -65,12 +113,18 @@ class ConformanceTest {
           softly.assertThat(history.stopReason()).as("history's stop reason").isEqualTo(stop);
         }
         softly.assertThat(Arrays.stream(failure.getSuppressed()).filter(t -> !(t instanceof RetryHistory)))
-            .as("earlier failures, suppressed").hasSize(scenario.attempts() - 1);
+            .as("earlier failures, suppressed").hasSize(Math.max(0, scenario.attempts() - 1));
       }
     } else {
       softly.assertThat(outcome.result()).as("result after the caller stopped the call").isNull();
     }
     softly.assertAll();
+  }
+
+  /** {@code duration} rounded up to a whole multiple of {@code resolution}. */
+  static Duration roundUp(Duration duration, Duration resolution) {
+    long step = resolution.toNanos();
+    return Duration.ofNanos((duration.toNanos() + step - 1) / step * step);
   }
 
   @Test

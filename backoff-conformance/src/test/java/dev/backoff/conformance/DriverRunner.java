@@ -1,12 +1,18 @@
 package dev.backoff.conformance;
 
 import dev.backoff.StopReason;
+import java.time.Duration;
+import java.util.Map;
 
 /**
  * Runs one {@link Trial} of the {@link ConformanceTable} through one driver. A runner is all a new driver
  * needs to join the table (see the table's documentation).
  */
 public interface DriverRunner {
+  /** Why Reactor's operators have no recovery: a Mono or Flux recovers with its own operators. */
+  String NO_RECOVERY_REACTOR = "no recovery parameter: a Mono or Flux recovers with onErrorResume";
+  /** Why the Kotlin driver has no recovery: a coroutine recovers with try/catch (a flow with catch). */
+  String NO_RECOVERY_KOTLIN = "no recovery parameter: a coroutine recovers with try/catch, a flow with catch";
   /** The driver's name, shown in test names. */
   String name();
 
@@ -24,6 +30,47 @@ public interface DriverRunner {
    * which have no single result to judge; they skip the rows that need them.
    */
   default boolean judgesResults() {
+    return true;
+  }
+
+  /**
+   * The mechanisms this driver refuses when its call is built (or, where the refusal is the core's, when the
+   * call starts), each with a part of the refusal's message: the matrix asserts that the driver throws it
+   * before any attempt, instead of running the mechanism's rows.
+   */
+  default Map<Mechanism, String> refusals() {
+    return Map.of();
+  }
+
+  /**
+   * The mechanisms this driver's API has no way to ask for (so nothing to refuse), each with why: the matrix
+   * lists them as "not offered".
+   */
+  default Map<Mechanism, String> notOffered() {
+    return Map.of();
+  }
+
+  /**
+   * Whether the driver runs on the trial's virtual time: true, and the waits between attempts must be exact;
+   * false (a client on real sockets and real timers), and each wait must be at least the expected one.
+   */
+  default boolean virtualTime() {
+    return true;
+  }
+
+  /**
+   * The granularity of the driver's timers: a wait is rounded up to a whole multiple of it (coroutines'
+   * {@code delay} waits whole milliseconds). The table's expected waits are rounded up the same way.
+   */
+  default Duration timerResolution() {
+    return Duration.ofNanos(1);
+  }
+
+  /**
+   * Whether the caller's failure is the last attempt's exception (carrying the earlier ones and the history
+   * as suppressed exceptions); false for HTTP adapters, whose caller gets the last response.
+   */
+  default boolean failsWithHistory() {
     return true;
   }
 
