@@ -315,6 +315,19 @@ class GrpcRetryInterceptorTest {
   }
 
   @Test
+  void anAttemptStartedAtThePolicysDeadlineGetsAMillisecondAsUnderEveryDriver() throws Exception {
+    // Retries wait 100 ms each: attempt 3 starts at 200 ms, exactly at the deadline, which the engine allows.
+    connect(policy().maxElapsed(Duration.ofMillis(200)), b -> b);
+    server.answer(Answer.fail(Status.Code.UNAVAILABLE), Answer.fail(Status.Code.UNAVAILABLE), Answer.ok("at the deadline"));
+
+    ListenableFuture<String> call = say(CallOptions.DEFAULT);
+    scheduler.advance(BACKOFF.multipliedBy(2));
+
+    assertThat(server.attempts()).isEqualTo(3);
+    assertThat(call.get()).isEqualTo("at the deadline");
+  }
+
+  @Test
   void anAttemptCutByThePolicysAttemptTimeoutIsChargedAsATimeout() throws Exception {
     ScriptedBudget budget = ScriptedBudget.granting();
     connect(policy().attemptTimeout(Duration.ofMillis(200)).retryOn(TimeoutException.class).budget(budget), b -> b);
