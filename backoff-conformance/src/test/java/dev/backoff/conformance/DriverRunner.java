@@ -1,5 +1,6 @@
 package dev.backoff.conformance;
 
+import dev.backoff.RetryHistory;
 import dev.backoff.StopReason;
 import java.time.Duration;
 import java.util.Map;
@@ -23,6 +24,15 @@ public interface DriverRunner {
    */
   default StopReason callerStop() {
     return StopReason.CANCELLED;
+  }
+
+  /**
+   * The stop reason of the row that aborts: {@link StopReason#ABORTED} where the script's exception reaches
+   * the policy's abort rule; a client adapter receives it as a status outside its retryable set (gRPC's
+   * {@code INVALID_ARGUMENT}, HTTP's 400) and stops with {@link StopReason#NOT_RETRYABLE}.
+   */
+  default StopReason abortStop() {
+    return StopReason.ABORTED;
   }
 
   /**
@@ -72,6 +82,21 @@ public interface DriverRunner {
    */
   default boolean failsWithHistory() {
     return true;
+  }
+
+  /** The message the caller's failure carries (for a gRPC status: its description). */
+  default String failureMessage(Throwable failure) {
+    return failure.getMessage();
+  }
+
+  /** The history attached to the caller's failure, or null. */
+  default RetryHistory history(Throwable failure) {
+    return RetryHistory.of(failure);
+  }
+
+  /** The exceptions attached to the caller's failure: the earlier attempts' failures and the history. */
+  default Throwable[] earlierFailures(Throwable failure) {
+    return failure.getSuppressed();
   }
 
   /**
