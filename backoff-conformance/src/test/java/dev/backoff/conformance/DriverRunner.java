@@ -28,8 +28,9 @@ public interface DriverRunner {
 
   /**
    * The stop reason of the row that aborts: {@link StopReason#ABORTED} where the script's exception reaches
-   * the policy's abort rule; a client adapter receives it as a status outside its retryable set (gRPC's
-   * {@code INVALID_ARGUMENT}, HTTP's 400) and stops with {@link StopReason#NOT_RETRYABLE}.
+   * the policy's abort rule; gRPC receives it as a status outside its retryable set ({@code INVALID_ARGUMENT})
+   * and stops with {@link StopReason#NOT_RETRYABLE}; HTTP's rules accept a 400 as the call's final response
+   * (null: listeners hear a success, and the caller gets that response).
    */
   default StopReason abortStop() {
     return StopReason.ABORTED;
@@ -74,6 +75,23 @@ public interface DriverRunner {
    */
   default Duration timerResolution() {
     return Duration.ofNanos(1);
+  }
+
+  /**
+   * Whether the runner sees the driver cancel an attempt that never completes ({@link Trial#attemptCancelled()});
+   * false for a client on a real socket, whose server cannot tell reliably that the client gave up.
+   */
+  default boolean seesCancelledAttempts() {
+    return true;
+  }
+
+  /**
+   * Rows this driver disagrees on with the engine, by row name, each with why: a bug found by the matrix and
+   * not fixed yet. Their cells are skipped with the reason (as {@code @Disabled} would), and the generated
+   * matrix shows them.
+   */
+  default Map<String, String> knownDisagreements() {
+    return Map.of();
   }
 
   /**

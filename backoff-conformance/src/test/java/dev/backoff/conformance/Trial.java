@@ -10,6 +10,7 @@ import dev.backoff.StopReason;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
@@ -99,6 +100,18 @@ public final class Trial {
 
   private synchronized void end(String what) {
     ends.add(what);
+    notifyAll();
+  }
+
+  /**
+   * Waits until listeners have heard the call end, at most {@code bound}: a client may hand the caller its
+   * response on one thread while the loop tells the listeners on another.
+   */
+  synchronized void awaitEnd(Duration bound) throws InterruptedException {
+    long deadline = System.nanoTime() + bound.toNanos();
+    for (long left = bound.toNanos(); ends.isEmpty() && left > 0; left = deadline - System.nanoTime()) {
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
   }
 
   /** One attempt: records its time and answers from the script (the last entry repeats). */
@@ -135,6 +148,11 @@ public final class Trial {
   /** What the recovery heard, once per run ("ATTEMPTS_EXHAUSTED after 4"). */
   synchronized List<String> recoveries() {
     return List.copyOf(recoveries);
+  }
+
+  /** When each attempt started, measured from {@link #policy}. */
+  synchronized List<Duration> arrivals() {
+    return attemptNanos.stream().map(nanos -> Duration.ofNanos(nanos - originNanos)).toList();
   }
 
   /** When the first attempt started, measured from {@link #policy}; null if none did. */
