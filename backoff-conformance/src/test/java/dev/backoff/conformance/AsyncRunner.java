@@ -7,6 +7,7 @@ import dev.backoff.testing.FakeScheduler;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Future;
 import java.util.function.Supplier;
 
 /**
@@ -14,6 +15,21 @@ import java.util.function.Supplier;
  * attempt that never completes is a future nobody completes; the loop must cancel it.
  */
 final class AsyncRunner implements DriverRunner {
+  /**
+   * Moves {@code scheduler}'s time until the call has ended: stops it at the trial's {@code cancelAfter} as its
+   * caller would (cancelling its future), then lets an hour pass, so that a retry left running would show.
+   */
+  static void runToEnd(Trial trial, FakeScheduler scheduler, Future<?> call) {
+    if (trial.cancelAfter() != null) {
+      scheduler.advance(trial.cancelAfter());
+      call.cancel(true);
+    }
+    scheduler.advance(Duration.ofHours(1));
+    if (!call.isDone()) {
+      throw new AssertionError("the call had not ended an hour later");
+    }
+  }
+
   @Override
   public String name() {
     return "async";
@@ -41,14 +57,7 @@ final class AsyncRunner implements DriverRunner {
     };
     Recovery<String> recovery = trial.recovery();
     CompletableFuture<String> call = recovery == null ? executor.call(attempt) : executor.call(attempt, recovery);
-    if (trial.cancelAfter() != null) {
-      scheduler.advance(trial.cancelAfter());
-      call.cancel(true);
-    }
-    scheduler.advance(Duration.ofHours(1));
-    if (!call.isDone()) {
-      throw new AssertionError("the call had not ended an hour later");
-    }
+    runToEnd(trial, scheduler, call);
     try {
       return Outcome.of(call.join());
     } catch (CompletionException failure) {

@@ -55,7 +55,10 @@ class ConformanceTest {
             }))));
   }
 
-  /** Asserts that {@code runner} refuses the row's mechanism with {@code refusal} in its message, before any attempt. */
+  /**
+   * Asserts that {@code runner} refuses the row's mechanism with {@code refusal} in its message, before any
+   * attempt.
+   */
   static void checkRefused(DriverRunner runner, Scenario scenario, String refusal) {
     Trial trial = new Trial(scenario);
     Throwable thrown;

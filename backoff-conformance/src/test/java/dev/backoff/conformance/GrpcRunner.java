@@ -24,7 +24,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -40,22 +39,7 @@ import java.util.concurrent.TimeUnit;
  * stub's future; the failure it gets is the last attempt's status, whose description is the script's message.
  */
 final class GrpcRunner implements DriverRunner {
-  private static final MethodDescriptor.Marshaller<String> UTF8 = new MethodDescriptor.Marshaller<>() {
-    @Override
-    public InputStream stream(String value) {
-      return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-    }
-
-    @Override
-    public String parse(InputStream stream) {
-      try {
-        return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
-  };
-  private static final MethodDescriptor<String, String> ATTEMPT = MethodDescriptor.newBuilder(UTF8, UTF8)
+  private static final MethodDescriptor<String, String> ATTEMPT = MethodDescriptor.newBuilder(Utf8.TEXT, Utf8.TEXT)
       .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("conformance.Script/Attempt")
       .setIdempotent(true).build();
   private static final Metadata.Key<String> PUSHBACK =
@@ -111,14 +95,7 @@ final class GrpcRunner implements DriverRunner {
         .intercept(interceptor.build()).build();
     try {
       Future<String> call = ClientCalls.futureUnaryCall(channel.newCall(ATTEMPT, CallOptions.DEFAULT), "call");
-      if (trial.cancelAfter() != null) {
-        scheduler.advance(trial.cancelAfter());
-        call.cancel(true);
-      }
-      scheduler.advance(Duration.ofHours(1));
-      if (!call.isDone()) {
-        throw new AssertionError("the call had not ended an hour later");
-      }
+      AsyncRunner.runToEnd(trial, scheduler, call);
       if (call.isCancelled()) {
         return new Outcome(null, null);
       }
@@ -131,6 +108,25 @@ final class GrpcRunner implements DriverRunner {
       channel.shutdownNow();
       server.shutdownNow();
       server.awaitTermination(5, TimeUnit.SECONDS);
+    }
+  }
+
+  /** Messages as UTF-8 text: the script's results, as they are. */
+  private enum Utf8 implements MethodDescriptor.Marshaller<String> {
+    TEXT;
+
+    @Override
+    public InputStream stream(String text) {
+      return new ByteArrayInputStream(text.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public String parse(InputStream bytes) {
+      try (bytes) {
+        return new String(bytes.readAllBytes(), StandardCharsets.UTF_8);
+      } catch (IOException unreadable) {
+        throw new UncheckedIOException("an unreadable message", unreadable);
+      }
     }
   }
 

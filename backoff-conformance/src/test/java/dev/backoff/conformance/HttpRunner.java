@@ -42,7 +42,7 @@ import java.util.function.Function;
  * cancelled are not counted ({@link #seesCancelledAttempts()} false). A blocking adapter's call runs on a
  * thread of its own, which the caller interrupts to stop it; an asynchronous one's future is cancelled.
  */
-abstract class HttpRunner implements DriverRunner {
+record HttpRunner(HttpRunner.Adapter adapter, HttpRunner.Opener opener) implements DriverRunner {
   /** The rules every adapter is given: the defaults, reading {@code retry-after-ms} besides {@code Retry-After}. */
   static final HttpRules RULES = HttpRules.builder().waitHeaders(WaitHeader.RETRY_AFTER, WaitHeader.RETRY_AFTER_MS)
       .build();
@@ -73,15 +73,45 @@ abstract class HttpRunner implements DriverRunner {
     default void close() {}
   }
 
-  /** A client of the adapter under {@code policy}, reading its waits with {@link #RULES}. */
-  abstract Client open(RetryPolicy<Object> policy) throws Exception;
+  /**
+   * What the matrix knows of an adapter.
+   *
+   * @param name its name in the matrix
+   * @param blocking whether a call blocks its caller's thread (a caller stops it by interrupting that thread)
+   * @param hedgingRefusal a part of the message with which it refuses a hedging policy, or null if it hedges
+   * @param attemptTimeoutDisagreement why the attempt-timeout row is disabled for it, or null
+   */
+  record Adapter(String name, boolean blocking, String hedgingRefusal, String attemptTimeoutDisagreement) {}
 
-  /** Whether a call blocks its caller's thread (a caller stops it by interrupting that thread). */
-  abstract boolean blocking();
+  /** Why a blocking adapter's attempt-timeout row is disabled; its own per-attempt timeout follows. */
+  static final String IGNORES_ATTEMPT_TIMEOUT = "the policy's attemptTimeout is neither applied nor refused: an "
+      + "attempt that never answers blocks the call ";
+
+  /** Makes a client of an adapter under a policy, reading its waits with {@link #RULES}. */
+  @FunctionalInterface
+  interface Opener {
+    Client open(RetryPolicy<Object> policy) throws Exception;
+  }
+
+  @Override
+  public String name() {
+    return adapter.name();
+  }
+
+  @Override
+  public Map<Mechanism, String> refusals() {
+    return adapter.hedgingRefusal() == null ? Map.of() : Map.of(Mechanism.HEDGING, adapter.hedgingRefusal());
+  }
+
+  @Override
+  public Map<String, String> knownDisagreements() {
+    return adapter.attemptTimeoutDisagreement() == null ? Map.of()
+        : Map.of("attempt timed out, then succeeded", adapter.attemptTimeoutDisagreement());
+  }
 
   @Override
   public StopReason callerStop() {
-    return blocking() ? StopReason.INTERRUPTED : StopReason.CANCELLED;
+    return adapter.blocking() ? StopReason.INTERRUPTED : StopReason.CANCELLED;
   }
 
   /** A 400 is a final response the rules accept (not retried, delivered): listeners hear a success. */
@@ -131,9 +161,10 @@ abstract class HttpRunner implements DriverRunner {
     server.setExecutor(handlers);
     server.createContext("/", exchange -> answer(trial, exchange, ended));
     server.start();
-    try (Client client = open(policy)) {
+    try (Client client = opener.open(policy)) {
       long start = System.nanoTime();
-      CompletableFuture<Reply> call = client.send(URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/"));
+      URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/");
+      CompletableFuture<Reply> call = client.send(uri);
       if (trial.cancelAfter() != null) {
         TimeUnit.NANOSECONDS.sleep(start + trial.cancelAfter().toNanos() - System.nanoTime());
         call.cancel(true);

@@ -1,6 +1,14 @@
 package dev.backoff.conformance;
 
+import static dev.backoff.conformance.HttpRunner.IGNORES_ATTEMPT_TIMEOUT;
+import static dev.backoff.conformance.HttpRunner.RULES;
+import static dev.backoff.conformance.HttpRunner.onCallerThread;
+import static dev.backoff.conformance.HttpRunner.replyOf;
+
 import dev.backoff.RetryPolicy;
+import dev.backoff.conformance.HttpRunner.Adapter;
+import dev.backoff.conformance.HttpRunner.Client;
+import dev.backoff.conformance.HttpRunner.Reply;
 import dev.backoff.http.RetryingHttpClient;
 import dev.backoff.httpclient5.HttpClient5Retry;
 import dev.backoff.okhttp.BackoffOkHttp;
@@ -11,8 +19,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.Response;
@@ -33,17 +41,32 @@ import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Mono;
 
 /**
- * Every HTTP adapter as a driver of the matrix ({@link HttpRunner}): each is the adapter's client, built as its
- * documentation shows, sending one GET. The blocking ones (an interceptor on the caller's thread) refuse a
- * hedging policy when they are built; the matrix asserts those refusals.
+ * Every HTTP adapter as a driver of the matrix ({@link HttpRunner}): what the matrix knows of it, and its
+ * client, built as its documentation shows, sending one GET. The blocking ones (an interceptor on the caller's
+ * thread) refuse a hedging policy when they are built; the matrix asserts those refusals.
  */
 final class HttpRunners {
   private HttpRunners() {}
 
   /** Every adapter. */
   static List<DriverRunner> all() {
-    return List.of(new JdkSend(), new JdkSendAsync(), new OkHttpInterceptor(), new OkHttpEnqueue(),
-        new HttpClient5Classic(), new HttpClient5Async(), new SpringRestClient(), new SpringWebClient());
+    return List.of(
+        new HttpRunner(new Adapter("java.net.http send", true, "a synchronous call cannot hedge", null),
+            HttpRunners::jdkSend),
+        new HttpRunner(new Adapter("java.net.http sendAsync", false, null, null), HttpRunners::jdkSendAsync),
+        new HttpRunner(new Adapter("OkHttp interceptor", true, "hedges (hedging after 100ms)", null),
+            HttpRunners::okHttpInterceptor),
+        new HttpRunner(new Adapter("OkHttp enqueue", false, null, null), HttpRunners::okHttpEnqueue),
+        new HttpRunner(new Adapter("HttpClient 5 classic", true, "hedges (hedging after 100ms)",
+            IGNORES_ATTEMPT_TIMEOUT + "(no per-attempt timeout unless the client's own is set)"),
+            HttpRunners::httpClient5Classic),
+        new HttpRunner(new Adapter("HttpClient 5 async", false, null, "after the policy's attempt timeout cut "
+            + "attempt 1, no retry reached the server: attempts 2 to 4 timed out too and the call ended "
+            + "ATTEMPTS_EXHAUSTED after 4"), HttpRunners::httpClient5Async),
+        new HttpRunner(new Adapter("Spring RestClient", true, "hedges (hedging after 100ms)",
+            IGNORES_ATTEMPT_TIMEOUT + "(the request factory's read timeout is the only per-attempt timeout)"),
+            HttpRunners::springRestClient),
+        new HttpRunner(new Adapter("Spring WebClient", false, null, null), HttpRunners::springWebClient));
   }
 
   @SuppressWarnings("unchecked") // each adapter's response type; the row's policy reads no response
@@ -56,114 +79,52 @@ final class HttpRunners {
   }
 
   /** {@code RetryingHttpClient.send}, on the JDK's client. */
-  static final class JdkSend extends HttpRunner {
-    @Override
-    public String name() {
-      return "java.net.http send";
-    }
-
-    @Override
-    boolean blocking() {
-      return true;
-    }
-
-    @Override
-    public Map<Mechanism, String> refusals() {
-      return Map.of(Mechanism.HEDGING, "a synchronous call cannot hedge");
-    }
-
-    @Override
-    Client open(RetryPolicy<Object> policy) {
-      RetryingHttpClient client = RetryingHttpClient.builder(jdkClient()).policy(typed(policy)).rules(RULES).build();
-      return uri -> onCallerThread(() -> {
-        HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri).build(),
-            HttpResponse.BodyHandlers.ofString());
-        return new Reply(response.statusCode(), response.body());
-      });
-    }
+  private static Client jdkSend(RetryPolicy<Object> policy) {
+    RetryingHttpClient client = RetryingHttpClient.builder(jdkClient()).policy(typed(policy)).rules(RULES).build();
+    return uri -> onCallerThread(() -> {
+      HttpResponse<String> response = client.send(HttpRequest.newBuilder(uri).build(),
+          HttpResponse.BodyHandlers.ofString());
+      return new Reply(response.statusCode(), response.body());
+    });
   }
 
   /** {@code RetryingHttpClient.sendAsync}, on the JDK's client. */
-  static final class JdkSendAsync extends HttpRunner {
-    @Override
-    public String name() {
-      return "java.net.http sendAsync";
-    }
-
-    @Override
-    boolean blocking() {
-      return false;
-    }
-
-    @Override
-    Client open(RetryPolicy<Object> policy) {
-      RetryingHttpClient client = RetryingHttpClient.builder(jdkClient()).policy(typed(policy)).rules(RULES).build();
-      return uri -> replyOf(client.sendAsync(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString()),
-          response -> new Reply(response.statusCode(), response.body()));
-    }
+  private static Client jdkSendAsync(RetryPolicy<Object> policy) {
+    RetryingHttpClient client = RetryingHttpClient.builder(jdkClient()).policy(typed(policy)).rules(RULES).build();
+    return uri -> replyOf(client.sendAsync(HttpRequest.newBuilder(uri).build(), HttpResponse.BodyHandlers.ofString()),
+        response -> new Reply(response.statusCode(), response.body()));
   }
 
   /** OkHttp's {@code execute()} through {@code BackoffOkHttp}'s interceptor. */
-  static final class OkHttpInterceptor extends HttpRunner {
-    @Override
-    public String name() {
-      return "OkHttp interceptor";
-    }
-
-    @Override
-    boolean blocking() {
-      return true;
-    }
-
-    @Override
-    public Map<Mechanism, String> refusals() {
-      return Map.of(Mechanism.HEDGING, "hedges (hedging after 100ms)");
-    }
-
-    @Override
-    Client open(RetryPolicy<Object> policy) {
-      OkHttpClient client = BackoffOkHttp.builder().policy(typed(policy)).rules(RULES).build()
-          .install(new OkHttpClient.Builder()).build();
-      return okHttp(client, uri -> onCallerThread(() -> {
-        try (Response response = client.newCall(new Request.Builder().url(uri.toString()).build()).execute()) {
-          return new Reply(response.code(), response.body().string());
-        }
-      }));
-    }
+  private static Client okHttpInterceptor(RetryPolicy<Object> policy) {
+    OkHttpClient client = BackoffOkHttp.builder().policy(typed(policy)).rules(RULES).build()
+        .install(new OkHttpClient.Builder()).build();
+    return okHttp(client, uri -> onCallerThread(() -> {
+      try (Response response = client.newCall(new Request.Builder().url(uri.toString()).build()).execute()) {
+        return new Reply(response.code(), response.body().string());
+      }
+    }));
   }
 
   /** {@code BackoffOkHttp.enqueue} on a plain OkHttp client. */
-  static final class OkHttpEnqueue extends HttpRunner {
-    @Override
-    public String name() {
-      return "OkHttp enqueue";
-    }
-
-    @Override
-    boolean blocking() {
-      return false;
-    }
-
-    @Override
-    Client open(RetryPolicy<Object> policy) {
-      BackoffOkHttp backoff = BackoffOkHttp.builder().policy(typed(policy)).rules(RULES).build();
-      OkHttpClient client = new OkHttpClient();
-      return okHttp(client, uri -> replyOf(backoff.enqueue(client, new Request.Builder().url(uri.toString()).build()),
-          response -> {
-            try (response) {
-              return new Reply(response.code(), response.body().string());
-            } catch (java.io.IOException e) {
-              throw new java.io.UncheckedIOException(e);
-            }
-          }));
-    }
+  private static Client okHttpEnqueue(RetryPolicy<Object> policy) {
+    BackoffOkHttp backoff = BackoffOkHttp.builder().policy(typed(policy)).rules(RULES).build();
+    OkHttpClient client = new OkHttpClient();
+    return okHttp(client, uri -> replyOf(backoff.enqueue(client, new Request.Builder().url(uri.toString()).build()),
+        response -> {
+          try (response) {
+            return new Reply(response.code(), response.body().string());
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+          }
+        }));
   }
 
   /** An OkHttp client whose dispatcher and pool are shut down on close. */
-  private static HttpRunner.Client okHttp(OkHttpClient client, java.util.function.Function<URI, CompletableFuture<HttpRunner.Reply>> send) {
-    return new HttpRunner.Client() {
+  private static Client okHttp(OkHttpClient client, Function<URI, CompletableFuture<Reply>> send) {
+    return new Client() {
       @Override
-      public CompletableFuture<HttpRunner.Reply> send(URI uri) {
+      public CompletableFuture<Reply> send(URI uri) {
         return send.apply(uri);
       }
 
@@ -177,168 +138,88 @@ final class HttpRunners {
   }
 
   /** Apache HttpClient 5's classic client, with {@code HttpClient5Retry} installed. */
-  static final class HttpClient5Classic extends HttpRunner {
-    @Override
-    public Map<String, String> knownDisagreements() {
-      return Map.of("attempt timed out, then succeeded", "the policy's attemptTimeout is neither applied nor refused: an attempt "
-          + "that never answers blocks the call (no per-attempt timeout unless the client's own is set)");
-    }
+  private static Client httpClient5Classic(RetryPolicy<Object> policy) {
+    CloseableHttpClient client = HttpClient5Retry.builder().policy(typed(policy)).rules(RULES).build()
+        .classicClientBuilder().build();
+    return new Client() {
+      @Override
+      public CompletableFuture<Reply> send(URI uri) {
+        return onCallerThread(() -> client.execute(ClassicRequestBuilder.get(uri).build(),
+            response -> new Reply(response.getCode(), EntityUtils.toString(response.getEntity()))));
+      }
 
-    @Override
-    public String name() {
-      return "HttpClient 5 classic";
-    }
-
-    @Override
-    boolean blocking() {
-      return true;
-    }
-
-    @Override
-    public Map<Mechanism, String> refusals() {
-      return Map.of(Mechanism.HEDGING, "hedges (hedging after 100ms)");
-    }
-
-    @Override
-    Client open(RetryPolicy<Object> policy) {
-      CloseableHttpClient client = HttpClient5Retry.builder().policy(typed(policy)).rules(RULES).build()
-          .classicClientBuilder().build();
-      return new Client() {
-        @Override
-        public CompletableFuture<Reply> send(URI uri) {
-          return onCallerThread(() -> client.execute(ClassicRequestBuilder.get(uri).build(),
-              response -> new Reply(response.getCode(), EntityUtils.toString(response.getEntity()))));
-        }
-
-        @Override
-        public void close() {
-          client.close(CloseMode.IMMEDIATE);
-        }
-      };
-    }
+      @Override
+      public void close() {
+        client.close(CloseMode.IMMEDIATE);
+      }
+    };
   }
 
   /** Apache HttpClient 5's async client, with {@code HttpClient5Retry} installed. */
-  static final class HttpClient5Async extends HttpRunner {
-    @Override
-    public Map<String, String> knownDisagreements() {
-      return Map.of("attempt timed out, then succeeded", "after the policy's attempt timeout cut attempt 1, no retry reached the "
-          + "server: attempts 2 to 4 timed out too and the call ended ATTEMPTS_EXHAUSTED after 4");
-    }
+  private static Client httpClient5Async(RetryPolicy<Object> policy) {
+    CloseableHttpAsyncClient client = HttpClient5Retry.builder().policy(typed(policy)).rules(RULES).build()
+        .asyncClientBuilder().build();
+    client.start();
+    return new Client() {
+      @Override
+      public CompletableFuture<Reply> send(URI uri) {
+        CompletableFuture<Reply> reply = new CompletableFuture<>();
+        java.util.concurrent.Future<SimpleHttpResponse> call = client.execute(SimpleRequestBuilder.get(uri).build(),
+            new FutureCallback<>() {
+              @Override
+              public void completed(SimpleHttpResponse response) {
+                reply.complete(new Reply(response.getCode(), response.getBodyText()));
+              }
 
-    @Override
-    public String name() {
-      return "HttpClient 5 async";
-    }
+              @Override
+              public void failed(Exception failure) {
+                reply.completeExceptionally(failure);
+              }
 
-    @Override
-    boolean blocking() {
-      return false;
-    }
+              @Override
+              public void cancelled() {
+                reply.cancel(false);
+              }
+            });
+        reply.whenComplete((done, failure) -> {
+          if (reply.isCancelled()) {
+            call.cancel(true); // the caller's cancel reaches the client's call
+          }
+        });
+        return reply;
+      }
 
-    @Override
-    Client open(RetryPolicy<Object> policy) {
-      CloseableHttpAsyncClient client = HttpClient5Retry.builder().policy(typed(policy)).rules(RULES).build()
-          .asyncClientBuilder().build();
-      client.start();
-      return new Client() {
-        @Override
-        public CompletableFuture<Reply> send(URI uri) {
-          CompletableFuture<Reply> reply = new CompletableFuture<>();
-          java.util.concurrent.Future<SimpleHttpResponse> call = client.execute(SimpleRequestBuilder.get(uri).build(),
-              new FutureCallback<>() {
-                @Override
-                public void completed(SimpleHttpResponse response) {
-                  reply.complete(new Reply(response.getCode(), response.getBodyText()));
-                }
-
-                @Override
-                public void failed(Exception failure) {
-                  reply.completeExceptionally(failure);
-                }
-
-                @Override
-                public void cancelled() {
-                  reply.cancel(false);
-                }
-              });
-          reply.whenComplete((done, failure) -> {
-            if (reply.isCancelled()) {
-              call.cancel(true); // the caller's cancel reaches the client's call
-            }
-          });
-          return reply;
-        }
-
-        @Override
-        public void close() {
-          client.close(CloseMode.IMMEDIATE);
-        }
-      };
-    }
+      @Override
+      public void close() {
+        client.close(CloseMode.IMMEDIATE);
+      }
+    };
   }
 
   /** Spring's {@code RestClient} with {@code BackoffRestInterceptor}, over the JDK's client. */
-  static final class SpringRestClient extends HttpRunner {
-    @Override
-    public Map<String, String> knownDisagreements() {
-      return Map.of("attempt timed out, then succeeded", "the policy's attemptTimeout is neither applied nor refused: an attempt "
-          + "that never answers blocks the call (the request factory's read timeout is the only per-attempt timeout)");
-    }
-
-    @Override
-    public String name() {
-      return "Spring RestClient";
-    }
-
-    @Override
-    boolean blocking() {
-      return true;
-    }
-
-    @Override
-    public Map<Mechanism, String> refusals() {
-      return Map.of(Mechanism.HEDGING, "hedges (hedging after 100ms)");
-    }
-
-    @Override
-    Client open(RetryPolicy<Object> policy) {
-      RestClient client = RestClient.builder()
-          .requestFactory(new JdkClientHttpRequestFactory(jdkClient()))
-          .requestInterceptor(BackoffRestInterceptor.of(typed(policy), RULES))
-          .build();
-      return uri -> onCallerThread(() -> {
-        ResponseEntity<String> entity = client.get().uri(uri).retrieve()
-            .onStatus(HttpStatusCode::isError, (request, response) -> { }) // the caller reads every status
-            .toEntity(String.class);
-        return new Reply(entity.getStatusCode().value(), entity.getBody());
-      });
-    }
+  private static Client springRestClient(RetryPolicy<Object> policy) {
+    RestClient client = RestClient.builder()
+        .requestFactory(new JdkClientHttpRequestFactory(jdkClient()))
+        .requestInterceptor(BackoffRestInterceptor.of(typed(policy), RULES))
+        .build();
+    return uri -> onCallerThread(() -> {
+      ResponseEntity<String> entity = client.get().uri(uri).retrieve()
+          .onStatus(HttpStatusCode::isError, (request, response) -> { }) // the caller reads every status
+          .toEntity(String.class);
+      return new Reply(entity.getStatusCode().value(), entity.getBody());
+    });
   }
 
   /** Spring's {@code WebClient} with {@code BackoffExchangeFilter}, over the JDK's client. */
-  static final class SpringWebClient extends HttpRunner {
-    @Override
-    public String name() {
-      return "Spring WebClient";
-    }
-
-    @Override
-    boolean blocking() {
-      return false;
-    }
-
-    @Override
-    Client open(RetryPolicy<Object> policy) {
-      WebClient client = WebClient.builder()
-          .clientConnector(new JdkClientHttpConnector(jdkClient()))
-          .filter(BackoffExchangeFilter.of(typed(policy), RULES))
-          .build();
-      return uri -> client.get().uri(uri).retrieve()
-          .onStatus(HttpStatusCode::isError, response -> Mono.empty()) // the caller reads every status
-          .toEntity(String.class)
-          .map(entity -> new Reply(entity.getStatusCode().value(), entity.getBody()))
-          .toFuture();
-    }
+  private static Client springWebClient(RetryPolicy<Object> policy) {
+    WebClient client = WebClient.builder()
+        .clientConnector(new JdkClientHttpConnector(jdkClient()))
+        .filter(BackoffExchangeFilter.of(typed(policy), RULES))
+        .build();
+    return uri -> client.get().uri(uri).retrieve()
+        .onStatus(HttpStatusCode::isError, response -> Mono.empty()) // the caller reads every status
+        .toEntity(String.class)
+        .map(entity -> new Reply(entity.getStatusCode().value(), entity.getBody()))
+        .toFuture();
   }
 }
