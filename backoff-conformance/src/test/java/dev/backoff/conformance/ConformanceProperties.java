@@ -54,9 +54,10 @@ class ConformanceProperties {
     Trial trial = new Trial(row, () -> new ScriptedRandom(draws));
     DriverRunner.Outcome outcome = runner.run(trial);
     Throwable failure = outcome.failure();
-    RetryHistory history = RetryHistory.of(failure);
+    // The failure as its driver delivers it (gRPC: a status whose description is the script's message).
+    RetryHistory history = failure == null ? null : runner.history(failure);
     return new Observed(trial.attempts(), trial.waits(), trial.scheduled(), trial.ends(), outcome.result(),
-        failure == null ? null : failure.getClass().getName() + ": " + failure.getMessage(),
+        failure == null ? null : runner.failureMessage(failure),
         history == null ? null : history.stopReason() + " after " + history.attempts());
   }
 

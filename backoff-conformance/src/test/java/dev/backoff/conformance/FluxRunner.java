@@ -3,6 +3,7 @@ package dev.backoff.conformance;
 import dev.backoff.reactor.BackoffOperators;
 import dev.backoff.reactor.ReactorRetryScheduler;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -21,6 +22,16 @@ final class FluxRunner implements DriverRunner {
   @Override
   public boolean judgesResults() {
     return false;
+  }
+
+  @Override
+  public Map<Mechanism, String> notOffered() {
+    return Map.of(Mechanism.RECOVERY, DriverRunner.NO_RECOVERY_REACTOR);
+  }
+
+  @Override
+  public Map<Mechanism, String> refusals() {
+    return Map.of(Mechanism.HEDGING, "a Flux cannot be hedged");
   }
 
   @Override

@@ -3,6 +3,7 @@ package dev.backoff.conformance;
 import dev.backoff.reactor.BackoffOperators;
 import dev.backoff.reactor.ReactorRetryScheduler;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -16,6 +17,11 @@ final class ReactorRunner implements DriverRunner {
   @Override
   public String name() {
     return "reactor";
+  }
+
+  @Override
+  public Map<Mechanism, String> notOffered() {
+    return Map.of(Mechanism.RECOVERY, DriverRunner.NO_RECOVERY_REACTOR);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package dev.backoff.conformance;
 
+import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.NanoClock;
 import dev.backoff.RetryBudget;
@@ -33,11 +34,27 @@ import java.util.function.Supplier;
  * @param cancelledAttempts how many attempts that never complete ({@link ConformanceTable#hang()}) the
  *     driver must cancel (its client, subscription or coroutine told to stop)
  * @param breaker a fresh circuit breaker per trial on the driver's clock, or null for none
+ * @param mechanism the mechanism the row exercises: its column of the matrix
+ * @param limiter a fresh rate limiter per trial on the driver's clock, or null for none
+ * @param firstAttemptAt when the first attempt starts, measured from the call's start (a wait for the rate
+ *     limiter's token delays it)
+ * @param recoveries null: the call has no recovery; else how many times its recovery must run (the
+ *     {@linkplain Trial#recovery() trial's recovery} answers {@code "recovered from <stop reason>"})
  */
 record Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> budget, List<Step> script,
     Duration cancelAfter, int attempts, List<Duration> waits, List<Duration> scheduled, StopReason stop,
     String result, String failure, boolean retriesResults, List<String> budgetLog, int cancelledAttempts,
-    Function<NanoClock, CircuitBreaker> breaker) {
+    Function<NanoClock, CircuitBreaker> breaker, Mechanism mechanism, Function<NanoClock, AdaptiveRateLimiter> limiter,
+    Duration firstAttemptAt, Integer recoveries) {
+
+  /** A row of the basic retries (no other mechanism), without a rate limiter or recovery. */
+  Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> budget, List<Step> script,
+      Duration cancelAfter, int attempts, List<Duration> waits, List<Duration> scheduled, StopReason stop,
+      String result, String failure, boolean retriesResults, List<String> budgetLog, int cancelledAttempts,
+      Function<NanoClock, CircuitBreaker> breaker) {
+    this(name, policy, budget, script, cancelAfter, attempts, waits, scheduled, stop, result, failure,
+        retriesResults, budgetLog, cancelledAttempts, breaker, Mechanism.RETRIES, null, Duration.ZERO, null);
+  }
 
   /** A row without a circuit breaker. */
   Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> budget, List<Step> script,
@@ -53,6 +70,26 @@ record Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> b
       String result, String failure, boolean retriesResults) {
     this(name, policy, budget, script, cancelAfter, attempts, waits, scheduled, stop, result, failure,
         retriesResults, null, 0, null);
+  }
+
+  /** This row, in {@code mechanism}'s column of the matrix. */
+  Scenario in(Mechanism column) {
+    return new Scenario(name, policy, budget, script, cancelAfter, attempts, waits, scheduled, stop, result,
+        failure, retriesResults, budgetLog, cancelledAttempts, breaker, column, limiter, firstAttemptAt, recoveries);
+  }
+
+  /** This row with a fresh {@code limiter} per trial, whose first attempt starts {@code firstAt} after the call. */
+  Scenario limitedBy(Function<NanoClock, AdaptiveRateLimiter> rateLimiter, Duration firstAt) {
+    return new Scenario(name, policy, budget, script, cancelAfter, attempts, waits, scheduled, stop, result,
+        failure, retriesResults, budgetLog, cancelledAttempts, breaker, Mechanism.LIMITER, rateLimiter, firstAt,
+        recoveries);
+  }
+
+  /** This row with the trial's recovery, which must run {@code calls} times. */
+  Scenario recovering(int calls) {
+    return new Scenario(name, policy, budget, script, cancelAfter, attempts, waits, scheduled, stop, result,
+        failure, retriesResults, budgetLog, cancelledAttempts, breaker, Mechanism.RECOVERY, limiter,
+        firstAttemptAt, calls);
   }
 
   /** Stands for {@link DriverRunner#callerStop()} in {@link #stop}. */

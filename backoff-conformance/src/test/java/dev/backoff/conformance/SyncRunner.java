@@ -1,5 +1,6 @@
 package dev.backoff.conformance;
 
+import dev.backoff.Recovery;
 import dev.backoff.RetryExecutor;
 import dev.backoff.RetryPolicy;
 import dev.backoff.RetryScheduler;
@@ -8,6 +9,8 @@ import dev.backoff.StopReason;
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.FakeScheduler;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.Callable;
 
 /**
  * The blocking executor ({@link RetryExecutor}): sleeps move a fake clock; a caller stopping the call
@@ -24,6 +27,12 @@ final class SyncRunner implements DriverRunner {
   @Override
   public StopReason callerStop() {
     return StopReason.INTERRUPTED;
+  }
+
+  @Override
+  public Map<Mechanism, String> refusals() {
+    // The core's blocking executor refuses a hedging policy when the call starts (RetryExecutor.call).
+    return Map.of(Mechanism.HEDGING, "a synchronous call cannot hedge");
   }
 
   @Override
@@ -45,13 +54,15 @@ final class SyncRunner implements DriverRunner {
     RetryExecutor<String> executor = RetryExecutor.of(policy).withSleeper(sleeper)
         .withScheduler(RetryScheduler.of(watchdogs));
     try {
-      return Outcome.of(executor.call(() -> {
+      Callable<String> attempt = () -> {
         try {
           return trial.attempt();
         } catch (Trial.Hang hang) {
           return block(watchdogs, trial);
         }
-      }));
+      };
+      Recovery<String> recovery = trial.recovery();
+      return Outcome.of(recovery == null ? executor.call(attempt) : executor.call(attempt, recovery));
     } catch (Exception failure) {
       return Outcome.failed(failure);
     } finally {

@@ -1,6 +1,7 @@
 package dev.backoff.conformance;
 
 import dev.backoff.NanoClock;
+import dev.backoff.Recovery;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryEvent;
 import dev.backoff.RetryListener;
@@ -9,6 +10,7 @@ import dev.backoff.StopReason;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
@@ -26,6 +28,8 @@ public final class Trial {
   private NanoClock clock;
   private RetryBudget budget;
   private int cancelledAttempts;
+  private long originNanos;
+  private final List<String> recoveries = new ArrayList<>();
 
   /**
    * Thrown by {@link #attempt()} for an attempt that never completes ({@link ConformanceTable#hang()}): the
@@ -54,6 +58,7 @@ public final class Trial {
   /** The scenario's policy, reading {@code clock} (the driver's virtual time). Call once, first. */
   public synchronized RetryPolicy<String> policy(NanoClock clock) {
     this.clock = clock;
+    this.originNanos = clock.nanoTime();
     RetryPolicy.Builder<String> builder = scenario.policy().toBuilder()
         .clock(clock)
         .random(random.get())
@@ -87,11 +92,26 @@ public final class Trial {
     if (scenario.breaker() != null) {
       builder.circuitBreaker(scenario.breaker().apply(clock));
     }
+    if (scenario.limiter() != null) {
+      builder.rateLimiter(scenario.limiter().apply(clock));
+    }
     return builder.build();
   }
 
   private synchronized void end(String what) {
     ends.add(what);
+    notifyAll();
+  }
+
+  /**
+   * Waits until listeners have heard the call end, at most {@code bound}: a client may hand the caller its
+   * response on one thread while the loop tells the listeners on another.
+   */
+  synchronized void awaitEnd(Duration bound) throws InterruptedException {
+    long deadline = System.nanoTime() + bound.toNanos();
+    for (long left = bound.toNanos(); ends.isEmpty() && left > 0; left = deadline - System.nanoTime()) {
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
   }
 
   /** One attempt: records its time and answers from the script (the last entry repeats). */
@@ -107,6 +127,37 @@ public final class Trial {
       index = Math.min(number, scenario.script().size()) - 1;
     }
     return scenario.script().get(index).answer(number);
+  }
+
+  /**
+   * The call's recovery, or null when the row has none: it records that it ran and answers
+   * {@code "recovered from <stop reason>"}.
+   */
+  public Recovery<String> recovery() {
+    if (scenario.recoveries() == null) {
+      return null;
+    }
+    return (lastResult, lastFailure, history) -> {
+      synchronized (Trial.this) {
+        recoveries.add(history.stopReason() + " after " + history.attempts());
+      }
+      return "recovered from " + history.stopReason();
+    };
+  }
+
+  /** What the recovery heard, once per run ("ATTEMPTS_EXHAUSTED after 4"). */
+  synchronized List<String> recoveries() {
+    return List.copyOf(recoveries);
+  }
+
+  /** When each attempt started, measured from {@link #policy}. */
+  synchronized List<Duration> arrivals() {
+    return attemptNanos.stream().map(nanos -> Duration.ofNanos(nanos - originNanos)).toList();
+  }
+
+  /** When the first attempt started, measured from {@link #policy}; null if none did. */
+  synchronized Duration firstAttemptAt() {
+    return attemptNanos.isEmpty() ? null : Duration.ofNanos(attemptNanos.get(0) - originNanos);
   }
 
   /** Records that the driver stopped an attempt that would never have completed. */

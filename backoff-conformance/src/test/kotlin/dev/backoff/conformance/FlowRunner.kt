@@ -20,6 +20,14 @@ class FlowRunner : DriverRunner {
 
     override fun judgesResults(): Boolean = false
 
+    override fun timerResolution(): java.time.Duration = java.time.Duration.ofMillis(1)
+
+    override fun notOffered(): Map<Mechanism, String> =
+        mapOf(Mechanism.RECOVERY to DriverRunner.NO_RECOVERY_KOTLIN)
+
+    override fun refusals(): Map<Mechanism, String> =
+        mapOf(Mechanism.HEDGING to "a flow cannot be hedged")
+
     override fun run(trial: Trial): DriverRunner.Outcome {
         var outcome = DriverRunner.Outcome(null, null)
         runTest {

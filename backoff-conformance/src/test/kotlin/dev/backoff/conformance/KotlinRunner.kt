@@ -17,6 +17,11 @@ import kotlinx.coroutines.test.runTest
 class KotlinRunner : DriverRunner {
     override fun name(): String = "kotlin"
 
+    override fun timerResolution(): java.time.Duration = java.time.Duration.ofMillis(1)
+
+    override fun notOffered(): Map<Mechanism, String> =
+        mapOf(Mechanism.RECOVERY to DriverRunner.NO_RECOVERY_KOTLIN)
+
     override fun run(trial: Trial): DriverRunner.Outcome {
         var outcome = DriverRunner.Outcome(null, null)
         runTest {

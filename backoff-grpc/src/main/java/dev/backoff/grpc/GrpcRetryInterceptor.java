@@ -18,6 +18,7 @@ import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 
 /**
@@ -46,7 +47,9 @@ import java.util.function.Predicate;
  *       exceptions (and win over the codes); its own retry rules decide only failures that carry no status
  *       (an exception thrown while starting an attempt). Its failure classifier is replaced: {@code RESOURCE_EXHAUSTED} is
  *       {@link FailureClass#THROTTLED}, {@code DEADLINE_EXCEEDED} {@link FailureClass#TIMEOUT}, every other
- *       code {@link FailureClass#TRANSIENT}, so the policy can give each class its own backoff and a
+ *       code {@link FailureClass#TRANSIENT} (a failure without a status too, except the
+ *       {@code TimeoutException} of the policy's own attempt timeout, {@link FailureClass#TIMEOUT} as for
+ *       every driver), so the policy can give each class its own backoff and a
  *       budget its own cost. A response message is accepted unless the policy's {@code retryOnResult}
  *       matches it.
  * </ul>
@@ -142,7 +145,12 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
         })
         .classifyFailures(failure -> {
           Status status = GrpcStatusRules.statusOf(failure);
-          return status == null ? FailureClass.TRANSIENT : GrpcStatusRules.classify(status.getCode());
+          if (status != null) {
+            return GrpcStatusRules.classify(status.getCode());
+          }
+          // The policy's own attempt timeout ends an attempt with a TimeoutException (no status): a timeout,
+          // as the core's default classifier (and so every other driver) charges it.
+          return failure instanceof TimeoutException ? FailureClass.TIMEOUT : FailureClass.TRANSIENT;
         })
         .build();
     this.attemptTimeoutNanos = builder.attemptTimeoutNanos;

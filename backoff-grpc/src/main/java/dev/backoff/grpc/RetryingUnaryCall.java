@@ -241,10 +241,14 @@ final class RetryingUnaryCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     }
   }
 
+  private static final long MIN_ATTEMPT_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
   private CallOptions attemptOptions(long policyNanosLeft) {
     long limit = interceptor.attemptTimeoutNanos();
     if (policyNanosLeft != AttemptContext.NO_DEADLINE && (limit == 0 || policyNanosLeft < limit)) {
-      limit = Math.max(policyNanosLeft, 1);
+      // An attempt the engine starts at its deadline gets a token millisecond, as the core's attempt timeout
+      // and the HTTP client give it, rather than a deadline already passed.
+      limit = Math.max(policyNanosLeft, MIN_ATTEMPT_NANOS);
     }
     if (limit == 0) {
       return callOptions;

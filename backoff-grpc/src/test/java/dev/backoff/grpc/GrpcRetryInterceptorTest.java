@@ -15,6 +15,7 @@ import dev.backoff.StopReason;
 import dev.backoff.grpc.ScriptedServer.Answer;
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.FakeScheduler;
+import dev.backoff.testing.ScriptedBudget;
 import io.grpc.CallOptions;
 import io.grpc.Context;
 import io.grpc.Deadline;
@@ -30,6 +31,7 @@ import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -310,6 +312,35 @@ class GrpcRetryInterceptorTest {
     assertThat(server.attempts()).isEqualTo(2);
     // The engine counts recorded outcomes: the cancelled attempt's never came.
     assertThat(events).last().isEqualTo("aborted after 1 attempts: CANCELLED");
+  }
+
+  @Test
+  void anAttemptStartedAtThePolicysDeadlineGetsAMillisecondAsUnderEveryDriver() throws Exception {
+    // Retries wait 100 ms each: attempt 3 starts at 200 ms, exactly at the deadline, which the engine allows.
+    connect(policy().maxElapsed(Duration.ofMillis(200)), b -> b);
+    server.answer(Answer.fail(Status.Code.UNAVAILABLE), Answer.fail(Status.Code.UNAVAILABLE), Answer.ok("at the deadline"));
+
+    ListenableFuture<String> call = say(CallOptions.DEFAULT);
+    scheduler.advance(BACKOFF.multipliedBy(2));
+
+    assertThat(server.attempts()).isEqualTo(3);
+    assertThat(call.get()).isEqualTo("at the deadline");
+  }
+
+  @Test
+  void anAttemptCutByThePolicysAttemptTimeoutIsChargedAsATimeout() throws Exception {
+    ScriptedBudget budget = ScriptedBudget.granting();
+    connect(policy().attemptTimeout(Duration.ofMillis(200)).retryOn(TimeoutException.class).budget(budget), b -> b);
+    server.answer(Answer.hanging(), Answer.ok("in time"));
+
+    ListenableFuture<String> call = say(CallOptions.DEFAULT);
+    scheduler.advance(Duration.ofMillis(200));
+    assertThat(server.cancelledAttempts()).as("the attempt the timeout cut").isEqualTo(1);
+    scheduler.advance(BACKOFF);
+
+    assertThat(call.get()).isEqualTo("in time");
+    assertThat(budget.log()).containsExactly("call", "failure timeout", "acquire timeout", "success 1 timeout");
+    assertThat(events).first().isEqualTo("retry after attempt 1 (timeout) in PT0.1S");
   }
 
   @Test

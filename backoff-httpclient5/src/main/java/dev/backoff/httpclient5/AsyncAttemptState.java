@@ -277,9 +277,11 @@ final class AsyncAttemptState implements AsyncExecCallback {
     public boolean cancel(boolean mayInterruptIfRunning) {
       boolean cancelled = super.cancel(mayInterruptIfRunning);
       dependency.cancel();
-      if (cancelled && hedged) {
-        // A loser (or a cancelled call's attempt) had no outcome yet: its own connection is closed and leaves
-        // the pool, even where the client's hard cancellation is off and the exchange would run on.
+      if (cancelled) {
+        // An attempt cancelled before its outcome (a hedge that lost, the policy's attempt timeout, a cancelled
+        // call) is never read: its connection is closed and leaves the pool, even where the client's hard
+        // cancellation is off and the exchange would run on. Unhedged attempts share the call's runtime, so
+        // a retry after an attempt timeout would otherwise wait on the abandoned exchange's connection.
         runtime.discardEndpoint();
       }
       return cancelled;

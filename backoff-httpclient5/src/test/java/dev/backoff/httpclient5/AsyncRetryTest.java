@@ -326,6 +326,25 @@ class AsyncRetryTest {
   }
 
   @Test
+  void aRetryAfterThePolicysAttemptTimeoutReachesTheServer() throws Exception {
+    // The first request never gets an answer: the policy's attempt timeout cuts it at 200 ms, and the retry
+    // must go out on a connection of its own and get the second answer. Real time: the client's own I/O.
+    try (dev.backoff.testing.ScriptedHttpServer server = new dev.backoff.testing.ScriptedHttpServer(
+        dev.backoff.testing.ScriptedHttpServer.Response.hang(), dev.backoff.testing.ScriptedHttpServer.Response.of(200, "ok"))) {
+      client = HttpClient5Retry.of(RetryPolicy.<HttpResponse>builder().maxAttempts(3)
+          .attemptTimeout(Duration.ofMillis(200)).retryOn(java.util.concurrent.TimeoutException.class)
+          .backoff(Backoff.fixed(Duration.ofMillis(10))).build())
+          .asyncClientBuilder().build();
+      client.start();
+      SimpleHttpResponse response = execute(SimpleRequestBuilder.get(server.uri("/slow-then-fine")).build())
+          .get(GUARD_SECONDS, TimeUnit.SECONDS);
+      assertThat(response.getCode()).isEqualTo(200);
+      assertThat(response.getBodyText()).isEqualTo("ok");
+      assertThat(server.requestCount()).isEqualTo(2);
+    }
+  }
+
+  @Test
   void aPostIsNotRetriedUnlessAllowed() throws Exception {
     try (ScriptedServer server = new ScriptedServer(Reply.of(503, "busy"), Reply.of(200, "ok"))) {
       start(policy().build(), rules().build());
