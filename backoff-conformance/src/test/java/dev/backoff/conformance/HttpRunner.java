@@ -14,6 +14,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CancellationException;
@@ -79,13 +80,10 @@ record HttpRunner(HttpRunner.Adapter adapter, HttpRunner.Opener opener) implemen
    * @param name its name in the matrix
    * @param blocking whether a call blocks its caller's thread (a caller stops it by interrupting that thread)
    * @param hedgingRefusal a part of the message with which it refuses a hedging policy, or null if it hedges
-   * @param attemptTimeoutDisagreement why the attempt-timeout row is disabled for it, or null
+   * @param attemptTimeoutRefusal a part of the message with which it refuses a policy with an attempt timeout,
+   *     or null if it applies one
    */
-  record Adapter(String name, boolean blocking, String hedgingRefusal, String attemptTimeoutDisagreement) {}
-
-  /** Why a blocking adapter's attempt-timeout row is disabled; its own per-attempt timeout follows. */
-  static final String IGNORES_ATTEMPT_TIMEOUT = "the policy's attemptTimeout is neither applied nor refused: an "
-      + "attempt that never answers blocks the call ";
+  record Adapter(String name, boolean blocking, String hedgingRefusal, String attemptTimeoutRefusal) {}
 
   /** Makes a client of an adapter under a policy, reading its waits with {@link #RULES}. */
   @FunctionalInterface
@@ -100,13 +98,14 @@ record HttpRunner(HttpRunner.Adapter adapter, HttpRunner.Opener opener) implemen
 
   @Override
   public Map<Mechanism, String> refusals() {
-    return adapter.hedgingRefusal() == null ? Map.of() : Map.of(Mechanism.HEDGING, adapter.hedgingRefusal());
-  }
-
-  @Override
-  public Map<String, String> knownDisagreements() {
-    return adapter.attemptTimeoutDisagreement() == null ? Map.of()
-        : Map.of("attempt timed out, then succeeded", adapter.attemptTimeoutDisagreement());
+    Map<Mechanism, String> refusals = new EnumMap<>(Mechanism.class);
+    if (adapter.hedgingRefusal() != null) {
+      refusals.put(Mechanism.HEDGING, adapter.hedgingRefusal());
+    }
+    if (adapter.attemptTimeoutRefusal() != null) {
+      refusals.put(Mechanism.ATTEMPT_TIMEOUT, adapter.attemptTimeoutRefusal());
+    }
+    return refusals;
   }
 
   @Override
@@ -166,6 +165,9 @@ record HttpRunner(HttpRunner.Adapter adapter, HttpRunner.Opener opener) implemen
       URI uri = URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/");
       CompletableFuture<Reply> call = client.send(uri);
       if (trial.cancelAfter() != null) {
+        // In its last backoff: after the delays the row expects were scheduled (not at a fixed time, which a
+        // busy machine can reach before the last attempt), and no sooner than the row says.
+        trial.awaitScheduled(BOUND);
         TimeUnit.NANOSECONDS.sleep(start + trial.cancelAfter().toNanos() - System.nanoTime());
         call.cancel(true);
       }

@@ -1,6 +1,5 @@
 package dev.backoff.conformance;
 
-import static dev.backoff.conformance.HttpRunner.IGNORES_ATTEMPT_TIMEOUT;
 import static dev.backoff.conformance.HttpRunner.RULES;
 import static dev.backoff.conformance.HttpRunner.onCallerThread;
 import static dev.backoff.conformance.HttpRunner.replyOf;
@@ -58,11 +57,11 @@ final class HttpRunners {
             HttpRunners::okHttpInterceptor),
         new HttpRunner(new Adapter("OkHttp enqueue", false, null, null), HttpRunners::okHttpEnqueue),
         new HttpRunner(new Adapter("HttpClient 5 classic", true, "hedges (hedging after 100ms)",
-            IGNORES_ATTEMPT_TIMEOUT + "(no per-attempt timeout unless the client's own is set)"),
+            "which the classic client cannot apply"),
             HttpRunners::httpClient5Classic),
         new HttpRunner(new Adapter("HttpClient 5 async", false, null, null), HttpRunners::httpClient5Async),
         new HttpRunner(new Adapter("Spring RestClient", true, "hedges (hedging after 100ms)",
-            IGNORES_ATTEMPT_TIMEOUT + "(the request factory's read timeout is the only per-attempt timeout)"),
+            "which BackoffRestInterceptor cannot apply"),
             HttpRunners::springRestClient),
         new HttpRunner(new Adapter("Spring WebClient", false, null, null), HttpRunners::springWebClient));
   }

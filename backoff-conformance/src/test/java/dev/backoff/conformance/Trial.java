@@ -67,6 +67,7 @@ public final class Trial {
           public void onRetryScheduled(RetryEvent<String> event) {
             synchronized (Trial.this) {
               scheduled.add(event.delay());
+              Trial.this.notifyAll();
             }
           }
 
@@ -172,6 +173,19 @@ public final class Trial {
   /** The row's budget for this trial, or null for the policy's. */
   synchronized RetryBudget budget() {
     return budget;
+  }
+
+  /**
+   * Waits until the engine has scheduled every delay the scenario expects, at most {@code bound}: a driver in
+   * real time stops the call then, in its last backoff, whatever the machine's load made the attempts take
+   * (stopping at {@link #cancelAfter} from the start would come before the last attempt on a busy machine).
+   */
+  synchronized void awaitScheduled(Duration bound) throws InterruptedException {
+    long deadline = System.nanoTime() + bound.toNanos();
+    int expected = scenario.scheduled().size();
+    for (long left = bound.toNanos(); scheduled.size() < expected && left > 0; left = deadline - System.nanoTime()) {
+      TimeUnit.NANOSECONDS.timedWait(this, left);
+    }
   }
 
   /** When the caller stops the call, measured from its start; null if it never does. */

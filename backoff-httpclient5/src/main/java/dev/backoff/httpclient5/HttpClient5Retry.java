@@ -5,6 +5,7 @@ import dev.backoff.RetryExecutor;
 import dev.backoff.RetryPolicy;
 import dev.backoff.http.rules.HttpRules;
 import dev.backoff.http.rules.WaitHeader;
+import dev.backoff.spec.Durations;
 import java.util.Objects;
 import java.util.concurrent.ScheduledExecutorService;
 import org.apache.hc.client5.http.async.AsyncExecChainHandler;
@@ -177,10 +178,11 @@ public final class HttpClient5Retry {
    * The classic client's handler, for placing it in the chain yourself. The client's own retries must be
    * disabled, or both retry.
    *
-   * @throws IllegalStateException if the policy hedges: the classic client cannot (see the class comment)
+   * @throws IllegalStateException if the policy hedges or has an attempt timeout: the classic client cannot
+   *     (see the class comment)
    */
   public ExecChainHandler classicHandler() {
-    refuseHedgingForClassic();
+    refuseForClassic();
     return classicHandler;
   }
 
@@ -198,11 +200,12 @@ public final class HttpClient5Retry {
    *
    * @return {@code builder}, for chaining
    * @throws NullPointerException if {@code builder} is null
-   * @throws IllegalStateException if the policy hedges: the classic client cannot (see the class comment)
+   * @throws IllegalStateException if the policy hedges or has an attempt timeout: the classic client cannot
+   *     (see the class comment)
    */
   public HttpClientBuilder install(HttpClientBuilder builder) {
     Objects.requireNonNull(builder, "builder must not be null");
-    refuseHedgingForClassic();
+    refuseForClassic();
     return builder.disableAutomaticRetries().addExecInterceptorFirst(HANDLER_NAME, classicHandler);
   }
 
@@ -221,7 +224,8 @@ public final class HttpClient5Retry {
   /**
    * {@code install(HttpClients.custom())}: a classic client builder with the handler in place.
    *
-   * @throws IllegalStateException if the policy hedges: the classic client cannot (see the class comment)
+   * @throws IllegalStateException if the policy hedges or has an attempt timeout: the classic client cannot
+   *     (see the class comment)
    */
   public HttpClientBuilder classicClientBuilder() {
     return install(HttpClients.custom());
@@ -237,12 +241,19 @@ public final class HttpClient5Retry {
    * returns the response), so it cannot have two attempts in flight: a hedging policy is refused before any
    * client is built with it, rather than at the first request.
    */
-  private void refuseHedgingForClassic() {
+  private void refuseForClassic() {
     if (policy.hedging() != null) {
       throw new IllegalStateException("policy '" + policy.name() + "' hedges (" + policy.hedging() + "), which the "
           + "classic client cannot do: its exec chain runs one attempt at a time on the calling thread. Install "
           + "this HttpClient5Retry in an async client (install(HttpAsyncClientBuilder), asyncClientBuilder()), "
           + "which hedges, or give the classic client a policy without hedging");
+    }
+    if (policy.attemptTimeout() != null) {
+      throw new IllegalStateException("policy '" + policy.name() + "' has an attemptTimeout ("
+          + Durations.format(policy.attemptTimeout()) + "), which the classic client cannot apply: its exec chain "
+          + "runs each attempt on the calling thread and cannot abandon one. Set the client's own per-attempt "
+          + "timeout (RequestConfig's responseTimeout) and give the policy none, or install this HttpClient5Retry "
+          + "in an async client (install(HttpAsyncClientBuilder)), which applies it");
     }
   }
 

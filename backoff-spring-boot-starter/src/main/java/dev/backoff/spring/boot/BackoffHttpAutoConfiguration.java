@@ -60,6 +60,13 @@ public class BackoffHttpAutoConfiguration {
           + "the calling thread: name a policy without hedging, or hedge WebClient calls "
           + "(backoff.http.web-client-policy)");
     }
+    if (registry.policy(name).attemptTimeout() != null) {
+      throw new BackoffConfigurationException("backoff.http.rest-client-policy", name, "policy '" + name
+          + "' has an attempt timeout (backoff.policies." + name + ".attempt-timeout), which a RestClient cannot "
+          + "apply: it runs each attempt on the calling thread and cannot abandon one. Set the request factory's "
+          + "read timeout and name a policy without one, or time WebClient calls out "
+          + "(backoff.http.web-client-policy)");
+    }
     return BackoffRestInterceptor.of(registry.policy(name), rules(registry, name));
   }
 

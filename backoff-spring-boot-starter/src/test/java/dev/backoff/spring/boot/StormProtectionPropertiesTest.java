@@ -469,6 +469,16 @@ class StormProtectionPropertiesTest {
   }
 
   @Test
+  void aPolicyWithAnAttemptTimeoutForTheRestClientFailsTheContextNamingIt() {
+    http.withPropertyValues("backoff.policies.orders.attempt-timeout=2s", "backoff.http.rest-client-policy=orders")
+        .run(context -> assertThat(context).getFailure().rootCause()
+            .isInstanceOf(BackoffConfigurationException.class)
+            .hasMessageContaining("backoff.http.rest-client-policy")
+            .hasMessageContaining("backoff.policies.orders.attempt-timeout")
+            .hasMessageContaining("cannot abandon one"));
+  }
+
+  @Test
   void theWebClientCustomizerHedgesWithTheNamedPolicy() throws Exception {
     AtomicInteger requests = new AtomicInteger();
     serverThreads = Executors.newCachedThreadPool();

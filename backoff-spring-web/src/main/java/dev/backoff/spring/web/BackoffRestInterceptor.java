@@ -13,6 +13,7 @@ import dev.backoff.http.rules.HttpRequestView;
 import dev.backoff.http.rules.HttpResponseView;
 import dev.backoff.http.rules.HttpRules;
 import dev.backoff.http.rules.driver.HttpVerdicts;
+import dev.backoff.spec.Durations;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -92,6 +93,14 @@ public final class BackoffRestInterceptor implements ClientHttpRequestIntercepto
           + "needs attempts side by side: BackoffRestInterceptor runs each attempt on the calling thread and "
           + "cannot hedge; use a policy without hedging, or WebClient with BackoffExchangeFilter");
     }
+    if (policy.attemptTimeout() != null) {
+      // Likewise: the calling thread runs the attempt and cannot abandon it; ignoring the timeout would let an
+      // attempt that never answers block the call.
+      throw new IllegalArgumentException("policy '" + policy.name() + "' has an attemptTimeout ("
+          + Durations.format(policy.attemptTimeout()) + "), which BackoffRestInterceptor cannot apply: each "
+          + "attempt runs on the calling thread and cannot be abandoned. Set the request factory's read timeout "
+          + "and give the policy none, or use WebClient with BackoffExchangeFilter, which applies it");
+    }
     this.rules = rules;
     this.policy = rules.applyTo(SpringViews.narrow(policy), BackoffRestInterceptor::status);
     this.executor = RetryExecutor.of(this.policy);
@@ -102,8 +111,9 @@ public final class BackoffRestInterceptor implements ClientHttpRequestIntercepto
    * rules are replaced by the HTTP status rules; its failure rules are combined with the HTTP ones.
    *
    * @throws NullPointerException if {@code policy} is null
-   * @throws IllegalArgumentException if the policy {@linkplain RetryPolicy#hedging() hedges}: a blocking
-   *     client runs one attempt at a time (hedge with {@link BackoffExchangeFilter})
+   * @throws IllegalArgumentException if the policy {@linkplain RetryPolicy#hedging() hedges} or has an
+   *     {@linkplain RetryPolicy#attemptTimeout() attempt timeout}: a blocking client runs one attempt at a
+   *     time and cannot abandon one (hedge, or time attempts out, with {@link BackoffExchangeFilter})
    */
   public static BackoffRestInterceptor of(RetryPolicy<? super ClientHttpResponse> policy) {
     return of(policy, HttpRules.defaults());
@@ -113,7 +123,8 @@ public final class BackoffRestInterceptor implements ClientHttpRequestIntercepto
    * An interceptor retrying under {@code policy} with {@code rules}.
    *
    * @throws NullPointerException if an argument is null
-   * @throws IllegalArgumentException if the policy {@linkplain RetryPolicy#hedging() hedges}
+   * @throws IllegalArgumentException if the policy {@linkplain RetryPolicy#hedging() hedges} or has an
+   *     {@linkplain RetryPolicy#attemptTimeout() attempt timeout}
    */
   public static BackoffRestInterceptor of(RetryPolicy<? super ClientHttpResponse> policy, HttpRules rules) {
     Objects.requireNonNull(policy, "policy must not be null");
