@@ -52,6 +52,11 @@ final class CallMachine {
   static final long REFUSED_RATE_LIMITED = -5;
   /** Effect: the rate limiter's wait for the first attempt would end past the deadline. */
   static final long REFUSED_DEADLINE = -6;
+  /**
+   * Effects below this one are re-checks ({@link #meterOrRecheck}): wait {@code RECHECK - effect} nanoseconds
+   * holding no token and no permit, then ask the whole gate again.
+   */
+  static final long RECHECK = -7;
 
   /** The breaker's answer when it refuses the attempt (null is its answer when the policy has no breaker). */
   static final CircuitBreaker.Permit OPEN = new Sentinel("open");
@@ -118,7 +123,12 @@ final class CallMachine {
     if (limiter == null) {
       return START;
     }
-    long wait = limiter.reserve();
+    return reserved(policy, execution, callStart, clock, permit, limiter.reserve());
+  }
+
+  /** The gate's answer for a firm reservation: its {@code wait} (0: at once) or refusal. */
+  private static long reserved(RetryPolicy<?> policy, Execution<?> execution, long callStart, NanoClock clock,
+      CircuitBreaker.Permit permit, long wait) {
     if (wait == 0) {
       return START;
     }
@@ -167,6 +177,58 @@ final class CallMachine {
       return StopReason.DEADLINE_EXCEEDED;
     }
     throw new IllegalArgumentException("not a refusal: " + effect);
+  }
+
+  // ---- the gate for drivers that re-check the rate limiter (the simulator) ------------------------------
+
+  /**
+   * The whole gate in front of the first attempt, for the breaker's answer {@code permit} from
+   * {@link #admit}: {@link #REFUSED_CIRCUIT_OPEN}, or the rate limiter's answer ({@link #meter}, or
+   * {@link #meterOrRecheck} when {@code recheck}).
+   */
+  static long firstGate(RetryPolicy<?> policy, long callStart, NanoClock clock, CircuitBreaker.Permit permit,
+      boolean recheck) {
+    if (permit == OPEN) {
+      return REFUSED_CIRCUIT_OPEN;
+    }
+    return recheck ? meterOrRecheck(policy, null, callStart, clock, permit)
+        : meter(policy, null, callStart, clock, permit);
+  }
+
+  /**
+   * {@link #meter}, reserving with {@link AdaptiveRateLimiter#reserveOrRecheck()}: a wait beyond the
+   * limiter's horizon takes no token, and the effect is then a re-check (below {@link #RECHECK}), the
+   * permit given back: the driver waits {@code RECHECK - effect} nanoseconds and asks the whole gate again, priced at the rate of
+   * that moment. Every other answer is {@link #meter}'s.
+   */
+  static long meterOrRecheck(RetryPolicy<?> policy, Execution<?> execution, long callStart, NanoClock clock,
+      CircuitBreaker.Permit permit) {
+    AdaptiveRateLimiter limiter = policy.rateLimiter;
+    if (limiter == null) {
+      return START;
+    }
+    long wait = limiter.reserveOrRecheck();
+    if (AdaptiveRateLimiter.isRecheck(wait)) {
+      release(permit);
+      return RECHECK - Math.min(AdaptiveRateLimiter.recheckNanos(wait), Long.MAX_VALUE + RECHECK);
+    }
+    return reserved(policy, execution, callStart, clock, permit, wait);
+  }
+
+  /**
+   * {@link #timerFired}, for a driver that re-checks the rate limiter ({@code recheck}): a retry's gate then
+   * meters with {@link #meterOrRecheck}, and a re-check holds nothing, so the next timer asks the whole gate
+   * again.
+   */
+  static long timerFired(Execution<?> execution, CircuitBreaker.Permit permit, NanoClock clock, boolean recheck) {
+    if (!recheck || permit == OPEN || execution.rateTokenHeld()) {
+      return timerFired(execution, permit, clock);
+    }
+    long effect = meterOrRecheck(execution.policy(), execution, execution.startNanos(), clock, permit);
+    if (effect == START) {
+      execution.onRetryStart();
+    }
+    return effect;
   }
 
   // ---- input: attempt outcome --------------------------------------------------------------------------
