@@ -231,6 +231,20 @@ final class CallMachine {
     return effect;
   }
 
+  /**
+   * {@link #timerFired(Execution, CircuitBreaker.Permit, NanoClock, boolean)}, asked first of {@code policy}
+   * (the call's policy, or one with the same breaker, rate limiter and budget, which a driver keeps at hand):
+   * without any of them nothing is asked or told and the answer is {@link #START}, without reading the
+   * execution (with 100 000 simulated clients, a cache miss per retry).
+   */
+  static long timerFired(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+      NanoClock clock, boolean recheck) {
+    if (policy.breaker == null && policy.rateLimiter == null && policy.budget == null) {
+      return START;
+    }
+    return timerFired(execution, permit, clock, recheck);
+  }
+
   // ---- input: attempt outcome --------------------------------------------------------------------------
 
   /**

@@ -99,8 +99,9 @@ final class DriverAccess implements CoreAccess {
   }
 
   @Override
-  public long timerFired(Execution<?> execution, CircuitBreaker.Permit permit, NanoClock clock, boolean recheck) {
-    return CallMachine.timerFired(execution, permit, clock, recheck);
+  public long timerFired(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+      NanoClock clock, boolean recheck) {
+    return CallMachine.timerFired(policy, execution, permit, clock, recheck);
   }
 
   @Override

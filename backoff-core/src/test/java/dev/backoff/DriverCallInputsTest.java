@@ -99,12 +99,12 @@ class DriverCallInputsTest {
 
     now[0] += 10 * MS;
     permit = Engine.admit(policy);
-    assertThat(Engine.timerFired(execution, permit, clock, true)).isEqualTo(Effect.START);
+    assertThat(Engine.timerFired(policy, execution, permit, clock, true)).isEqualTo(Effect.START);
     assertThat(Engine.outcome(execution, null, FAILURE, verdict, now[0], permit)).isEqualTo(10 * MS);
 
     now[0] += 10 * MS;
     permit = Engine.admit(policy);
-    assertThat(Engine.timerFired(execution, permit, clock, false)).isEqualTo(Effect.START);
+    assertThat(Engine.timerFired(policy, execution, permit, clock, false)).isEqualTo(Effect.START);
     assertThat(Engine.outcome(execution, "ok", null, Engine.judge(policy, null, "ok", null), now[0], permit))
         .isEqualTo(Effect.SUCCEEDED);
     assertThat(execution.attempts()).isEqualTo(3);
@@ -133,7 +133,7 @@ class DriverCallInputsTest {
     breaker.tryAcquire().onFailure(FailureClass.TRANSIENT); // another call's failure opens the breaker
     assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
     now[0] = 10 * MS;
-    assertThat(Engine.timerFired(execution, Engine.admit(policy), clock, true)).isEqualTo(Effect.STOPPED);
+    assertThat(Engine.timerFired(policy, execution, Engine.admit(policy), clock, true)).isEqualTo(Effect.STOPPED);
     assertThat(execution.stopReason()).isEqualTo(StopReason.CIRCUIT_OPEN);
     assertThat(Engine.gate(policy, 0, clock, Engine.admit(policy), true)).as("a first attempt now")
         .isEqualTo(Effect.REFUSED_CIRCUIT_OPEN);
@@ -166,12 +166,12 @@ class DriverCallInputsTest {
 
     now[0] = 10 * MS;
     reserveBeyondTheHorizon(limiter);
-    long effect = Engine.timerFired(execution, Engine.admit(policy), clock, true);
+    long effect = Engine.timerFired(policy, execution, Engine.admit(policy), clock, true);
     assertThat(Effect.isRecheck(effect)).as("effect %d", effect).isTrue();
     assertThat(execution.rateTokenHeld()).isFalse();
 
     now[0] += 60_000 * MS; // the bucket has refilled
-    assertThat(Engine.timerFired(execution, Engine.admit(policy), clock, true)).isEqualTo(Effect.START);
+    assertThat(Engine.timerFired(policy, execution, Engine.admit(policy), clock, true)).isEqualTo(Effect.START);
   }
 
   @Test
@@ -184,16 +184,26 @@ class DriverCallInputsTest {
     assertThat(Engine.outcome(execution, null, FAILURE, Verdict.RETRYABLE, 0, permit)).isEqualTo(10 * MS);
 
     now[0] = 10 * MS;
-    long wait = Engine.timerFired(execution, Engine.admit(policy), clock, false);
+    long wait = Engine.timerFired(policy, execution, Engine.admit(policy), clock, false);
     assertThat(wait).as("a firm wait for the token").isPositive();
     assertThat(execution.rateTokenHeld()).isTrue();
 
     breaker.tryAcquire().onFailure(FailureClass.TRANSIENT); // opens while the retry waits, holding no permit
     now[0] += wait;
     double tokens = limiter.tokens();
-    assertThat(Engine.timerFired(execution, Engine.admit(policy), clock, true)).isEqualTo(Effect.STOPPED);
+    assertThat(Engine.timerFired(policy, execution, Engine.admit(policy), clock, true)).isEqualTo(Effect.STOPPED);
     assertThat(execution.stopReason()).isEqualTo(StopReason.CIRCUIT_OPEN);
     assertThat(limiter.tokens()).as("the held token given back").isEqualTo(tokens + 1);
+  }
+
+  @Test
+  void aRetryOfAPolicyWithoutGatesOrBudgetStartsWithoutReadingItsExecution() {
+    RetryPolicy<String> ungated = policy().build();
+    assertThat(CallMachine.timerFired(ungated, null, null, clock, true)).as("no execution read").isEqualTo(
+        CallMachine.START);
+    RetryPolicy<String> budgeted = policy().budget(RetryBudgets.awsStandard()).build();
+    assertThatThrownBy(() -> CallMachine.timerFired(budgeted, null, null, clock, true))
+        .as("a budget's grant is the execution's to keep").isInstanceOf(NullPointerException.class);
   }
 
   @Test
@@ -211,9 +221,9 @@ class DriverCallInputsTest {
   void badArgumentsAreNamed() {
     assertThatThrownBy(() -> Engine.gate(null, 0, clock, null, true)).isInstanceOf(NullPointerException.class)
         .hasMessageContaining("policy");
-    assertThatThrownBy(() -> Engine.timerFired(null, null, clock, true)).isInstanceOf(NullPointerException.class)
-        .hasMessageContaining("execution");
     RetryPolicy<String> policy = policy().build();
+    assertThatThrownBy(() -> Engine.timerFired(policy, null, null, clock, true))
+        .isInstanceOf(NullPointerException.class).hasMessageContaining("execution");
     assertThatThrownBy(() -> Engine.startNanos(policy, null)).isInstanceOf(NullPointerException.class)
         .hasMessageContaining("clock");
     Execution<String> execution = Engine.firstFailed(policy, 0, 0, new Random(1), null);

@@ -81,8 +81,8 @@ public interface CoreAccess {
       dev.backoff.CircuitBreaker.Permit permit);
 
   /** A wait the machine asked for is over (see {@link Engine#timerFired}). */
-  long timerFired(Execution<?> execution, dev.backoff.CircuitBreaker.Permit permit, dev.backoff.NanoClock clock,
-      boolean recheck);
+  long timerFired(RetryPolicy<?> policy, Execution<?> execution, dev.backoff.CircuitBreaker.Permit permit,
+      dev.backoff.NanoClock clock, boolean recheck);
 
   /** The caller or a deadline stopped the call (see {@link Engine#stop}). */
   <R> R stop(Execution<R> execution, dev.backoff.StopReason reason, dev.backoff.NanoClock clock);

@@ -282,13 +282,16 @@ public final class Engine {
    * {@code recheck} (see {@link #gate}), or {@link Effect#STOPPED} (a gate refused the retry: the call ends
    * with its held result or last failure).
    *
-   * @throws NullPointerException if {@code execution} or {@code clock} is null
+   * @param policy the call's policy, or one with the same circuit breaker, rate limiter and budget (the
+   *     driver's own, at hand): asked first, so that a call whose policy has none of them is not read
+   * @throws NullPointerException if {@code policy}, {@code execution} or {@code clock} is null
    */
-  public static long timerFired(Execution<?> execution, CircuitBreaker.Permit permit, NanoClock clock,
-      boolean recheck) {
+  public static long timerFired(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+      NanoClock clock, boolean recheck) {
+    RetryLoops.requireNonNull("policy", policy);
     RetryLoops.requireNonNull("execution", execution);
     RetryLoops.requireNonNull("clock", clock);
-    return Bridge.core().timerFired(execution, permit, clock, recheck);
+    return Bridge.core().timerFired(policy, execution, permit, clock, recheck);
   }
 
   /**

@@ -307,7 +307,7 @@ public final class Contention {
             startNanos[client] = Engine.startNanos(policy, virtual);
             effect = Engine.gate(policy, startNanos[client], virtual, permit, false);
           } else {
-            effect = Engine.timerFired(execution, permit, virtual, false);
+            effect = Engine.timerFired(policy, execution, permit, virtual, false);
           }
           if (effect != Effect.START) { // refused: the client gives up without writing
             remaining--;

@@ -268,7 +268,7 @@ final class Simulation {
     Execution<Object> execution = caller.execution;
     long effect;
     if (execution != null) {
-      effect = Engine.timerFired(execution, permit, clock, true);
+      effect = Engine.timerFired(callerPolicy, execution, permit, clock, true);
     } else if (caller.tokenHeld) {
       caller.tokenHeld = false;
       effect = Engine.tokenWaited(callerPolicy, permit);
