@@ -9,6 +9,8 @@ module dev.backoff.aws {
   exports dev.backoff.aws;
 
   requires transitive dev.backoff.core;
+  // x-amz-retry-after is read by its one parser (WaitHeader).
+  requires dev.backoff.http.rules;
   requires transitive software.amazon.awssdk.retries.api;
   requires software.amazon.awssdk.core;
   requires software.amazon.awssdk.awscore;

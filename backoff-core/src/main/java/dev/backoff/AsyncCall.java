@@ -46,7 +46,7 @@ import java.time.temporal.ChronoUnit;
  * by an {@link AttemptWatch} (allocated per attempt; the plain path allocates none): it tells those
  * listeners, and times the attempt on the scheduler.
  */
-final class AsyncCall<R, T extends R> extends CompletableFuture<T>
+final class AsyncCall<R, T extends R> extends CallFuture<T>
     implements Callable<Object>, Runnable, AttemptContext {
   private static final int RUNNING = 0;
   private static final int WAITING = 1;
@@ -117,13 +117,13 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
   void start() {
     RetryPolicy<R> policy = executor.policy;
     CircuitBreaker.Permit permit = CallMachine.admit(policy);
-    if (permit == CallMachine.OPEN) {
+    if (CallMachine.isRefusal(permit)) {
       state = DONE;
       try {
-        super.complete(SyncLoop.refused(policy,
+        settle(SyncLoop.refused(policy, permit,
             attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
       } catch (Throwable refusal) {
-        super.completeExceptionally(refusal);
+        settleExceptionally(refusal);
       }
       return;
     }
@@ -168,14 +168,14 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       return null;
     }
     // The wait is over: the machine asks the gate (after a rate limiter's wait, the token held is this attempt's).
-    CircuitBreaker.Permit permit = CallMachine.admit(executor.policy);
+    CircuitBreaker.Permit permit = CallMachine.admit(execution);
     long effect;
     try {
       effect = CallMachine.timerFired(execution, permit, executor.clock);
     } catch (Throwable unexpected) {
       IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
       state = DONE;
-      super.completeExceptionally(unexpected);
+      settleExceptionally(unexpected);
       return null;
     }
     if (effect >= 0) {
@@ -186,9 +186,14 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
       state = DONE;
       try {
-        settle(false);
+        if (execution.attempts() == 0) { // the first attempt, refused after its wait for the limiter's token
+          settle(SyncLoop.refused(executor.policy, permit,
+              attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
+        } else {
+          settle(false);
+        }
       } catch (Throwable unexpected) {
-        super.completeExceptionally(unexpected); // a listener cannot throw; a recovery's failure is settled
+        settleExceptionally(unexpected); // the refusal; a listener cannot throw; a recovery's failure is settled
       }
       return null;
     }
@@ -220,10 +225,10 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
     }
     state = DONE;
     try {
-      super.complete(RateGate.refusedFirst(policy, CallMachine.refusal(effect),
+      settle(RateGate.refusedFirst(policy, CallMachine.refusal(effect),
           attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
     } catch (Throwable stopped) {
-      super.completeExceptionally(stopped); // the refusal, or a recovery's failure
+      settleExceptionally(stopped); // the refusal, or a recovery's failure
     }
     return false;
   }
@@ -401,7 +406,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       // executor would throw it to the caller; here it completes the future, which must never hang. The
       // attempt's permit has been reported or released by then (by decide, or by the execution).
       state = DONE;
-      super.completeExceptionally(unexpected);
+      settleExceptionally(unexpected);
     }
   }
 
@@ -433,7 +438,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         // First-try success: like the sync loop, read no clock unless a deadline or listener needs it.
         CallMachine.firstAccepted(policy, result, cause, startNanos, executor.clock, permit, identity());
         state = DONE;
-        if (!super.complete(result)) {
+        if (!settle(result)) {
           discard(result);
         }
         return;
@@ -492,7 +497,7 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
   private void settle(boolean succeeded) {
     if (succeeded) {
       T last = (T) execution.lastResult();
-      if (!super.complete(last)) {
+      if (!settle(last)) {
         discard(last);
       }
     } else if (attempt instanceof Recovering && SyncLoop.recovers(execution.stopReason())) {
@@ -500,17 +505,17 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
       try {
         recovered = SyncLoop.recover(((Recovering<T>) attempt).recovery, execution);
       } catch (Throwable thrown) {
-        super.completeExceptionally(thrown);
+        settleExceptionally(thrown);
         return;
       }
-      super.complete(recovered);
+      settle(recovered);
     } else if (execution.lastFailure() == null) {
       T last = (T) execution.lastResult();
-      if (!super.complete(last)) {
+      if (!settle(last)) {
         discard(last);
       }
     } else {
-      super.completeExceptionally(execution.finalFailure());
+      settleExceptionally(execution.finalFailure());
     }
   }
 
@@ -547,31 +552,17 @@ final class AsyncCall<R, T extends R> extends CompletableFuture<T>
         Throwable last = execution.finalFailure();
         if (last != null) {
           last.addSuppressed(rejected);
-          super.completeExceptionally(last);
+          settleExceptionally(last);
         } else {
-          super.completeExceptionally(rejected);
+          settleExceptionally(rejected);
         }
       }
     }
   }
 
-  @Override
-  public boolean cancel(boolean mayInterruptIfRunning) {
-    return stopRetryingIf(super.cancel(mayInterruptIfRunning));
-  }
-
-  @Override
-  public boolean complete(T value) {
-    return stopRetryingIf(super.complete(value));
-  }
-
-  @Override
-  public boolean completeExceptionally(Throwable failure) {
-    return stopRetryingIf(super.completeExceptionally(failure));
-  }
-
   /** After a completion from outside ({@code completed}: it took effect), stops retrying; returns it. */
-  private boolean stopRetryingIf(boolean completed) {
+  @Override
+  boolean stopIf(boolean completed) {
     if (completed) {
       stopRetrying();
     }

@@ -1,5 +1,6 @@
 package dev.backoff;
 
+import dev.backoff.driver.Engine;
 import dev.backoff.driver.OutcomeJudge;
 import dev.backoff.driver.Verdict;
 import java.util.random.RandomGenerator;
@@ -28,9 +29,9 @@ import java.util.random.RandomGenerator;
  * <p>Effects are numbers, so the machine allocates nothing on any path: a wait ({@code >= 0}, its length
  * in nanoseconds), {@link #START}, or one of the completions ({@link #SUCCEEDED}, {@link #STOPPED} and, for a
  * first attempt refused by a gate before the call has an {@link Execution}, {@link #REFUSED_CIRCUIT_OPEN},
- * {@link #REFUSED_RATE_LIMITED}, {@link #REFUSED_DEADLINE}). Its state is the call's {@link Execution},
+ * {@link #REFUSED_CONCURRENCY_LIMITED}, {@link #REFUSED_RATE_LIMITED}, {@link #REFUSED_DEADLINE}). Its state is the call's {@link Execution},
  * created at the first failure (a first-try success creates none), whose decisions are the engine's; the
- * machine adds the gate (circuit breaker, then rate limiter), the judge and result custody around them. It
+ * machine adds the gate (circuit breaker, then concurrency limiter, then rate limiter), the judge and result custody around them. It
  * never waits, runs an attempt or completes a future: that is what a driver is (a thread that sleeps, a
  * scheduler, an event queue). It reads the driver's clock only where a decision needs it: at the start when
  * a deadline or listeners need the start time, after the first failure, after a later outcome only when a
@@ -52,14 +53,27 @@ final class CallMachine {
   static final long REFUSED_RATE_LIMITED = -5;
   /** Effect: the rate limiter's wait for the first attempt would end past the deadline. */
   static final long REFUSED_DEADLINE = -6;
+  /** Effect: the concurrency limiter refused the first attempt (after a wait for the rate limiter's token). */
+  static final long REFUSED_CONCURRENCY_LIMITED = -8;
   /**
    * Effects below this one are re-checks ({@link #meterOrRecheck}): wait {@code RECHECK - effect} nanoseconds
    * holding no token and no permit, then ask the whole gate again.
    */
-  static final long RECHECK = -7;
+  static final long RECHECK = -9;
 
-  /** The breaker's answer when it refuses the attempt (null is its answer when the policy has no breaker). */
-  static final CircuitBreaker.Permit OPEN = new Sentinel("open");
+  /**
+   * The breaker's answer when it refuses the attempt (null is its answer when the policy has no breaker); the
+   * driver SPI's {@code Engine.CIRCUIT_OPEN}, so that a driver outside the core reads the same answer.
+   */
+  static final CircuitBreaker.Permit OPEN = Engine.CIRCUIT_OPEN;
+  /** The gate's answer when the concurrency limiter refuses the attempt (the breaker's permit given back). */
+  static final CircuitBreaker.Permit LIMITED = new Sentinel("limited");
+
+  /**
+   * Hedging's effect: no further hedge may start (cancel a planned one's timer); the attempts in flight go
+   * on, and the call ends when the last of them answers. {@link #noMoreHedges} says why.
+   */
+  static final long NO_MORE_HEDGES = -7;
 
   private CallMachine() {}
 
@@ -96,15 +110,58 @@ final class CallMachine {
   // ---- the gate, in front of every attempt -------------------------------------------------------------
 
   /**
-   * The gate's first half, the circuit breaker: its permit for the attempt, null without a breaker, or
-   * {@link #OPEN} if it refuses.
+   * The gate's first half for a call's first attempt: the circuit breaker, then the concurrency limiter. The
+   * permit for the attempt (the limiter's slot, wrapping the breaker's permit, when the policy has a limiter),
+   * null without either, or a refusal: {@link #OPEN} or {@link #LIMITED} (see {@link #isRefusal}).
    */
   static CircuitBreaker.Permit admit(RetryPolicy<?> policy) {
-    if (policy.breaker == null) {
-      return null;
+    return admit(policy, null);
+  }
+
+  /**
+   * {@link #admit(RetryPolicy)} for the attempt that follows a wait of {@code execution}'s: a retry, or still
+   * the first attempt when none has run (it waited for the rate limiter's token).
+   */
+  static CircuitBreaker.Permit admit(Execution<?> execution) {
+    return admit(execution.policy(), execution);
+  }
+
+  /**
+   * {@link #admit(RetryPolicy)} for a hedge of {@code execution}'s call (sent beside an attempt in flight, or
+   * after a failure with none): a concurrency limiter admits it only as it admits a retry.
+   */
+  static CircuitBreaker.Permit admitHedge(Execution<?> execution) {
+    return gate(execution.policy(), ConcurrencyLimiter.AttemptKind.HEDGE);
+  }
+
+  private static CircuitBreaker.Permit admit(RetryPolicy<?> policy, Execution<?> execution) {
+    return gate(policy, execution == null || execution.attempts() == 0
+        ? ConcurrencyLimiter.AttemptKind.FIRST : ConcurrencyLimiter.AttemptKind.RETRY);
+  }
+
+  private static CircuitBreaker.Permit gate(RetryPolicy<?> policy, ConcurrencyLimiter.AttemptKind kind) {
+    CircuitBreaker.Permit permit = null;
+    if (policy.breaker != null) {
+      permit = policy.breaker.tryAcquire();
+      if (permit == null) {
+        return OPEN;
+      }
     }
-    CircuitBreaker.Permit permit = policy.breaker.tryAcquire();
-    return permit == null ? OPEN : permit;
+    ConcurrencyLimiter limiter = policy.concurrencyLimiter;
+    if (limiter == null) {
+      return permit;
+    }
+    CircuitBreaker.Permit slot = limiter.acquire(kind, permit);
+    if (slot == null) {
+      release(permit);
+      return LIMITED;
+    }
+    return slot;
+  }
+
+  /** Whether the gate's answer is a refusal ({@link #OPEN} or {@link #LIMITED}) rather than a permit or null. */
+  static boolean isRefusal(CircuitBreaker.Permit permit) {
+    return permit == OPEN || permit == LIMITED;
   }
 
   /**
@@ -149,13 +206,13 @@ final class CallMachine {
 
   /**
    * The first attempt's wait for the limiter's token is over (no execution yet: the driver holds the token):
-   * {@link #START} with {@code permit}, the breaker's answer asked again, or {@link #REFUSED_CIRCUIT_OPEN}
-   * with the token given back.
+   * {@link #START} with {@code permit}, the gate's answer asked again, or {@link #REFUSED_CIRCUIT_OPEN} or
+   * {@link #REFUSED_CONCURRENCY_LIMITED} with the token given back.
    */
   static long firstTokenWaited(RetryPolicy<?> policy, CircuitBreaker.Permit permit) {
-    if (permit == OPEN) {
+    if (isRefusal(permit)) {
       policy.rateLimiter.unreserve();
-      return REFUSED_CIRCUIT_OPEN;
+      return permit == OPEN ? REFUSED_CIRCUIT_OPEN : REFUSED_CONCURRENCY_LIMITED;
     }
     return START;
   }
@@ -176,6 +233,9 @@ final class CallMachine {
     if (effect == REFUSED_DEADLINE) {
       return StopReason.DEADLINE_EXCEEDED;
     }
+    if (effect == REFUSED_CONCURRENCY_LIMITED) {
+      return StopReason.CONCURRENCY_LIMITED;
+    }
     throw new IllegalArgumentException("not a refusal: " + effect);
   }
 
@@ -188,8 +248,8 @@ final class CallMachine {
    */
   static long firstGate(RetryPolicy<?> policy, long callStart, NanoClock clock, CircuitBreaker.Permit permit,
       boolean recheck) {
-    if (permit == OPEN) {
-      return REFUSED_CIRCUIT_OPEN;
+    if (isRefusal(permit)) {
+      return permit == OPEN ? REFUSED_CIRCUIT_OPEN : REFUSED_CONCURRENCY_LIMITED;
     }
     return recheck ? meterOrRecheck(policy, null, callStart, clock, permit)
         : meter(policy, null, callStart, clock, permit);
@@ -221,7 +281,7 @@ final class CallMachine {
    * again.
    */
   static long timerFired(Execution<?> execution, CircuitBreaker.Permit permit, NanoClock clock, boolean recheck) {
-    if (!recheck || permit == OPEN || execution.rateTokenHeld()) {
+    if (!recheck || isRefusal(permit) || execution.rateTokenHeld()) {
       return timerFired(execution, permit, clock);
     }
     long effect = meterOrRecheck(execution.policy(), execution, execution.startNanos(), clock, permit);
@@ -233,13 +293,14 @@ final class CallMachine {
 
   /**
    * {@link #timerFired(Execution, CircuitBreaker.Permit, NanoClock, boolean)}, asked first of {@code policy}
-   * (the call's policy, or one with the same breaker, rate limiter and budget, which a driver keeps at hand):
-   * without any of them nothing is asked or told and the answer is {@link #START}, without reading the
+   * (the call's policy, or one with the same gates and budget, which a driver keeps at hand): without a
+   * breaker, concurrency limiter, rate limiter or budget nothing is asked or told and the answer is {@link #START}, without reading the
    * execution (with 100 000 simulated clients, a cache miss per retry).
    */
   static long timerFired(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
       NanoClock clock, boolean recheck) {
-    if (policy.breaker == null && policy.rateLimiter == null && policy.budget == null) {
+    if (policy.breaker == null && policy.rateLimiter == null && policy.budget == null
+        && policy.concurrencyLimiter == null) {
       return START;
     }
     return timerFired(execution, permit, clock, recheck);
@@ -336,16 +397,16 @@ final class CallMachine {
   // ---- input: timer fired ------------------------------------------------------------------------------
 
   /**
-   * A wait the machine asked for is over. After a backoff wait the gate is asked again; after a rate
-   * limiter's wait (its token held) only the breaker is. Answers {@link #START} (the permit for it from
-   * {@link #admit}, passed in; the driver then discards {@link Execution#takeHeldResult()}), another wait
-   * for the limiter's token, or {@link #STOPPED} (a gate refused the retry: the call ends with the held
-   * result or last failure, exactly as when its attempts run out).
+   * A wait the machine asked for is over. After a backoff wait the gate is asked again; after a rate limiter's
+   * wait (its token held) only the breaker and the concurrency limiter are. Answers {@link #START} (the permit
+   * for it from {@link #admit(Execution)}, passed in; the driver then discards
+   * {@link Execution#takeHeldResult()}), another wait for the limiter's token, or {@link #STOPPED} (a gate refused the
+   * retry: the call ends with the held result or last failure, exactly as when its attempts run out).
    */
   static long timerFired(Execution<?> execution, CircuitBreaker.Permit permit, NanoClock clock) {
     RetryPolicy<?> policy = execution.policy();
-    if (permit == OPEN) { // the breaker opened (or ran out of trials) during the wait
-      execution.stopNanos(StopReason.CIRCUIT_OPEN, clock.nanoTime());
+    if (isRefusal(permit)) { // the breaker opened (or ran out of trials), or the concurrency limit filled up
+      execution.stopNanos(permit == OPEN ? StopReason.CIRCUIT_OPEN : StopReason.CONCURRENCY_LIMITED, clock.nanoTime());
       return STOPPED;
     }
     if (execution.rateTokenHeld()) {
@@ -373,6 +434,9 @@ final class CallMachine {
       return null;
     }
     execution.stopNanos(reason, clock.nanoTime());
+    if (execution.policy().hedging != null) {
+      ended(hedges(execution)); // the attempts in flight are cancelled
+    }
     return execution.takeHeldResult();
   }
 
@@ -385,5 +449,250 @@ final class CallMachine {
       execution.rateTokenHeld(false);
       execution.policy().rateLimiter.unreserve();
     }
+  }
+
+  // ---- hedging: more than one attempt in flight -------------------------------------------------------
+  //
+  // A policy with Hedging starts another attempt alongside those in flight when a planned hedge falls due
+  // (the hedging delay after the last start, at once after a retryable failure, or after a server's
+  // pushback). The machine decides each of those steps; the driver keeps the attempts (their futures, events
+  // or permits) and the hedge's timer. Its state is the execution's Hedges; before the call has an execution
+  // (created at the first failure or when the first hedge falls due) exactly its first attempt is in flight.
+
+  /**
+   * The next hedge after an attempt started (the first, or a hedge {@link #hedgeDue} answered {@link #START}
+   * for): its delay {@code >= 0} (the driver plans it: a timer whose firing is {@link #hedgeDue}), or
+   * {@link #NO_MORE_HEDGES} when the policy's attempts are all started or the hedge would fall due past the
+   * deadline.
+   *
+   * @param execution the call's execution, or null if only the first attempt has started
+   */
+  static long nextHedge(RetryPolicy<?> policy, Execution<?> execution, long nowNanos) {
+    if (execution == null) {
+      return firstHedgeRefusal(policy) == null ? policy.hedging.delayNanos() : NO_MORE_HEDGES;
+    }
+    return plan(execution, hedges(execution), policy.hedging.delayNanos(), nowNanos);
+  }
+
+  /** Why the first attempt plans no hedge (its start is the call's), or null if it does. */
+  private static StopReason firstHedgeRefusal(RetryPolicy<?> policy) {
+    if (policy.hedging.maxStarted(policy.maxAttempts) <= 1) {
+      return StopReason.ATTEMPTS_EXHAUSTED;
+    }
+    return policy.hedging.delayNanos() > policy.maxElapsedNanos ? StopReason.DEADLINE_EXCEEDED : null;
+  }
+
+  /** The execution's hedge state, filled in the first time the machine sees it (one attempt in flight). */
+  private static Hedges hedges(Execution<?> execution) {
+    Hedges hedges = execution.hedges();
+    if (hedges.started == 0) {
+      hedges.started = 1;
+      hedges.inFlight = 1;
+      hedges.noMore = firstHedgeRefusal(execution.policy());
+      hedges.planned = hedges.noMore == null;
+    }
+    return hedges;
+  }
+
+  /** The attempts the call has started (the one {@link #hedgeDue} just answered {@link #START} for is the last). */
+  static int hedgesStarted(Execution<?> execution) {
+    return hedges(execution).started;
+  }
+
+  /** The attempts of the call in flight. */
+  static int hedgesInFlight(Execution<?> execution) {
+    return hedges(execution).inFlight;
+  }
+
+  /** Why no further hedge may start, or null while one may. */
+  static StopReason noMoreHedges(Execution<?> execution) {
+    return hedges(execution).noMore;
+  }
+
+  /**
+   * Input: the planned hedge fell due, with the gate's answer from {@link #admitHedge} (asked by the driver,
+   * as before every attempt). The gate is the same as before a retry: the breaker, the rate limiter, then the
+   * engine ({@link Execution#tryHedge}: the attempt bound, the deadline, the budget, which is charged).
+   * Answers {@link #START} (start attempt {@link #hedgesStarted} with {@code permit}, then plan
+   * {@link #nextHedge}); a wait {@code >= 0} for the limiter's token (the token held by the execution, the
+   * permit given back: the hedge falls due again after it); {@link #NO_MORE_HEDGES} (the permit given back;
+   * the attempts in flight go on); or {@link #STOPPED} when no attempt is in flight either: the call ends,
+   * with the held result or the last failure.
+   *
+   * @throws IllegalStateException if the call has already ended or no hedge was planned
+   */
+  static long hedgeDue(Execution<?> execution, CircuitBreaker.Permit permit, long nowNanos) {
+    Hedges hedges = hedges(execution);
+    if (execution.isDone() || !hedges.planned) {
+      release(permit);
+      throw new IllegalStateException("no hedge is planned: " + (execution.isDone() ? "the call has ended"
+          : hedges.noMore != null ? "no further hedge may start (" + hedges.noMore + ")" : "it started already"));
+    }
+    hedges.planned = false;
+    if (permit == OPEN) { // the breaker refuses (a token held for this hedge goes back)
+      return noMore(execution, hedges, StopReason.CIRCUIT_OPEN, nowNanos);
+    }
+    if (permit == LIMITED) { // the concurrency limiter refuses, as it refuses a retry (the breaker's permit back)
+      return noMore(execution, hedges, StopReason.CONCURRENCY_LIMITED, nowNanos);
+    }
+    RetryPolicy<?> policy = execution.policy();
+    boolean tokenHeld = execution.rateTokenHeld();
+    if (tokenHeld) {
+      execution.rateTokenHeld(false); // the token is this hedge's
+    } else if (policy.rateLimiter != null) {
+      long wait = policy.rateLimiter.reserve();
+      if (wait != 0) {
+        release(permit);
+        StopReason refusal = RateGate.refusalAt(policy, wait, execution.startNanos(), nowNanos);
+        if (refusal != null) {
+          return noMore(execution, hedges, refusal, nowNanos);
+        }
+        execution.rateTokenHeld(true);
+        hedges.planned = true;
+        return wait;
+      }
+      tokenHeld = true;
+    }
+    StopReason refusal;
+    try {
+      refusal = execution.tryHedge(hedges.started, hedges.triggered ? execution.lastFailureClass() : null,
+          hedges.triggered ? execution.lastFailure() : null, nowNanos);
+    } catch (RuntimeException | Error unexpected) { // a budget's callback threw: the attempt is not sent
+      release(permit);
+      if (tokenHeld) {
+        policy.rateLimiter.unreserve();
+      }
+      throw unexpected;
+    }
+    if (refusal != null) {
+      release(permit);
+      if (tokenHeld) {
+        policy.rateLimiter.unreserve();
+      }
+      return noMore(execution, hedges, refusal, nowNanos);
+    }
+    hedges.triggered = false;
+    hedges.started++;
+    hedges.inFlight++;
+    return START;
+  }
+
+  /**
+   * Input: a hedged attempt's outcome that the judge did not accept, with that attempt's breaker permit
+   * (which hears it). The engine records it ({@link Execution#recordHedged}); a retried result becomes the
+   * call's held result (the driver discards the one {@link Execution#takeHeldResult()} gave it before).
+   * Answers a wait {@code >= 0} (the next hedge falls due after it, replacing a planned one: at once, or
+   * after the server's pushback); {@link #NO_MORE_HEDGES} (cancel a planned hedge; the others in flight go
+   * on); or {@link #STOPPED}: the call ends now, because the failure was fatal (cancel the attempts still in
+   * flight, whose outcomes are then discarded) or because no attempt is in flight and none may start.
+   */
+  static <R> long hedgedOutcome(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+      CircuitBreaker.Permit permit, long nowNanos) {
+    Hedges hedges = hedges(execution);
+    hedges.inFlight--; // answered, whatever the engine makes of it
+    Decision decision = execution.recordHedged(result, failure, verdict, permit, nowNanos);
+    if (execution.isDone()) { // fatal: the others are cancelled
+      giveBackToken(execution);
+      ended(hedges);
+      return STOPPED;
+    }
+    if (decision.isStop()) {
+      return noMore(execution, hedges, decision.stopReason(), nowNanos);
+    }
+    long next = plan(execution, hedges, decision.delayNanos(), nowNanos);
+    hedges.triggered = next >= 0;
+    return next;
+  }
+
+  /**
+   * Input: attempt number {@code attempt} returned {@code result} and the judge accepted it: the call
+   * succeeds with it (the breaker's permit for that attempt hears the success; with no execution, the first
+   * attempt won before any hedge fell due or failed: the first-attempt rule). The effect is
+   * {@link #SUCCEEDED}: every other attempt in flight is cancelled (the driver gives back their permits, and
+   * discards an outcome that still arrives), a planned hedge is cancelled, and the result the call held (the
+   * return value, or null) is discarded.
+   *
+   * @throws IllegalArgumentException if a failure was accepted (the permit given back first)
+   */
+  static <R> R hedgeWon(RetryPolicy<R> policy, Execution<R> execution, R result, Throwable failure, int attempt,
+      CircuitBreaker.Permit permit, long startNanos, long nowNanos, Object call) {
+    if (failure != null) {
+      release(permit);
+      throw new IllegalArgumentException("the judge accepted a failure: " + failure, failure);
+    }
+    if (permit != null) {
+      permit.onSuccess();
+    }
+    if (execution == null) {
+      FirstAttempt.succeeded(policy, result, startNanos, nowNanos, call);
+      return null;
+    }
+    Hedges hedges = hedges(execution);
+    hedges.inFlight--;
+    giveBackToken(execution);
+    R held = execution.takeHeldResult(); // before the success, which makes this result the execution's last
+    execution.succeedHedged(result, attempt, nowNanos);
+    ended(hedges);
+    return held;
+  }
+
+  /**
+   * Input: the driver could not plan the hedge the machine asked for (its scheduler refused the timer): no
+   * further hedge may start ({@code CANCELLED}). Answers {@link #NO_MORE_HEDGES}, or {@link #STOPPED} if no
+   * attempt is in flight.
+   */
+  static long hedgeNotPlanned(Execution<?> execution, long nowNanos) {
+    Hedges hedges = hedges(execution);
+    hedges.planned = false;
+    return noMore(execution, hedges, StopReason.CANCELLED, nowNanos);
+  }
+
+  /** Plans a hedge {@code delayNanos} from now, replacing a planned one, if another may still start. */
+  private static long plan(Execution<?> execution, Hedges hedges, long delayNanos, long nowNanos) {
+    giveBackToken(execution); // a token held for the replaced hedge: it is not sent
+    hedges.planned = false;
+    if (hedges.noMore != null) {
+      return noMore(execution, hedges, hedges.noMore, nowNanos);
+    }
+    RetryPolicy<?> policy = execution.policy();
+    if (hedges.started >= policy.hedging.maxStarted(policy.maxAttempts)) {
+      return noMore(execution, hedges, StopReason.ATTEMPTS_EXHAUSTED, nowNanos);
+    }
+    if (policy.maxElapsedNanos != Long.MAX_VALUE
+        && Nanos.add(nowNanos - execution.startNanos(), delayNanos) > policy.maxElapsedNanos) {
+      return noMore(execution, hedges, StopReason.DEADLINE_EXCEEDED, nowNanos); // it would fall due too late
+    }
+    hedges.planned = true;
+    return delayNanos;
+  }
+
+  /**
+   * The "no more hedges" rule: none may start (the first reason stays the call's), and the call ends when
+   * the last attempt in flight has answered: now, if none is.
+   */
+  private static long noMore(Execution<?> execution, Hedges hedges, StopReason reason, long nowNanos) {
+    if (hedges.noMore == null) {
+      hedges.noMore = reason;
+    }
+    hedges.planned = false;
+    giveBackToken(execution);
+    if (hedges.inFlight > 0) {
+      return NO_MORE_HEDGES;
+    }
+    execution.stopNanos(hedges.noMore, nowNanos);
+    return STOPPED;
+  }
+
+  private static void giveBackToken(Execution<?> execution) {
+    if (execution.rateTokenHeld()) {
+      execution.rateTokenHeld(false);
+      execution.policy().rateLimiter.unreserve();
+    }
+  }
+
+  /** The call ended: no attempt counts as in flight (the driver cancels them) and no hedge is planned. */
+  private static void ended(Hedges hedges) {
+    hedges.inFlight = 0;
+    hedges.planned = false;
   }
 }

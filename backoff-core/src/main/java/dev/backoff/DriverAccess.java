@@ -50,6 +50,38 @@ final class DriverAccess implements CoreAccess {
   }
 
   @Override
+  public CircuitBreaker.Permit admit(RetryPolicy<?> policy) {
+    return CallMachine.admit(policy);
+  }
+
+  @Override
+  public long nextHedge(RetryPolicy<?> policy, Execution<?> execution, long nowNanos) {
+    return CallMachine.nextHedge(policy, execution, nowNanos);
+  }
+
+  @Override
+  public long hedgeDue(Execution<?> execution, CircuitBreaker.Permit permit, long nowNanos) {
+    return CallMachine.hedgeDue(execution, permit, nowNanos);
+  }
+
+  @Override
+  public <R> long hedgedOutcome(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+      CircuitBreaker.Permit permit, long nowNanos) {
+    return CallMachine.hedgedOutcome(execution, result, failure, verdict, permit, nowNanos);
+  }
+
+  @Override
+  public <R> R hedgeWon(RetryPolicy<R> policy, Execution<R> execution, R result, int attempt,
+      CircuitBreaker.Permit permit, long startNanos, long nowNanos) {
+    return CallMachine.hedgeWon(policy, execution, result, null, attempt, permit, startNanos, nowNanos, null);
+  }
+
+  @Override
+  public int hedgesStarted(Execution<?> execution) {
+    return CallMachine.hedgesStarted(execution);
+  }
+
+  @Override
   public <R> void firstTrySucceeded(RetryPolicy<R> policy, R result, long startNanos, long nowNanos) {
     FirstAttempt.succeeded(policy, result, startNanos, nowNanos);
   }
@@ -57,11 +89,6 @@ final class DriverAccess implements CoreAccess {
   @Override
   public long startNanos(RetryPolicy<?> policy, NanoClock clock) {
     return CallMachine.startNanos(policy, clock);
-  }
-
-  @Override
-  public CircuitBreaker.Permit admit(RetryPolicy<?> policy) {
-    return CallMachine.admit(policy);
   }
 
   @Override

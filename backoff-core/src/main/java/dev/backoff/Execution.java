@@ -72,6 +72,7 @@ public final class Execution<R> {
     Object call; // the call's identity for listeners of attempt events (RetryEvent.call()), or null
     Throwable earlierFailure; // the first earlier failure, until a second one arrives
     ArrayDeque<Throwable> earlierFailures; // the most recent earlier failures, bounded by maxSuppressed
+    Hedges hedges; // a hedged call's state for the call machine, or null
   }
 
   Execution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
@@ -613,6 +614,20 @@ public final class Execution<R> {
   /** Whether the async loop holds a rate limiter's token for the next attempt (see {@link #rateTokenHeld(boolean)}). */
   boolean rateTokenHeld() {
     return (flags & RATE_TOKEN_HELD) != 0;
+  }
+
+  /**
+   * The call machine's hedge state for this call (see {@link Hedges}), created the first time: referenced from
+   * the side object, so that the calls that do not hedge (a simulator's storm has many) keep a small one.
+   */
+  Hedges hedges() {
+    Rare r = rare();
+    Hedges hedges = r.hedges;
+    if (hedges == null) {
+      hedges = new Hedges();
+      r.hedges = hedges;
+    }
+    return hedges;
   }
 
   /** The class of the last retryable failure (or of the budget's charge for a hedge), or null. */

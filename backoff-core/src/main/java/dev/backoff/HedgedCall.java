@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeoutException;
@@ -16,38 +15,37 @@ import java.util.function.BiConsumer;
 import java.util.function.Supplier;
 
 /**
- * The asynchronous loop for a policy with {@link Hedging}: several attempts of one call may be in flight, the
+ * The asynchronous driver for a policy with {@link Hedging}: several attempts of one call may be in flight, the
  * first acceptable result wins and the others are cancelled. {@link AsyncRetryExecutor} and
  * {@code dev.backoff.driver.RetryLoops.async} hand a hedged policy's calls here instead of to
- * {@link AsyncCall}; the decisions are the engine's ({@link Execution#tryHedge}, {@link Execution#recordHedged}).
+ * {@link AsyncCall}. Every decision is the call state machine's ({@link CallMachine}: the gate before every
+ * attempt, {@link CallMachine#hedgeDue}, {@link CallMachine#hedgedOutcome}, {@link CallMachine#hedgeWon}, the
+ * "no more hedges" rule and result custody); this class carries out its effects: it calls the attempt hook,
+ * watches the stages, runs the attempt timeouts and the hedge timer, cancels losers and completes the future.
  *
- * <p>Every hedge starts in a task on the executor's scheduler: after the hedging delay, or at once (delay 0)
- * after a retryable failure, or after a server's pushback. At most one such task is pending; a newer one
- * replaces it ({@link #generation}). With a rate limiter, every attempt (the first too) takes a token first;
- * an attempt that must wait for it is a task scheduled after the wait, holding the token
- * ({@link #pendingHoldsToken}), which is given back if that task is replaced or the call ends first. The call's state is guarded by its monitor, which is never held while
- * calling the attempt hook, cancelling a stage or completing the future (code that may take other locks);
- * listeners and policy callbacks may run under it, as they must be quick. As in {@link AsyncCall}, no attempt
- * starts after {@code cancel} (or an outside completion) has returned true: a canceller that finds an attempt
- * hook running waits, without a lock, until it has returned, and its stage is then cancelled.
+ * <p>Every hedge starts in a task on the executor's scheduler, after the delay the machine answered. At most
+ * one such task is pending; a newer one replaces it ({@link #generation}). A first attempt that must wait for a
+ * rate limiter's token is such a task too, holding the token ({@link #pendingHoldsToken}), which is given back
+ * if the call ends first; a hedge's token is held by the execution. The call's state is guarded by its monitor,
+ * which is never held while calling the attempt hook, cancelling a stage or completing the future (code that
+ * may take other locks); listeners and policy callbacks may run under it, as they must be quick. As in
+ * {@link AsyncCall}, no attempt starts after {@code cancel} (or an outside completion) has returned true: a
+ * canceller that finds an attempt hook running waits, without a lock, until it has returned, and its stage is
+ * then cancelled.
  */
-final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
+final class HedgedCall<R, T extends R> extends CallFuture<T> {
 
   private final AsyncRetryExecutor<R> executor;
   private final AsyncAttempt<T> attempt;
   private final OutcomeJudge<R> judge; // null: the policy's rules (the executor's supplier)
   private final Recovery<T> recovery; // null: none
-  private final int maxStarted;
   private long startNanos;
   // Guarded by this call's monitor:
-  private Execution<R> execution; // created at the first hedge or the first failure
-  private int started;
+  private Execution<R> execution; // created at the first hedge or the first failure (the machine's state)
   private final List<Attempt> inFlight = new ArrayList<>(2);
   private Future<?> pendingHedge;
-  private boolean pendingHoldsToken; // the pending task holds a rate limiter's token
-  private CircuitBreaker.Permit firstPermit; // the first attempt's, while it waits for a rate limiter's token
+  private boolean pendingHoldsToken; // the pending task is the first attempt's and holds a rate limiter's token
   private int generation; // of the pending hedge task: an older one that runs anyway does nothing
-  private StopReason noMoreHedges; // why no further hedge may start, or null
   private boolean finished; // the outcome is decided (or the caller completed the future)
   // A retried result that is the execution's last outcome stays in its custody (Execution.takeHeldResult):
   // the call may still end with it (no further hedge may start and nothing else answers). A later outcome
@@ -56,13 +54,13 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
   // Guarded by this call's monitor: the attempts counted in starting (kept after the call finishes, unlike
   // inFlight, so that a canceller can tell whether it runs inside one of their hooks).
   private final List<Attempt> inHooks = new ArrayList<>(2);
+  private Throwable failure; // a policy callback's exception, set by fail()
 
   HedgedCall(AsyncRetryExecutor<R> executor, AsyncAttempt<T> attempt, OutcomeJudge<R> judge, Recovery<T> recovery) {
     this.executor = executor;
     this.attempt = attempt;
     this.judge = judge;
     this.recovery = recovery;
-    this.maxStarted = executor.policy.hedging.maxStarted(executor.policy.maxAttempts);
   }
 
   /** The executor's supplier as an attempt hook. */
@@ -113,14 +111,10 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
   /** The hedge task: starts the next attempt if it is still the one the call waits for. */
   private final class Hedge implements Runnable {
     final int generation;
-    final Throwable trigger;
-    final FailureClass triggerClass;
     final boolean first; // the first attempt, after the rate limiter's wait
 
-    Hedge(int generation, Throwable trigger, FailureClass triggerClass, boolean first) {
+    Hedge(int generation, boolean first) {
       this.generation = generation;
-      this.trigger = trigger;
-      this.triggerClass = triggerClass;
       this.first = first;
     }
 
@@ -133,69 +127,72 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
   void start() {
     RetryPolicy<R> policy = executor.policy;
     CircuitBreaker.Permit permit = CallMachine.admit(policy);
-    if (permit == CallMachine.OPEN) {
-      try {
-        super.complete(SyncLoop.refused(policy, recovery));
-      } catch (Throwable refusal) {
-        super.completeExceptionally(refusal);
-      }
+    if (CallMachine.isRefusal(permit)) {
+      completeRefused(permit == CallMachine.OPEN ? CallMachine.REFUSED_CIRCUIT_OPEN
+          : CallMachine.REFUSED_CONCURRENCY_LIMITED);
       return;
     }
-    Attempt first;
-    StopReason refused = null;
+    Attempt first = null;
+    long effect;
+    Throwable rejected;
     synchronized (this) {
       startNanos = executor.clock.nanoTime();
-      if (policy.rateLimiter != null) {
-        long wait = policy.rateLimiter.reserve();
-        if (wait != 0) {
-          refused = RateGate.refusal(policy, wait, startNanos, executor.clock);
-          if (refused == null) { // the first attempt starts after the wait, holding its token
-            firstPermit = permit;
-            generation++;
-            schedule(new Hedge(generation, null, null, true), wait, true);
-            if (!settleLater) {
-              return;
-            }
-          }
-        }
-      }
-      if (settleLater) {
-        first = null; // the scheduler refused the first attempt's task
-      } else if (refused == null) {
+      effect = CallMachine.meter(policy, null, startNanos, executor.clock, permit);
+      if (effect >= 0) { // the first attempt starts after the wait, holding its token (the permit given back)
+        schedule(new Hedge(++generation, true), effect, true);
+      } else if (effect == CallMachine.START) {
         first = startFirst(permit);
       } else {
-        first = null;
-        finished = true;
+        finished = true; // refused (the permit given back)
       }
+      rejected = failure; // the scheduler refused the first attempt's task
     }
-    if (settleLater) {
-      super.completeExceptionally(failure);
-      return;
+    if (first != null) {
+      launch(first);
+    } else if (effect < 0) {
+      completeRefused(effect);
+    } else if (rejected != null) {
+      settleExceptionally(rejected);
     }
-    if (refused != null) {
-      if (permit != null) {
-        permit.release();
-      }
-      try {
-        super.complete(RateGate.refusedFirst(policy, refused, recovery));
-      } catch (Throwable refusal) {
-        super.completeExceptionally(refusal);
-      }
-      return;
+  }
+
+  /** The first attempt was refused by the gate ({@code effect}, a {@code REFUSED_*}): the call completes. */
+  private void completeRefused(long effect) {
+    try {
+      settle(effect == CallMachine.REFUSED_CIRCUIT_OPEN ? SyncLoop.refused(executor.policy, recovery)
+          : effect == CallMachine.REFUSED_CONCURRENCY_LIMITED
+              ? SyncLoop.refused(executor.policy, CallMachine.LIMITED, recovery)
+              : RateGate.refusedFirst(executor.policy, CallMachine.refusal(effect), recovery));
+    } catch (Throwable refusal) {
+      settleExceptionally(refusal);
     }
-    launch(first);
   }
 
   /** Registers the first attempt and plans the first hedge. Locked. */
   private Attempt startFirst(CircuitBreaker.Permit permit) {
-    started = 1;
     Attempt first = new Attempt(1, permit);
-    first.starter = Thread.currentThread();
-    inFlight.add(first);
-    inHooks.add(first);
-    starting++;
-    scheduleHedge(executor.policy.hedging.delayNanos(), null, null);
+    register(first);
+    planHedge(CallMachine.nextHedge(executor.policy, null, startNanos));
     return first;
+  }
+
+  /** Registers an attempt about to start on this thread. Locked. */
+  private void register(Attempt a) {
+    a.starter = Thread.currentThread();
+    inFlight.add(a);
+    inHooks.add(a);
+    starting++;
+  }
+
+  /**
+   * Carries out a hedge effect: a delay {@code >= 0} schedules the hedge task (replacing a pending one);
+   * {@link CallMachine#NO_MORE_HEDGES} cancels it. Locked.
+   */
+  private void planHedge(long effect) {
+    cancelPendingHedge();
+    if (effect >= 0) {
+      schedule(new Hedge(++generation, false), effect, false);
+    }
   }
 
   /** Schedules {@code task} in {@code delayNanos} as the pending task. Locked. */
@@ -204,47 +201,20 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
       pendingHedge = executor.scheduler.schedule(task, delayNanos);
       pendingHoldsToken = holdsToken;
     } catch (RuntimeException rejected) {
-      if (holdsToken) {
-        executor.policy.rateLimiter.unreserve();
-      }
-      noMoreHedges = StopReason.CANCELLED; // the scheduler was shut down: no further attempt can start
+      // The scheduler was shut down: no further attempt can start.
       if (task.first) {
-        // Nothing else will end the call: it fails as the asynchronous loop's would.
-        finished = true;
-        releaseFirstPermit();
+        CallMachine.firstTokenAbandoned(executor.policy);
+        finished = true; // nothing else will end the call: it fails as the asynchronous loop's would
         failure = rejected;
-        settleLater = true;
+        return;
+      }
+      if (execution == null) {
+        execution = newExecution();
+      }
+      if (CallMachine.hedgeNotPlanned(execution, executor.clock.nanoTime()) == CallMachine.STOPPED) {
+        finished = true; // nothing is in flight: whoever scheduled ends the call (see ended())
       }
     }
-  }
-
-  private boolean settleLater; // a rejected first task: start() completes the call after the lock
-
-  private void releaseFirstPermit() {
-    CircuitBreaker.Permit permit = firstPermit;
-    if (permit != null) {
-      firstPermit = null;
-      permit.release();
-    }
-  }
-
-  /** Schedules the next hedge in {@code delayNanos} (replacing a pending one), if one may still start. Locked. */
-  private void scheduleHedge(long delayNanos, Throwable trigger, FailureClass triggerClass) {
-    cancelPendingHedge();
-    if (noMoreHedges != null) {
-      return;
-    }
-    if (started >= maxStarted) {
-      noMoreHedges = StopReason.ATTEMPTS_EXHAUSTED;
-      return;
-    }
-    RetryPolicy<R> policy = executor.policy;
-    if (policy.maxElapsedNanos != Long.MAX_VALUE
-        && Nanos.add(executor.clock.nanoTime() - startNanos, delayNanos) > policy.maxElapsedNanos) {
-      noMoreHedges = StopReason.DEADLINE_EXCEEDED; // the hedge would start after the deadline
-      return;
-    }
-    schedule(new Hedge(++generation, trigger, triggerClass, false), delayNanos, false);
   }
 
   private void cancelPendingHedge() {
@@ -255,100 +225,67 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
       pending.cancel(false);
       if (pendingHoldsToken) {
         pendingHoldsToken = false;
-        executor.policy.rateLimiter.unreserve(); // that attempt will not be sent
+        CallMachine.firstTokenAbandoned(executor.policy); // the first attempt will not be sent
       }
     }
   }
 
-  /** The hedge task ran: asks the breaker and the engine, then starts the attempt. */
+  /** The hedge task ran: the machine decides whether the attempt starts (its gate), then it starts. */
   private void hedge(Hedge task) {
-    Attempt next;
+    Attempt next = null;
     List<Attempt> toCancel = null;
+    long refused = 0;
     synchronized (this) {
       if (finished || task.generation != generation) {
         return; // replaced or ended: whoever did that gave a held token back
       }
       pendingHedge = null;
-      boolean tokenHeld = pendingHoldsToken;
       pendingHoldsToken = false;
       RetryPolicy<R> policy = executor.policy;
+      CircuitBreaker.Permit permit;
       if (task.first) { // the first attempt's wait for the rate limiter is over
-        CircuitBreaker.Permit permit = firstPermit;
-        firstPermit = null;
-        next = startFirst(permit);
-        toCancel = null;
-      } else {
-        next = null;
-      }
-      long now = executor.clock.nanoTime();
-      StopReason refusal = null;
-      if (next == null && !tokenHeld && policy.rateLimiter != null) {
-        long wait = policy.rateLimiter.reserve();
-        if (wait != 0) {
-          refusal = RateGate.refusal(policy, wait, startNanos, executor.clock);
-          if (refusal == null) { // this hedge goes after the wait, holding its token
-            generation++;
-            schedule(new Hedge(generation, task.trigger, task.triggerClass, false), wait, true);
-            return;
-          }
-          tokenHeld = false; // refused: no token was taken, or RateGate gave it back
+        permit = CallMachine.admit(policy);
+        refused = CallMachine.firstTokenWaited(policy, permit);
+        if (refused == CallMachine.START) {
+          refused = 0;
+          next = startFirst(permit);
         } else {
-          tokenHeld = true;
-        }
-      }
-      if (next != null) {
-        toCancel = null; // the first attempt: no budget, and its breaker permit was taken in start()
-      } else if (refusal != null) {
-        noMoreHedges = refusal;
-        if (inFlight.isEmpty()) {
-          if (execution == null) {
-            execution = newExecution();
-          }
-          toCancel = stopNow(refusal, now);
+          finished = true; // refused: completed outside the lock
         }
       } else {
         if (execution == null) {
           execution = newExecution();
         }
-        CircuitBreaker.Permit permit = CallMachine.admit(policy);
-        if (permit == CallMachine.OPEN) {
-          permit = null;
-          refusal = StopReason.CIRCUIT_OPEN;
-        }
-        if (refusal == null) {
-          try {
-            refusal = execution.tryHedge(started, task.triggerClass, task.trigger, now);
-          } catch (RuntimeException | Error unexpected) { // the budget threw
-            refusal = StopReason.CANCELLED;
-            toCancel = fail(unexpected);
-          }
-          if (refusal != null && permit != null) {
-            permit.release();
-          }
-        }
-        if (refusal != null && tokenHeld) {
-          policy.rateLimiter.unreserve(); // the breaker or the budget refused: the attempt is not sent
+        permit = CallMachine.admitHedge(execution);
+        long now = executor.clock.nanoTime();
+        long effect;
+        try {
+          effect = CallMachine.hedgeDue(execution, permit, now);
+        } catch (RuntimeException | Error unexpected) { // the budget threw
+          effect = CallMachine.STOPPED;
+          toCancel = fail(unexpected);
         }
         if (toCancel != null) {
           next = null;
-        } else if (refusal != null) {
-          noMoreHedges = refusal;
-          next = null;
-          if (inFlight.isEmpty()) {
-            toCancel = stopNow(refusal, now);
-          }
-        } else {
-          next = new Attempt(++started, permit);
-          next.starter = Thread.currentThread();
-          inFlight.add(next);
-          inHooks.add(next);
-          starting++;
-          scheduleHedge(policy.hedging.delayNanos(), null, null);
+        } else if (effect == CallMachine.START) {
+          next = new Attempt(CallMachine.hedgesStarted(execution), permit);
+          register(next);
+          planHedge(CallMachine.nextHedge(policy, execution, now));
+        } else if (effect >= 0) { // the limiter's wait: the hedge falls due again after it
+          schedule(new Hedge(++generation, false), effect, false);
+        } else if (effect == CallMachine.STOPPED) {
+          finished = true;
+          toCancel = takeAll();
         }
+      }
+      if (finished && toCancel == null && refused == 0) {
+        toCancel = takeAll(); // the scheduler refused the task the machine asked for, with nothing in flight
       }
     }
     if (next != null) {
       launch(next);
+    } else if (refused != 0) {
+      completeRefused(refused);
     } else if (toCancel != null) {
       settleOutside(toCancel);
     }
@@ -475,21 +412,11 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
           return;
         }
         long now = executor.clock.nanoTime();
+        CircuitBreaker.Permit permit = a.permit;
+        a.permit = null; // the machine reports this attempt's outcome to it (or gives it back)
         if (verdict.isAccept()) {
-          if (cause != null) {
-            throw new IllegalArgumentException("the judge accepted a failure: " + cause, cause);
-          }
-          CircuitBreaker.Permit permit = a.permit;
-          a.permit = null;
-          if (permit != null) {
-            permit.onSuccess();
-          }
-          replaced = heldResult(); // before the success, which makes this result the execution's last
-          if (execution == null) {
-            FirstAttempt.succeeded(policy, result, startNanos, now, identity());
-          } else {
-            execution.succeedHedged(result, a.number, now);
-          }
+          replaced = (T) CallMachine.hedgeWon(policy, execution, (R) result, cause, a.number, permit, startNanos,
+              now, identity());
           finished = true;
           won = true;
           winner = result;
@@ -499,26 +426,17 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
           if (execution == null) {
             execution = newExecution();
           }
-          CircuitBreaker.Permit permit = a.permit;
-          a.permit = null;
           // This outcome becomes the execution's last: the call may end with it if it is a result, so it is
           // held, not discarded; the result it replaces can no longer be the call's outcome.
           replaced = heldResult();
-          Decision decision = execution.recordHedged(result, cause, verdict, permit, now);
-          if (execution.isDone()) { // a fatal failure (or the driver's stop verdict on a result)
+          long effect = CallMachine.hedgedOutcome(execution, result, cause, verdict, permit, now);
+          if (effect == CallMachine.STOPPED) { // a fatal failure, or nothing in flight and no hedge may start
             finished = true;
             toCancel = takeAll();
           } else {
-            if (decision.isStop()) {
-              if (noMoreHedges == null) {
-                noMoreHedges = decision.stopReason();
-              }
-              cancelPendingHedge();
-            } else {
-              scheduleHedge(decision.delayNanos(), cause, execution.lastFailureClass());
-            }
-            if (inFlight.isEmpty() && pendingHedge == null) {
-              toCancel = stopNow(noMoreHedges == null ? StopReason.ATTEMPTS_EXHAUSTED : noMoreHedges, now);
+            planHedge(effect); // the next hedge after its delay, or none (NO_MORE_HEDGES)
+            if (finished) { // the scheduler refused it with nothing in flight
+              toCancel = takeAll();
             } else {
               toCancel = null;
               goesOn = true; // other attempts, or the next hedge, will decide
@@ -557,7 +475,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
       // stage is then cancelled by that thread, which finds the call finished), so no attempt starts after
       // the call completes, as on every other way the call ends.
       awaitHooks(inHook);
-      if (!super.complete(winner)) {
+      if (!settle(winner)) {
         discard(winner);
       }
       return;
@@ -572,19 +490,9 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     return takeAll();
   }
 
-  private Throwable failure; // a policy callback's exception, set by fail()
-
-  /** The last attempt has ended and no hedge may start: the call stops. Locked. */
-  private List<Attempt> stopNow(StopReason reason, long now) {
-    finished = true;
-    execution.stop(reason, now);
-    return takeAll();
-  }
-
   /** Takes every attempt in flight and the pending hedge from the call, releasing their permits. Locked. */
   private List<Attempt> takeAll() {
     cancelPendingHedge();
-    releaseFirstPermit();
     List<Attempt> taken = new ArrayList<>(inFlight);
     inFlight.clear();
     for (Attempt a : taken) {
@@ -618,7 +526,7 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     awaitHooks(inHook);
     if (unexpected != null) {
       discard(last);
-      super.completeExceptionally(unexpected);
+      settleExceptionally(unexpected);
       return;
     }
     Execution<R> e;
@@ -631,18 +539,18 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
       try {
         recovered = SyncLoop.recover(recovery, e);
       } catch (Throwable thrown) {
-        super.completeExceptionally(thrown);
+        settleExceptionally(thrown);
         return;
       }
-      super.complete(recovered);
+      settle(recovered);
     } else if (e.lastFailure() == null) {
       // The held result is the execution's last (it was never discarded): the caller gets it, intact.
-      if (!super.complete(last)) {
+      if (!settle(last)) {
         discard(last); // the caller cancelled or completed the future meanwhile
       }
     } else {
       discard(last); // null: a failure replaced any held result
-      super.completeExceptionally(e.finalFailure());
+      settleExceptionally(e.finalFailure());
     }
   }
 
@@ -675,23 +583,10 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
     }
   }
 
-  @Override
-  public boolean cancel(boolean mayInterruptIfRunning) {
-    return stopIf(super.cancel(mayInterruptIfRunning));
-  }
-
-  @Override
-  public boolean complete(T value) {
-    return stopIf(super.complete(value));
-  }
-
-  @Override
-  public boolean completeExceptionally(Throwable failure) {
-    return stopIf(super.completeExceptionally(failure));
-  }
-
   /** After a completion from outside ({@code completed}: it took effect), stops the call; returns it. */
-  private boolean stopIf(boolean completed) {
+  @SuppressWarnings("unchecked")
+  @Override
+  boolean stopIf(boolean completed) {
     if (!completed) {
       return false;
     }
@@ -702,12 +597,12 @@ final class HedgedCall<R, T extends R> extends CompletableFuture<T> {
       inHook = inHookHere();
       if (!finished) {
         finished = true;
-        dropped = heldResult(); // the caller's own outcome replaces it
         toCancel = takeAll();
         if (execution == null) {
           execution = newExecution();
         }
-        execution.stop(StopReason.CANCELLED, executor.clock.nanoTime());
+        // The caller's own outcome replaces a held result.
+        dropped = (T) CallMachine.stop(execution, StopReason.CANCELLED, executor.clock);
       }
     }
     // An attempt hook may be running on another thread, even when the call had already decided its outcome

@@ -53,6 +53,15 @@ final class Nanos {
     }
   }
 
+  /** {@code value}, which must be neither null nor blank ({@code name} names it in the message). */
+  static String nonBlank(String name, String value) {
+    requireNonNull(name, value);
+    if (value.isBlank()) {
+      throw new IllegalArgumentException(name + " must not be blank, was '" + value + "'");
+    }
+    return value;
+  }
+
   static double finite(String name, double value) {
     if (Double.isNaN(value) || Double.isInfinite(value)) {
       throw new IllegalArgumentException(name + " must be a finite number, was " + value);

@@ -15,11 +15,18 @@ final class RateGate {
    * or ending past the deadline (its token then given back); null if it can.
    */
   static StopReason refusal(RetryPolicy<?> policy, long wait, long startNanos, NanoClock clock) {
+    // The clock is read only when a deadline needs it.
+    return refusalAt(policy, wait, startNanos, wait < 0 || policy.maxElapsedNanos == Long.MAX_VALUE ? startNanos
+        : clock.nanoTime());
+  }
+
+  /** {@link #refusal}, with the clock's reading {@code nowNanos} taken by the caller. */
+  static StopReason refusalAt(RetryPolicy<?> policy, long wait, long startNanos, long nowNanos) {
     if (wait < 0) {
       return StopReason.RATE_LIMITED;
     }
     if (policy.maxElapsedNanos != Long.MAX_VALUE
-        && Nanos.add(clock.nanoTime() - startNanos, wait) > policy.maxElapsedNanos) {
+        && Nanos.add(nowNanos - startNanos, wait) > policy.maxElapsedNanos) {
       policy.rateLimiter.unreserve();
       return StopReason.DEADLINE_EXCEEDED;
     }

@@ -57,6 +57,7 @@ public final class RetryPolicy<R> {
   final RetryBudget budget;
   final CircuitBreaker breaker; // null: none
   final AdaptiveRateLimiter rateLimiter; // null: none
+  final ConcurrencyLimiter concurrencyLimiter; // null: none
   final Hedging hedging; // null: none
   final RetryListener<R>[] listeners;
   final NanoClock clock;
@@ -67,6 +68,9 @@ public final class RetryPolicy<R> {
   // The decision engine's hot path tests one of these instead of several fields (see Execution.decide).
   final boolean hearsOutcomes; // a rate limiter or a budget hears of every outcome the rules would retry
   final boolean gatesRetries; // a deadline, a breaker or a budget may refuse a retry the rules allow
+  // The loops' first test: a gate (breaker, concurrency limiter, rate limiter) or hedging stands before the
+  // first attempt, so the call cannot go straight to it.
+  final boolean gatesFirstAttempt;
   final long attemptTimeoutNanos; // Long.MAX_VALUE: none
   final boolean interruptOnAttemptTimeout;
   // The listeners that hear attempt events (those overriding onAttemptStarted or onAttemptFinished): the
@@ -93,6 +97,7 @@ public final class RetryPolicy<R> {
     this.budget = b.budget;
     this.breaker = b.breaker;
     this.rateLimiter = b.rateLimiter;
+    this.concurrencyLimiter = b.concurrencyLimiter;
     this.hedging = b.hedging;
     if (hedging != null && hedging.maxHedges() != Hedging.UNBOUNDED && hedging.maxHedges() >= maxAttempts) {
       throw new IllegalArgumentException("hedging maxHedges(" + hedging.maxHedges() + ") needs maxAttempts of at least "
@@ -107,6 +112,7 @@ public final class RetryPolicy<R> {
     this.needsStartTime = maxElapsedNanos != Long.MAX_VALUE || listeners.length > 0;
     this.hearsOutcomes = rateLimiter != null || budget != null;
     this.gatesRetries = maxElapsedNanos != Long.MAX_VALUE || breaker != null || budget != null;
+    this.gatesFirstAttempt = hedging != null || breaker != null || rateLimiter != null || concurrencyLimiter != null;
     this.attemptTimeoutNanos = b.attemptTimeoutNanos;
     this.interruptOnAttemptTimeout = b.interruptOnAttemptTimeout;
     if (interruptOnAttemptTimeout && attemptTimeoutNanos == Long.MAX_VALUE) {
@@ -137,6 +143,7 @@ public final class RetryPolicy<R> {
     this.budget = p.budget;
     this.breaker = p.breaker;
     this.rateLimiter = p.rateLimiter;
+    this.concurrencyLimiter = p.concurrencyLimiter;
     this.hedging = p.hedging;
     this.listeners = p.listeners;
     this.clock = p.clock;
@@ -146,6 +153,7 @@ public final class RetryPolicy<R> {
     this.needsStartTime = maxElapsedNanos != Long.MAX_VALUE || listeners.length > 0;
     this.hearsOutcomes = p.hearsOutcomes;
     this.gatesRetries = maxElapsedNanos != Long.MAX_VALUE || breaker != null || budget != null;
+    this.gatesFirstAttempt = p.gatesFirstAttempt;
     this.attemptTimeoutNanos = p.attemptTimeoutNanos;
     this.interruptOnAttemptTimeout = p.interruptOnAttemptTimeout;
     this.attemptListeners = p.attemptListeners;
@@ -254,6 +262,11 @@ public final class RetryPolicy<R> {
     return rateLimiter;
   }
 
+  /** The concurrency limiter every attempt takes a slot from, or null (see {@link Builder#concurrencyLimiter}). */
+  public ConcurrencyLimiter concurrencyLimiter() {
+    return concurrencyLimiter;
+  }
+
   /** The circuit breaker every attempt asks first, or null. */
   public CircuitBreaker circuitBreaker() {
     return breaker;
@@ -295,6 +308,7 @@ public final class RetryPolicy<R> {
         + (maxElapsedNanos == Long.MAX_VALUE ? "" : ", deadline " + dev.backoff.spec.Durations.formatTruncated(maxElapsedNanos))
         + (budget == null ? "" : ", budget " + budget)
         + (breaker == null ? "" : ", breaker " + breaker.name())
+        + (concurrencyLimiter == null ? "" : ", concurrency limiter " + concurrencyLimiter.name())
         + (rateLimiter == null ? "" : ", rate limiter " + rateLimiter.name())
         + (hedging == null ? "" : ", " + hedging) + "]";
   }
@@ -325,6 +339,7 @@ public final class RetryPolicy<R> {
     private RetryBudget budget;
     private CircuitBreaker breaker;
     private AdaptiveRateLimiter rateLimiter;
+    private ConcurrencyLimiter concurrencyLimiter;
     private Hedging hedging;
     private final List<RetryListener<R>> listeners = new ArrayList<>();
     private NanoClock clock = NanoClock.system();
@@ -356,6 +371,7 @@ public final class RetryPolicy<R> {
       budget = p.budget;
       breaker = p.breaker;
       rateLimiter = p.rateLimiter;
+      concurrencyLimiter = p.concurrencyLimiter;
       hedging = p.hedging;
       listeners.addAll(Arrays.asList(p.listeners));
       clock = p.clock;
@@ -606,6 +622,26 @@ public final class RetryPolicy<R> {
     }
 
     /**
+     * An adaptive concurrency limit, usually shared by every call to one dependency; null removes it. Every
+     * attempt, the first included, takes a slot from it after the circuit breaker (if any) permitted it and
+     * before the rate limiter (if any) is asked, so that a refused attempt spends neither a breaker trial nor a
+     * token, and a call waiting for a token holds no slot. A retry takes one only within the limiter's retry
+     * share (see {@link ConcurrencyLimiter}), so retries are refused before first attempts. The attempt's
+     * latency and outcome complete the slot: an accepted attempt is a sample; a retryable failure of one of the
+     * limiter's overload classes a drop; anything else frees the slot without a sample. A refused first
+     * attempt fails the call at once with a {@link ConcurrencyLimitedException} (or its recovery's value); a
+     * refused retry stops the call with {@link StopReason#CONCURRENCY_LIMITED} and the last attempt's failure
+     * (or result), like any other stop. The synchronous and asynchronous executors and the drivers built on
+     * their loops honour it, the hedging loop too: a hedge is admitted as a retry is, and a refused hedge means
+     * no further hedge (the attempts in flight go on; the call ends with {@link StopReason#CONCURRENCY_LIMITED}
+     * if none answers acceptably).
+     */
+    public Builder<R> concurrencyLimiter(ConcurrencyLimiter concurrencyLimiter) {
+      this.concurrencyLimiter = concurrencyLimiter;
+      return this;
+    }
+
+    /**
      * Hedges asynchronous calls: another attempt starts when the ones in flight have not answered within the
      * hedging delay, and the first acceptable result wins (see {@link Hedging} for the full semantics). Every
      * hedge counts as an attempt, so {@code maxAttempts} bounds them; the backoff is not used. Only the
@@ -614,7 +650,8 @@ public final class RetryPolicy<R> {
      * Null removes it. Default: none.
      *
      * @throws IllegalArgumentException at {@link #build()} if {@code hedging} sets {@code maxHedges} that
-     *     {@code maxAttempts} does not allow
+     *     {@code maxAttempts} does not allow, or the policy also has a {@linkplain #concurrencyLimiter
+     *     concurrency limiter}
      */
     public Builder<R> hedging(Hedging hedging) {
       this.hedging = hedging;
@@ -667,7 +704,8 @@ public final class RetryPolicy<R> {
      * Builds the immutable policy.
      *
      * @throws IllegalArgumentException if {@code interruptOnAttemptTimeout} is on without an attempt timeout,
-     *     or the hedging's {@code maxHedges} exceeds {@code maxAttempts - 1}
+     *     the hedging's {@code maxHedges} exceeds {@code maxAttempts - 1}, or the policy has both hedging and a
+     *     concurrency limiter
      */
     public RetryPolicy<R> build() {
       return new RetryPolicy<>(this);

@@ -26,6 +26,11 @@ public enum StopReason {
    * the limiter's maximum wait (zero when it fails fast).
    */
   RATE_LIMITED(true, "rate limiter refused"),
+  /**
+   * The policy's {@link ConcurrencyLimiter} refused the attempt: its limit on attempts in flight was reached
+   * (for a retry, the share of it that retries may fill).
+   */
+  CONCURRENCY_LIMITED(true, "concurrency limit reached"),
   /** The calling thread was interrupted. */
   INTERRUPTED(false, "interrupted"),
   /** The caller cancelled the call (async). */

@@ -51,14 +51,14 @@ final class SyncLoop {
   }
 
   /**
-   * Runs the call. A policy without a breaker, a rate limiter or hedging goes straight to the first
+   * Runs the call. A policy without a breaker, a concurrency or rate limiter, or hedging goes straight to the first
    * attempt, through two small methods the JIT inlines into the executor (a first-try success is then a
    * handful of instructions over the call itself).
    */
   static <R, T extends R> T call(RetryExecutor<R> executor, Object target, int kind, OutcomeJudge<R> judge,
       Recovery<T> recovery) throws Exception {
     RetryPolicy<R> policy = executor.policy;
-    if (policy.hedging != null || policy.breaker != null || policy.rateLimiter != null) {
+    if (policy.gatesFirstAttempt) {
       return gatedCall(executor, target, kind, judge, recovery);
     }
     return firstAttempt(executor, target, kind, judge, recovery, CallMachine.startNanos(policy, executor.clock),
@@ -66,8 +66,8 @@ final class SyncLoop {
   }
 
   /**
-   * A call under a policy that hedges (refused), or whose breaker or rate limiter must let the first attempt
-   * in: the machine's gate, with this thread carrying out its waits for the limiter's token.
+   * A call under a policy that hedges (refused), or whose breaker, concurrency limiter or rate limiter must
+   * let the first attempt in: the machine's gate, with this thread carrying out its waits for the limiter's token.
    */
   private static <R, T extends R> T gatedCall(RetryExecutor<R> executor, Object target, int kind,
       OutcomeJudge<R> judge, Recovery<T> recovery) throws Exception {
@@ -77,8 +77,8 @@ final class SyncLoop {
     }
     NanoClock clock = executor.clock;
     CircuitBreaker.Permit permit = CallMachine.admit(policy);
-    if (permit == CallMachine.OPEN) {
-      return refused(policy, recovery);
+    if (CallMachine.isRefusal(permit)) {
+      return refused(policy, permit, recovery);
     }
     long start = CallMachine.startNanos(policy, clock);
     long effect = CallMachine.meter(policy, null, start, clock, permit);
@@ -105,8 +105,9 @@ final class SyncLoop {
       permit = CallMachine.admit(policy);
       effect = CallMachine.firstTokenWaited(policy, permit);
     }
-    if (effect == CallMachine.REFUSED_CIRCUIT_OPEN) {
-      return refused(policy, recovery);
+    if (effect == CallMachine.REFUSED_CIRCUIT_OPEN || effect == CallMachine.REFUSED_CONCURRENCY_LIMITED) {
+      return refused(policy, effect == CallMachine.REFUSED_CIRCUIT_OPEN ? CallMachine.OPEN : CallMachine.LIMITED,
+          recovery);
     }
     if (effect != CallMachine.START) {
       return RateGate.refusedFirst(policy, CallMachine.refusal(effect), recovery);
@@ -166,7 +167,7 @@ final class SyncLoop {
       CircuitBreaker.Permit permit;
       try {
         waitToRetry(executor, target, kind, execution, effect);
-        permit = CallMachine.admit(policy);
+        permit = CallMachine.admit(execution);
         effect = CallMachine.timerFired(execution, permit, clock);
       } catch (InterruptedException | RuntimeException | Error stopped) {
         CallMachine.waitFailed(execution);
@@ -272,11 +273,22 @@ final class SyncLoop {
    * its recovery's value (a fallback is what a caller with a recovery wants while a dependency is down).
    */
   static <T> T refused(RetryPolicy<?> policy, Recovery<T> recovery) throws Exception {
-    CircuitOpenException open = policy.breaker.openException();
+    return refused(policy, CallMachine.OPEN, recovery);
+  }
+
+  /**
+   * The gate refused the first attempt ({@code refusal} is {@link CallMachine#OPEN} or
+   * {@link CallMachine#LIMITED}): the call fails with a {@link CircuitOpenException} or a
+   * {@link ConcurrencyLimitedException}, or gets its recovery's value.
+   */
+  static <T> T refused(RetryPolicy<?> policy, CircuitBreaker.Permit refusal, Recovery<T> recovery) throws Exception {
+    boolean open = refusal == CallMachine.OPEN;
+    RuntimeException refused = open ? policy.breaker.openException() : policy.concurrencyLimiter.refusal();
     if (recovery == null) {
-      throw open;
+      throw refused;
     }
-    return recovery.recover(null, open, new RetryHistory(policy.name, 0, 0, StopReason.CIRCUIT_OPEN));
+    return recovery.recover(null, refused, new RetryHistory(policy.name, 0, 0,
+        open ? StopReason.CIRCUIT_OPEN : StopReason.CONCURRENCY_LIMITED));
   }
 
   /** Whether a call that stopped for this reason is recovered: not when the caller interrupted or cancelled it. */

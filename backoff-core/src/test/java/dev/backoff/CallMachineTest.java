@@ -2,8 +2,11 @@ package dev.backoff;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.backoff.HedgingVirtualDriver.Answer;
+import dev.backoff.driver.Engine;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -155,5 +158,132 @@ class CallMachineTest {
     assertThat(driver.run(policy().rateLimiter(limiter).maxElapsed(deadline).build(), attempt -> "ok"))
         .containsExactly("refused DEADLINE_EXCEEDED");
     assertThat(limiter.tokens()).as("the token taken for the refused wait is given back").isEqualTo(tokensBefore);
+  }
+
+  // ---- hedging: more than one attempt in flight (HedgingVirtualDriver: an event queue in virtual time) ----
+
+  private static RetryPolicy.Builder<String> hedged(HedgingVirtualDriver driver) {
+    return policy().name("hedged").maxAttempts(3).hedging(Hedging.after(Duration.ofMillis(10))).clock(driver.clock);
+  }
+
+  @Test
+  void theSpisHedgeEffectsAreTheMachines() {
+    assertThat(Engine.HEDGE_START).isEqualTo(CallMachine.START);
+    assertThat(Engine.NO_MORE_HEDGES).isEqualTo(CallMachine.NO_MORE_HEDGES);
+    assertThat(Engine.CALL_ENDED).isEqualTo(CallMachine.STOPPED);
+    assertThat(Engine.CIRCUIT_OPEN).isSameAs(CallMachine.OPEN);
+  }
+
+  @Test
+  void aHedgeWinsAndTheAttemptStillInFlightIsCancelled() {
+    HedgingVirtualDriver driver = new HedgingVirtualDriver();
+
+    assertThat(driver.run(hedged(driver).build(), n -> n == 1 ? Answer.ok(50, "ok-1") : Answer.ok(5, "ok-" + n)))
+        .containsExactly("0 attempt 1", "0 hedge in 10ms", "10 attempt 2", "10 hedge in 10ms",
+            "15 won by attempt 2", "15 cancel attempt 1", "15 complete succeeded ok-2");
+    assertThat(driver.produced).containsExactly("ok-2");
+  }
+
+  @Test
+  void aFailureStartsTheNextHedgeAtOnce() {
+    HedgingVirtualDriver driver = new HedgingVirtualDriver();
+
+    assertThat(driver.run(hedged(driver).build(),
+        n -> n == 1 ? Answer.fail(3, new IOException("down")) : Answer.ok(5, "ok-" + n))).containsExactly(
+        "0 attempt 1", "0 hedge in 10ms", "3 hedge in 0ms", "3 attempt 2", "3 hedge in 10ms",
+        "8 won by attempt 2", "8 complete succeeded ok-2");
+  }
+
+  @Test
+  void aServersPushbackDelaysTheNextHedgeAndItsStopEndsACallWithNothingInFlight() {
+    HedgingVirtualDriver driver = new HedgingVirtualDriver();
+    RetryPolicy<String> policy = hedged(driver).pushback((result, failure) ->
+        failure == null ? Pushback.NONE : failure.getMessage().equals("stop") ? Pushback.STOP : 30 * MS).build();
+
+    assertThat(driver.run(policy, n -> n == 1 ? Answer.fail(3, new IOException("later")) : Answer.ok(1, "ok-" + n)))
+        .containsExactly("0 attempt 1", "0 hedge in 10ms", "3 hedge in 30ms", "33 attempt 2", "33 hedge in 10ms",
+            "34 won by attempt 2", "34 complete succeeded ok-2");
+
+    HedgingVirtualDriver stopped = new HedgingVirtualDriver();
+    assertThat(stopped.run(policy, n -> Answer.fail(3, new IOException("stop")))).containsExactly(
+        "0 attempt 1", "0 hedge in 10ms", "3 complete PUSHBACK");
+  }
+
+  @Test
+  void aBreakerOpeningMidCallStopsTheHedgesAndTheCallEndsWhenTheLastAttemptAnswers() {
+    HedgingVirtualDriver driver = new HedgingVirtualDriver();
+    CircuitBreaker breaker = CircuitBreaker.builder().countWindow(2).minimumCalls(2)
+        .waitInOpen(Duration.ofHours(1)).clock(driver.clock).build();
+    driver.at(5, () -> {
+      for (int i = 0; i < 2; i++) { // other calls fail through the breaker until it opens
+        breaker.tryAcquire().onFailure(FailureClass.TRANSIENT);
+      }
+    });
+
+    assertThat(driver.run(hedged(driver).circuitBreaker(breaker).build(), n -> Answer.fail(20, new IOException("x"))))
+        .containsExactly("0 attempt 1", "0 hedge in 10ms", "10 no more hedges (CIRCUIT_OPEN)",
+            "20 complete CIRCUIT_OPEN");
+  }
+
+  @Test
+  void aHedgeWaitsForTheLimitersTokenThenStarts() {
+    HedgingVirtualDriver driver = new HedgingVirtualDriver();
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("machine").clock(driver.clock).build();
+    limiter.onResponse(true); // the open bucket's rate, cut; the first attempt takes the one token
+
+    List<String> trace = driver.run(hedged(driver).rateLimiter(limiter).build(),
+        n -> n == 1 ? Answer.ok(5_000, "ok-1") : Answer.ok(1, "ok-" + n));
+
+    assertThat(trace.subList(0, 3)).containsExactly("0 attempt 1", "0 hedge in 10ms", "10 wait for token "
+        + trace.get(2).substring("10 wait for token ".length()));
+    long wait = Long.parseLong(trace.get(2).substring("10 wait for token ".length()));
+    assertThat(wait).as("the token's wait").isPositive();
+    long startedAt = (10 * MS + wait) / MS;
+    assertThat(trace.subList(3, trace.size())).containsExactly(startedAt + " attempt 2", startedAt + " hedge in 10ms",
+        (startedAt + 1) + " won by attempt 2", (startedAt + 1) + " cancel attempt 1",
+        (startedAt + 1) + " complete succeeded ok-2");
+  }
+
+  @Test
+  void aCancelWithTwoInFlightCancelsBothAndDiscardsTheHeldResult() {
+    HedgingVirtualDriver driver = new HedgingVirtualDriver();
+    driver.cancelAt(20);
+
+    assertThat(driver.run(hedged(driver).build(), n -> n == 1 ? Answer.ok(3, "busy-1") : Answer.ok(50, "ok-" + n)))
+        .containsExactly("0 attempt 1", "0 hedge in 10ms", "3 hedge in 0ms", "3 attempt 2", "3 hedge in 10ms",
+            "13 attempt 3", "13 no more hedges (ATTEMPTS_EXHAUSTED)", "20 discard busy-1", "20 cancel attempt 2",
+            "20 cancel attempt 3", "20 complete CANCELLED");
+    assertThat(driver.discarded).containsExactly("busy-1");
+  }
+
+  @Test
+  void noHedgeIsPlannedPastTheDeadlineAndTheCallEndsWithTheLastAnswer() {
+    HedgingVirtualDriver driver = new HedgingVirtualDriver();
+
+    assertThat(driver.run(hedged(driver).maxElapsed(Duration.ofMillis(15)).build(),
+        n -> Answer.fail(n == 1 ? 30 : 2, new IOException("attempt " + n)))).containsExactly(
+        "0 attempt 1", "0 hedge in 10ms", "10 attempt 2", "10 no more hedges (DEADLINE_EXCEEDED)",
+        "12 no more hedges (DEADLINE_EXCEEDED)", "30 complete DEADLINE_EXCEEDED");
+  }
+
+  @Test
+  void retriedResultsAreHeldOneAtATimeAndTheCallEndsWithTheLast() {
+    HedgingVirtualDriver driver = new HedgingVirtualDriver();
+
+    assertThat(driver.run(hedged(driver).build(), n -> Answer.ok(n == 1 ? 25 : 2, "busy-" + n))).containsExactly(
+        "0 attempt 1", "0 hedge in 10ms", "10 attempt 2", "10 hedge in 10ms", "12 hedge in 0ms", "12 attempt 3",
+        "12 no more hedges (ATTEMPTS_EXHAUSTED)", "14 discard busy-2", "14 no more hedges (ATTEMPTS_EXHAUSTED)",
+        "25 discard busy-3", "25 complete ATTEMPTS_EXHAUSTED with busy-1");
+    assertThat(driver.delivered).isEqualTo("busy-1");
+  }
+
+  @Test
+  void aFatalFailureEndsTheCallAndCancelsTheOthers() {
+    HedgingVirtualDriver driver = new HedgingVirtualDriver();
+
+    assertThat(driver.run(hedged(driver).abortOn(IllegalStateException.class).build(),
+        n -> n == 1 ? Answer.ok(50, "ok-1") : Answer.fail(1, new IllegalStateException("no")))).containsExactly(
+        "0 attempt 1", "0 hedge in 10ms", "10 attempt 2", "10 hedge in 10ms", "11 cancel attempt 1",
+        "11 complete ABORTED");
   }
 }

@@ -71,7 +71,9 @@ class DriverCallInputsTest {
     assertThat(Effect.REFUSED_CIRCUIT_OPEN).isEqualTo(CallMachine.REFUSED_CIRCUIT_OPEN);
     assertThat(Effect.REFUSED_RATE_LIMITED).isEqualTo(CallMachine.REFUSED_RATE_LIMITED);
     assertThat(Effect.REFUSED_DEADLINE).isEqualTo(CallMachine.REFUSED_DEADLINE);
-    for (long effect : new long[] {0, 5, Effect.SUCCEEDED, Effect.STOPPED, Effect.START, Effect.REFUSED_DEADLINE}) {
+    assertThat(Effect.REFUSED_CONCURRENCY_LIMITED).isEqualTo(CallMachine.REFUSED_CONCURRENCY_LIMITED);
+    for (long effect : new long[] {0, 5, Effect.SUCCEEDED, Effect.STOPPED, Effect.START, Effect.REFUSED_DEADLINE,
+        Engine.NO_MORE_HEDGES, Effect.REFUSED_CONCURRENCY_LIMITED}) {
       assertThat(Effect.isRecheck(effect)).as("%d", effect).isFalse();
     }
     assertThat(Effect.isRecheck(CallMachine.RECHECK - 1)).isTrue();
@@ -80,6 +82,7 @@ class DriverCallInputsTest {
     assertThat(Effect.recheckNanos(CallMachine.RECHECK - longest)).isEqualTo(longest);
     assertThatThrownBy(() -> Effect.recheckNanos(Effect.START)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("not a re-check: -3");
+    assertThat(Effect.isRecheck(CallMachine.RECHECK)).isFalse();
   }
 
   @Test

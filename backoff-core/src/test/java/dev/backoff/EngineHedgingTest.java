@@ -137,4 +137,40 @@ class EngineHedgingTest {
     Engine.hedgeSucceeded(hedged, "ok", 1, 0);
     assertThatThrownBy(() -> Engine.tryHedge(hedged, 1, null, null, 0)).isInstanceOf(IllegalStateException.class);
   }
+  @Test
+  void theMachinesHedgeInputsThroughTheSpiRunACallToItsWinner() {
+    RetryPolicy<String> policy = policy().build();
+    assertThat(Engine.nextHedge(policy, null, 0)).as("the first hedge, after the hedging delay").isEqualTo(100 * MS);
+    Execution<String> execution = Engine.newExecution(policy, 0, new SplittableRandom(1)); // the first hedge is due
+    CircuitBreaker.Permit permit = Engine.admit(policy);
+    assertThat(permit).as("no breaker").isNull();
+    assertThat(Engine.hedgeDue(execution, permit, 100 * MS)).isEqualTo(Engine.HEDGE_START);
+    assertThat(Engine.hedgesStarted(execution)).isEqualTo(2);
+    assertThat(Engine.nextHedge(policy, execution, 100 * MS)).isEqualTo(100 * MS);
+    assertThat(Engine.hedgedOutcome(execution, null, new IOException("reset"), Verdict.RETRYABLE, null, 130 * MS))
+        .as("a failure brings the next hedge forward").isZero();
+    assertThat(Engine.hedgeDue(execution, null, 130 * MS)).isEqualTo(Engine.HEDGE_START);
+    assertThat(Engine.nextHedge(policy, execution, 130 * MS)).as("all three started")
+        .isEqualTo(Engine.NO_MORE_HEDGES);
+    assertThat(Engine.hedgeWon(policy, execution, "ok", 3, null, 0, 150 * MS)).as("no held result").isNull();
+
+    assertThat(heard).containsExactly("hedge 2 at 100", "hedge 3 at 130 after reset", "won 3 ok", "success 3");
+    assertThat(execution.isDone()).isTrue();
+    assertThatThrownBy(() -> Engine.hedgeDue(Engine.newExecution(policy().hedging(null).build(), 0,
+        new SplittableRandom(1)), null, 0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("does not hedge");
+  }
+
+  @Test
+  void theLastAttemptInFlightEndsACallThatMayHedgeNoMore() {
+    RetryPolicy<String> policy = policy().maxAttempts(2).build();
+    Execution<String> execution = Engine.newExecution(policy, 0, new SplittableRandom(1));
+    assertThat(Engine.hedgeDue(execution, null, 100 * MS)).isEqualTo(Engine.HEDGE_START);
+    assertThat(Engine.nextHedge(policy, execution, 100 * MS)).isEqualTo(Engine.NO_MORE_HEDGES);
+    assertThat(Engine.hedgedOutcome(execution, null, new IOException("one"), Verdict.RETRYABLE, null, 120 * MS))
+        .as("the other is still in flight").isEqualTo(Engine.NO_MORE_HEDGES);
+    assertThat(Engine.hedgedOutcome(execution, null, new IOException("two"), Verdict.RETRYABLE, null, 140 * MS))
+        .isEqualTo(Engine.CALL_ENDED);
+    assertThat(execution.stopReason()).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
+    assertThat(heard).containsExactly("hedge 2 at 100", "exhausted ATTEMPTS_EXHAUSTED 2");
+  }
 }

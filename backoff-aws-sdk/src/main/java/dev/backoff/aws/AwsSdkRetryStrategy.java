@@ -487,6 +487,11 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
         throw new IllegalArgumentException("hedging: policy '" + built.name() + "' hedges, but the AWS SDK runs one "
             + "attempt of a request at a time; use a policy without hedging");
       }
+      if (built.concurrencyLimiter() != null) {
+        throw new IllegalArgumentException("concurrencyLimiter: policy '" + built.name() + "' has a concurrency "
+            + "limiter (" + built.concurrencyLimiter().name() + "), which the AWS SDK strategy does not honour yet "
+            + "(the SDK's request loop would run past it); use a policy without one");
+      }
       if (!sdkRules && extraRetryPredicates.isEmpty()) {
         throw new IllegalArgumentException("sdkRetryRules(false) with no retryOnException predicate: no failure "
             + "would ever be retried; add a predicate, or keep the SDK's rules");

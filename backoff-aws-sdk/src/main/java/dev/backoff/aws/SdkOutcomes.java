@@ -2,13 +2,16 @@ package dev.backoff.aws;
 
 import dev.backoff.FailureClass;
 import dev.backoff.Pushback;
+import dev.backoff.http.rules.HttpResponseView;
+import dev.backoff.http.rules.HttpRules;
+import dev.backoff.http.rules.WaitHeader;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.function.Predicate;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.internal.retry.SdkDefaultRetryStrategy;
+import software.amazon.awssdk.http.SdkHttpResponse;
 import software.amazon.awssdk.retries.api.BackoffStrategy;
 import software.amazon.awssdk.retries.api.RetryStrategy;
 
@@ -26,8 +29,12 @@ final class SdkOutcomes {
    * the behaviour is on).
    */
   static final String LIMIT_EXCEEDED = "LimitExceededException";
-  /** The header AWS's 2026 behaviour reads the server's hint from (the SDK's {@code RetryableStage}). */
-  static final String X_AMZ_RETRY_AFTER = "x-amz-retry-after";
+  /**
+   * {@code x-amz-retry-after} alone, the header AWS's 2026 behaviour reads the server's hint from, read by
+   * backoff-http-rules' one parser of "wait" headers ({@link WaitHeader#X_AMZ_RETRY_AFTER}), as every HTTP
+   * adapter reads it.
+   */
+  private static final HttpRules X_AMZ_RETRY_AFTER = HttpRules.builder().waitHeaders(WaitHeader.X_AMZ_RETRY_AFTER).build();
 
   private final List<Predicate<Throwable>> retryPredicates;
   private final Predicate<Throwable> throttling;
@@ -69,26 +76,27 @@ final class SdkOutcomes {
 
   /**
    * The service's {@code x-amz-retry-after} on the failure's HTTP response, in nanoseconds, or
-   * {@link Pushback#NONE}: read as the SDK's {@code RetryableStage.xAmzRetryAfter} reads it under the 2026
-   * behaviour (the first value, {@code Integer.parseInt} as milliseconds, an unparsable value ignored); a
-   * negative value, which the SDK would reject with an exception, is ignored too. The SDK 2.57.8 reads this
-   * header only for a client without a configured retry strategy, so a configured one reads it here.
+   * {@link Pushback#NONE}, read by {@link WaitHeader#X_AMZ_RETRY_AFTER}'s parser, with its rule for hostile
+   * values: whole milliseconds, the longest of the readable values; a negative, fractional or garbled value
+   * gives no hint; a value too large for a {@code long} of nanoseconds is
+   * {@link dev.backoff.http.rules.RetryAfter#INFINITE_NANOS}. The SDK 2.57.8 parses it more loosely and more
+   * narrowly ({@code AsyncRetryableStage.xAmzRetryAfter}, lines 215-228 of its source by the jar's line
+   * table, and {@code RetryableStage.xAmzRetryAfter}, lines 133-140: the first value,
+   * {@code Integer.parseInt}, so a sign is accepted and a value of 2^31 ms or more is ignored); the clamp
+   * is the SDK's, applied where the SDK applies it: the standard strategy's
+   * {@code min(max(hint, backoff), backoff + 5 s)} ({@code DefaultStandardRetryStrategy.computeBackoff},
+   * lines 82-88, {@code FIVE_SECONDS}) is the {@link AwsRetryMode#STANDARD_2026} policy's
+   * {@code pushbackAboveBackoff}, which the engine applies; the adaptive strategy has none. The SDK reads
+   * this header only for a client without a configured retry strategy, so a configured one reads it here.
    */
   static long xAmzRetryAfterNanos(Throwable failure) {
     if (!(failure instanceof AwsServiceException aws) || aws.awsErrorDetails() == null
         || aws.awsErrorDetails().sdkHttpResponse() == null) {
       return Pushback.NONE;
     }
-    Optional<String> header = aws.awsErrorDetails().sdkHttpResponse().firstMatchingHeader(X_AMZ_RETRY_AFTER);
-    if (header.isEmpty()) {
-      return Pushback.NONE;
-    }
-    try {
-      int millis = Integer.parseInt(header.get());
-      return millis < 0 ? Pushback.NONE : millis * 1_000_000L;
-    } catch (NumberFormatException unparsable) {
-      return Pushback.NONE;
-    }
+    SdkHttpResponse response = aws.awsErrorDetails().sdkHttpResponse();
+    return X_AMZ_RETRY_AFTER.waitHintNanos(HttpResponseView.of(response.statusCode(), response::matchingHeaders),
+        X_AMZ_RETRY_AFTER.wallNow());
   }
 
   private static boolean isLimitExceeded(Throwable failure) {

@@ -124,19 +124,47 @@ class AwsSdkRetryStrategyTest {
         .isEqualTo(Duration.ofSeconds(60)); // the SDK's adaptive strategy keeps the unbounded max(hint, backoff)
   }
 
-  @Test
-  void aHostileXAmzRetryAfterIsIgnoredAsTheSdkIgnoresIt() {
-    // Not an int (the SDK's Integer.parseInt fails), negative (the SDK would throw), empty, padded: no hint.
-    for (String hostile : new String[] {"abc", "2147483648", "99999999999999999999", "-5", "", " 100", "1.5", "0x10"}) {
-      AwsSdkRetryStrategy strategy = strategy(AwsRetryMode.STANDARD_2026, 0.5);
-      assertThat(strategy.refreshRetryToken(failed(first(strategy),
-          withRetryAfterMillis(serviceError(500, "InternalError"), hostile), Duration.ZERO)).delay())
-          .as("x-amz-retry-after: '%s'", hostile).isEqualTo(Duration.ofMillis(25)); // the backoff alone
+  /** The delay before the first retry after a 500 carrying these {@code x-amz-retry-after} values. */
+  private Duration firstDelay(AwsRetryMode mode, String... xAmzRetryAfter) {
+    SdkHttpResponse.Builder response = SdkHttpResponse.builder().statusCode(500);
+    for (String value : xAmzRetryAfter) {
+      response.appendHeader("x-amz-retry-after", value);
     }
-    AwsSdkRetryStrategy strategy = strategy(AwsRetryMode.STANDARD_2026, 0.5);
-    assertThat(strategy.refreshRetryToken(failed(first(strategy),
-        withRetryAfterMillis(serviceError(500, "InternalError"), "2147483647"), Duration.ZERO)).delay())
-        .isEqualTo(Duration.ofMillis(5_025)); // the largest int: bounded like any long hint
+    AwsServiceException failure = AwsServiceException.builder().statusCode(500).awsErrorDetails(
+        serviceError(500, "InternalError").awsErrorDetails().toBuilder().sdkHttpResponse(response.build()).build())
+        .build();
+    AwsSdkRetryStrategy strategy = strategy(mode, 0.5);
+    return strategy.refreshRetryToken(failed(first(strategy), failure, Duration.ZERO)).delay();
+  }
+
+  @Test
+  void xAmzRetryAfterIsReadByTheOneWaitHeaderParserWithItsRuleForHostileValues() {
+    // Unreadable (garbage, a sign, a fraction, hex, nothing): no hint, the backoff alone (0.5 × 50 ms).
+    for (String unreadable : new String[] {"abc", "-5", "+5", "", "1.5", "0x10", "100ms"}) {
+      assertThat(firstDelay(AwsRetryMode.STANDARD_2026, unreadable)).as("x-amz-retry-after: '%s'", unreadable)
+          .isEqualTo(Duration.ofMillis(25));
+    }
+    // Padding is not part of the value (the SDK's Integer.parseInt would refuse it).
+    assertThat(firstDelay(AwsRetryMode.STANDARD_2026, " 100\t")).isEqualTo(Duration.ofMillis(100));
+    // Several values, folded into one line or repeated: the longest, provided each part is readable.
+    assertThat(firstDelay(AwsRetryMode.STANDARD_2026, "100, 300")).isEqualTo(Duration.ofMillis(300));
+    assertThat(firstDelay(AwsRetryMode.STANDARD_2026, "300", "100")).isEqualTo(Duration.ofMillis(300));
+    assertThat(firstDelay(AwsRetryMode.STANDARD_2026, "100, abc")).isEqualTo(Duration.ofMillis(25));
+    // A large value never gives a sooner retry. Past an int (the SDK would ignore it): cut to the 2026
+    // standard mode's 5 s above the backoff, and without that bound (the 2026 adaptive mode, as in the SDK)
+    // waited in full.
+    for (String large : new String[] {"2147483647", "2147483648"}) {
+      assertThat(firstDelay(AwsRetryMode.STANDARD_2026, large)).as("x-amz-retry-after: %s", large)
+          .isEqualTo(Duration.ofMillis(5_025));
+    }
+    assertThat(firstDelay(AwsRetryMode.ADAPTIVE_2026, "2147483648")).isEqualTo(Duration.ofMillis(2_147_483_648L));
+    // Past a long of nanoseconds, an infinite wait: longer than any policy allows, so the engine stops the call
+    // (the SDK would ignore the value and retry after its backoff).
+    for (AwsRetryMode mode : new AwsRetryMode[] {AwsRetryMode.STANDARD_2026, AwsRetryMode.ADAPTIVE_2026}) {
+      assertThatThrownBy(() -> firstDelay(mode, "99999999999999999999")).as("%s", mode)
+          .isInstanceOf(TokenAcquisitionFailedException.class)
+          .hasMessageContaining("(" + StopReason.PUSHBACK_TOO_LONG.description() + ")");
+    }
   }
 
   @Test
@@ -272,6 +300,10 @@ class AwsSdkRetryStrategyTest {
     assertThatThrownBy(() -> AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD)
         .configurePolicy(p -> p.hedging(Hedging.after(Duration.ofMillis(10)))).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("hedging:");
+    assertThatThrownBy(() -> AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD)
+        .configurePolicy(p -> p.concurrencyLimiter(dev.backoff.ConcurrencyLimiter.fixed(4).name("db").build())).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("concurrencyLimiter: policy 'aws-standard' has a concurrency limiter (db), which");
     assertThatThrownBy(() -> AwsSdkRetryStrategy.builder(RetryPolicy.defaults()).dynamoDb())
         .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("dynamoDb():");
     assertThatThrownBy(() -> AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD).sdkRetryRules(false).build())

@@ -58,10 +58,15 @@ class DynamoDbRetryTest {
   /** A client of any service on the loopback server: static credentials, a fixed region, the URL-connection client. */
   static <B extends AwsClientBuilder<B, C> & SdkSyncClientBuilder<B, C>, C> C loopback(B builder,
       ScriptedHttpServer server, Consumer<ClientOverrideConfiguration.Builder> retries) {
+    return toLoopback(builder.httpClient(UrlConnectionHttpClient.create()), server, retries);
+  }
+
+  /** A client of any service, with any HTTP client, on the loopback server: static credentials, a fixed region. */
+  static <B extends AwsClientBuilder<B, C>, C> C toLoopback(B builder, ScriptedHttpServer server,
+      Consumer<ClientOverrideConfiguration.Builder> retries) {
     return builder.endpointOverride(server.uri())
         .region(Region.US_EAST_1)
         .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDTEST", "secret")))
-        .httpClient(UrlConnectionHttpClient.create())
         .overrideConfiguration(retries)
         .build();
   }
@@ -93,8 +98,27 @@ class DynamoDbRetryTest {
     }
   }
 
+  /**
+   * One {@code GetItem} on a new client of {@code server} retrying under {@code strategy}: its response, or the
+   * SDK's exception as the call ends with it. The synchronous client here, the asynchronous one in
+   * {@link DynamoDbAsyncRetryTest}: the same scenarios run on both.
+   */
+  interface OneCall {
+    GetItemResponse getItem(ScriptedHttpServer server, AwsSdkRetryStrategy strategy) throws Exception;
+  }
+
+  static final OneCall SYNC = (server, strategy) -> {
+    try (DynamoDbClient client = client(server, o -> o.retryStrategy(strategy))) {
+      return getItem(client);
+    }
+  };
+
   @Test
   void throttlingIsRetriedAfterThePolicysThrottledBackoff() throws Exception {
+    throttlingIsRetriedAfterThePolicysThrottledBackoff(SYNC);
+  }
+
+  static void throttlingIsRetriedAfterThePolicysThrottledBackoff(OneCall call) throws Exception {
     RecordingListener<Object> listener = new RecordingListener<>();
     AwsSdkRetryStrategy strategy = AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD).dynamoDb()
         .configurePolicy(p -> p.random(new ScriptedRandom(0.1, 0.1)).listener(listener))
@@ -102,9 +126,8 @@ class DynamoDbRetryTest {
     try (ScriptedHttpServer server = new ScriptedHttpServer(
         dynamoError(400, "ProvisionedThroughputExceededException"),
         dynamoError(400, "ThrottlingException"),
-        item());
-        DynamoDbClient client = client(server, o -> o.retryStrategy(strategy))) {
-      assertThat(getItem(client).item()).containsEntry("id", AttributeValue.fromS("1"));
+        item())) {
+      assertThat(call.getItem(server, strategy).item()).containsEntry("id", AttributeValue.fromS("1"));
 
       List<RecordedRequest> requests = server.requests();
       assertThat(requests).hasSize(3);
@@ -149,13 +172,16 @@ class DynamoDbRetryTest {
 
   @Test
   void theCallEndsWithTheSdksExceptionWhenThePolicyStops() throws Exception {
+    theCallEndsWithTheSdksExceptionWhenThePolicyStops(SYNC);
+  }
+
+  static void theCallEndsWithTheSdksExceptionWhenThePolicyStops(OneCall call) throws Exception {
     RecordingListener<Object> listener = new RecordingListener<>();
     AwsSdkRetryStrategy strategy = AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD).dynamoDb()
         .configurePolicy(p -> p.maxAttempts(3).random(new ScriptedRandom(0.1)).listener(listener))
         .build();
-    try (ScriptedHttpServer server = new ScriptedHttpServer(dynamoError(400, "ProvisionedThroughputExceededException"));
-        DynamoDbClient client = client(server, o -> o.retryStrategy(strategy))) {
-      assertThatThrownBy(() -> getItem(client)).isInstanceOf(ProvisionedThroughputExceededException.class)
+    try (ScriptedHttpServer server = new ScriptedHttpServer(dynamoError(400, "ProvisionedThroughputExceededException"))) {
+      assertThatThrownBy(() -> call.getItem(server, strategy)).isInstanceOf(ProvisionedThroughputExceededException.class)
           .satisfies(e -> assertThat(((DynamoDbException) e).numAttempts()).isEqualTo(3));
       assertThat(server.requestCount()).isEqualTo(3);
       assertSpacing(server.requests(), Duration.ofMillis(100), Duration.ofMillis(200));

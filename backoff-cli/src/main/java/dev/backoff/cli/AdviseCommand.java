@@ -21,11 +21,11 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code backoff advise}: searches retry policies for those meeting objectives in a scenario, over several
- * seeds ({@link Advisor}), re-checks the best on held-out seeds and under perturbed load and fault length, and
- * prints them, the Pareto front of success ratio against amplification and p99, and the most robust policy as
- * Java, the {@code simulate} commands that reproduce its runs and Spring properties. Exit 0 when a policy meets
- * every objective in every check, 1 when none does (the output says which objective binds, and where), 2 for a
- * usage error.
+ * seeds ({@link Advisor}), re-checks the best on held-out seeds (as many per check as the objectives need to
+ * be shown) and under perturbed load and fault length, alone and jointly, and prints them, the Pareto front of
+ * success ratio against amplification and p99, and the most robust policy as Java, the {@code simulate}
+ * commands that reproduce its runs and Spring properties. Exit 0 when a policy is shown to meet every objective
+ * in every check, 1 when none is (the output says which objective binds, and where), 2 for a usage error.
  */
 @Command(name = "advise", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = AdviseCommand.ScenarioFlags.class,
@@ -38,10 +38,11 @@ import picocli.CommandLine.Spec;
             + "(attempts per request), p99 and recovery-time (durations such as 10s), peak-concurrency (requests). "
             + "Each is judged on the mean over the seeds (recovery-time: over the seeds that recovered).",
         "The best policies meeting every objective are re-checked on held-out seeds, with the load (clients or "
-            + "rate) 20%% lower and higher and every fault 50%% shorter and longer; the recommendation is the most "
-            + "robust of those meeting every objective in every check.",
-        "Exit 1 when no policy meets every objective, or none of those checked holds them in every check: the "
-            + "output names the objective that binds, its best value and where."})
+            + "rate) 20%% lower and higher, every fault 50%% shorter and longer, and each load change with each fault "
+            + "change; the recommendation is the most robust of those shown to meet every objective in every check "
+            + "(the 95%% interval within the bound, on --held-out-seeds runs per check).",
+        "Exit 1 when no policy meets every objective, or none of those checked is shown to hold them in every "
+            + "check: the output names the objective that binds, the closest value with its interval, and where."})
 final class AdviseCommand implements Callable<Integer> {
   /** Scenario keys the advisor searches, so they are not flags here (a file's values are replaced). */
   static final List<String> SEARCHED = List.of("policies", "max-attempts", "budget");
@@ -68,9 +69,16 @@ final class AdviseCommand implements Callable<Integer> {
   int budget;
 
   @Option(names = "--check-top", paramLabel = "<count>", defaultValue = "" + Advisor.Settings.CHECKED,
-      description = "How many of the best policies meeting every objective are re-checked (each on as many "
-          + "held-out seeds as --seeds, in up to 5 checks). Default: ${DEFAULT-VALUE}.")
+      description = "How many of the best policies meeting every objective are re-checked (each in up to 9 "
+          + "checks, screened on as many held-out seeds as --seeds). Default: ${DEFAULT-VALUE}.")
   int checkTop;
+
+  @Option(names = "--held-out-seeds", paramLabel = "<count>|auto", defaultValue = "auto",
+      description = "Held-out runs per check a recommendation needs. Default: ${DEFAULT-VALUE}, the fewest on which "
+          + "every objective can be shown (73 for recovers>=0.95: 73 recovered of 73 is the fewest whose Wilson 95%% "
+          + "interval starts at 0.95), at least --seeds. The checked policies are screened on the first --seeds of "
+          + "them, then extended.")
+  String heldOutSeeds;
 
   @Option(names = "--threads", paramLabel = "<count>",
       description = "Runs at once. Default: the processors available. The advice does not depend on it.")
@@ -113,15 +121,33 @@ final class AdviseCommand implements Callable<Integer> {
       throw new Errors.UsageException("--prefer: unknown metric '" + prefer + "'; use "
           + String.join(", ", Objective.Metric.ids()));
     }
+    int heldOut = Advisor.Settings.SIZED;
+    if (!heldOutSeeds.trim().equalsIgnoreCase("auto")) {
+      try {
+        heldOut = Integer.parseInt(heldOutSeeds.trim());
+      } catch (NumberFormatException e) {
+        throw new Errors.UsageException("--held-out-seeds: '" + heldOutSeeds + "' is not a count; give one from 1 to "
+            + "1000, or auto");
+      }
+      if (heldOut < 1) {
+        throw new Errors.UsageException("--held-out-seeds: must be from 1 to 1000, or auto; was " + heldOut);
+      }
+    }
     Advisor.Settings settings;
     try {
       settings = new Advisor.Settings(seeds, budget, threads == null ? Runs.defaultThreads() : threads, preferred,
-          checkTop);
+          checkTop, heldOut);
     } catch (IllegalArgumentException e) {
       String message = e.getMessage();
       String flag = message.startsWith("seeds") ? "--seeds" : message.startsWith("threads") ? "--threads"
-          : message.startsWith("checked") ? "--check-top" : "--budget";
+          : message.startsWith("checked") ? "--check-top" : message.startsWith("held-out") ? "--held-out-seeds"
+          : "--budget";
       throw new Errors.UsageException(flag + ": " + message);
+    }
+    try {
+      settings.heldOut(objectives);
+    } catch (IllegalArgumentException e) {
+      throw new Errors.UsageException("--objective: " + e.getMessage());
     }
     Map<String, Object> values = new LinkedHashMap<>();
     if (scenarioFile != null) {
@@ -131,7 +157,7 @@ final class AdviseCommand implements Callable<Integer> {
     values.putAll(flags);
     Scenario scenario = Scenario.of(values);
     Advice advice;
-    try (Progress progress = Progress.start(spec, "advise", Advisor.totalSeconds(scenario, settings))) {
+    try (Progress progress = Progress.start(spec, "advise", Advisor.totalSeconds(scenario, objectives, settings))) {
       advice = Advisor.advise(scenario, objectives, settings, seconds -> progress.stepTo((int) seconds));
     }
     // The simulate commands name the file and the flags as given, so that pasting one runs this very scenario.
@@ -142,7 +168,7 @@ final class AdviseCommand implements Callable<Integer> {
     out.print(chosenFormat.equals("json") ? advice.json() : advice.table());
     out.flush();
     if (advice.recommended() == null) {
-      err.println("backoff: " + (advice.met() ? "no policy checked held every objective in every check: "
+      err.println("backoff: " + (advice.met() ? "no policy checked was shown to hold every objective in every check: "
           : "no policy met every objective: ") + advice.binding().get(0));
       err.flush();
       return Errors.FAILURE;

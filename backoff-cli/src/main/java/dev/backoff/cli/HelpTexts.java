@@ -25,8 +25,8 @@ final class HelpTexts {
     Map<String, String> codes = new LinkedHashMap<>();
     codes.put("0", "Success (http: a 2xx response; run: the command succeeded).");
     codes.put("1", "Failure: the work could not be done (http: the request failed and was not retried, e.g. "
-        + "unknown host; a report that could not be written; advise: no policy met every objective, or none held "
-        + "them on held-out seeds and perturbed load).");
+        + "unknown host; a report that could not be written; advise: no policy met every objective, or none was "
+        + "shown to hold them on held-out seeds and perturbed load).");
     codes.put("2", "Usage error: a bad flag, value, scenario file or path; one line and a hint on stderr "
         + "(run: also a command that cannot be started).");
     codes.put("3", "Gave up after retrying (http: attempts, deadline, budget, or a Retry-After beyond "

@@ -14,9 +14,10 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * docs/simulator.md's advisor blocks under "Hold-out results for the shipped scenarios": each starts with
  * its {@code $ ./backoff advise ...} command and shows what it prints up to the trade-off (the search, the
- * checks, the held-out results and the worst case with its margins), then {@code …} and the recommendation
- * (or, when nothing is robust, the exit status and the message on stderr), exactly. The runs are reduced
- * (2 seeds, the grid, 3 candidates checked) so that each takes seconds; tagged slow.
+ * held-out count, the checks, the held-out results, the worst case with its margins and the verdicts), then
+ * {@code …} and the recommendation (or, when nothing is shown, the exit status and the message on stderr),
+ * exactly. The runs are reduced (2 seeds, the grid, 3 candidates checked, recovers>=0.8 so that 16 held-out
+ * seeds per check can show it) so that each takes seconds to a minute; tagged slow.
  */
 @Tag("slow")
 class AdviseDocsTest {
@@ -30,7 +31,7 @@ class AdviseDocsTest {
         commands.add(line);
       }
     }
-    assertThat(commands).as("advise blocks in " + SECTION).hasSizeGreaterThanOrEqualTo(6);
+    assertThat(commands).as("advise blocks in " + SECTION).hasSizeGreaterThanOrEqualTo(4);
     return commands.stream();
   }
 

@@ -35,6 +35,37 @@ class LabDemoDocsTest {
     assertThat(checkBlocks(Path.of("..", "README.md"))).as("lab demo blocks in README.md").isEqualTo(1);
   }
 
+  /** A duration written the old way, a space before its unit ({@code 1 s}, {@code 8 s after resuming}). */
+  private static final Pattern SPACED_DURATION = Pattern.compile("\\d (s|ms|m|h)\\b");
+
+  /**
+   * The lab's output blocks (each starting with a {@code lab} command) write durations as every output does,
+   * {@code 7s}: the live columns were recorded by a build that wrote {@code 1 s}, and were respelled.
+   */
+  @Test
+  void outputBlocksWriteDurationsInTheOneFormat() throws Exception {
+    for (Path file : List.of(Path.of("..", "docs", "lab.md"), Path.of("..", "README.md"))) {
+      List<String> lines = Files.readAllLines(file);
+      boolean output = false;
+      int checked = 0;
+      for (int i = 0; i < lines.size(); i++) {
+        String line = lines.get(i);
+        if (line.startsWith("```")) {
+          output = false;
+        } else if (line.startsWith("$ ./backoff lab ")) {
+          output = true;
+        } else if (output) {
+          assertThat(SPACED_DURATION.matcher(line).find()).as("%s line %d: %s", file, i + 1, line).isFalse();
+          checked++;
+        }
+      }
+      assertThat(checked).as("output lines of lab blocks in %s", file).isPositive();
+    }
+    // What the old spelling looked like, so the pattern is known to catch it.
+    assertThat(SPACED_DURATION.matcher("storm-exponential  yes, after 1 s         741").find()).isTrue();
+    assertThat(SPACED_DURATION.matcher("storm-exponential  yes, after 1s          741").find()).isFalse();
+  }
+
   /** Checks each block of the file that starts with a {@code lab demo} command; returns how many. */
   private static int checkBlocks(Path file) throws Exception {
     List<String> lines = Files.readAllLines(file);

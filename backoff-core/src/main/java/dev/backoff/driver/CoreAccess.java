@@ -49,14 +49,31 @@ public interface CoreAccess {
   /** Hedging: records the winning attempt's result (see {@link Engine#hedgeSucceeded}). */
   <R> void hedgeSucceeded(Execution<R> execution, R result, int attempt, long nowNanos);
 
+  /** The gate's breaker: a permit, null without a breaker, or {@link Engine#CIRCUIT_OPEN} (see {@link Engine#admit}). */
+  dev.backoff.CircuitBreaker.Permit admit(RetryPolicy<?> policy);
+
+  /** Hedging: the next hedge's delay after an attempt started (see {@link Engine#nextHedge}). */
+  long nextHedge(RetryPolicy<?> policy, Execution<?> execution, long nowNanos);
+
+  /** Hedging: a planned hedge fell due (see {@link Engine#hedgeDue}). */
+  long hedgeDue(Execution<?> execution, dev.backoff.CircuitBreaker.Permit permit, long nowNanos);
+
+  /** Hedging: an attempt's outcome the judge did not accept (see {@link Engine#hedgedOutcome}). */
+  <R> long hedgedOutcome(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+      dev.backoff.CircuitBreaker.Permit permit, long nowNanos);
+
+  /** Hedging: an attempt's accepted result wins the call (see {@link Engine#hedgeWon}). */
+  <R> R hedgeWon(RetryPolicy<R> policy, Execution<R> execution, R result, int attempt,
+      dev.backoff.CircuitBreaker.Permit permit, long startNanos, long nowNanos);
+
+  /** Hedging: the attempts the call has started (see {@link Engine#hedgesStarted}). */
+  int hedgesStarted(Execution<?> execution);
+
   /** Records a call whose first attempt succeeded, without an execution. */
   <R> void firstTrySucceeded(RetryPolicy<R> policy, R result, long startNanos, long nowNanos);
 
   /** The call state machine's first-attempt rule (see {@link Engine#startNanos}). */
   long startNanos(RetryPolicy<?> policy, dev.backoff.NanoClock clock);
-
-  /** The gate's first half, the breaker (see {@link Engine#admit}). */
-  dev.backoff.CircuitBreaker.Permit admit(RetryPolicy<?> policy);
 
   /** The gate in front of the first attempt (see {@link Engine#gate}). */
   long gate(RetryPolicy<?> policy, long startNanos, dev.backoff.NanoClock clock,

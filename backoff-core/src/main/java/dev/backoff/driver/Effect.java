@@ -23,7 +23,10 @@ public final class Effect {
   public static final long REFUSED_RATE_LIMITED = -5;
   /** The rate limiter's wait for the first attempt would end past the policy's deadline. */
   public static final long REFUSED_DEADLINE = -6;
-  private static final long RECHECK = -7;
+  /** The concurrency limiter refused the first attempt. */
+  public static final long REFUSED_CONCURRENCY_LIMITED = -8;
+  // -7 is hedging's NO_MORE_HEDGES (Engine); a re-check is below -9.
+  private static final long RECHECK = -9;
 
   private Effect() {}
 

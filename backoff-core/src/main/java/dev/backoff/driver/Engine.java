@@ -33,30 +33,147 @@ import java.util.random.RandomGenerator;
  * </ol>
  *
  * <h2>Hedging</h2>
- * For a policy with {@link RetryPolicy#hedging() hedging}, several attempts of one call may be in flight, and
- * a driver that owns time runs the hedged loop itself with these steps (the core's asynchronous loop does the
- * same):
+ * For a policy with {@link RetryPolicy#hedging() hedging}, several attempts of one call may be in flight. The
+ * core's call state machine decides every step; a driver that owns time keeps the attempts and one timer for
+ * the planned hedge, and feeds these inputs (the core's asynchronous hedged loop does the same):
  * <ol>
- *   <li>Start the first attempt at {@code startNanos} (ask the policy's circuit breaker first, if any), and
- *       plan the next hedge at {@code startNanos + Hedging.delayNanos()}.
- *   <li>When a planned hedge falls due and no attempt has won: create the call's execution if it has none yet
- *       ({@link #newExecution}, with the call's real start), ask the breaker for a permit, then
- *       {@link #tryHedge}. If it returns null, start the attempt (it is charged to the budget) and plan the
- *       next hedge one hedging delay later; otherwise no further hedge may start (release the permit), and
- *       if no attempt is in flight the call ends with {@link Execution#stop} for the returned reason.
- *   <li>When an attempt fails: {@link #recordHedged} (creating the execution first if needed). A retry
- *       decision replaces the planned hedge by one after {@link Decision#delayNanos()} (zero: now; a pushback
- *       hint otherwise), a stop decision with {@link Execution#isDone()} false means no further hedge, and
- *       one with {@link Execution#isDone()} true ended the call (a fatal failure): cancel the others. When
- *       no attempt is in flight and no hedge is planned, end the call with {@link Execution#stop}
- *       ({@code ATTEMPTS_EXHAUSTED} if nothing else stopped the hedges).
- *   <li>When an attempt's result is accepted: {@link #hedgeSucceeded} (or {@link #succeeded} without an
- *       execution, if the first attempt won before any hedge or failure); cancel the others, whose outcomes
- *       are then not recorded.
+ *   <li>The first attempt starts as any first attempt does (its gate, then {@link #succeeded} if it wins
+ *       alone); {@link #nextHedge} with no execution says when the first hedge falls due.
+ *   <li>A planned hedge falls due: create the call's execution if it has none ({@link #newExecution}, with
+ *       the call's start), then {@link #hedgeDue} with the breaker's answer ({@link #admit}). {@link #HEDGE_START}:
+ *       start attempt number {@link #hedgesStarted} with that permit and plan {@link #nextHedge}; a wait
+ *       {@code >= 0}: the hedge falls due again after it (the rate limiter's token is held);
+ *       {@link #NO_MORE_HEDGES}: the attempts in flight go on; {@link #CALL_ENDED}: nothing is in flight and
+ *       no hedge may start, so the call ends ({@link Execution#stopReason()} says why).
+ *   <li>An attempt's outcome is not accepted: {@link #hedgedOutcome} (creating the execution first if
+ *       needed). A wait {@code >= 0} replaces the planned hedge by one after it; {@link #NO_MORE_HEDGES}
+ *       cancels the planned hedge; {@link #CALL_ENDED} ends the call now (cancel the attempts in flight).
+ *   <li>An attempt's result is accepted: {@link #hedgeWon}; cancel the others (give back their permits),
+ *       whose outcomes are then not recorded.
  * </ol>
+ * The lower-level steps ({@link #tryHedge}, {@link #recordHedged}, {@link #hedgeSucceeded}) stay for drivers
+ * that keep their own bookkeeping; they leave the gate and the "no more hedges" rule to the driver.
  */
 public final class Engine {
+  /** The breaker's answer from {@link #admit} when it refuses the attempt. */
+  public static final CircuitBreaker.Permit CIRCUIT_OPEN = new CircuitBreaker.Permit() {
+    @Override
+    public void onSuccess() {}
+
+    @Override
+    public void onFailure(FailureClass failureClass) {}
+
+    @Override
+    public void release() {}
+
+    @Override
+    public String toString() {
+      return "circuit open";
+    }
+  };
+
+  /** Hedging's effect: start the hedged attempt now (see {@link #hedgeDue}). */
+  public static final long HEDGE_START = -3;
+  /** Hedging's effect: no further hedge may start; the attempts in flight go on. */
+  public static final long NO_MORE_HEDGES = -7;
+  /** Hedging's effect: the call has ended without success ({@link Execution#stopReason()} says why). */
+  public static final long CALL_ENDED = -2;
+
   private Engine() {}
+
+  /**
+   * The gate's first half, asked before every attempt: the policy's circuit breaker's permit for it, null if
+   * the policy has no breaker, or {@link #CIRCUIT_OPEN} if the breaker refuses.
+   *
+   * @throws NullPointerException if {@code policy} is null
+   */
+  public static CircuitBreaker.Permit admit(RetryPolicy<?> policy) {
+    RetryLoops.requireNonNull("policy", policy);
+    return Bridge.core().admit(policy);
+  }
+
+  /**
+   * Hedging: after an attempt started (the first, or one {@link #hedgeDue} answered {@link #HEDGE_START} for),
+   * the delay until the next hedge falls due, or {@link #NO_MORE_HEDGES} if none may (the policy's attempts
+   * are all started, or it would fall due past the deadline).
+   *
+   * @param execution the call's execution, or null if only the first attempt has started
+   * @throws NullPointerException if {@code policy} is null
+   * @throws IllegalArgumentException if the policy does not hedge
+   */
+  public static long nextHedge(RetryPolicy<?> policy, Execution<?> execution, long nowNanos) {
+    RetryLoops.requireNonNull("policy", policy);
+    if (policy.hedging() == null) {
+      throw new IllegalArgumentException("policy '" + policy.name() + "' does not hedge");
+    }
+    return Bridge.core().nextHedge(policy, execution, nowNanos);
+  }
+
+  /**
+   * Hedging: the planned hedge fell due. Asks the gate as before any attempt (the breaker's answer
+   * {@code permit}, from {@link #admit}; then the rate limiter; then the engine's bounds and budget, as
+   * {@link #tryHedge} does) and answers {@link #HEDGE_START}, a wait {@code >= 0} for the limiter's token
+   * (the hedge falls due again after it), {@link #NO_MORE_HEDGES} or {@link #CALL_ENDED}. A permit not used
+   * is given back.
+   *
+   * @throws NullPointerException if {@code execution} is null
+   * @throws IllegalArgumentException if the policy does not hedge
+   * @throws IllegalStateException if the call has ended or no hedge is planned
+   */
+  public static long hedgeDue(Execution<?> execution, CircuitBreaker.Permit permit, long nowNanos) {
+    requireHedging(execution);
+    return Bridge.core().hedgeDue(execution, permit, nowNanos);
+  }
+
+  /**
+   * Hedging: one attempt's outcome that was not accepted, with that attempt's breaker permit (or null),
+   * which hears it. Answers a wait {@code >= 0} (the next hedge falls due after it, replacing the planned
+   * one), {@link #NO_MORE_HEDGES} or {@link #CALL_ENDED} (a fatal failure, or nothing in flight and no hedge
+   * may start: cancel the attempts still in flight).
+   *
+   * @throws NullPointerException if {@code execution} or {@code verdict} is null
+   * @throws IllegalArgumentException if the policy does not hedge, or the verdict is {@link Verdict#ACCEPT}
+   * @throws IllegalStateException if the call has already ended
+   */
+  public static <R> long hedgedOutcome(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+      CircuitBreaker.Permit permit, long nowNanos) {
+    requireHedging(execution);
+    RetryLoops.requireNonNull("verdict", verdict);
+    return Bridge.core().hedgedOutcome(execution, result, failure, verdict, permit, nowNanos);
+  }
+
+  /**
+   * Hedging: attempt number {@code attempt} returned the accepted {@code result} and wins the call; its
+   * breaker permit (or null) hears the success. With no execution, the first attempt won alone (recorded as
+   * a first-try success, from {@code startNanos}). The driver cancels every other attempt in flight and gives
+   * back their permits. Returns the retried result the call held, for the driver to discard, or null.
+   *
+   * @throws NullPointerException if {@code policy} is null
+   * @throws IllegalArgumentException if the policy does not hedge, or {@code attempt} is below 1
+   * @throws IllegalStateException if the call has already ended
+   */
+  public static <R> R hedgeWon(RetryPolicy<R> policy, Execution<R> execution, R result, int attempt,
+      CircuitBreaker.Permit permit, long startNanos, long nowNanos) {
+    RetryLoops.requireNonNull("policy", policy);
+    if (execution != null) {
+      requireHedging(execution);
+    }
+    if (attempt < 1) {
+      throw new IllegalArgumentException("attempt must be at least 1, was " + attempt);
+    }
+    return Bridge.core().hedgeWon(policy, execution, result, attempt, permit, startNanos, nowNanos);
+  }
+
+  /**
+   * Hedging: how many attempts the call has started (after {@link #HEDGE_START}, the new attempt's number).
+   *
+   * @throws NullPointerException if {@code execution} is null
+   * @throws IllegalArgumentException if the policy does not hedge
+   */
+  public static int hedgesStarted(Execution<?> execution) {
+    requireHedging(execution);
+    return Bridge.core().hedgesStarted(execution);
+  }
 
   /**
    * Whether the policy needs the clock read before a call's first attempt (it has a deadline or listeners).
@@ -171,19 +288,6 @@ public final class Engine {
     RetryLoops.requireNonNull("policy", policy);
     RetryLoops.requireNonNull("clock", clock);
     return Bridge.core().startNanos(policy, clock);
-  }
-
-  /**
-   * The gate's first half, asked before every attempt: the circuit breaker's permit for it, null when the
-   * policy has no breaker, or an opaque refusal that the gate's second half ({@link #gate},
-   * {@link #tokenWaited}, {@link #timerFired}) turns into a completion. The driver keeps the answer for the
-   * attempt the gate starts and passes it with that attempt's outcome.
-   *
-   * @throws NullPointerException if {@code policy} is null
-   */
-  public static CircuitBreaker.Permit admit(RetryPolicy<?> policy) {
-    RetryLoops.requireNonNull("policy", policy);
-    return Bridge.core().admit(policy);
   }
 
   /**

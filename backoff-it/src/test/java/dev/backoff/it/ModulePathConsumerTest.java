@@ -327,6 +327,88 @@ class ModulePathConsumerTest {
   }
 
   @Test
+  void aConsumerOnTheModulePathRetriesADynamoDbCallUnderABackoffPolicy() throws Exception {
+    // The SDK's jars are automatic modules named by their manifests; the adapter requires the retries API
+    // transitively (its types are in the adapter's API), the service client, its HTTP client, regions and
+    // credentials are the application's. The SDK logs through SLF4J, whose API is an explicit module from SLF4J 2
+    // that no automatic module pulls into the graph: the application requires it (as with HttpClient 5).
+    Compilation compilation = compile("aws", """
+        module consumer {
+          requires dev.backoff.aws;
+          requires software.amazon.awssdk.services.dynamodb;
+          requires software.amazon.awssdk.http.urlconnection;
+          requires software.amazon.awssdk.regions;
+          requires software.amazon.awssdk.auth;
+          requires software.amazon.awssdk.awscore;
+          requires software.amazon.awssdk.core;
+          requires org.slf4j;
+        }
+        """, """
+        package consumer;
+
+        import dev.backoff.aws.AwsRetryMode;
+        import dev.backoff.aws.AwsSdkRetryStrategy;
+        import java.net.URI;
+        import java.util.Map;
+        import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+        import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+        import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+        import software.amazon.awssdk.regions.Region;
+        import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+        import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+        public final class Main {
+          public static void main(String[] args) {
+            AwsSdkRetryStrategy strategy = AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD).dynamoDb().build();
+            try (DynamoDbClient client = DynamoDbClient.builder()
+                .endpointOverride(URI.create(args[0]))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("AKIDTEST", "secret")))
+                .httpClient(UrlConnectionHttpClient.create())
+                .overrideConfiguration(o -> o.retryStrategy(strategy))
+                .build()) {
+              AttributeValue id = client.getItem(r -> r.tableName("orders").key(Map.of("id", AttributeValue.fromS("1"))))
+                  .item().get("id");
+              System.out.println("aws: item " + id.s() + ", budget " + strategy.policy().budget().level());
+            }
+          }
+        }
+        """);
+    assertThat(compilation.exitCode()).as(compilation.diagnostics()).isZero();
+    // DynamoDB's answers: a 500 InternalServerError (retried after the adapter's short backoff), then the item.
+    List<String> retryHeaders = new ArrayList<>();
+    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    server.createContext("/", exchange -> {
+      exchange.getRequestBody().readAllBytes();
+      synchronized (retryHeaders) {
+        retryHeaders.add(exchange.getRequestHeaders().getFirst("amz-sdk-request"));
+      }
+      boolean first = retryHeaders.size() == 1;
+      byte[] body = (first
+          ? "{\"__type\":\"com.amazonaws.dynamodb.v20120810#InternalServerError\",\"message\":\"down\"}"
+          : "{\"Item\":{\"id\":{\"S\":\"1\"}}}").getBytes(StandardCharsets.UTF_8);
+      exchange.getResponseHeaders().add("Content-Type", "application/x-amz-json-1.0");
+      exchange.sendResponseHeaders(first ? 500 : 200, body.length);
+      try (OutputStream out = exchange.getResponseBody()) {
+        out.write(body);
+      }
+    });
+    server.start();
+    try {
+      Run run = java(compilation.classes(), "consumer/consumer.Main",
+          "http://127.0.0.1:" + server.getAddress().getPort());
+
+      assertThat(run.exitCode()).as(run.output() + run.errors()).isZero();
+      // The retry took 5 from the policy's budget of 500; the success after it gave them back.
+      assertThat(run.output().lines()).containsExactly("aws: item 1, budget 500.0");
+      // The SDK told the server the policy's attempt limit (DynamoDB's 9) on both requests.
+      assertThat(retryHeaders).containsExactly("attempt=1; max=9", "attempt=2; max=9");
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  @Test
   void aConsumerOnTheModulePathRetriesThroughSpringsRestClient() throws Exception {
     // Spring's jars are automatic modules named by their manifests (spring.web, spring.core); the adapter
     // requires them static, so the application requires them itself. As automatic modules they cannot say

@@ -37,7 +37,8 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
   private final FollowUpGuard.Mark mark = new FollowUpGuard.Mark();
   private final Call call;
   private final boolean repeatable;
-  private final long deadlineNanos; // System.nanoTime() at which the call's timeout ends it for Backoff's deadline
+  private final boolean endsAtDeadline; // the policy has a deadline, which ends the call through its timeout
+  private long deadlineNanos; // System.nanoTime() at which the call's timeout ends it for Backoff's deadline
   private Verdict judged; // the last response's verdict, judged once as it arrived (null: not judged yet)
 
   /**
@@ -50,7 +51,7 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
     this.chain = chain;
     this.call = chain.call();
     this.network = chain.withRetryOnConnectionFailure(false);
-    this.deadlineNanos = maxElapsedNanos == Long.MAX_VALUE ? 0 : endCallBy(call.timeout(), maxElapsedNanos);
+    this.endsAtDeadline = maxElapsedNanos != Long.MAX_VALUE;
     this.marked = mark.mark(chain.request());
     this.repeatable = rules.isRepeatable(this); // the request's view is this object: nothing more to allocate
   }
@@ -75,6 +76,13 @@ final class InterceptedCall implements SyncAttempt<Response>, OutcomeJudge<Respo
     judged = null;
     if (call.isCanceled()) {
       throw new IOException("Canceled"); // no attempt after cancel (OkHttp's own message)
+    }
+    if (endsAtDeadline && context.attempt() == 1) {
+      // Armed from the engine's own reading of the time left, not before the loop started: the timeout then
+      // never fires before the engine's deadline has passed, so a call it cuts short stops on its deadline
+      // (armed earlier, a busy machine let it fire while the engine still saw time left, and the wait that
+      // followed found the call cancelled: CANCELLED instead of DEADLINE_EXCEEDED).
+      deadlineNanos = endCallBy(call.timeout(), context.nanosLeft());
     }
     Response response;
     try {

@@ -181,8 +181,13 @@ public final class Advice {
       words.add("own"); // the scenario's limit would override the preset's own
     }
     words.add("--seeds");
-    words.add(Integer.toString(settings.seeds()));
+    words.add(Integer.toString(check == null ? settings.seeds() : heldOut()));
     return words;
+  }
+
+  /** The held-out runs per check a recommendation needs ({@link Advisor.Settings#heldOut}). */
+  public int heldOut() {
+    return settings.heldOut(objectives);
   }
 
   /** True if the search stopped because the best candidates had all been refined, false if the budget ran out. */
@@ -293,44 +298,82 @@ public final class Advice {
   }
 
   /**
-   * When candidates met every objective on the training seeds but none held them in every check: for each
-   * objective that every re-checked candidate misses somewhere, the best worst case among them and where it
-   * happened; if each objective holds for some candidate but none holds them all, the closest candidate and
-   * where it misses what.
+   * When candidates met every objective on the training seeds but none was shown to hold them in every check:
+   * each objective on which every re-checked candidate falls short (a check whose interval lies outside the bound,
+   * or crosses it on the full held-out count, or a screen that missed it on the mean or left it no way to be
+   * shown), with the closest of those shortfalls (the best verdict, on the most runs, with the widest margin at
+   * the interval's far end) and where; if each objective holds for some candidate but none holds them all, the
+   * closest candidate and what keeps it from being robust.
    */
   private List<String> robustBinding() {
     List<String> out = new ArrayList<>();
     List<Robustness> checked = checking.checked();
-    for (int i = 0; i < objectives.size(); i++) {
-      Robustness best = null;
-      boolean everyMisses = true;
+    int needed = heldOut();
+    for (Objective objective : objectives) {
+      Robustness.Judgment closest = null;
+      Robustness closestPolicy = null;
+      boolean everyFallsShort = !checked.isEmpty();
       for (Robustness r : checked) {
-        Robustness.Worst w = r.worst().get(i);
-        everyMisses &= !w.met();
-        if (best == null || w.margin() > best.worst().get(i).margin()) {
-          best = r;
+        Robustness.Judgment weakest = null;
+        for (Robustness.Judgment j : r.judgments()) {
+          if (j.objective().equals(objective) && fallsShort(j, needed) && (weakest == null || weaker(j, weakest,
+              needed))) {
+            weakest = j;
+          }
+        }
+        everyFallsShort &= weakest != null;
+        if (weakest != null && (closest == null || weaker(closest, weakest, needed))) {
+          closest = weakest;
+          closestPolicy = r;
         }
       }
-      if (everyMisses) {
-        Robustness.Worst w = best.worst().get(i);
-        out.add(objectives.get(i) + " binds: " + (checked.size() == 1 ? "the one policy checked misses it "
-            : "every one of the " + checked.size() + " policies checked misses it ")
-            + "somewhere; the best worst case was " + w.objective().metric().format(w.value()) + " ("
-            + best.candidate().label() + ", " + w.check() + ")");
+      if (everyFallsShort) {
+        out.add(objective + " binds: " + (checked.size() == 1 ? "the one policy checked falls short of it"
+            : "every one of the " + checked.size() + " policies checked falls short of it") + " somewhere on "
+            + needed + " held-out seeds per check; the closest, " + closestPolicy.candidate().label() + ", "
+            + closest.verdict().text() + " at " + closest.check() + ": " + closest.shownValue()
+            + (closest.runs() < needed ? " (screened on " + closest.runs() + ")" : ""));
       }
     }
-    if (out.isEmpty()) {
+    if (out.isEmpty() && !checked.isEmpty()) {
       Robustness closest = checked.get(0);
-      List<String> missed = new ArrayList<>();
-      for (Robustness.Worst w : closest.worst()) {
-        if (!w.met()) {
-          missed.add(w.objective() + " (" + w.objective().metric().format(w.value()) + ", " + w.check() + ")");
-        }
-      }
-      out.add("each objective holds for some policy checked, but none holds them all: the closest, "
-          + closest.candidate().label() + ", misses " + String.join(" and ", missed));
+      out.add("each objective holds for some policy checked, but none is shown to hold them all: the closest, "
+          + closest.candidate().label() + ", " + closest.status());
     }
     return out;
+  }
+
+  /**
+   * True if a judgment rules its candidate out: its interval lies outside the bound, or crosses it on the full
+   * held-out count, or (on fewer runs) it misses the bound on the mean or cannot be shown on the full count.
+   */
+  private static boolean fallsShort(Robustness.Judgment j, int needed) {
+    return switch (j.verdict()) {
+      case SHOWN -> false;
+      case FAILS -> true;
+      case NOT_SHOWN -> j.runs() >= needed || !j.objective().isMetBy(j.value()) || !Robustness.canStillBeShown(j,
+          needed);
+    };
+  }
+
+  /**
+   * True if {@code a} is further from showing its objective than {@code b}: a worse verdict, then fewer runs
+   * than needed, then a smaller margin at the interval's far end.
+   */
+  private static boolean weaker(Robustness.Judgment a, Robustness.Judgment b, int needed) {
+    if (a.verdict() != b.verdict()) {
+      return a.verdict().ordinal() > b.verdict().ordinal();
+    }
+    boolean aShort = a.runs() < needed;
+    if (aShort != (b.runs() < needed)) {
+      return aShort;
+    }
+    return farMargin(a) < farMargin(b);
+  }
+
+  private static double farMargin(Robustness.Judgment j) {
+    Evaluation.Interval interval = j.interval();
+    return j.objective().margin(j.objective().metric().higherIsBetter() ? interval.low() : interval.high());
   }
 
   private List<Objective> without(Objective objective) {
@@ -368,7 +411,8 @@ public final class Advice {
     List<Evaluation> meeting = meeting();
     List<Robustness> checked = checking.checked();
     if (!checked.isEmpty()) {
-      out.append("checked on held-out ").append(heldOutRange()).append(": the ")
+      out.append(heldOutLine()).append('\n');
+      out.append("checked on held-out ").append(screenRange()).append(", then extended: the ")
           .append(checked.size() == 1 ? "best" : checked.size() + " best").append(" of the ").append(meeting.size()).append(meeting.size() == 1 ? " policy" : " policies")
           .append(" meeting every objective on the training seeds (")
           .append(settings.prefer().higherIsBetter() ? "highest " : "lowest ").append(settings.prefer().id())
@@ -394,33 +438,35 @@ public final class Advice {
       out.append(rows(ranked.subList(0, Math.min(5, ranked.size())), true, null));
       out.append(MARKERS);
     } else {
-      long robustCount = checked.stream().filter(Robustness::robust).count();
-      if (robustCount == 0) {
+      if (!robust()) {
         out.append(meeting.size()).append(meeting.size() == 1 ? " policy meets" : " policies meet")
             .append(" every objective on the training seeds, but none of the ").append(checked.size())
-            .append(" checked holds them in every check.\n");
+            .append(" checked is shown to hold them in every check.\n");
         for (String line : binding()) {
           out.append(line).append('\n');
         }
       } else {
-        out.append(robustCount).append(" of the ").append(Values.count(checked.size(), "policy", "policies"))
-            .append(" checked ")
-            .append(robustCount == 1 ? "holds" : "hold").append(" every objective in every check; most robust first "
-            + "(the widest worst-case margin, then the next widest)").append(robustCount < checked.size()
-                ? ", then the others:\n" : ":\n");
+        out.append(checked.get(0).candidate().label()).append(" is shown to hold every objective in every check on ")
+            .append(heldOut()).append(" held-out seeds; the checked policies, most robust first (shown first, then "
+            + "the widest worst-case margin, then the next widest):\n");
       }
-      out.append("\nheld-out results (").append(heldOutRange()).append(", the scenario as given):\n");
+      out.append("\nheld-out results (the scenario as given; each policy on the held-out seeds it ran):\n");
       List<Evaluation> heldOut = new ArrayList<>();
       List<String> verdicts = new ArrayList<>();
       for (Robustness r : checked) {
         heldOut.add(r.heldOut());
-        verdicts.add(r.robust() ? "yes" : "no: " + r.firstMiss());
+        verdicts.add(shortStatus(r));
       }
       out.append(rows(heldOut, true, verdicts));
       out.append(MARKERS);
       out.append("\nworst case over the training runs and every check (margin: how far inside the bound, relative "
-          + "to it):\n");
+          + "to it; binds: the smallest margin, and where):\n");
       out.append(worstRows(checked));
+      out.append("\nverdicts (every objective in every check, from its 95% interval on the check's held-out runs):\n");
+      int rank = 1;
+      for (Robustness r : checked) {
+        out.append(rank++).append("  ").append(r.candidate().label()).append(": ").append(r.status()).append('\n');
+      }
     }
     List<Evaluation> front = front();
     List<Evaluation> shown = spread(front, FRONT_SHOWN);
@@ -456,9 +502,52 @@ public final class Advice {
     return out.toString();
   }
 
-  private String heldOutRange() {
+  private String screenRange() {
     long first = scenario.seed + settings.seeds();
-    return settings.seeds() == 1 ? "seed " + first : "seeds " + first + ".." + (first + settings.seeds() - 1);
+    int screen = Math.min(settings.seeds(), heldOut());
+    return screen == 1 ? "seed " + first : "seeds " + first + ".." + (first + screen - 1);
+  }
+
+  /** How many held-out seeds a check needs, and why. */
+  private String heldOutLine() {
+    int needed = heldOut();
+    long first = scenario.seed + settings.seeds();
+    StringBuilder line = new StringBuilder("held-out seeds per check: ").append(needed).append(" (")
+        .append(needed == 1 ? "seed " + first : "seeds " + first + ".." + (first + needed - 1)).append(")");
+    Objective sizing = null;
+    for (Objective objective : objectives) {
+      if (sizing == null || Robustness.seedsToShow(objective) > Robustness.seedsToShow(sizing)) {
+        sizing = objective;
+      }
+    }
+    int toShow = Robustness.seedsToShow(sizing);
+    if (settings.heldOutSeeds() != Advisor.Settings.SIZED) {
+      line.append(", as asked");
+      if (toShow > needed) {
+        line.append("; too few to show ").append(sizing).append(", which needs ")
+            .append(toShow == Integer.MAX_VALUE ? "more than " + Robustness.MOST_HELD_OUT : toShow);
+      }
+    } else if (toShow > settings.seeds()) {
+      line.append(", the fewest on which ").append(sizing).append(" can be shown (").append(needed)
+          .append(" recovered of ").append(needed).append(": Wilson 95% interval from ")
+          .append(Values.format(Stats.wilson(needed, needed).lower(), 3)).append(")");
+    } else {
+      line.append(", as many as the training seeds");
+    }
+    return line.toString();
+  }
+
+  /** The held-out table's verdict column. */
+  private static String shortStatus(Robustness r) {
+    if (r.robust()) {
+      return "shown";
+    }
+    Robustness.Judgment weakness = r.firstWeakness();
+    return switch (r.stage()) {
+      case NOT_EXTENDED -> "not extended";
+      case SCREENED_OUT -> "screened out";
+      case EXTENDED -> weakness == null ? "no" : weakness.verdict().text() + ": " + weakness.check();
+    };
   }
 
   private String worstRows(List<Robustness> checked) {
@@ -467,6 +556,7 @@ public final class Advice {
     for (Objective objective : objectives) {
       header.add(objective.toString());
     }
+    header.add("binds");
     rows.add(header.toArray(String[]::new));
     int rank = 1;
     for (Robustness r : checked) {
@@ -478,6 +568,8 @@ public final class Advice {
         row.add(w.objective().metric().format(w.value()) + " (" + w.check() + ") " + signedPercent(w.margin())
             + (w.met() ? "" : " !"));
       }
+      Robustness.Worst binds = r.binding();
+      row.add(binds.objective().metric().id() + " (" + binds.check() + ")");
       rows.add(row.toArray(String[]::new));
     }
     return layout(rows);
@@ -660,18 +752,9 @@ public final class Advice {
       for (String argument : c.simulateArguments()) {
         json.string(argument);
       }
-      json.endArray().field("simulateCommands").array();
-      json.object().field("check").string(Robustness.TRAINING).field("arguments").array();
-      simulateCommand(c, null).forEach(json::string);
-      json.endArray().endObject();
-      for (Robustness.Check check : checking.checks()) {
-        if (check.skipped() == null) {
-          json.object().field("check").string(check.name()).field("arguments").array();
-          simulateCommand(c, check).forEach(json::string);
-          json.endArray().endObject();
-        }
-      }
-      json.endArray().field("springProperties").object();
+      json.endArray();
+      simulateCommandsJson(json, c);
+      json.field("springProperties").object();
       for (Map.Entry<String, String> property : c.springProperties(SPRING_NAME).entrySet()) {
         json.field(property.getKey()).string(property.getValue());
       }
@@ -680,9 +763,29 @@ public final class Advice {
     return json.endObject().toString() + "\n";
   }
 
+  /**
+   * The {@code simulateCommands} field: the command reproducing a candidate's training runs, then one per check
+   * that ran, on the full held-out count.
+   */
+  private void simulateCommandsJson(Json json, PolicyCandidate c) {
+    json.field("simulateCommands").array();
+    json.object().field("check").string(Robustness.TRAINING).field("arguments").array();
+    simulateCommand(c, null).forEach(json::string);
+    json.endArray().endObject();
+    for (Robustness.Check check : checking.checks()) {
+      if (check.skipped() == null) {
+        json.object().field("check").string(check.name()).field("arguments").array();
+        simulateCommand(c, check).forEach(json::string);
+        json.endArray().endObject();
+      }
+    }
+    json.endArray();
+  }
+
   private void checkingJson(Json json) {
     json.field("checking").object().field("heldOutFirstSeed").number(scenario.seed + settings.seeds())
-        .field("seeds").number(settings.seeds()).field("runs").number(checking.runs()).field("checks").array();
+        .field("screenSeeds").number(Math.min(settings.seeds(), heldOut())).field("seeds").number(heldOut())
+        .field("runs").number(checking.runs()).field("checks").array();
     for (Robustness.Check check : checking.checks()) {
       json.object().field("name").string(check.name()).field("keys").object();
       check.keys().forEach((key, value) -> json.field(key).string(value));
@@ -692,7 +795,8 @@ public final class Advice {
     for (Robustness r : checking.checked()) {
       PolicyCandidate c = r.candidate();
       json.object().field("policy").string(c.policySpec()).field("maxAttempts").number(c.maxAttempts())
-          .field("budget").string(c.budget()).field("robust").bool(r.robust()).field("firstMiss").string(r.firstMiss())
+          .field("budget").string(c.budget()).field("robust").bool(r.robust()).field("stage").string(r.stage().name().toLowerCase(java.util.Locale.ROOT)
+              .replace('_', '-')).field("status").string(r.status())
           .field("training").object();
       metrics(json, r.training());
       json.endObject().field("checks").array();
@@ -701,13 +805,24 @@ public final class Advice {
         metrics(json, result.evaluation());
         json.endObject();
       }
+      json.endArray().field("judgments").array();
+      for (Robustness.Judgment j : r.judgments()) {
+        json.object().field("objective").string(j.objective().toString()).field("check").string(j.check())
+            .field("runs").number(j.runs()).field("value").decimal(j.value(), 4)
+            .field("low").decimal(j.interval().low(), 4).field("high").decimal(j.interval().high(), 4)
+            .field("verdict").string(j.verdict().text()).endObject();
+      }
       json.endArray().field("worst").array();
       for (Robustness.Worst w : r.worst()) {
         json.object().field("objective").string(w.objective().toString()).field("value").decimal(w.value(), 4)
             .field("check").string(w.check()).field("margin").decimal(w.margin(), 4).field("met").bool(w.met())
             .endObject();
       }
-      json.endArray().endObject();
+      Robustness.Worst binds = r.binding();
+      json.endArray().field("binds").object().field("objective").string(binds.objective().toString())
+          .field("check").string(binds.check()).field("margin").decimal(binds.margin(), 4).endObject();
+      simulateCommandsJson(json, c);
+      json.endObject();
     }
     json.endArray().endObject();
   }

@@ -46,12 +46,16 @@ import java.util.function.LongConsumer;
  *
  * <p><b>Re-check.</b> The search's best are, in part, the candidates its seeds favoured. So the best
  * {@link Settings#checked} candidates meeting every objective (one whose training runs equal a better one's
- * only if too few others meet them) are run again on held-out seeds (the {@code seeds} seeds after the training ones) in every
- * check: the scenario as given, the load 20% lower and higher, every fault 50%
- * shorter and longer. The recommendation ({@link Advice#recommended}) is the most robust of them
- * (see {@link Robustness}): one meeting every objective in the training runs and in every check, with the
- * widest worst-case margin; none if no candidate checked is robust. These runs come on top of
- * {@link Settings#runs}.
+ * only if too few others meet them) are run again on held-out seeds (the seeds after the training ones) in
+ * every check (see {@link Robustness#checks}): the scenario as given, the load 20% lower and higher, every
+ * fault 50% shorter and longer, and each load change with each fault change. In each check every objective
+ * is {@linkplain Robustness.Verdict shown, not shown or failed} by its 95% interval over the check's runs. The
+ * held-out count per check is {@link Settings#heldOut}: by default the fewest runs on which every objective can
+ * be shown (73 for {@code recovers>=0.95}). Each candidate is screened on the first {@code seeds} held-out
+ * seeds; those that can still be shown are extended to the full count, most robust first, check by check (the
+ * closest to failing first), each stopping at the first check that does not show every objective. The
+ * recommendation ({@link Advice#recommended}) is the first shown in every check; none if no candidate is.
+ * These runs come on top of {@link Settings#runs}.
  *
  * <p><b>Determinism.</b> Each batch of runs is complete before the next batch is chosen, and results are
  * gathered in candidate and seed order, so the same scenario, objectives, seeds and budget give the same
@@ -79,10 +83,10 @@ public final class Advisor {
   private Advisor() {}
 
   /**
-   * How much to search, and how many of the best candidates to re-check.
+   * How much to search, how many of the best candidates to re-check, and on how many held-out seeds.
    *
    * @param seeds runs per candidate, each with its own seed (the scenario's seed, then the next ones); the
-   *     re-checks run as many held-out seeds (the next ones after those)
+   *     re-checks screen on as many held-out seeds (the next ones after those)
    * @param runs the most simulation runs the search may spend (candidates × seeds); the re-checks come on top
    * @param threads how many runs go at once; the advice does not depend on it
    * @param prefer the metric that orders the candidates meeting every objective, best first in its good
@@ -91,34 +95,48 @@ public final class Advisor {
    * @param checked how many of the best candidates meeting every objective on the training seeds are re-checked
    *     on held-out seeds and under perturbed load and fault length ({@link Robustness}); one whose training
    *     runs are identical to a better one's only if too few others meet them
+   * @param heldOutSeeds the held-out runs per check a recommendation needs, or {@link #SIZED} (0): the fewest on
+   *     which every objective can be shown ({@link #heldOut})
    */
-  public record Settings(int seeds, int runs, int threads, Objective.Metric prefer, int checked) {
+  public record Settings(int seeds, int runs, int threads, Objective.Metric prefer, int checked, int heldOutSeeds) {
     /** The candidates re-checked by default. */
     public static final int CHECKED = 5;
+    /** {@link #heldOutSeeds} sized to the objectives. */
+    public static final int SIZED = 0;
 
     /**
-     * Settings preferring the highest success ratio, re-checking {@value #CHECKED} candidates.
+     * Settings preferring the highest success ratio, re-checking {@value #CHECKED} candidates on held-out seeds
+     * sized to the objectives.
      *
      * @throws IllegalArgumentException as the canonical constructor
      */
     public Settings(int seeds, int runs, int threads) {
-      this(seeds, runs, threads, Objective.Metric.SUCCESS_RATIO, CHECKED);
+      this(seeds, runs, threads, Objective.Metric.SUCCESS_RATIO, CHECKED, SIZED);
     }
 
     /**
-     * Settings re-checking {@value #CHECKED} candidates.
+     * Settings re-checking {@value #CHECKED} candidates on held-out seeds sized to the objectives.
      *
      * @throws IllegalArgumentException as the canonical constructor
      */
     public Settings(int seeds, int runs, int threads, Objective.Metric prefer) {
-      this(seeds, runs, threads, prefer, CHECKED);
+      this(seeds, runs, threads, prefer, CHECKED, SIZED);
+    }
+
+    /**
+     * Settings with held-out seeds sized to the objectives.
+     *
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public Settings(int seeds, int runs, int threads, Objective.Metric prefer, int checked) {
+      this(seeds, runs, threads, prefer, checked, SIZED);
     }
 
     /**
      * Checks the values.
      *
      * @throws IllegalArgumentException naming the bad value: seeds outside 1..1000, runs below seeds (not even
-     *     one candidate), threads outside 1..1024, checked outside 1..100
+     *     one candidate), threads outside 1..1024, checked outside 1..100, held-out seeds outside 0..1000
      * @throws NullPointerException if {@code prefer} is null
      */
     public Settings {
@@ -136,6 +154,35 @@ public final class Advisor {
       if (checked < 1 || checked > 100) {
         throw new IllegalArgumentException("checked must be from 1 to 100, was " + checked);
       }
+      if (heldOutSeeds < 0 || heldOutSeeds > Robustness.MOST_HELD_OUT) {
+        throw new IllegalArgumentException("held-out seeds must be from 1 to " + Robustness.MOST_HELD_OUT
+            + " (or 0: sized to the objectives), was " + heldOutSeeds);
+      }
+    }
+
+    /**
+     * The held-out runs per check: {@link #heldOutSeeds} if set, else the larger of {@link #seeds} and the
+     * fewest on which every objective can be shown ({@link Robustness#seedsToShow}: 73 for
+     * {@code recovers>=0.95}, since 73 recovered of 73 is the fewest whose Wilson 95% interval starts at 0.95).
+     *
+     * @throws IllegalArgumentException if sized to the objectives and one cannot be shown on
+     *     {@value Robustness#MOST_HELD_OUT} seeds or fewer (such as {@code recovers>=1})
+     */
+    public int heldOut(List<Objective> objectives) {
+      if (heldOutSeeds != SIZED) {
+        return heldOutSeeds;
+      }
+      int needed = seeds;
+      for (Objective objective : objectives) {
+        int toShow = Robustness.seedsToShow(objective);
+        if (toShow == Integer.MAX_VALUE) {
+          throw new IllegalArgumentException("objective '" + objective + "' cannot be shown on "
+              + Robustness.MOST_HELD_OUT + " held-out seeds or fewer: even when every run recovers, the 95% interval"
+              + " of the recovered fraction starts below the bound; use a lower bound, such as recovers>=0.95");
+        }
+        needed = Math.max(needed, toShow);
+      }
+      return needed;
     }
   }
 
@@ -145,7 +192,8 @@ public final class Advisor {
    * @param progress told the simulated seconds completed so far over all runs, rising to at most
    *     {@link #totalSeconds}; called from worker threads, never concurrently; may be null
    * @throws NullPointerException if an argument other than {@code progress} is null
-   * @throws IllegalArgumentException if {@code objectives} is empty
+   * @throws IllegalArgumentException if {@code objectives} is empty, or the held-out seeds are sized to them and
+   *     one cannot be shown ({@link Settings#heldOut})
    * @throws ScenarioException if an objective needs a disturbance to recover from and the scenario has none,
    *     the seeds would pass the largest seed, or the runs in flight could need more heap than this JVM has
    * @throws InterruptedException if the calling thread is interrupted (the runs under way are cancelled)
@@ -162,7 +210,7 @@ public final class Advisor {
     keys.remove("max-attempts");
     keys.remove("budget");
     Scenario base = Scenario.of(keys);
-    Runs.checkSeeds(base, 2 * settings.seeds()); // the training seeds, then as many held-out ones
+    Runs.checkSeeds(base, settings.seeds() + settings.heldOut(objectives)); // the training seeds, then the held-out
     if (base.disturbanceStartNanos() == Long.MAX_VALUE) {
       for (Objective objective : objectives) {
         if (objective.metric() == Objective.Metric.RECOVERS || objective.metric() == Objective.Metric.RECOVERY_TIME) {
@@ -176,11 +224,13 @@ public final class Advisor {
   }
 
   /**
-   * The most simulated seconds a search can run: the run budget and the most re-check runs, times the
-   * scenario's duration.
+   * The most simulated seconds a search can run: the run budget and the most re-check runs (every candidate
+   * checked run on every held-out seed in every check), times the scenario's duration.
+   *
+   * @throws IllegalArgumentException as {@link Settings#heldOut}
    */
-  public static long totalSeconds(Scenario scenario, Settings settings) {
-    long checks = (long) settings.checked() * (Robustness.checks(scenario).size()) * settings.seeds();
+  public static long totalSeconds(Scenario scenario, List<Objective> objectives, Settings settings) {
+    long checks = (long) settings.checked() * Robustness.checks(scenario).size() * settings.heldOut(objectives);
     return ((long) settings.runs() + checks) * scenario.seconds();
   }
 
@@ -353,11 +403,13 @@ public final class Advisor {
     private final LongConsumer progress;
     private final List<Evaluation> evaluations = new ArrayList<>();
     private final Set<String> seen = new HashSet<>();
+    private final int heldOut;
     private int runsUsed;
     private int gridRun;
 
     Search(Scenario base, List<Objective> objectives, Settings settings, LongConsumer progress) {
       this.base = base;
+      this.heldOut = settings.heldOut(objectives);
       this.objectives = objectives;
       this.settings = settings;
       this.progress = progress;
@@ -404,8 +456,12 @@ public final class Advisor {
 
     /**
      * The re-checks: the best {@link Settings#checked} candidates meeting every objective (one whose training
-     * runs repeat a better one's only if too few others meet them), each run in every check on the held-out
-     * seeds; most robust first.
+     * runs repeat a better one's only if too few others meet them). Each is first <em>screened</em>: run in every
+     * check on the first {@code seeds} held-out seeds; one that misses an objective on the mean there, or can no
+     * longer show it on the full held-out count, is dropped. The others, most robust first, are
+     * <em>extended</em> to the full held-out count check by check (the check closest to failing first), each
+     * stopped at the first check that does not show every objective; the first shown in every check is the
+     * recommendation, and those after it are not extended. Most robust first.
      */
     private List<Robustness> check(List<Evaluation> ranked, List<Robustness.Check> checks)
         throws InterruptedException {
@@ -425,31 +481,93 @@ public final class Advisor {
       }
       chosen.sort(Comparator.comparingInt(meeting::indexOf));
       List<Robustness.Check> running = checks.stream().filter(c -> c.skipped() == null).toList();
-      int seeds = settings.seeds();
+      int screen = Math.min(settings.seeds(), heldOut);
       List<Runs.Task> tasks = new ArrayList<>();
       for (Evaluation e : chosen) {
         for (Robustness.Check check : running) {
-          Scenario scenario = base.with(check.keys()).with(e.candidate().scenarioKeys());
-          for (int s = 0; s < seeds; s++) {
-            tasks.add(Runs.task(scenario, e.candidate().policySpec(), base.seed + seeds + s));
-          }
+          tasks.addAll(heldOutTasks(e, check, 0, screen));
         }
       }
       List<Summary> summaries = runAll(tasks);
-      List<Robustness> out = new ArrayList<>();
+      Map<Evaluation, List<List<Summary>>> runs = new LinkedHashMap<>();
       int next = 0;
       for (Evaluation e : chosen) {
-        List<Robustness.Result> results = new ArrayList<>();
-        for (Robustness.Check check : running) {
-          Evaluation evaluation = new Evaluation(e.candidate(), summaries.subList(next, next + seeds));
-          results.add(new Robustness.Result(check, evaluation));
-          next += seeds;
+        List<List<Summary>> byCheck = new ArrayList<>();
+        for (int c = 0; c < running.size(); c++) {
+          byCheck.add(new ArrayList<>(summaries.subList(next, next + screen)));
+          next += screen;
         }
-        out.add(new Robustness(e, results, objectives));
+        runs.put(e, byCheck);
+      }
+      List<Robustness> survivors = new ArrayList<>();
+      List<Robustness> out = new ArrayList<>();
+      for (Evaluation e : chosen) {
+        Robustness screened = robustness(e, running, runs.get(e), Robustness.Stage.SCREENED_OUT);
+        boolean possible = screened.worst().stream().noneMatch(w -> !w.met() && w.check().equals(Robustness.TRAINING))
+            && screened.judgments().stream().allMatch(j -> Robustness.canStillBeShown(j, heldOut)
+                && j.objective().isMetBy(j.value()));
+        (possible ? survivors : out).add(screened);
+      }
+      survivors.sort(Robustness::compare);
+      boolean found = false;
+      for (Robustness screened : survivors) {
+        Evaluation e = screened.training();
+        if (found) {
+          out.add(robustness(e, running, runs.get(e), Robustness.Stage.NOT_EXTENDED));
+          continue;
+        }
+        for (int c : closestFirst(screened, running)) {
+          List<Summary> checkRuns = runs.get(e).get(c);
+          if (checkRuns.size() < heldOut) {
+            checkRuns.addAll(runAll(heldOutTasks(e, running.get(c), checkRuns.size(), heldOut)));
+          }
+          Evaluation extended = new Evaluation(e.candidate(), checkRuns);
+          if (objectives.stream().anyMatch(o -> Robustness.judge(o, extended) != Robustness.Verdict.SHOWN)) {
+            break;
+          }
+        }
+        Robustness done = robustness(e, running, runs.get(e), Robustness.Stage.EXTENDED);
+        found = done.robust();
+        out.add(done);
       }
       // Stable: equally robust candidates keep their training order.
+      out.sort(Comparator.comparingInt((Robustness r) -> chosen.indexOf(r.training())));
       out.sort(Robustness::compare);
       return out;
+    }
+
+    private Robustness robustness(Evaluation e, List<Robustness.Check> running, List<List<Summary>> runs,
+        Robustness.Stage stage) {
+      List<Robustness.Result> results = new ArrayList<>();
+      for (int c = 0; c < running.size(); c++) {
+        results.add(new Robustness.Result(running.get(c), new Evaluation(e.candidate(), runs.get(c))));
+      }
+      return new Robustness(e, results, objectives, heldOut, stage);
+    }
+
+    /** The checks' indexes, the one whose smallest margin over the objectives is smallest first (stable). */
+    private List<Integer> closestFirst(Robustness screened, List<Robustness.Check> running) {
+      double[] closest = new double[running.size()];
+      for (int c = 0; c < running.size(); c++) {
+        Evaluation e = screened.results().get(c).evaluation();
+        closest[c] = objectives.stream().mapToDouble(o -> o.margin(e.value(o.metric()))).min().orElse(0);
+      }
+      List<Integer> order = new ArrayList<>();
+      for (int c = 0; c < running.size(); c++) {
+        order.add(c);
+      }
+      order.sort(Comparator.comparingDouble(c -> closest[c]));
+      return order;
+    }
+
+    /** A candidate's runs in a check on held-out seeds {@code from} (inclusive) to {@code to} (exclusive). */
+    private List<Runs.Task> heldOutTasks(Evaluation e, Robustness.Check check, int from, int to) {
+      Scenario scenario = base.with(check.keys()).with(e.candidate().scenarioKeys());
+      List<Runs.Task> tasks = new ArrayList<>();
+      for (int s = from; s < to; s++) {
+        tasks.add(Runs.task(scenario, e.candidate().policySpec(), base.seed + settings.seeds() + s));
+      }
+      return tasks;
     }
 
     private List<Summary> runAll(List<Runs.Task> tasks) throws InterruptedException {

@@ -11,11 +11,11 @@ import java.util.Map;
 
 /**
  * How one candidate that met every objective on its training seeds held up when the {@linkplain Advisor advisor}
- * re-checked it: its runs on held-out seeds (the next {@code seeds} seeds after the training ones) with the
- * scenario as given, and with the load and the fault length perturbed; for each objective the
- * worst value over the training runs and every check, the check where it was worst, and its margin. A candidate
- * is <em>robust</em> when every objective is met in the training runs and in every check. Immutable and
- * thread-safe.
+ * re-checked it: its runs on held-out seeds (the seeds after the training ones) with the scenario as given, and
+ * with the load and the fault length perturbed, one at a time and jointly; for each objective the worst value
+ * over the training runs and every check, the check where it was worst, and its margin; and for each objective
+ * and check whether the held-out runs <em>show</em> it ({@link Verdict}). A candidate is <em>robust</em> when
+ * every check ran on the full held-out count and shows every objective there. Immutable and thread-safe.
  */
 public final class Robustness {
   /** The load perturbation: clients (closed loop) or the arrival rate (open loop), down and up by this fraction. */
@@ -67,14 +67,128 @@ public final class Robustness {
    */
   public record Worst(Objective objective, double value, String check, double margin, boolean met) {}
 
+  /**
+   * What a check's runs show of an objective, from the 95% interval of the metric over those runs
+   * ({@link Evaluation#interval}: Wilson's for {@code recovers}, Student's t for a mean).
+   */
+  public enum Verdict {
+    /** The whole interval lies within the bound (for {@code recovers}: its lower end clears it). */
+    SHOWN("shown"),
+    /** The interval crosses the bound: these runs can tell neither way. */
+    NOT_SHOWN("not shown"),
+    /** The whole interval lies outside the bound (for {@code recovers}: its upper end is below it). */
+    FAILS("fails");
+
+    private final String text;
+
+    Verdict(String text) {
+      this.text = text;
+    }
+
+    /** As printed: {@code shown}, {@code not shown}, {@code fails}. */
+    public String text() {
+      return text;
+    }
+  }
+
+  /**
+   * One objective judged in one check.
+   *
+   * @param objective the objective
+   * @param check the check's name
+   * @param value the metric over the check's runs, as objectives judge it
+   * @param interval its 95% interval
+   * @param runs how many held-out runs the check had
+   * @param verdict what the interval shows
+   */
+  public record Judgment(Objective objective, String check, double value, Evaluation.Interval interval, int runs,
+      Verdict verdict) {
+    /** Such as {@code recovers>=0.95 not shown at clients +20%: 72/73 [0.93-1.00]}. */
+    public String describe() {
+      return objective + " " + verdict.text() + " at " + check + ": " + shownValue();
+    }
+
+    /** The value with its interval: {@code 72/73 [0.93-1.00]}, or {@code 1.12 [1.11-1.13]}. */
+    public String shownValue() {
+      Objective.Metric metric = objective.metric();
+      if (metric == Objective.Metric.RECOVERS) {
+        return Math.round(value * runs) + "/" + runs + " [" + Values.format(interval.low(), 3) + "-"
+            + Values.format(interval.high(), 3) + "]";
+      }
+      return metric.format(value) + " [" + metric.format(interval.low()) + "-" + metric.format(interval.high()) + "]";
+    }
+  }
+
+  /** How far the advisor's re-check took a candidate. */
+  public enum Stage {
+    /** Dropped after its first held-out seeds: an objective missed on the mean, or could no longer be shown. */
+    SCREENED_OUT,
+    /** Not run on the full held-out count: a more robust candidate was shown in every check first. */
+    NOT_EXTENDED,
+    /** Run on the full held-out count, check by check, until an objective was not shown (or every check ran). */
+    EXTENDED
+  }
+
+  /**
+   * What a check's runs show of an objective: see {@link Verdict}.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public static Verdict judge(Objective objective, Evaluation evaluation) {
+    Evaluation.Interval interval = evaluation.interval(objective.metric());
+    boolean higher = objective.metric().higherIsBetter();
+    double far = higher ? interval.low() : interval.high();
+    double near = higher ? interval.high() : interval.low();
+    if (objective.isMetBy(far)) {
+      return Verdict.SHOWN;
+    }
+    return objective.isMetBy(near) ? Verdict.NOT_SHOWN : Verdict.FAILS;
+  }
+
+  /**
+   * The fewest held-out runs per check on which {@code objective} can be shown at all: for {@code recovers},
+   * the smallest n whose n recovered of n has a Wilson 95% interval clearing the bound (73 for
+   * {@code recovers>=0.95}, 35 for 0.9, 16 for 0.8); 1 for the other metrics, whose intervals depend on the
+   * spread of the runs rather than their number alone; {@code Integer.MAX_VALUE} if no count up to
+   * {@link #MOST_HELD_OUT} can show it (such as {@code recovers>=1}).
+   */
+  public static int seedsToShow(Objective objective) {
+    if (objective.metric() != Objective.Metric.RECOVERS) {
+      return 1;
+    }
+    for (int n = 1; n <= MOST_HELD_OUT; n++) {
+      if (objective.isMetBy(Stats.wilson(n, n).lower())) {
+        return n;
+      }
+    }
+    return Integer.MAX_VALUE;
+  }
+
+  /** The most held-out seeds per check the advisor runs. */
+  public static final int MOST_HELD_OUT = 1000;
+
   private final Evaluation training;
   private final List<Result> results;
   private final List<Worst> worst;
   private final double[] sortedMargins;
+  private final int heldOutSeeds;
+  private final Stage stage;
+  private final List<Judgment> judgments;
 
-  Robustness(Evaluation training, List<Result> results, List<Objective> objectives) {
+  Robustness(Evaluation training, List<Result> results, List<Objective> objectives, int heldOutSeeds, Stage stage) {
     this.training = training;
     this.results = List.copyOf(results);
+    this.heldOutSeeds = heldOutSeeds;
+    this.stage = stage;
+    List<Judgment> judged = new ArrayList<>();
+    for (Result result : results) {
+      for (Objective objective : objectives) {
+        Evaluation e = result.evaluation();
+        judged.add(new Judgment(objective, result.check().name(), e.value(objective.metric()),
+            e.interval(objective.metric()), e.runs().size(), judge(objective, e)));
+      }
+    }
+    this.judgments = List.copyOf(judged);
     List<Worst> worstCases = new ArrayList<>();
     for (Objective objective : objectives) {
       double first = training.value(objective.metric());
@@ -125,39 +239,120 @@ public final class Robustness {
     return worst;
   }
 
-  /** True if every objective was met in the training runs and in every check. */
+  /**
+   * True if every objective was met in the training runs and every check ran on the full held-out count and
+   * shows every objective ({@link Verdict#SHOWN}).
+   */
   public boolean robust() {
+    if (stage != Stage.EXTENDED) {
+      return false;
+    }
     for (Worst w : worst) {
       if (!w.met()) {
+        return false;
+      }
+    }
+    for (Judgment j : judgments) {
+      if (j.verdict() != Verdict.SHOWN || j.runs() < heldOutSeeds) {
         return false;
       }
     }
     return true;
   }
 
-  /** The first check (or the training runs) in which an objective was missed, or null if robust. */
-  public String firstMiss() {
-    List<String> order = new ArrayList<>();
-    order.add(TRAINING);
-    results.forEach(r -> order.add(r.check().name()));
-    for (String check : order) {
-      Evaluation e = check.equals(TRAINING) ? training : evaluation(check);
-      for (Worst w : worst) {
-        if (!w.objective().isMetBy(e.value(w.objective().metric()))) {
-          return check;
+  /** How far the re-check took this candidate. */
+  public Stage stage() {
+    return stage;
+  }
+
+  /** The held-out runs per check a robust candidate needs (see {@link Advisor.Settings#heldOutSeeds}). */
+  public int heldOutSeeds() {
+    return heldOutSeeds;
+  }
+
+  /** Every objective judged in every check that ran, check by check, in objective order within each. */
+  public List<Judgment> judgments() {
+    return judgments;
+  }
+
+  /**
+   * The judgment that keeps this candidate from being robust: the first failing one (check order, then
+   * objective order), else the first not shown; null if none fails or is unshown.
+   */
+  public Judgment firstWeakness() {
+    for (Verdict verdict : List.of(Verdict.FAILS, Verdict.NOT_SHOWN)) {
+      for (Judgment j : judgments) {
+        if (j.verdict() == verdict) {
+          return j;
         }
       }
     }
     return null;
   }
 
-  private Evaluation evaluation(String check) {
-    for (Result result : results) {
-      if (result.check().name().equals(check)) {
-        return result.evaluation();
+  /** The objective whose worst-case margin is the smallest, with the check where it came closest (or missed). */
+  public Worst binding() {
+    Worst smallest = worst.get(0);
+    for (Worst w : worst) {
+      if (w.margin() < smallest.margin()) {
+        smallest = w;
       }
     }
-    throw new IllegalArgumentException(check);
+    return smallest;
+  }
+
+  /**
+   * In a few words: {@code shown} (robust); {@code fails}/{@code not shown} with the objective, check and
+   * interval; why it was dropped or not run on every held-out seed.
+   */
+  public String status() {
+    if (robust()) {
+      return "shown in every check";
+    }
+    for (Worst w : worst) {
+      if (!w.met() && w.check().equals(TRAINING)) {
+        return "missed " + w.objective() + " on the training seeds";
+      }
+    }
+    Judgment weakness = firstWeakness();
+    return switch (stage) {
+      case NOT_EXTENDED -> "not extended (a more robust policy was shown first)";
+      case SCREENED_OUT -> "screened out: " + (weakness != null && weakness.verdict() == Verdict.FAILS
+          ? weakness.describe() : screenMiss());
+      case EXTENDED -> weakness == null ? "not run on every held-out seed" : weakness.describe();
+    };
+  }
+
+  /** Why the screen dropped this candidate: the first objective missed on the mean, or that cannot be shown. */
+  private String screenMiss() {
+    for (Judgment j : judgments) {
+      if (!j.objective().isMetBy(j.value())) {
+        return j.objective() + " missed at " + j.check() + ": " + j.shownValue();
+      }
+    }
+    for (Judgment j : judgments) {
+      if (!canStillBeShown(j, heldOutSeeds)) {
+        return j.objective() + " can no longer be shown at " + j.check() + " on " + heldOutSeeds + " seeds: "
+            + j.shownValue();
+      }
+    }
+    return "an objective missed";
+  }
+
+  /**
+   * True if a judgment on fewer runs than {@code heldOutSeeds} can still become {@link Verdict#SHOWN} on that many:
+   * for {@code recovers}, if every remaining run recovered; for a mean, if it meets the bound now.
+   */
+  static boolean canStillBeShown(Judgment j, int heldOutSeeds) {
+    if (j.verdict() == Verdict.SHOWN) {
+      return true;
+    }
+    if (j.objective().metric() != Objective.Metric.RECOVERS) {
+      return j.objective().isMetBy(j.value()) && j.runs() < heldOutSeeds;
+    }
+    long recovered = Math.round(j.value() * j.runs());
+    int total = Math.max(heldOutSeeds, j.runs());
+    return j.objective().isMetBy(Stats.wilson(recovered + total - j.runs(), total).lower());
   }
 
   /**
@@ -180,13 +375,15 @@ public final class Robustness {
   /**
    * The checks for a scenario: the held-out seeds as they are; the load {@link #LOAD_STEP} up and down
    * ({@code clients} in a closed loop, {@code rate} and, with a step, spike or ramp, {@code rate-peak} in an
-   * open one); every fault {@link #FAULT_STEP} longer and shorter (none without a fault). A perturbed
+   * open one); every fault {@link #FAULT_STEP} longer and shorter (none without a fault); then the four joint
+   * corners, each load change with each fault change ({@code clients +20% & faults +50%} and so on). A perturbed
    * scenario the simulator refuses (a lengthened fault past the run's end, clients beyond the heap) is kept,
    * skipped, with the reason.
    */
   static List<Check> checks(Scenario base) {
     List<Check> checks = new ArrayList<>();
     checks.add(new Check("held-out", Map.of(), null));
+    List<Check> loads = new ArrayList<>();
     for (BigDecimal sign : List.of(BigDecimal.ONE, BigDecimal.ONE.negate())) {
       BigDecimal factor = BigDecimal.ONE.add(LOAD_STEP.multiply(sign));
       Map<String, String> keys = new LinkedHashMap<>();
@@ -203,18 +400,33 @@ public final class Robustness {
           keys.put("rate-peak", scaled(base.textOf("rate-peak"), factor));
         }
       }
-      checks.add(check(base, name + " " + percent(sign, LOAD_STEP), keys));
+      loads.add(new Check(name + " " + percent(sign, LOAD_STEP), keys, null));
     }
+    List<Check> faults = new ArrayList<>();
     if (!base.faults.isEmpty()) {
       for (BigDecimal sign : List.of(BigDecimal.ONE, BigDecimal.ONE.negate())) {
         double factor = BigDecimal.ONE.add(FAULT_STEP.multiply(sign)).doubleValue();
-        List<String> faults = new ArrayList<>();
+        List<String> scaledFaults = new ArrayList<>();
         for (Fault fault : base.faults) {
           long length = Math.max(1, Math.round(fault.lengthNanos * factor));
           Fault scaled = new Fault(fault.type, fault.atNanos, length, fault.value);
-          faults.add(exactlyReadable(scaled) ? scaled.toString() : scaled.spec());
+          scaledFaults.add(exactlyReadable(scaled) ? scaled.toString() : scaled.spec());
         }
-        checks.add(check(base, "faults " + percent(sign, FAULT_STEP), Map.of("faults", String.join(",", faults))));
+        faults.add(new Check("faults " + percent(sign, FAULT_STEP), Map.of("faults", String.join(",", scaledFaults)),
+            null));
+      }
+    }
+    for (Check one : loads) {
+      checks.add(check(base, one.name(), one.keys()));
+    }
+    for (Check one : faults) {
+      checks.add(check(base, one.name(), one.keys()));
+    }
+    for (Check load : loads) {
+      for (Check fault : faults) {
+        Map<String, String> keys = new LinkedHashMap<>(load.keys());
+        keys.putAll(fault.keys());
+        checks.add(check(base, load.name() + " & " + fault.name(), keys));
       }
     }
     return List.copyOf(checks);

@@ -43,10 +43,10 @@ import dev.backoff.driver.Verdict;
  * like a breaker's. The engine reports each outcome to the limiter (a shed request, 429 or 503, is a
  * throttle).
  *
- * <p>A {@code +hedge} policy runs the engine's hedging steps ({@link Engine#tryHedge},
- * {@link Engine#recordHedged}, {@link Engine#hedgeSucceeded}): a caller may have several attempts in
- * flight; the first OK wins, the others are abandoned (the server still does their work: that is hedging's
- * load cost) and their answers ignored.
+ * <p>A {@code +hedge} policy feeds the core's call state machine its hedge inputs ({@link Engine#hedgeDue},
+ * {@link Engine#hedgedOutcome}, {@link Engine#hedgeWon}, {@link Engine#nextHedge}) and carries out the
+ * effects: a caller may have several attempts in flight; the first OK wins, the others are abandoned (the
+ * server still does their work: that is hedging's load cost) and their answers ignored.
  */
 final class Simulation {
   private static final long SECOND = 1_000_000_000L;
@@ -287,9 +287,7 @@ final class Simulation {
       attempt.number = 1;
       hedge.attempts[0] = attempt;
       hedge.permits[0] = permit;
-      hedge.started = 1;
-      hedge.inFlight = 1;
-      planHedge(caller, now + spec.hedge.delayNanos());
+      planHedge(caller, Engine.nextHedge(policyOf(caller), null, now), now);
     }
   }
 
@@ -319,68 +317,52 @@ final class Simulation {
     return fresh;
   }
 
-  /** Plans the caller's next hedge at {@code at}, replacing a planned one, if another may still start. */
-  private void planHedge(Caller caller, long at) {
+  /**
+   * Carries out the call machine's hedge effect: a delay {@code >= 0} plans the caller's next hedge that far
+   * from now, replacing a planned one; {@link Engine#NO_MORE_HEDGES} only voids a planned one.
+   */
+  private void planHedge(Caller caller, long effect, long now) {
     HedgeState hedge = caller.hedge;
     hedge.generation++;
-    hedge.planned = !hedge.noMore && hedge.started < maxStarted;
-    if (hedge.planned) {
-      schedule(at, HEDGE, caller, hedge.generation);
+    if (effect >= 0) {
+      schedule(now + effect, HEDGE, caller, hedge.generation);
     }
   }
 
-  /** A planned hedge falls due: the breaker and the engine decide whether it starts. */
+  /** A planned hedge falls due: the machine asks the breaker and the engine whether it starts. */
   private void hedgeDue(Caller caller, long generation, long now) {
     HedgeState hedge = caller.hedge;
-    if (generation != hedge.generation || !hedge.planned) {
+    if (generation != hedge.generation) {
       return; // replaced, or the call has ended
     }
-    hedge.planned = false;
     Execution<Object> execution = execution(caller);
-    CircuitBreaker breaker = policyOf(caller).circuitBreaker();
-    CircuitBreaker.Permit permit = null;
-    if (breaker != null) {
-      permit = breaker.tryAcquire();
-      if (permit == null) {
-        protection.refused[Metrics.second(now)]++;
-        noMoreHedges(caller, StopReason.CIRCUIT_OPEN, now);
-        return;
-      }
-    }
-    StopReason no = Engine.tryHedge(execution, hedge.started, hedge.triggerClass, hedge.trigger, now);
-    if (no != null) {
-      if (permit != null) {
-        permit.release();
-      }
-      noMoreHedges(caller, no, now);
+    CircuitBreaker.Permit permit = Engine.admit(policyOf(caller));
+    long effect = Engine.hedgeDue(execution, permit, now);
+    if (effect == Engine.HEDGE_START) {
+      Attempt attempt = sendAttempt(caller, now);
+      int index = Engine.hedgesStarted(execution) - 1;
+      attempt.number = index + 1;
+      hedge.attempts[index] = attempt;
+      hedge.permits[index] = permit;
+      protection.hedgesSent[Metrics.second(now)]++;
+      hedgesInFlight++;
+      planHedge(caller, Engine.nextHedge(execution.policy(), execution, now), now);
       return;
     }
-    hedge.triggerClass = null;
-    hedge.trigger = null;
-    Attempt attempt = sendAttempt(caller, now);
-    int index = hedge.started++;
-    attempt.number = index + 1;
-    hedge.attempts[index] = attempt;
-    hedge.permits[index] = permit;
-    hedge.inFlight++;
-    protection.hedgesSent[Metrics.second(now)]++;
-    hedgesInFlight++;
-    planHedge(caller, now + spec.hedge.delayNanos());
+    if (permit == Engine.CIRCUIT_OPEN) {
+      protection.refused[Metrics.second(now)]++;
+    }
+    hedgeEffect(caller, effect, now);
   }
 
-  /** No further hedge may start; the call ends now if no attempt is in flight. */
-  private void noMoreHedges(Caller caller, StopReason reason, long now) {
-    HedgeState hedge = caller.hedge;
-    hedge.noMore = true;
-    hedge.planned = false;
-    hedge.generation++;
-    if (hedge.stopReason == null) {
-      hedge.stopReason = reason;
-    }
-    if (hedge.inFlight == 0) {
-      caller.execution.stop(hedge.stopReason, now);
+  /** Carries out a hedge effect other than a start: the call ends, or the next hedge is planned (or none). */
+  private void hedgeEffect(Caller caller, long effect, long now) {
+    if (effect == Engine.CALL_ENDED) {
+      abandonHedges(caller);
       metrics.gaveUp[Metrics.second(now)]++;
       endCall(caller, now);
+    } else {
+      planHedge(caller, effect, now);
     }
   }
 
@@ -391,52 +373,24 @@ final class Simulation {
     CircuitBreaker.Permit permit = hedge.permits[index];
     hedge.permits[index] = null;
     hedge.attempts[index] = null;
-    hedge.inFlight--;
     if (attempt.number > 1) {
       hedgesInFlight--;
     }
     return permit;
   }
 
-  /** A hedged attempt failed (an error, a shed request or a timeout). */
+  /** A hedged attempt failed (an error, a shed request or a timeout): the machine decides what follows. */
   private void hedgedFailure(Attempt attempt, Throwable failure, long hintNanos, long now) {
     Caller caller = attempt.caller;
-    HedgeState hedge = caller.hedge;
     CircuitBreaker.Permit permit = settle(attempt);
-    Execution<Object> execution = execution(caller);
-    Decision decision = Engine.recordHedged(execution, null, failure, verdict(hintNanos), permit, now);
-    if (execution.isDone()) { // a fatal failure ended the call
-      abandonHedges(caller);
-      metrics.gaveUp[Metrics.second(now)]++;
-      endCall(caller, now);
-      return;
-    }
-    if (decision.isRetry()) {
-      // The next hedge starts after the decision's delay (at once, or the server's pushback).
-      hedge.triggerClass = PolicySpec.failureClass(failure);
-      hedge.trigger = failure;
-      planHedge(caller, now + decision.delayNanos());
-      if (hedge.planned || hedge.inFlight > 0) {
-        return;
-      }
-      noMoreHedges(caller, StopReason.ATTEMPTS_EXHAUSTED, now);
-    } else {
-      noMoreHedges(caller, decision.stopReason(), now);
-    }
+    hedgeEffect(caller, Engine.hedgedOutcome(execution(caller), null, failure, verdict(hintNanos), permit, now), now);
   }
 
   /** A hedged attempt answered OK: it wins the call, and the others are abandoned. */
   private void hedgeWon(Attempt attempt, long now) {
     Caller caller = attempt.caller;
     CircuitBreaker.Permit permit = settle(attempt);
-    if (permit != null) {
-      permit.onSuccess();
-    }
-    if (caller.execution == null) {
-      Engine.succeeded(policyOf(caller), null, null, caller.callStartNanos, now);
-    } else {
-      Engine.hedgeSucceeded(caller.execution, null, attempt.number, now);
-    }
+    Engine.hedgeWon(policyOf(caller), caller.execution, null, attempt.number, permit, caller.callStartNanos, now);
     if (attempt.number > 1) {
       protection.hedgesWon[Metrics.second(now)]++;
     }
@@ -460,7 +414,6 @@ final class Simulation {
         }
       }
     }
-    hedge.planned = false;
     hedge.generation++;
   }
 

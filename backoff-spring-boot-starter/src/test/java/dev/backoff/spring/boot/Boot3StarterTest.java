@@ -16,4 +16,12 @@ class Boot3StarterTest extends StarterScenarios {
     assertThat(SpringBootVersion.getVersion()).startsWith("3.5.");
     assertThat(SpringVersion.getVersion()).startsWith("6.");
   }
+
+  @Test
+  void springFramework6GetsNoRetryOperationsBean_andStarts() {
+    // BackoffRetryOperations (compiled against Spring Framework 7) is in the jar, and never loaded here.
+    assertThat(getClass().getClassLoader().getResource("dev/backoff/spring/boot/BackoffRetryOperations.class")).isNotNull();
+    assertThat(context().containsBean("ordersRetryOperations")).isFalse();
+    assertThat(context().containsBean("ordersRetryExecutor")).isTrue();
+  }
 }

@@ -6,7 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.micrometer.core.instrument.MeterRegistry;
 import dev.backoff.RetryExecutor;
 import dev.backoff.Sleeper;
+import dev.backoff.testing.RecordingSleeper;
+import dev.backoff.testing.ScriptedHttpServer;
+import dev.backoff.testing.ScriptedHttpServer.Response;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -25,6 +32,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.Primary;
 import org.springframework.core.SpringVersion;
 import org.springframework.core.retry.RetryException;
+import org.springframework.core.retry.RetryOperations;
 import org.springframework.core.retry.RetryPolicy;
 import org.springframework.core.retry.RetryTemplate;
 import org.springframework.resilience.annotation.ConcurrencyLimit;
@@ -188,5 +196,59 @@ class Boot4StarterTest extends StarterScenarios {
         .hasMessageContaining("@BackoffRetry on " + Twice.class.getName() + ".stock")
         .hasMessageContaining("org.springframework.resilience.annotation.Retryable")
         .hasMessageContaining("keep one of the two annotations");
+  }
+
+  private static final HttpClient HTTP = HttpClient.newHttpClient();
+
+  /** A GET of the loopback server: the body of a 200, an IOException naming any other status. */
+  private static String get(ScriptedHttpServer server) throws IOException, InterruptedException {
+    HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(server.uri()).build(),
+        HttpResponse.BodyHandlers.ofString());
+    if (response.statusCode() != 200) {
+      throw new IOException("status " + response.statusCode());
+    }
+    return response.body();
+  }
+
+  @Test
+  @Tag("slow") // one more application starts
+  void codeWrittenAgainstSpringsRetryOperationsRunsUnderANamedPolicy_againstALoopbackServer() throws Exception {
+    try (ConfigurableApplicationContext context = startWith()) {
+      RetryOperations orders = context.getBean("ordersRetryOperations", RetryOperations.class);
+      assertThat(orders).isInstanceOf(BackoffRetryOperations.class);
+      RecordingSleeper sleeper = context.getBean(RecordingSleeper.class);
+      try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503), Response.of(503), Response.of(200, "42"))) {
+        assertThat(orders.execute(() -> get(server))).isEqualTo("42");
+        assertThat(server.requestCount()).isEqualTo(3);
+      }
+      // The policy's waits (exponential from 100 ms, no jitter), not a Spring RetryPolicy's.
+      assertThat(sleeper.sleeps()).containsExactly(Duration.ofMillis(100), Duration.ofMillis(200));
+
+      try (ScriptedHttpServer server = new ScriptedHttpServer(Response.of(503))) {
+        // The policy's 4 attempts; its 3 retries drew 5 tokens each from the policy's budget.
+        double budgetBefore = context.getBean(BackoffRegistry.class).budget("shared").level();
+        assertThatThrownBy(() -> orders.execute(() -> get(server))).isInstanceOf(RetryException.class)
+            .hasMessageContaining("Backoff policy 'orders'")
+            .cause().isInstanceOf(IOException.class).hasMessage("status 503");
+        assertThat(server.requestCount()).isEqualTo(4);
+        assertThat(context.getBean(BackoffRegistry.class).budget("shared").level()).isEqualTo(budgetBefore - 15);
+        // invoke: the last failure itself when unchecked, as RetryTemplate.invoke throws it.
+        assertThatThrownBy(() -> orders.invoke(() -> {
+          try {
+            return get(server);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e); // retried: the policy's IOException is its cause
+          } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+          }
+        })).isExactlyInstanceOf(UncheckedIOException.class).hasRootCauseMessage("status 503");
+        assertThat(server.requestCount()).isEqualTo(8);
+      }
+      // Every call reached the policy's statistics and meters.
+      assertThat(context.getBean(BackoffRegistry.class).stats("orders").calls()).isEqualTo(3);
+      assertThat(context.getBean(MeterRegistry.class).get("backoff.attempts").tag("policy", "orders").summary()
+          .totalAmount()).isEqualTo(11.0);
+    }
   }
 }

@@ -1,27 +1,38 @@
 package dev.backoff.examples.spring;
 
+import java.io.IOException;
+import java.net.URI;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.CommandLineRunner;
-import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
+import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.annotation.Bean;
 
 /**
- * The example application: asks a flaky warehouse for stock levels through {@link InventoryService},
- * whose method is retried by {@code @BackoffRetry("inventory")} under the policy in application.yaml.
- * Run it with {@code mvn -q -pl examples/spring-boot-app -am test-compile} and then
- * {@code java -cp ... dev.backoff.examples.spring.ExampleApplication} (see the README).
+ * The example application: asks the inventory system at {@code warehouse.url} for a stock level through
+ * {@link InventoryService}, whose method is retried by {@code @BackoffRetry("inventory")} under the policy in
+ * application.yaml; its retries are Micrometer meters and {@code /actuator/backoff} shows the policy. Run it
+ * with {@code mvn -q compile exec:java} (see examples/README.md).
  */
 @SpringBootApplication
 public class ExampleApplication {
-  /** Starts the application, which prints a few stock levels and exits. */
-  public static void main(String[] args) {
-    SpringApplication.run(ExampleApplication.class, args).close();
+  /**
+   * Starts a stand-in inventory system on loopback that fails its first two requests, then the application
+   * against it (unless {@code --warehouse.url=...} names another), which prints a stock level and exits.
+   */
+  public static void main(String[] args) throws IOException {
+    try (StandInWarehouse standIn = new StandInWarehouse(2)) {
+      // Defaults, which the command line and application.yaml override; any free port, as it exits at once.
+      new SpringApplicationBuilder(ExampleApplication.class)
+          .properties("warehouse.url=" + standIn.url(), "server.port=0")
+          .run(args).close();
+    }
   }
 
-  /** The flaky dependency: fails its first two requests. */
+  /** The client of the inventory system, which fails while it restarts. */
   @Bean
-  Warehouse warehouse() {
-    return new Warehouse(2);
+  Warehouse warehouse(@Value("${warehouse.url}") URI url) {
+    return new Warehouse(url);
   }
 
   /** Prints a stock level, retried through the failures. */
