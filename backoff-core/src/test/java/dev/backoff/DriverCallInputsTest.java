@@ -65,13 +65,11 @@ class DriverCallInputsTest {
 
   @Test
   void theEffectsAreTheMachinesNumbers() {
-    assertThat(Effect.SUCCEEDED).isEqualTo(CallMachine.SUCCEEDED);
-    assertThat(Effect.STOPPED).isEqualTo(CallMachine.STOPPED);
-    assertThat(Effect.START).isEqualTo(CallMachine.START);
-    assertThat(Effect.REFUSED_CIRCUIT_OPEN).isEqualTo(CallMachine.REFUSED_CIRCUIT_OPEN);
-    assertThat(Effect.REFUSED_RATE_LIMITED).isEqualTo(CallMachine.REFUSED_RATE_LIMITED);
-    assertThat(Effect.REFUSED_DEADLINE).isEqualTo(CallMachine.REFUSED_DEADLINE);
-    assertThat(Effect.REFUSED_CONCURRENCY_LIMITED).isEqualTo(CallMachine.REFUSED_CONCURRENCY_LIMITED);
+    long[] spi = {Effect.SUCCEEDED, Effect.STOPPED, Effect.START, Effect.REFUSED_CIRCUIT_OPEN,
+        Effect.REFUSED_RATE_LIMITED, Effect.REFUSED_DEADLINE, Effect.REFUSED_CONCURRENCY_LIMITED};
+    long[] machine = {CallMachine.SUCCEEDED, CallMachine.STOPPED, CallMachine.START, CallMachine.REFUSED_CIRCUIT_OPEN,
+        CallMachine.REFUSED_RATE_LIMITED, CallMachine.REFUSED_DEADLINE, CallMachine.REFUSED_CONCURRENCY_LIMITED};
+    assertThat(spi).containsExactly(machine);
     for (long effect : new long[] {0, 5, Effect.SUCCEEDED, Effect.STOPPED, Effect.START, Effect.REFUSED_DEADLINE,
         Engine.NO_MORE_HEDGES, Effect.REFUSED_CONCURRENCY_LIMITED}) {
       assertThat(Effect.isRecheck(effect)).as("%d", effect).isFalse();
