@@ -55,6 +55,11 @@ final class CallMachine {
   static final long REFUSED_DEADLINE = -6;
   /** Effect: the concurrency limiter refused the first attempt (after a wait for the rate limiter's token). */
   static final long REFUSED_CONCURRENCY_LIMITED = -8;
+  /**
+   * Effects below this one are re-checks ({@link #meterOrRecheck}): wait {@code RECHECK - effect} nanoseconds
+   * holding no token and no permit, then ask the whole gate again.
+   */
+  static final long RECHECK = -9;
 
   /**
    * The breaker's answer when it refuses the attempt (null is its answer when the policy has no breaker); the
@@ -175,7 +180,12 @@ final class CallMachine {
     if (limiter == null) {
       return START;
     }
-    long wait = limiter.reserve();
+    return reserved(policy, execution, callStart, clock, permit, limiter.reserve());
+  }
+
+  /** The gate's answer for a firm reservation: its {@code wait} (0: at once) or refusal. */
+  private static long reserved(RetryPolicy<?> policy, Execution<?> execution, long callStart, NanoClock clock,
+      CircuitBreaker.Permit permit, long wait) {
     if (wait == 0) {
       return START;
     }
@@ -227,6 +237,73 @@ final class CallMachine {
       return StopReason.CONCURRENCY_LIMITED;
     }
     throw new IllegalArgumentException("not a refusal: " + effect);
+  }
+
+  // ---- the gate for drivers that re-check the rate limiter (the simulator) ------------------------------
+
+  /**
+   * The whole gate in front of the first attempt, for the breaker's answer {@code permit} from
+   * {@link #admit}: {@link #REFUSED_CIRCUIT_OPEN}, or the rate limiter's answer ({@link #meter}, or
+   * {@link #meterOrRecheck} when {@code recheck}).
+   */
+  static long firstGate(RetryPolicy<?> policy, long callStart, NanoClock clock, CircuitBreaker.Permit permit,
+      boolean recheck) {
+    if (isRefusal(permit)) {
+      return permit == OPEN ? REFUSED_CIRCUIT_OPEN : REFUSED_CONCURRENCY_LIMITED;
+    }
+    return recheck ? meterOrRecheck(policy, null, callStart, clock, permit)
+        : meter(policy, null, callStart, clock, permit);
+  }
+
+  /**
+   * {@link #meter}, reserving with {@link AdaptiveRateLimiter#reserveOrRecheck()}: a wait beyond the
+   * limiter's horizon takes no token, and the effect is then a re-check (below {@link #RECHECK}), the
+   * permit given back: the driver waits {@code RECHECK - effect} nanoseconds and asks the whole gate again, priced at the rate of
+   * that moment. Every other answer is {@link #meter}'s.
+   */
+  static long meterOrRecheck(RetryPolicy<?> policy, Execution<?> execution, long callStart, NanoClock clock,
+      CircuitBreaker.Permit permit) {
+    AdaptiveRateLimiter limiter = policy.rateLimiter;
+    if (limiter == null) {
+      return START;
+    }
+    long wait = limiter.reserveOrRecheck();
+    if (AdaptiveRateLimiter.isRecheck(wait)) {
+      release(permit);
+      return RECHECK - Math.min(AdaptiveRateLimiter.recheckNanos(wait), Long.MAX_VALUE + RECHECK);
+    }
+    return reserved(policy, execution, callStart, clock, permit, wait);
+  }
+
+  /**
+   * {@link #timerFired}, for a driver that re-checks the rate limiter ({@code recheck}): a retry's gate then
+   * meters with {@link #meterOrRecheck}, and a re-check holds nothing, so the next timer asks the whole gate
+   * again.
+   */
+  static long timerFired(Execution<?> execution, CircuitBreaker.Permit permit, NanoClock clock, boolean recheck) {
+    if (!recheck || isRefusal(permit) || execution.rateTokenHeld()) {
+      return timerFired(execution, permit, clock);
+    }
+    long effect = meterOrRecheck(execution.policy(), execution, execution.startNanos(), clock, permit);
+    if (effect == START) {
+      execution.onRetryStart();
+    }
+    return effect;
+  }
+
+  /**
+   * {@link #timerFired(Execution, CircuitBreaker.Permit, NanoClock, boolean)}, asked first of {@code policy}
+   * (the call's policy, or one with the same gates and budget, which a driver keeps at hand): without a
+   * breaker, concurrency limiter, rate limiter or budget nothing is asked or told and the answer is {@link #START}, without reading the
+   * execution (with 100 000 simulated clients, a cache miss per retry).
+   */
+  static long timerFired(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+      NanoClock clock, boolean recheck) {
+    if (policy.breaker == null && policy.rateLimiter == null && policy.budget == null
+        && policy.concurrencyLimiter == null) {
+      return START;
+    }
+    return timerFired(execution, permit, clock, recheck);
   }
 
   // ---- input: attempt outcome --------------------------------------------------------------------------

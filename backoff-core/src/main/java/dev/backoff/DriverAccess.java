@@ -87,6 +87,56 @@ final class DriverAccess implements CoreAccess {
   }
 
   @Override
+  public long startNanos(RetryPolicy<?> policy, NanoClock clock) {
+    return CallMachine.startNanos(policy, clock);
+  }
+
+  @Override
+  public long gate(RetryPolicy<?> policy, long startNanos, NanoClock clock, CircuitBreaker.Permit permit,
+      boolean recheck) {
+    return CallMachine.firstGate(policy, startNanos, clock, permit, recheck);
+  }
+
+  @Override
+  public long tokenWaited(RetryPolicy<?> policy, CircuitBreaker.Permit permit) {
+    return CallMachine.firstTokenWaited(policy, permit);
+  }
+
+  @Override
+  public <R> Verdict judge(RetryPolicy<R> policy, OutcomeJudge<R> judge, R result, Throwable failure) {
+    return CallMachine.judge(policy, judge, result, failure, false);
+  }
+
+  @Override
+  public <R> long firstAccepted(RetryPolicy<R> policy, R result, long startNanos, NanoClock clock,
+      CircuitBreaker.Permit permit) {
+    return CallMachine.firstAccepted(policy, result, null, startNanos, clock, permit, null);
+  }
+
+  @Override
+  public <R> Execution<R> firstFailed(RetryPolicy<R> policy, long startNanos, long nowNanos, RandomGenerator random,
+      CircuitBreaker.Permit permit) {
+    return CallMachine.firstFailed(policy, startNanos, nowNanos, random, null, permit);
+  }
+
+  @Override
+  public <R> long outcome(Execution<R> execution, R result, Throwable failure, Verdict verdict, long nowNanos,
+      CircuitBreaker.Permit permit) {
+    return CallMachine.record(execution, result, failure, verdict, nowNanos, permit);
+  }
+
+  @Override
+  public long timerFired(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+      NanoClock clock, boolean recheck) {
+    return CallMachine.timerFired(policy, execution, permit, clock, recheck);
+  }
+
+  @Override
+  public <R> R stop(Execution<R> execution, StopReason reason, NanoClock clock) {
+    return CallMachine.stop(execution, reason, clock);
+  }
+
+  @Override
   public <R, T extends R> T sync(RetryExecutor<R> executor, SyncAttempt<T> attempt, OutcomeJudge<R> judge)
       throws Exception {
     return SyncLoop.call(executor, attempt, SyncLoop.HOOK, judge == OutcomeJudge.<R>policyRules() ? null : judge,

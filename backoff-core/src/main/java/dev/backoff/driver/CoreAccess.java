@@ -72,6 +72,38 @@ public interface CoreAccess {
   /** Records a call whose first attempt succeeded, without an execution. */
   <R> void firstTrySucceeded(RetryPolicy<R> policy, R result, long startNanos, long nowNanos);
 
+  /** The call state machine's first-attempt rule (see {@link Engine#startNanos}). */
+  long startNanos(RetryPolicy<?> policy, dev.backoff.NanoClock clock);
+
+  /** The gate in front of the first attempt (see {@link Engine#gate}). */
+  long gate(RetryPolicy<?> policy, long startNanos, dev.backoff.NanoClock clock,
+      dev.backoff.CircuitBreaker.Permit permit, boolean recheck);
+
+  /** The first attempt's wait for its token is over (see {@link Engine#tokenWaited}). */
+  long tokenWaited(RetryPolicy<?> policy, dev.backoff.CircuitBreaker.Permit permit);
+
+  /** The judge (see {@link Engine#judge}). */
+  <R> Verdict judge(RetryPolicy<R> policy, OutcomeJudge<R> judge, R result, Throwable failure);
+
+  /** The first attempt was accepted (see {@link Engine#firstAccepted}). */
+  <R> long firstAccepted(RetryPolicy<R> policy, R result, long startNanos, dev.backoff.NanoClock clock,
+      dev.backoff.CircuitBreaker.Permit permit);
+
+  /** The first attempt was not accepted (see {@link Engine#firstFailed}). */
+  <R> Execution<R> firstFailed(RetryPolicy<R> policy, long startNanos, long nowNanos, RandomGenerator random,
+      dev.backoff.CircuitBreaker.Permit permit);
+
+  /** A judged outcome of an attempt after the first failure (see {@link Engine#outcome}). */
+  <R> long outcome(Execution<R> execution, R result, Throwable failure, Verdict verdict, long nowNanos,
+      dev.backoff.CircuitBreaker.Permit permit);
+
+  /** A wait the machine asked for is over (see {@link Engine#timerFired}). */
+  long timerFired(RetryPolicy<?> policy, Execution<?> execution, dev.backoff.CircuitBreaker.Permit permit,
+      dev.backoff.NanoClock clock, boolean recheck);
+
+  /** The caller or a deadline stopped the call (see {@link Engine#stop}). */
+  <R> R stop(Execution<R> execution, dev.backoff.StopReason reason, dev.backoff.NanoClock clock);
+
   /** The synchronous loop. */
   <R, T extends R> T sync(RetryExecutor<R> executor, SyncAttempt<T> attempt, OutcomeJudge<R> judge) throws Exception;
 

@@ -4,6 +4,7 @@ import dev.backoff.CircuitBreaker;
 import dev.backoff.Decision;
 import dev.backoff.Execution;
 import dev.backoff.FailureClass;
+import dev.backoff.NanoClock;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
 import java.util.random.RandomGenerator;
@@ -14,6 +15,22 @@ import java.util.random.RandomGenerator;
  * follows the first-attempt rule through these methods: {@link #succeeded} for every success (it records a
  * first-try success without an execution), {@link #newExecution} at the first failure, and
  * {@link #record} for every later outcome. Stateless and thread-safe; an {@link Execution} is not.
+ *
+ * <h2>The call state machine</h2>
+ * A driver that owns time feeds the core's call state machine its inputs and carries out the
+ * {@link Effect effects} they answer with, deciding nothing itself (the simulator's event queue waits):
+ * <ol>
+ *   <li>Start: {@link #startNanos} (or the driver's own reading, when reading its clock costs nothing).
+ *   <li>Gate, before the first attempt: {@link #admit}, then {@link #gate}; after a wait for the limiter's
+ *       token, {@link #admit} then {@link #tokenWaited}. {@link Effect#START} starts the attempt with the
+ *       breaker's answer, which goes with its outcome.
+ *   <li>Outcome: {@link #judge} (or the driver's translation of its client's answer into a
+ *       {@link Verdict}); without an execution, {@link #firstAccepted} or {@link #firstFailed} then
+ *       {@link #outcome}; with one, {@link #outcome}. A wait effect is followed by the timer.
+ *   <li>Timer fired: {@link #admit}, then {@link #timerFired}: {@link Effect#START}, another wait, or a
+ *       completion.
+ *   <li>Cancel, interrupt, deadline: {@link #stop}.
+ * </ol>
  *
  * <h2>Hedging</h2>
  * For a policy with {@link RetryPolicy#hedging() hedging}, several attempts of one call may be in flight. The
@@ -257,6 +274,143 @@ public final class Engine {
       throw new IllegalArgumentException("attempt must be at least 1, was " + attempt);
     }
     Bridge.core().hedgeSucceeded(execution, result, attempt, nowNanos);
+  }
+
+  // ---- the call state machine's inputs (see Effect for their answers) ---------------------------------
+
+  /**
+   * Input: start. The first-attempt rule: the reading to keep as the call's start ({@code clock} read only
+   * when a deadline or listeners need it), or 0.
+   *
+   * @throws NullPointerException if {@code policy} or {@code clock} is null
+   */
+  public static long startNanos(RetryPolicy<?> policy, NanoClock clock) {
+    RetryLoops.requireNonNull("policy", policy);
+    RetryLoops.requireNonNull("clock", clock);
+    return Bridge.core().startNanos(policy, clock);
+  }
+
+  /**
+   * The gate in front of the first attempt, for the breaker's answer {@code permit} from {@link #admit}:
+   * {@link Effect#START}; {@link Effect#REFUSED_CIRCUIT_OPEN}; the rate limiter's wait ({@code >= 0}: the
+   * driver holds its token and no permit, and calls {@link #tokenWaited} with a fresh {@link #admit} after
+   * it); {@link Effect#REFUSED_RATE_LIMITED} or {@link Effect#REFUSED_DEADLINE}; or, when {@code recheck},
+   * a re-check ({@link Effect#isRecheck}: holding nothing, wait and ask this gate again).
+   *
+   * @param recheck reserve with {@link dev.backoff.AdaptiveRateLimiter#reserveOrRecheck()} (the simulator
+   *     does), rather than {@link dev.backoff.AdaptiveRateLimiter#reserve()} as the core's loops do
+   * @throws NullPointerException if {@code policy} or {@code clock} is null
+   */
+  public static long gate(RetryPolicy<?> policy, long startNanos, NanoClock clock, CircuitBreaker.Permit permit,
+      boolean recheck) {
+    RetryLoops.requireNonNull("policy", policy);
+    RetryLoops.requireNonNull("clock", clock);
+    return Bridge.core().gate(policy, startNanos, clock, permit, recheck);
+  }
+
+  /**
+   * The first attempt's wait for the rate limiter's token is over: {@link Effect#START} with the breaker's
+   * answer {@code permit} from a fresh {@link #admit}, or {@link Effect#REFUSED_CIRCUIT_OPEN} with the token
+   * given back.
+   *
+   * @throws NullPointerException if {@code policy} is null
+   */
+  public static long tokenWaited(RetryPolicy<?> policy, CircuitBreaker.Permit permit) {
+    RetryLoops.requireNonNull("policy", policy);
+    return Bridge.core().tokenWaited(policy, permit);
+  }
+
+  /**
+   * The judge: {@code judge}'s verdict on an attempt's outcome, or the policy's rules when it is null.
+   *
+   * @param result the attempt's result (null if it failed)
+   * @param failure the attempt's failure, or null
+   * @throws NullPointerException if {@code policy} is null, or the judge returns null
+   */
+  public static <R> Verdict judge(RetryPolicy<R> policy, OutcomeJudge<R> judge, R result, Throwable failure) {
+    RetryLoops.requireNonNull("policy", policy);
+    return Bridge.core().judge(policy, judge, result, failure);
+  }
+
+  /**
+   * Input: the first attempt's outcome was accepted. The first-attempt rule: no execution; the rate limiter,
+   * the attempt's breaker {@code permit}, the budget and the listeners are told as an execution would tell
+   * them ({@code clock} read only if listeners or a deadline need it). The effect is {@link Effect#SUCCEEDED}.
+   *
+   * @param startNanos the call's start, from {@link #startNanos} (or the driver's own reading)
+   * @throws NullPointerException if {@code policy} or {@code clock} is null
+   */
+  public static <R> long firstAccepted(RetryPolicy<R> policy, R result, long startNanos, NanoClock clock,
+      CircuitBreaker.Permit permit) {
+    RetryLoops.requireNonNull("policy", policy);
+    RetryLoops.requireNonNull("clock", clock);
+    return Bridge.core().firstAccepted(policy, result, startNanos, clock, permit);
+  }
+
+  /**
+   * Input: the first attempt's outcome was not accepted, at {@code nowNanos}: the call's execution, created
+   * now (the budget hears of the call). Record that outcome with {@link #outcome} next, with the same
+   * {@code permit}; if creating the execution throws (a budget's callback), the permit is given back first.
+   *
+   * @param random the jitter source (a simulator's seeded stream)
+   * @throws NullPointerException if {@code policy} or {@code random} is null
+   */
+  public static <R> Execution<R> firstFailed(RetryPolicy<R> policy, long startNanos, long nowNanos,
+      RandomGenerator random, CircuitBreaker.Permit permit) {
+    RetryLoops.requireNonNull("policy", policy);
+    RetryLoops.requireNonNull("random", random);
+    return Bridge.core().firstFailed(policy, startNanos, nowNanos, random, permit);
+  }
+
+  /**
+   * Input: an attempt's judged outcome, for a call with an execution; the attempt's breaker {@code permit}
+   * hears it. The effect: {@link Effect#SUCCEEDED}, {@link Effect#STOPPED} (the execution says why), or a
+   * wait ({@code >= 0}) before the timer's input, {@link #timerFired} (a retried result stays held).
+   *
+   * @throws NullPointerException if {@code execution} or {@code verdict} is null
+   * @throws IllegalArgumentException if a failure is accepted
+   * @throws IllegalStateException if the call has already ended
+   */
+  public static <R> long outcome(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+      long nowNanos, CircuitBreaker.Permit permit) {
+    RetryLoops.requireNonNull("execution", execution);
+    RetryLoops.requireNonNull("verdict", verdict);
+    return Bridge.core().outcome(execution, result, failure, verdict, nowNanos, permit);
+  }
+
+  /**
+   * Input: a wait that {@link #outcome} or this method asked for is over, with the breaker's answer
+   * {@code permit} from a fresh {@link #admit}. The gate is asked again (only the breaker after a wait for
+   * the limiter's token): {@link Effect#START} (the retry starts: discard
+   * {@code execution}'s held result, if the driver keeps results), another wait, a re-check when
+   * {@code recheck} (see {@link #gate}), or {@link Effect#STOPPED} (a gate refused the retry: the call ends
+   * with its held result or last failure).
+   *
+   * @param policy the call's policy, or one with the same circuit breaker, rate limiter and budget (the
+   *     driver's own, at hand): asked first, so that a call whose policy has none of them is not read
+   * @throws NullPointerException if {@code policy}, {@code execution} or {@code clock} is null
+   */
+  public static long timerFired(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+      NanoClock clock, boolean recheck) {
+    RetryLoops.requireNonNull("policy", policy);
+    RetryLoops.requireNonNull("execution", execution);
+    RetryLoops.requireNonNull("clock", clock);
+    return Bridge.core().timerFired(policy, execution, permit, clock, recheck);
+  }
+
+  /**
+   * Input: the caller stopped the call ({@code CANCELLED}, {@code INTERRUPTED}) or its deadline passed: no
+   * attempt starts after this, the budget's grant for a retry that never started and a held limiter token
+   * go back. Returns the result the call held (for the driver to discard), or null. No effect on a call
+   * that has ended.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public static <R> R stop(Execution<R> execution, StopReason reason, NanoClock clock) {
+    RetryLoops.requireNonNull("execution", execution);
+    RetryLoops.requireNonNull("reason", reason);
+    RetryLoops.requireNonNull("clock", clock);
+    return Bridge.core().stop(execution, reason, clock);
   }
 
   private static void requireHedging(Execution<?> execution) {

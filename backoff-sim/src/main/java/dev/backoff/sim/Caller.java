@@ -21,8 +21,8 @@ final class Caller extends SplitMix64 {
   RetryPolicy<Object> policy;
   /** The breaker's permit for the attempt in flight, until its outcome is known; null without a breaker. */
   CircuitBreaker.Permit permit;
-  /** The next send already holds its breaker permit and rate limiter token (it waited for the token). */
-  boolean admitted;
+  /** The first attempt waits for the rate limiter's token, which it holds (and no breaker permit). */
+  boolean tokenHeld;
   /** The current call's hedged attempts ({@code +hedge} policies), or null. */
   HedgeState hedge;
 

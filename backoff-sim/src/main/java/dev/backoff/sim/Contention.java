@@ -1,11 +1,13 @@
 package dev.backoff.sim;
 
 import dev.backoff.CircuitBreaker;
-import dev.backoff.Decision;
 import dev.backoff.Execution;
+import dev.backoff.NanoClock;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
+import dev.backoff.driver.Effect;
 import dev.backoff.driver.Engine;
+import dev.backoff.driver.Verdict;
 import dev.backoff.spec.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -267,13 +269,15 @@ public final class Contention {
 
   /**
    * One run: returns {write calls, completion time in nanoseconds, clients that gave up}; {@code clock[0]}
-   * is kept at the virtual time, for the policy's budget and breaker.
+   * is kept at the virtual time, for the policy's budget and breaker. Each client's write is one call driven
+   * by the core's call state machine ({@link Engine#gate} or {@link Engine#timerFired} before a read, the
+   * judged outcome through {@link Engine#firstAccepted}, {@link Engine#firstFailed} and {@link Engine#outcome});
+   * the event queue carries out its waits.
    */
   static long[] runOnce(RetryPolicy<Object> policy, int clients, long mean, long deviation, SplitMix64 random,
       long[] clock) {
-    CircuitBreaker breaker = policy.circuitBreaker();
-    boolean mayGiveUp = breaker != null || policy.budget() != null;
-    CircuitBreaker.Permit[] permits = breaker == null ? null : new CircuitBreaker.Permit[clients];
+    NanoClock virtual = () -> clock[0];
+    CircuitBreaker.Permit[] permits = policy.circuitBreaker() == null ? null : new CircuitBreaker.Permit[clients];
     long gaveUp = 0;
     EventQueue queue = new EventQueue();
     long[] readVersion = new long[clients];
@@ -293,24 +297,32 @@ public final class Contention {
       long now = queue.time;
       clock[0] = now;
       int client = (int) queue.datum;
+      Execution<Object> execution = executions[client];
       switch (queue.kind) {
-        case READ:
-          if (breaker != null) {
-            permits[client] = breaker.tryAcquire();
-            if (permits[client] == null) { // refused: the client gives up without writing
-              if (executions[client] != null) {
-                executions[client].stop(dev.backoff.StopReason.CIRCUIT_OPEN, now);
-              }
-              remaining--;
-              gaveUp++;
-              finished = now;
-              break;
-            }
+        case READ: {
+          // An attempt starts: the gate (the breaker; +adaptive is refused for contention) is asked first.
+          CircuitBreaker.Permit permit = Engine.admit(policy);
+          long effect;
+          if (execution == null) {
+            startNanos[client] = Engine.startNanos(policy, virtual);
+            effect = Engine.gate(policy, startNanos[client], virtual, permit, false);
+          } else {
+            effect = Engine.timerFired(policy, execution, permit, virtual, false);
+          }
+          if (effect != Effect.START) { // refused: the client gives up without writing
+            remaining--;
+            gaveUp++;
+            finished = now;
+            break;
+          }
+          if (permits != null) {
+            permits[client] = permit;
           }
           readVersion[client] = version;
           // The version travels back, then the write travels to the row.
           queue.schedule(now + delay(random, mean, deviation) + delay(random, mean, deviation), WRITE, null, client);
           break;
+        }
         case WRITE:
           calls++;
           if (version == readVersion[client]) {
@@ -321,32 +333,30 @@ public final class Contention {
           }
           queue.schedule(now + delay(random, mean, deviation), RESULT, null, client);
           break;
-        default:
-          if (succeeded[client]) {
-            if (permits != null) {
-              permits[client].onSuccess();
+        default: {
+          CircuitBreaker.Permit permit = permits == null ? null : permits[client];
+          Throwable failure = succeeded[client] ? null : PolicySpec.ERROR; // a conflict fails the write
+          Verdict verdict = Engine.judge(policy, null, null, failure);
+          long effect;
+          if (execution == null && verdict == Verdict.ACCEPT) {
+            effect = Engine.firstAccepted(policy, null, startNanos[client], virtual, permit);
+          } else {
+            if (execution == null) {
+              execution = Engine.firstFailed(policy, startNanos[client], now, random, permit);
+              executions[client] = execution;
             }
-            if (mayGiveUp) {
-              Engine.succeeded(policy, executions[client], null, startNanos[client], now);
-            }
-            remaining--;
-            finished = now;
+            effect = Engine.outcome(execution, null, failure, verdict, now, permit);
+          }
+          if (Effect.isWait(effect)) {
+            queue.schedule(now + effect + delay(random, mean, deviation), READ, null, client);
             break;
           }
-          if (permits != null) {
-            permits[client].onFailure(dev.backoff.FailureClass.TRANSIENT);
-          }
-          if (executions[client] == null) {
-            executions[client] = Engine.newExecution(policy, startNanos[client], random);
-          }
-          Decision decision = executions[client].onFailure(PolicySpec.ERROR, now);
-          if (decision.isStop()) { // only a budget or a breaker stops an unlimited policy
-            remaining--;
+          if (effect != Effect.SUCCEEDED) { // only a budget or a breaker stops an unlimited policy
             gaveUp++;
-            finished = now;
-            break;
           }
-          queue.schedule(now + decision.delayNanos() + delay(random, mean, deviation), READ, null, client);
+          remaining--;
+          finished = now;
+        }
       }
     }
     return new long[] {calls, finished, gaveUp};

@@ -4,35 +4,44 @@ import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.Decision;
 import dev.backoff.Execution;
+import dev.backoff.NanoClock;
 import dev.backoff.Pushback;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
+import dev.backoff.driver.Effect;
 import dev.backoff.driver.Engine;
 import dev.backoff.driver.Verdict;
 
 /**
- * One run: one scenario, one policy, in virtual time. Clients drive the real core decision engine through
- * the driver SPI's entry points ({@link Engine#succeeded}, {@link Engine#newExecution}, {@link Engine#record}
- * with the server's pushback hint, {@code Decision.delayNanos()}), which also apply the first-attempt rule;
- * nothing here computes a backoff. (The async loop would need a scheduler object per event and a future per
- * call; the event queue already is the scheduler.) Single-threaded and deterministic:
+ * One run: one scenario, one policy, in virtual time. Each call is driven by the core's call state machine
+ * through the driver SPI ({@link Engine#admit} and {@link Engine#gate} before a first attempt,
+ * {@link Engine#firstAccepted}, {@link Engine#firstFailed} and {@link Engine#outcome} for its outcomes,
+ * {@link Engine#timerFired} when a wait is over): the machine decides (the first-attempt rule, the gate,
+ * retry or stop, the wait), and the simulator carries out its {@link Effect effects}, its event queue doing
+ * the waiting. It translates the server's answers into outcomes (a failure carries the server's pushback
+ * hint in its verdict) and decides nothing itself; nothing here computes a backoff. (The async loop would
+ * need a scheduler object per event and a future per call; the event queue already is the scheduler.)
+ * Single-threaded and deterministic:
  * events are ordered by time, then by the order they were scheduled; every random number comes from
  * seeded SplitMix64 streams, one per client, so policies compared in one scenario see the same think times
  * until their behaviour diverges.
  *
  * <p>A {@code +breaker} policy drives the core's real {@link CircuitBreaker} on the virtual clock: every
- * attempt asks it for a permit first, as the core loops do, and completes the permit with the attempt's
- * outcome, classified as the policy classifies it; a refused first attempt fails the call at once without
+ * attempt asks it for a permit first, as the core loops do, and the permit hears the attempt's outcome,
+ * classified as the policy classifies it; a refused first attempt fails the call at once without
  * reaching the server, a refused retry stops the call ({@link StopReason#CIRCUIT_OPEN}), and the engine
  * itself stops a retry that would meet an open breaker before its backoff. One breaker serves the run
  * (the clients are one process's callers, as with the budget), or one per client with
  * {@code breaker-scope: per-client}.
  *
  * <p>A {@code +adaptive} policy drives the core's {@link AdaptiveRateLimiter} on the virtual clock, one per
- * run (like the budget): every attempt reserves a token just before it is sent, after the breaker's permit;
- * a wait schedules the send later (the permit and token held), a refusal fails the call like a breaker's.
- * The engine reports each outcome to the limiter (a shed request, 429 or 503, is a throttle).
+ * run (like the budget): every attempt reserves a token just before it is sent, after the breaker's permit,
+ * with {@link AdaptiveRateLimiter#reserveOrRecheck()}; a firm wait schedules the send later with the token
+ * held and the permit given back (the breaker is asked again when the wait is over, as the core's loops
+ * do), a wait beyond the limiter's horizon asks the whole gate again after it, and a refusal fails the call
+ * like a breaker's. The engine reports each outcome to the limiter (a shed request, 429 or 503, is a
+ * throttle).
  *
  * <p>A {@code +hedge} policy feeds the core's call state machine its hedge inputs ({@link Engine#hedgeDue},
  * {@link Engine#hedgedOutcome}, {@link Engine#hedgeWon}, {@link Engine#nextHedge}) and carries out the
@@ -67,6 +76,7 @@ final class Simulation {
   private final SplitMix64 arrivals;
   private long arrivalCount;
   private long now; // the virtual clock, read by time-based budgets
+  private final NanoClock clock = () -> now; // the same, for the call state machine
   private long events;
   private long logicalRequests;
   private long calls;
@@ -251,44 +261,23 @@ final class Simulation {
         caller.hedge.reset();
       }
     }
-    CircuitBreaker.Permit permit = null;
-    if (caller.admitted) {
-      caller.admitted = false; // its permit and token were taken when it started to wait
-      permit = caller.permit;
+    // The gate, through the call state machine: the first attempt's, the first attempt's after its wait for
+    // a token, or a retry's when its wait is over.
+    RetryPolicy<Object> callerPolicy = policyOf(caller);
+    CircuitBreaker.Permit permit = Engine.admit(callerPolicy);
+    Execution<Object> execution = caller.execution;
+    long effect;
+    if (execution != null) {
+      effect = Engine.timerFired(callerPolicy, execution, permit, clock, true);
+    } else if (caller.tokenHeld) {
+      caller.tokenHeld = false;
+      effect = Engine.tokenWaited(callerPolicy, permit);
     } else {
-      CircuitBreaker breaker = policyOf(caller).circuitBreaker();
-      if (breaker != null) {
-        permit = breaker.tryAcquire();
-        if (permit == null) {
-          refused(caller, StopReason.CIRCUIT_OPEN, now);
-          return;
-        }
-      }
-      if (limiter != null) {
-        long wait = limiter.reserveOrRecheck();
-        if (AdaptiveRateLimiter.isRecheck(wait)) {
-          // No token yet: ask again after the wait, at the rate of that moment (holding no permit meanwhile).
-          if (permit != null) {
-            permit.release();
-          }
-          schedule(now + AdaptiveRateLimiter.recheckNanos(wait), SEND, caller, 0);
-          return;
-        }
-        if (wait < 0) {
-          if (permit != null) {
-            permit.release();
-          }
-          refused(caller, StopReason.RATE_LIMITED, now);
-          return;
-        }
-        if (wait > 0) {
-          protection.limiterWaits[second]++;
-          caller.permit = permit;
-          caller.admitted = true;
-          schedule(now + wait, SEND, caller, 0);
-          return;
-        }
-      }
+      effect = Engine.gate(callerPolicy, caller.callStartNanos, clock, permit, true);
+    }
+    if (effect != Effect.START) {
+      notStarted(caller, effect, now);
+      return;
     }
     Attempt attempt = sendAttempt(caller, now);
     HedgeState hedge = caller.hedge;
@@ -431,13 +420,17 @@ final class Simulation {
   /** The caller's execution, created at its call's first failure or first hedge. */
   private Execution<Object> execution(Caller caller) {
     if (caller.execution == null) {
-      RetryPolicy<Object> callerPolicy = policyOf(caller);
-      RetryPolicy<Object> callPolicy = spec.firstRetryQuirk && caller.closedLoop
-          ? PolicySpec.withFirstRetryAfter(callerPolicy, caller.thinkNanos)
-          : callerPolicy;
-      caller.execution = Engine.newExecution(callPolicy, caller.callStartNanos, caller);
+      caller.execution = Engine.newExecution(callPolicy(caller), caller.callStartNanos, caller);
     }
     return caller.execution;
+  }
+
+  /** The policy of the caller's current call: the experiment client's quirk changes its first retry. */
+  private RetryPolicy<Object> callPolicy(Caller caller) {
+    RetryPolicy<Object> callerPolicy = policyOf(caller);
+    return spec.firstRetryQuirk && caller.closedLoop
+        ? PolicySpec.withFirstRetryAfter(callerPolicy, caller.thinkNanos)
+        : callerPolicy;
   }
 
   private RetryPolicy<Object> policyOf(Caller caller) {
@@ -445,19 +438,34 @@ final class Simulation {
   }
 
   /**
-   * The breaker ({@link StopReason#CIRCUIT_OPEN}) or the rate limiter ({@link StopReason#RATE_LIMITED})
-   * refused the caller's next attempt: nothing is sent. A first attempt fails the call at once; a retry ends
-   * it with that reason (a budget gets that retry's permission back).
+   * The gate did not start the caller's next attempt: it waits for the rate limiter's token (held by the call
+   * meanwhile, not the breaker's permit), asks the gate again after a re-check (holding nothing), or the call
+   * ended, refused (nothing is sent).
    */
-  private void refused(Caller caller, StopReason reason, long now) {
-    int second = Metrics.second(now);
-    if (reason == StopReason.CIRCUIT_OPEN) {
-      protection.refused[second]++;
+  private void notStarted(Caller caller, long effect, long now) {
+    if (Effect.isWait(effect)) {
+      protection.limiterWaits[Metrics.second(now)]++;
+      caller.tokenHeld = caller.execution == null; // a retry's execution holds its token itself
+      schedule(now + effect, SEND, caller, 0);
+    } else if (Effect.isRecheck(effect)) {
+      schedule(now + Effect.recheckNanos(effect), SEND, caller, 0);
     } else {
-      protection.limiterRefused[second]++;
+      gaveUp(caller, effect, now);
     }
-    if (caller.execution != null) {
-      caller.execution.stop(reason, now);
+  }
+
+  /**
+   * The call ended without success ({@link Effect#STOPPED}, or a first attempt's {@code REFUSED_*}): counted,
+   * with the breaker's ({@link StopReason#CIRCUIT_OPEN}) and the rate limiter's
+   * ({@link StopReason#RATE_LIMITED}) refusals in their own series.
+   */
+  private void gaveUp(Caller caller, long effect, long now) {
+    int second = Metrics.second(now);
+    StopReason reason = effect == Effect.STOPPED ? caller.execution.stopReason() : null;
+    if (effect == Effect.REFUSED_CIRCUIT_OPEN || reason == StopReason.CIRCUIT_OPEN) {
+      protection.refused[second]++;
+    } else if (effect == Effect.REFUSED_RATE_LIMITED || reason == StopReason.RATE_LIMITED) {
+      protection.limiterRefused[second]++;
     }
     metrics.gaveUp[second]++;
     endCall(caller, now);
@@ -503,11 +511,12 @@ final class Simulation {
       metrics.success(now, now - caller.callStartNanos);
       succeededCalls++;
       CircuitBreaker.Permit permit = caller.permit;
-      if (permit != null) {
-        caller.permit = null;
-        permit.onSuccess();
+      caller.permit = null;
+      if (caller.execution == null) {
+        Engine.firstAccepted(policyOf(caller), null, caller.callStartNanos, clock, permit);
+      } else {
+        Engine.outcome(caller.execution, null, null, Verdict.ACCEPT, now, permit);
       }
-      Engine.succeeded(policyOf(caller), caller.execution, null, caller.callStartNanos, now);
       endCall(caller, now);
     } else {
       metrics.errors[Metrics.second(now)]++;
@@ -521,23 +530,20 @@ final class Simulation {
   }
 
   private void fail(Caller caller, Throwable failure, long hintNanos, long now) {
-    CircuitBreaker.Permit permit = caller.permit;
-    if (permit != null) {
-      // Before the engine decides, as the loops do: the engine asks the breaker whether a retry may go ahead.
-      caller.permit = null;
-      permit.onFailure(PolicySpec.failureClass(failure));
+    CircuitBreaker.Permit permit = caller.permit; // it hears the outcome before the engine decides
+    caller.permit = null;
+    Execution<Object> execution = caller.execution;
+    if (execution == null) {
+      execution = Engine.firstFailed(callPolicy(caller), caller.callStartNanos, now, caller, permit);
+      caller.execution = execution;
     }
-    Decision decision = Engine.record(execution(caller), null, failure, verdict(hintNanos), now);
-    if (decision.isRetry()) {
+    long effect = Engine.outcome(execution, null, failure, verdict(hintNanos), now, permit);
+    if (Effect.isWait(effect)) {
       metrics.retries[Metrics.second(now)]++;
       // In a lane while the retries come in time order (a constant backoff's do), else in the heap.
-      queue.scheduleUsuallyInOrder(EventQueue.RETRY_LANE, now + decision.delayNanos(), SEND, caller, 0);
+      queue.scheduleUsuallyInOrder(EventQueue.RETRY_LANE, now + effect, SEND, caller, 0);
     } else {
-      if (decision.stopReason() == StopReason.CIRCUIT_OPEN) {
-        protection.refused[Metrics.second(now)]++;
-      }
-      metrics.gaveUp[Metrics.second(now)]++;
-      endCall(caller, now);
+      gaveUp(caller, effect, now);
     }
   }
 

@@ -42,6 +42,28 @@ class GoldenOutputTest {
     assertMatchesGolden("open-loop-pool-capacity-latency.json", Output.json(Simulator.run(scenario)));
   }
 
+  /**
+   * The gates and the budget, as the call state machine drives them: a rate limiter that throttles (firm
+   * waits and re-checks), a shared breaker, a budget (recorded before the simulator was driven by the machine, and unchanged by it).
+   */
+  @Test
+  void gatesAndBudgetThroughTheCallStateMachine() throws Exception {
+    Scenario scenario = Scenario.of(Map.ofEntries(Map.entry("clients", 300), Map.entry("think-mean", "5s"),
+        Map.entry("server", "pool"), Map.entry("workers", 20), Map.entry("queue-size", 20),
+        Map.entry("service-time", "100ms"), Map.entry("service-distribution", "exponential"),
+        Map.entry("reject-status", 429), Map.entry("duration", "60s"), Map.entry("faults", "capacity@15s+20s:0.3"),
+        Map.entry("max-attempts", 5),
+        Map.entry("policies", "exponential+adaptive,fixed+breaker+budget,linear+adaptive+budget")));
+    assertMatchesGolden("gates-and-budget.json", Output.json(Simulator.run(scenario)));
+  }
+
+  /** The contention scenario's clients, each one call driven by the call state machine, a breaker and a budget. */
+  @Test
+  void contentionWithABreakerAndABudget() throws Exception {
+    assertMatchesGolden("contention-breaker-budget.json", Contention.json(Contention.run(Map.of("clients", "20,60",
+        "runs", 3, "strategies", "none,exponential+breaker,fixed+budget"))));
+  }
+
   @Test
   void aMismatchNamesTheFirstDifferingLines() {
     assertThat(firstDifferences("a\nb\nc\nd\n", "a\nb\nX\nd\ne\n")).isEqualTo("""
