@@ -55,6 +55,16 @@ final class DriverAccess implements CoreAccess {
   }
 
   @Override
+  public CircuitBreaker.Permit admitRetry(Execution<?> execution) {
+    return CallMachine.admit(execution);
+  }
+
+  @Override
+  public CircuitBreaker.Permit admitHedge(Execution<?> execution) {
+    return CallMachine.admitHedge(execution);
+  }
+
+  @Override
   public long nextHedge(RetryPolicy<?> policy, Execution<?> execution, long nowNanos) {
     return CallMachine.nextHedge(policy, execution, nowNanos);
   }

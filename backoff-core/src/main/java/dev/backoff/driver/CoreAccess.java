@@ -52,6 +52,12 @@ public interface CoreAccess {
   /** The gate's breaker: a permit, null without a breaker, or {@link Engine#CIRCUIT_OPEN} (see {@link Engine#admit}). */
   dev.backoff.CircuitBreaker.Permit admit(RetryPolicy<?> policy);
 
+  /** The gate's admission for the attempt after a wait of {@code execution}'s (see {@link Engine#admit(Execution)}). */
+  dev.backoff.CircuitBreaker.Permit admitRetry(Execution<?> execution);
+
+  /** The gate's admission for a hedge (see {@link Engine#admitHedge}). */
+  dev.backoff.CircuitBreaker.Permit admitHedge(Execution<?> execution);
+
   /** Hedging: the next hedge's delay after an attempt started (see {@link Engine#nextHedge}). */
   long nextHedge(RetryPolicy<?> policy, Execution<?> execution, long nowNanos);
 

@@ -93,6 +93,29 @@ public final class Engine {
   }
 
   /**
+   * {@link #admit(RetryPolicy)} for the attempt after a wait of {@code execution}'s call: a retry (a
+   * concurrency limiter admits it only within its retry share), or still the first attempt if none has run.
+   * The answer may also be the concurrency limiter's refusal, which {@link #timerFired} turns into a stop.
+   *
+   * @throws NullPointerException if {@code execution} is null
+   */
+  public static CircuitBreaker.Permit admit(Execution<?> execution) {
+    RetryLoops.requireNonNull("execution", execution);
+    return Bridge.core().admitRetry(execution);
+  }
+
+  /**
+   * {@link #admit(RetryPolicy)} for a hedge of {@code execution}'s call, before {@link #hedgeDue}: a
+   * concurrency limiter admits it as it admits a retry.
+   *
+   * @throws NullPointerException if {@code execution} is null
+   */
+  public static CircuitBreaker.Permit admitHedge(Execution<?> execution) {
+    RetryLoops.requireNonNull("execution", execution);
+    return Bridge.core().admitHedge(execution);
+  }
+
+  /**
    * Hedging: after an attempt started (the first, or one {@link #hedgeDue} answered {@link #HEDGE_START} for),
    * the delay until the next hedge falls due, or {@link #NO_MORE_HEDGES} if none may (the policy's attempts
    * are all started, or it would fall due past the deadline).

@@ -230,6 +230,10 @@ public final class Contention {
       throw new ScenarioException("strategies", "strategy '" + name + "': +hedge does not apply to contention "
           + "(a hedged conditional write would conflict with its own twin); use +budget or +breaker");
     }
+    if (spec.concurrency() != null) {
+      throw new ScenarioException("strategies", "strategy '" + name + "': +concurrency is not modelled by the "
+          + "contention scenario (its clients write one at a time each); use +budget or +breaker");
+    }
     return spec;
   }
 

@@ -264,8 +264,8 @@ final class Simulation {
     // The gate, through the call state machine: the first attempt's, the first attempt's after its wait for
     // a token, or a retry's when its wait is over.
     RetryPolicy<Object> callerPolicy = policyOf(caller);
-    CircuitBreaker.Permit permit = Engine.admit(callerPolicy);
     Execution<Object> execution = caller.execution;
+    CircuitBreaker.Permit permit = execution != null ? Engine.admit(execution) : Engine.admit(callerPolicy);
     long effect;
     if (execution != null) {
       effect = Engine.timerFired(callerPolicy, execution, permit, clock, true);
@@ -336,7 +336,7 @@ final class Simulation {
       return; // replaced, or the call has ended
     }
     Execution<Object> execution = execution(caller);
-    CircuitBreaker.Permit permit = Engine.admit(policyOf(caller));
+    CircuitBreaker.Permit permit = Engine.admitHedge(execution);
     long effect = Engine.hedgeDue(execution, permit, now);
     if (effect == Engine.HEDGE_START) {
       Attempt attempt = sendAttempt(caller, now);

@@ -55,6 +55,9 @@ class ContentionSuffixTest {
             + "conditional write would conflict with its own twin); use +budget or +breaker");
     assertThatThrownBy(() -> Contention.run(Map.of("strategies", "full-jitter+adaptive")))
         .hasMessageContaining("+adaptive does not apply to contention (a conflict is not a throttling answer)");
+    assertThatThrownBy(() -> Contention.run(Map.of("strategies", "full-jitter+concurrency")))
+        .hasMessage("strategies: strategy 'full-jitter+concurrency': +concurrency is not modelled by the "
+            + "contention scenario (its clients write one at a time each); use +budget or +breaker");
     assertThatThrownBy(() -> Contention.run(Map.of("strategies", "full-jitter+breaker:0%")))
         .hasMessage("strategies: bad policy 'full-jitter+breaker:0%': breaker failure rate '0%': out of range (0..100]%");
     assertThatThrownBy(() -> Contention.run(Map.of("strategies", "fulll+breaker")))
