@@ -113,6 +113,12 @@ final class AsyncCall<R, T extends R> extends CallFuture<T>
     }
   }
 
+  /** The call's recovery, or null: a {@link Recovering} attempt carries the caller's. */
+  @SuppressWarnings("unchecked") // a Recovering attempt is made for this call's T
+  private Recovery<T> recovery() {
+    return attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null;
+  }
+
   @SuppressWarnings("unchecked")
   void start() {
     RetryPolicy<R> policy = executor.policy;
@@ -120,8 +126,7 @@ final class AsyncCall<R, T extends R> extends CallFuture<T>
     if (CallMachine.isRefusal(permit)) {
       state = DONE;
       try {
-        settle(SyncLoop.refused(policy, permit,
-            attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
+        settle(SyncLoop.refused(policy, permit, recovery()));
       } catch (Throwable refusal) {
         settleExceptionally(refusal);
       }
@@ -187,8 +192,7 @@ final class AsyncCall<R, T extends R> extends CallFuture<T>
       state = DONE;
       try {
         if (execution.attempts() == 0) { // the first attempt, refused after its wait for the limiter's token
-          settle(SyncLoop.refused(executor.policy, permit,
-              attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
+          settle(SyncLoop.refused(executor.policy, permit, recovery()));
         } else {
           settle(false);
         }
@@ -225,8 +229,7 @@ final class AsyncCall<R, T extends R> extends CallFuture<T>
     }
     state = DONE;
     try {
-      settle(RateGate.refusedFirst(policy, CallMachine.refusal(effect),
-          attempt instanceof Recovering ? ((Recovering<T>) attempt).recovery : null));
+      settle(RateGate.refusedFirst(policy, CallMachine.refusal(effect), recovery()));
     } catch (Throwable stopped) {
       settleExceptionally(stopped); // the refusal, or a recovery's failure
     }
