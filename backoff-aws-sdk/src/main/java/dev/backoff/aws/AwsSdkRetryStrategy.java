@@ -14,10 +14,12 @@ import dev.backoff.StopReason;
 import dev.backoff.driver.Effect;
 import dev.backoff.driver.Engine;
 import dev.backoff.driver.Verdict;
+import java.lang.ref.Cleaner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import software.amazon.awssdk.retries.api.AcquireInitialTokenRequest;
@@ -63,7 +65,8 @@ import software.amazon.awssdk.retries.api.TokenAcquisitionFailedException;
  * hands out (the breaker's, inside the concurrency limiter's slot) travels in the SDK's token and hears the
  * attempt's outcome when the SDK reports it. The SDK sends an attempt after its sleep without asking the
  * strategy again, so the gate for an attempt is asked when the SDK is handed the wait before it, and the permit
- * is held while the SDK sleeps.
+ * is held while the SDK sleeps. A call the SDK abandons without reporting its attempt (its sleep interrupted, its
+ * future cancelled) gives the permit back when its token is garbage-collected.
  *
  * <p>Immutable and thread-safe: one strategy serves every call of a client (the budget, breaker and limiter
  * it shares are the policy's). A {@link RetryToken} it hands out belongs to one call.
@@ -126,7 +129,7 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
     if (effect != Effect.START) {
       throw refused(token, effect);
     }
-    token.permit = permit;
+    token.hold(permit);
     return AcquireInitialTokenResponse.create(token, millisRoundedUp(tokenWait));
   }
 
@@ -177,7 +180,7 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
     if (effect != Effect.START) {
       throw stopped(token, execution.stopReason(), failure, null);
     }
-    token.permit = next;
+    token.hold(next);
     token.attempt++;
     return RefreshRetryTokenResponse.create(token, millisRoundedUp(Math.max(backoff, tokenWait)));
   }
@@ -263,15 +266,15 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
   }
 
   /**
-   * One call's retry token: its start, attempts and engine state. Confined to the call (the SDK hands it
-   * back with each report, one at a time).
+   * One call's retry token: its start, attempts, engine state and the permit of the attempt in flight. Confined
+   * to the call (the SDK hands it back with each report, one at a time).
    */
   static final class Token implements RetryToken {
     final String scope;
     final long startNanos;
     Execution<Object> execution;
     /** The gate's permit for the attempt in flight (its breaker permit and concurrency slot), or null. */
-    CircuitBreaker.Permit permit;
+    private HeldPermit held;
     int attempt = 1;
     StopReason stopReason;
     boolean succeeded;
@@ -281,11 +284,21 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
       this.startNanos = startNanos;
     }
 
+    /** Holds the gate's permit for the next attempt until the SDK reports that attempt's outcome. */
+    void hold(CircuitBreaker.Permit permit) {
+      if (permit == null) {
+        return;
+      }
+      if (held == null) {
+        held = new HeldPermit();
+        HeldPermit.CLEANER.register(this, held);
+      }
+      held.set(permit);
+    }
+
     /** The attempt's permit, handed over to hear its outcome (taken once: the token no longer holds it). */
     CircuitBreaker.Permit takePermit() {
-      CircuitBreaker.Permit taken = permit;
-      permit = null;
-      return taken;
+      return held == null ? null : held.getAndSet(null);
     }
 
     /** The attempt the call is at, 1 for the first. */
@@ -297,6 +310,29 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
     public String toString() {
       return "Token[scope=" + scope + ", attempt=" + attempt + (succeeded ? ", succeeded"
           : stopReason != null ? ", stopped: " + stopReason.description() : "") + "]";
+    }
+  }
+
+  /**
+   * A token's permit, given back when the token becomes unreachable while still holding it: a call the SDK
+   * abandoned without reporting its attempt (its sleep interrupted, its future cancelled, an exception the SDK
+   * does not hand to the strategy) would otherwise keep a breaker trial and a concurrency slot for good. Taken
+   * at most once ({@code getAndSet}), by the token's report or by the cleaner.
+   */
+  static final class HeldPermit extends AtomicReference<CircuitBreaker.Permit> implements Runnable {
+    private static final long serialVersionUID = 1L;
+    static final Cleaner CLEANER = Cleaner.create(runnable -> {
+      Thread thread = new Thread(runnable, "backoff-aws-abandoned-permits");
+      thread.setDaemon(true);
+      return thread;
+    });
+
+    @Override
+    public void run() {
+      CircuitBreaker.Permit permit = getAndSet(null);
+      if (permit != null) {
+        permit.release();
+      }
     }
   }
 

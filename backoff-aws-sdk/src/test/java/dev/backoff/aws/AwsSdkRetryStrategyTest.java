@@ -242,6 +242,27 @@ class AwsSdkRetryStrategyTest {
   }
 
   @Test
+  void aHalfOpenBreakersTrialIsHeldByTheTokenUntilTheSdkReportsItsOutcome() {
+    CircuitBreaker breaker = CircuitBreaker.builder().name("dynamo").countWindow(1).minimumCalls(1)
+        .failureRateThreshold(100).waitInOpen(Duration.ofSeconds(30)).trialCalls(1).clock(clock).build();
+    AwsSdkRetryStrategy strategy = AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD)
+        .configurePolicy(p -> p.clock(clock).random(new ScriptedRandom(0.5)).circuitBreaker(breaker))
+        .build();
+    RetryToken opener = first(strategy);
+    assertThatThrownBy(() -> strategy.refreshRetryToken(failed(opener, serviceError(500, "InternalError"), Duration.ZERO)))
+        .hasMessageContaining("(circuit breaker open)"); // its failure opened the breaker before the retry's gate
+    clock.advance(Duration.ofSeconds(30));
+    RetryToken trial = first(strategy); // the one trial call, its permit held in the token
+    assertThatThrownBy(() -> strategy.acquireInitialToken(AcquireInitialTokenRequest.create("GLOBAL")))
+        .isInstanceOf(TokenAcquisitionFailedException.class)
+        .hasMessageContaining("refused the first attempt: circuit breaker open")
+        .hasCauseInstanceOf(CircuitOpenException.class);
+    strategy.recordSuccess(RecordSuccessRequest.create(trial));
+    assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
+    first(strategy);
+  }
+
+  @Test
   void theAdaptiveLimiterHearsEveryOutcomeAndItsWaitIsTheDelayTheSdkSleeps() {
     AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().clock(clock).build();
     AwsSdkRetryStrategy strategy = AwsSdkRetryStrategy.builder(AwsRetryMode.ADAPTIVE)
@@ -359,6 +380,26 @@ class AwsSdkRetryStrategyTest {
     assertThatThrownBy(() -> strategy.refreshRetryToken(failed(last, serviceError(500, "InternalError"), Duration.ZERO)))
         .hasMessageContaining("stopped after 3 attempts (attempts exhausted)");
     assertThat(limiter.inFlight()).isZero();
+  }
+
+  @Test
+  void aCallTheSdkAbandonsGivesItsSlotBackWhenItsTokenIsCollected() throws InterruptedException {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(4).build();
+    AwsSdkRetryStrategy strategy = limited(limiter, new RecordingListener<>());
+    RetryToken kept = first(strategy);
+    abandonAfterARetry(strategy); // as an SDK call interrupted in its sleep: nothing more is reported
+    assertThat(limiter.inFlight()).isEqualTo(2);
+    for (int i = 0; i < 100 && limiter.inFlight() > 1; i++) {
+      System.gc();
+      Thread.sleep(20);
+    }
+    assertThat(limiter.inFlight()).isEqualTo(1); // the kept token's slot stays held
+    strategy.recordSuccess(RecordSuccessRequest.create(kept));
+    assertThat(limiter.inFlight()).isZero();
+  }
+
+  private void abandonAfterARetry(AwsSdkRetryStrategy strategy) {
+    strategy.refreshRetryToken(failed(first(strategy), serviceError(500, "InternalError"), Duration.ZERO));
   }
 
   @Test
