@@ -1,9 +1,9 @@
 package dev.backoff.aws;
 
-import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.CircuitOpenException;
-import dev.backoff.Decision;
+import dev.backoff.ConcurrencyLimitedException;
+import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.Execution;
 import dev.backoff.FailureClass;
 import dev.backoff.NanoClock;
@@ -11,12 +11,15 @@ import dev.backoff.Pushback;
 import dev.backoff.RateLimitedException;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
+import dev.backoff.driver.Effect;
 import dev.backoff.driver.Engine;
 import dev.backoff.driver.Verdict;
+import java.lang.ref.Cleaner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import software.amazon.awssdk.retries.api.AcquireInitialTokenRequest;
@@ -54,12 +57,16 @@ import software.amazon.awssdk.retries.api.TokenAcquisitionFailedException;
  *     .build();
  * }</pre>
  *
- * <p>The gates: before each attempt the policy's rate limiter gives a token (its wait is the delay the SDK
- * sleeps; a refusal fails the call); the circuit breaker is asked before the first attempt (refused: the call
- * fails with a {@link TokenAcquisitionFailedException} caused by the breaker's {@code CircuitOpenException})
- * and, through the engine, before each retry. Each attempt's outcome is reported to the breaker when the SDK
- * reports it; the strategy holds no breaker permit while the SDK sleeps, so an SDK call interrupted in its
- * sleep leaves nothing behind.
+ * <p>The gate in front of every attempt (circuit breaker, concurrency limiter, rate limiter) is the engine's call
+ * state machine's, asked through the driver SPI as every other driver asks it: a refused first attempt fails the
+ * call with a {@link TokenAcquisitionFailedException} caused by the gate's own exception
+ * ({@code CircuitOpenException}, {@code ConcurrencyLimitedException}, {@code RateLimitedException}), a refused
+ * retry stops the call, and a wait for the rate limiter's token is the delay the SDK sleeps. The permit the gate
+ * hands out (the breaker's, inside the concurrency limiter's slot) travels in the SDK's token and hears the
+ * attempt's outcome when the SDK reports it. The SDK sends an attempt after its sleep without asking the
+ * strategy again, so the gate for an attempt is asked when the SDK is handed the wait before it, and the permit
+ * is held while the SDK sleeps. A call the SDK abandons without reporting its attempt (its sleep interrupted, its
+ * future cancelled) gives the permit back when its token is garbage-collected.
  *
  * <p>Immutable and thread-safe: one strategy serves every call of a client (the budget, breaker and limiter
  * it shares are the policy's). A {@link RetryToken} it hands out belongs to one call.
@@ -101,91 +108,93 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
     return policy;
   }
 
+  /**
+   * Input: start, then the gate in front of the first attempt (breaker, concurrency limiter, rate limiter), as
+   * the engine answers it. The SDK sleeps the token's delay and then sends the attempt without asking again, so
+   * a wait for the limiter's token is over, for the gate, when it is handed to the SDK: the breaker and the
+   * concurrency limiter are asked again at once, and the permit they give is the attempt's (held in the token
+   * until the SDK reports the attempt's outcome).
+   */
   @Override
   public AcquireInitialTokenResponse acquireInitialToken(AcquireInitialTokenRequest request) {
-    Token token = new Token(request.scope(), clock.nanoTime());
-    CircuitBreaker breaker = policy.circuitBreaker();
-    if (breaker != null) {
-      CircuitBreaker.Permit permit = breaker.tryAcquire();
-      if (permit == null) {
-        throw new TokenAcquisitionFailedException("Backoff policy '" + policy.name() + "' refused the first attempt: "
-            + StopReason.CIRCUIT_OPEN.description(), token,
-            new CircuitOpenException("circuit breaker '" + breaker.name() + "' is " + breaker.state()));
-      }
-      permit.release(); // asked only: the outcome is reported when the SDK reports it
+    Token token = new Token(request.scope(), Engine.startNanos(policy, clock));
+    CircuitBreaker.Permit permit = Engine.admit(policy);
+    long effect = Engine.gate(policy, token.startNanos, clock, permit, false);
+    long tokenWait = 0;
+    if (Effect.isWait(effect)) {
+      tokenWait = effect;
+      permit = Engine.admit(policy);
+      effect = Engine.tokenWaited(policy, permit);
     }
-    long waitNanos = 0;
-    AdaptiveRateLimiter limiter = policy.rateLimiter();
-    if (limiter != null) {
-      waitNanos = limiter.reserve();
-      if (waitNanos < 0 || waitNanos > deadlineLeft(token, token.startNanos)) {
-        if (waitNanos > 0) {
-          limiter.unreserve();
-        }
-        throw new TokenAcquisitionFailedException("Backoff policy '" + policy.name() + "' refused the first attempt: "
-            + (waitNanos < 0 ? StopReason.RATE_LIMITED : StopReason.DEADLINE_EXCEEDED).description(), token,
-            new RateLimitedException("rate limiter '" + limiter.name() + "' refused the first attempt"));
-      }
+    if (effect != Effect.START) {
+      throw refused(token, effect);
     }
-    return AcquireInitialTokenResponse.create(token, millisRoundedUp(waitNanos));
+    token.hold(permit);
+    return AcquireInitialTokenResponse.create(token, millisRoundedUp(tokenWait));
   }
 
+  /**
+   * Input: the attempt's outcome (a failure the SDK reports), then, when the engine answers a wait, the timer's
+   * input for the next attempt at once (the SDK sleeps the wait and sends the retry without asking again): the
+   * gate's permit for the retry goes into the token, and a wait for the limiter's token runs alongside the
+   * backoff (the SDK sleeps the longer of the two).
+   */
   @Override
   public RefreshRetryTokenResponse refreshRetryToken(RefreshRetryTokenRequest request) {
     Token token = token(request.token());
     Throwable failure = request.failure();
     boolean retryable = outcomes.isRetryable(failure);
-    FailureClass failureClass = outcomes.failureClass(failure);
-    if (retryable) {
-      reportToBreaker(failureClass); // a failure the SDK does not retry says nothing about the service's health
-    }
     // The 2026 behaviour's hint is x-amz-retry-after, which the SDK hands only to its own strategies (for
     // a configured one it reads Retry-After): read it from the failure's response, as the SDK would.
     long hint = xAmzRetryAfter ? SdkOutcomes.xAmzRetryAfterNanos(failure)
         : request.suggestedDelay().filter(d -> !d.isNegative() && !d.isZero()).map(Pushback::after)
             .orElse(Pushback.NONE);
     Verdict verdict = retryable ? Verdict.retryable(hint) : Verdict.stop(StopReason.NOT_RETRYABLE);
+    CircuitBreaker.Permit permit = token.takePermit();
     long now = clock.nanoTime();
     Execution<Object> execution = token.execution;
     if (execution == null) {
-      execution = Engine.newExecution(policy, token.startNanos, policy.random());
+      execution = Engine.firstFailed(policy, token.startNanos, now, policy.random(), permit);
       token.execution = execution;
     }
-    Decision decision = Engine.record(execution, null, failure, verdict, now);
-    if (decision.isRetry()) {
-      long delay = decision.delayNanos();
-      AdaptiveRateLimiter limiter = policy.rateLimiter();
-      if (limiter != null) {
-        // The retry's token; it refills while the backoff runs, so the wait is the longer of the two.
-        long wait = limiter.reserve();
-        StopReason refusal = wait < 0 ? StopReason.RATE_LIMITED
-            : Math.max(wait, delay) > deadlineLeft(token, now) ? StopReason.DEADLINE_EXCEEDED : null;
-        if (refusal != null) {
-          if (wait > 0) {
-            limiter.unreserve();
-          }
-          throw stopped(token, execution.stop(refusal, now), failure, null);
-        }
-        delay = Math.max(delay, wait);
+    long effect = Engine.outcome(execution, null, failure, verdict, now, permit);
+    if (!Effect.isWait(effect)) {
+      Duration longPoll = null;
+      if (longPollBackoff && request.isLongPolling() && execution.stopReason() == StopReason.BUDGET_EXHAUSTED) {
+        // AWS's 2026 behaviour: a long-polling operation refused by the retry quota still waits the backoff
+        // its retry would have had, so that its callers do not spin; the policy's own backoff gives it.
+        longPoll = millisRoundedUp(Math.max(0, policy.backoff(outcomes.failureClass(failure))
+            .delayNanos(execution.retries() + 1, 0, 0, policy.random())));
       }
-      token.attempt++;
-      return RefreshRetryTokenResponse.create(token, millisRoundedUp(delay));
+      throw stopped(token, execution.stopReason(), failure, longPoll);
     }
-    Duration longPoll = null;
-    if (longPollBackoff && request.isLongPolling() && decision.stopReason() == StopReason.BUDGET_EXHAUSTED) {
-      // AWS's 2026 behaviour: a long-polling operation refused by the retry quota still waits the backoff
-      // its retry would have had, so that its callers do not spin; the policy's own backoff gives it.
-      longPoll = millisRoundedUp(Math.max(0,
-          policy.backoff(failureClass).delayNanos(execution.retries() + 1, 0, 0, policy.random())));
+    long backoff = effect;
+    long tokenWait = 0;
+    CircuitBreaker.Permit next = Engine.admit(execution);
+    effect = Engine.timerFired(policy, execution, next, clock, false);
+    if (Effect.isWait(effect)) { // the limiter's token, held: it refills while the backoff runs
+      tokenWait = effect;
+      next = Engine.admit(execution);
+      effect = Engine.timerFired(policy, execution, next, clock, false);
     }
-    throw stopped(token, decision, failure, longPoll);
+    if (effect != Effect.START) {
+      throw stopped(token, execution.stopReason(), failure, null);
+    }
+    token.hold(next);
+    token.attempt++;
+    return RefreshRetryTokenResponse.create(token, millisRoundedUp(Math.max(backoff, tokenWait)));
   }
 
+  /** Input: the attempt's outcome, accepted (the first-attempt rule when it was the first). */
   @Override
   public RecordSuccessResponse recordSuccess(RecordSuccessRequest request) {
     Token token = token(request.token());
-    reportToBreaker(null);
-    Engine.succeeded(policy, token.execution, null, token.startNanos, clock.nanoTime());
+    CircuitBreaker.Permit permit = token.takePermit();
+    if (token.execution == null) {
+      Engine.firstAccepted(policy, null, token.startNanos, clock, permit);
+    } else {
+      Engine.outcome(token.execution, null, null, Verdict.ACCEPT, clock.nanoTime(), permit);
+    }
     token.succeeded = true;
     return RecordSuccessResponse.create(token);
   }
@@ -206,40 +215,37 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
     return "AwsSdkRetryStrategy[policy=" + policy.name() + "]";
   }
 
-  /**
-   * Reports an attempt's outcome to the policy's breaker, if any: a success ({@code failureClass} null) or a
-   * failure of that class. The permit is taken now, so none is held while the SDK sleeps.
-   */
-  private void reportToBreaker(FailureClass failureClass) {
-    CircuitBreaker breaker = policy.circuitBreaker();
-    if (breaker == null) {
-      return;
-    }
-    CircuitBreaker.Permit permit = breaker.tryAcquire();
-    if (permit == null) {
-      return; // opened meanwhile: the outcome of an attempt it permitted before does not count in the new state
-    }
-    if (failureClass != null) {
-      permit.onFailure(failureClass);
-    } else {
-      permit.onSuccess();
-    }
-  }
-
-  private long deadlineLeft(Token token, long now) {
-    Duration maxElapsed = policy.maxElapsed();
-    return maxElapsed == null ? Long.MAX_VALUE : maxElapsed.toNanos() - (now - token.startNanos);
-  }
-
-  private TokenAcquisitionFailedException stopped(Token token, Decision decision, Throwable failure,
+  private TokenAcquisitionFailedException stopped(Token token, StopReason reason, Throwable failure,
       Duration delay) {
-    StopReason reason = decision.stopReason();
     token.stopReason = reason;
     String message = "Request will not be retried: Backoff policy '" + policy.name() + "' stopped after "
         + token.attempt + (token.attempt == 1 ? " attempt" : " attempts") + " ("
         + (reason == null ? "no reason" : reason.description()) + ")";
     return delay == null ? new TokenAcquisitionFailedException(message, token, failure)
         : new TokenAcquisitionFailedException(message, token, failure, delay);
+  }
+
+  /** The first attempt refused by the gate ({@code effect}, a refusal): the exception names the gate's own. */
+  private TokenAcquisitionFailedException refused(Token token, long effect) {
+    StopReason reason;
+    RuntimeException cause;
+    if (effect == Effect.REFUSED_CIRCUIT_OPEN) {
+      reason = StopReason.CIRCUIT_OPEN;
+      CircuitBreaker breaker = policy.circuitBreaker();
+      cause = new CircuitOpenException("circuit breaker '" + breaker.name() + "' is " + breaker.state());
+    } else if (effect == Effect.REFUSED_CONCURRENCY_LIMITED) {
+      reason = StopReason.CONCURRENCY_LIMITED;
+      ConcurrencyLimiter limiter = policy.concurrencyLimiter();
+      cause = new ConcurrencyLimitedException("concurrency limiter '" + limiter.name() + "' refused the first "
+          + "attempt: " + limiter.inFlight() + " attempts in flight, limit " + limiter.limit());
+    } else {
+      reason = effect == Effect.REFUSED_RATE_LIMITED ? StopReason.RATE_LIMITED : StopReason.DEADLINE_EXCEEDED;
+      cause = new RateLimitedException("rate limiter '" + policy.rateLimiter().name()
+          + "' refused the first attempt");
+    }
+    token.stopReason = reason;
+    return new TokenAcquisitionFailedException("Backoff policy '" + policy.name() + "' refused the first attempt: "
+        + reason.description(), token, cause);
   }
 
   private static Token token(RetryToken token) {
@@ -260,13 +266,15 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
   }
 
   /**
-   * One call's retry token: its start, attempts and engine state. Confined to the call (the SDK hands it
-   * back with each report, one at a time).
+   * One call's retry token: its start, attempts, engine state and the permit of the attempt in flight. Confined
+   * to the call (the SDK hands it back with each report, one at a time).
    */
   static final class Token implements RetryToken {
     final String scope;
     final long startNanos;
     Execution<Object> execution;
+    /** The gate's permit for the attempt in flight (its breaker permit and concurrency slot), or null. */
+    private HeldPermit held;
     int attempt = 1;
     StopReason stopReason;
     boolean succeeded;
@@ -274,6 +282,23 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
     Token(String scope, long startNanos) {
       this.scope = scope;
       this.startNanos = startNanos;
+    }
+
+    /** Holds the gate's permit for the next attempt until the SDK reports that attempt's outcome. */
+    void hold(CircuitBreaker.Permit permit) {
+      if (permit == null) {
+        return;
+      }
+      if (held == null) {
+        held = new HeldPermit();
+        HeldPermit.CLEANER.register(this, held);
+      }
+      held.set(permit);
+    }
+
+    /** The attempt's permit, handed over to hear its outcome (taken once: the token no longer holds it). */
+    CircuitBreaker.Permit takePermit() {
+      return held == null ? null : held.getAndSet(null);
     }
 
     /** The attempt the call is at, 1 for the first. */
@@ -285,6 +310,29 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
     public String toString() {
       return "Token[scope=" + scope + ", attempt=" + attempt + (succeeded ? ", succeeded"
           : stopReason != null ? ", stopped: " + stopReason.description() : "") + "]";
+    }
+  }
+
+  /**
+   * A token's permit, given back when the token becomes unreachable while still holding it: a call the SDK
+   * abandoned without reporting its attempt (its sleep interrupted, its future cancelled, an exception the SDK
+   * does not hand to the strategy) would otherwise keep a breaker trial and a concurrency slot for good. Taken
+   * at most once ({@code getAndSet}), by the token's report or by the cleaner.
+   */
+  static final class HeldPermit extends AtomicReference<CircuitBreaker.Permit> implements Runnable {
+    private static final long serialVersionUID = 1L;
+    static final Cleaner CLEANER = Cleaner.create(runnable -> {
+      Thread thread = new Thread(runnable, "backoff-aws-abandoned-permits");
+      thread.setDaemon(true);
+      return thread;
+    });
+
+    @Override
+    public void run() {
+      CircuitBreaker.Permit permit = getAndSet(null);
+      if (permit != null) {
+        permit.release();
+      }
     }
   }
 
@@ -486,11 +534,6 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
       if (built.hedging() != null) {
         throw new IllegalArgumentException("hedging: policy '" + built.name() + "' hedges, but the AWS SDK runs one "
             + "attempt of a request at a time; use a policy without hedging");
-      }
-      if (built.concurrencyLimiter() != null) {
-        throw new IllegalArgumentException("concurrencyLimiter: policy '" + built.name() + "' has a concurrency "
-            + "limiter (" + built.concurrencyLimiter().name() + "), which the AWS SDK strategy does not honour yet "
-            + "(the SDK's request loop would run past it); use a policy without one");
       }
       if (!sdkRules && extraRetryPredicates.isEmpty()) {
         throw new IllegalArgumentException("sdkRetryRules(false) with no retryOnException predicate: no failure "

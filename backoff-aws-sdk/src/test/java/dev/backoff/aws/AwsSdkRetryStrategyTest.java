@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.CircuitOpenException;
+import dev.backoff.ConcurrencyLimitedException;
+import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.FailureClass;
 import dev.backoff.Hedging;
 import dev.backoff.RateLimitedException;
@@ -240,6 +242,27 @@ class AwsSdkRetryStrategyTest {
   }
 
   @Test
+  void aHalfOpenBreakersTrialIsHeldByTheTokenUntilTheSdkReportsItsOutcome() {
+    CircuitBreaker breaker = CircuitBreaker.builder().name("dynamo").countWindow(1).minimumCalls(1)
+        .failureRateThreshold(100).waitInOpen(Duration.ofSeconds(30)).trialCalls(1).clock(clock).build();
+    AwsSdkRetryStrategy strategy = AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD)
+        .configurePolicy(p -> p.clock(clock).random(new ScriptedRandom(0.5)).circuitBreaker(breaker))
+        .build();
+    RetryToken opener = first(strategy);
+    assertThatThrownBy(() -> strategy.refreshRetryToken(failed(opener, serviceError(500, "InternalError"), Duration.ZERO)))
+        .hasMessageContaining("(circuit breaker open)"); // its failure opened the breaker before the retry's gate
+    clock.advance(Duration.ofSeconds(30));
+    RetryToken trial = first(strategy); // the one trial call, its permit held in the token
+    assertThatThrownBy(() -> strategy.acquireInitialToken(AcquireInitialTokenRequest.create("GLOBAL")))
+        .isInstanceOf(TokenAcquisitionFailedException.class)
+        .hasMessageContaining("refused the first attempt: circuit breaker open")
+        .hasCauseInstanceOf(CircuitOpenException.class);
+    strategy.recordSuccess(RecordSuccessRequest.create(trial));
+    assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.CLOSED);
+    first(strategy);
+  }
+
+  @Test
   void theAdaptiveLimiterHearsEveryOutcomeAndItsWaitIsTheDelayTheSdkSleeps() {
     AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().clock(clock).build();
     AwsSdkRetryStrategy strategy = AwsSdkRetryStrategy.builder(AwsRetryMode.ADAPTIVE)
@@ -279,6 +302,106 @@ class AwsSdkRetryStrategyTest {
         .hasCauseInstanceOf(RateLimitedException.class);
   }
 
+  private AwsSdkRetryStrategy limited(ConcurrencyLimiter limiter, RecordingListener<Object> listener) {
+    return AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD)
+        .configurePolicy(p -> p.clock(clock).random(new ScriptedRandom(0.5)).concurrencyLimiter(limiter)
+            .listener(listener))
+        .build();
+  }
+
+  @Test
+  void aFirstAttemptRefusedByAFullConcurrencyLimitFailsTheCallWithTheLimitersException() {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(1).name("db").build();
+    AwsSdkRetryStrategy strategy = limited(limiter, new RecordingListener<>());
+    RetryToken holder = first(strategy);
+    assertThat(limiter.inFlight()).isEqualTo(1); // the token holds the attempt's slot
+    assertThatThrownBy(() -> strategy.acquireInitialToken(AcquireInitialTokenRequest.create("GLOBAL")))
+        .isInstanceOf(TokenAcquisitionFailedException.class)
+        .hasMessage("Backoff policy 'aws-standard' refused the first attempt: concurrency limit reached")
+        .cause().isInstanceOf(ConcurrencyLimitedException.class)
+        .hasMessage("concurrency limiter 'db' refused the first attempt: 1 attempts in flight, limit 1");
+    assertThat(limiter.refusedFirstAttempts()).isEqualTo(1);
+    strategy.recordSuccess(RecordSuccessRequest.create(holder));
+    assertThat(limiter.inFlight()).isZero();
+    first(strategy); // the slot is free again
+  }
+
+  @Test
+  void aRetryBeyondTheConcurrencyLimitersRetryShareStopsTheCall() {
+    // A limit of 5 with a retry share of 0.8: a retry takes a slot only while fewer than 4 attempts are in flight.
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(5).retryShare(0.8).build();
+    RecordingListener<Object> listener = new RecordingListener<>();
+    AwsSdkRetryStrategy strategy = limited(limiter, listener);
+    RetryBudget budget = strategy.policy().budget();
+    for (int i = 0; i < 3; i++) {
+      first(strategy); // other calls' first attempts, in flight
+    }
+    RetryToken call = first(strategy);
+    var retry = strategy.refreshRetryToken(failed(call, serviceError(500, "InternalError"), Duration.ZERO));
+    assertThat(retry.delay()).isEqualTo(Duration.ofMillis(50)); // 0.5 × 100 ms: 3 others in flight, admitted
+    assertThat(limiter.inFlight()).isEqualTo(4);
+    first(strategy); // a fourth other call: first attempts may fill the limit
+    assertThat(limiter.inFlight()).isEqualTo(5);
+    assertThatThrownBy(() -> strategy.refreshRetryToken(
+        failed(retry.token(), serviceError(500, "InternalError"), Duration.ZERO)))
+        .isInstanceOf(TokenAcquisitionFailedException.class)
+        .hasMessageContaining("stopped after 2 attempts (concurrency limit reached)");
+    assertThat(limiter.refusedRetriesAndHedges()).isEqualTo(1);
+    assertThat(limiter.inFlight()).isEqualTo(4); // the stopped call's slot went back; the others' are held
+    assertThat(listener.stopReasons()).containsExactly(StopReason.CONCURRENCY_LIMITED);
+    assertThat(budget.level()).isEqualTo(495); // one retry ran (5); the refused one's grant went back
+  }
+
+  @Test
+  void slotsGoBackOnSuccessOnFailureAndWhenTheSdkGivesUp() {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(4).build();
+    AwsSdkRetryStrategy strategy = limited(limiter, new RecordingListener<>());
+    // A first-try success.
+    strategy.recordSuccess(RecordSuccessRequest.create(first(strategy)));
+    assertThat(limiter.inFlight()).isZero();
+    // A failure retried: the failed attempt's slot goes back, the retry takes one; its success gives it back.
+    var retry = strategy.refreshRetryToken(failed(first(strategy), serviceError(503, "SlowDown"), Duration.ZERO));
+    assertThat(limiter.inFlight()).isEqualTo(1);
+    strategy.recordSuccess(RecordSuccessRequest.create(retry.token()));
+    assertThat(limiter.inFlight()).isZero();
+    // A failure the SDK does not retry.
+    RetryToken validation = first(strategy);
+    assertThatThrownBy(() -> strategy.refreshRetryToken(
+        failed(validation, serviceError(400, "ValidationException"), Duration.ZERO)))
+        .hasMessageContaining("(not retryable)");
+    assertThat(limiter.inFlight()).isZero();
+    // The SDK gives up when the policy's attempts run out.
+    RetryToken token = first(strategy);
+    for (int attempt = 1; attempt < 3; attempt++) {
+      token = strategy.refreshRetryToken(failed(token, serviceError(500, "InternalError"), Duration.ZERO)).token();
+      assertThat(limiter.inFlight()).isEqualTo(1);
+    }
+    RetryToken last = token;
+    assertThatThrownBy(() -> strategy.refreshRetryToken(failed(last, serviceError(500, "InternalError"), Duration.ZERO)))
+        .hasMessageContaining("stopped after 3 attempts (attempts exhausted)");
+    assertThat(limiter.inFlight()).isZero();
+  }
+
+  @Test
+  void aCallTheSdkAbandonsGivesItsSlotBackWhenItsTokenIsCollected() throws InterruptedException {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(4).build();
+    AwsSdkRetryStrategy strategy = limited(limiter, new RecordingListener<>());
+    RetryToken kept = first(strategy);
+    abandonAfterARetry(strategy); // as an SDK call interrupted in its sleep: nothing more is reported
+    assertThat(limiter.inFlight()).isEqualTo(2);
+    for (int i = 0; i < 100 && limiter.inFlight() > 1; i++) {
+      System.gc();
+      Thread.sleep(20);
+    }
+    assertThat(limiter.inFlight()).isEqualTo(1); // the kept token's slot stays held
+    strategy.recordSuccess(RecordSuccessRequest.create(kept));
+    assertThat(limiter.inFlight()).isZero();
+  }
+
+  private void abandonAfterARetry(AwsSdkRetryStrategy strategy) {
+    strategy.refreshRetryToken(failed(first(strategy), serviceError(500, "InternalError"), Duration.ZERO));
+  }
+
   @Test
   void theDynamoDbPresetsAreTheSdksDynamoDbRetryPolicy() {
     RetryPolicy<Object> legacy = AwsRetryMode.STANDARD.dynamoDbPolicy().build();
@@ -300,10 +423,6 @@ class AwsSdkRetryStrategyTest {
     assertThatThrownBy(() -> AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD)
         .configurePolicy(p -> p.hedging(Hedging.after(Duration.ofMillis(10)))).build())
         .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("hedging:");
-    assertThatThrownBy(() -> AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD)
-        .configurePolicy(p -> p.concurrencyLimiter(dev.backoff.ConcurrencyLimiter.fixed(4).name("db").build())).build())
-        .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("concurrencyLimiter: policy 'aws-standard' has a concurrency limiter (db), which");
     assertThatThrownBy(() -> AwsSdkRetryStrategy.builder(RetryPolicy.defaults()).dynamoDb())
         .isInstanceOf(IllegalStateException.class).hasMessageStartingWith("dynamoDb():");
     assertThatThrownBy(() -> AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD).sdkRetryRules(false).build())
