@@ -11,7 +11,8 @@ import java.util.random.RandomGenerator;
 
 /**
  * The decision engine's entry points for drivers that cannot use a {@link RetryLoops loop} because they
- * own time themselves: the simulator, which runs attempts as events in virtual time. Such a driver still
+ * own time or a loop themselves: the simulator, which runs attempts as events in virtual time, and the AWS SDK
+ * strategy, whose SDK runs the request loop and sleeps between attempts. Such a driver still
  * follows the first-attempt rule through these methods: {@link #succeeded} for every success (it records a
  * first-try success without an execution), {@link #newExecution} at the first failure, and
  * {@link #record} for every later outcome. Stateless and thread-safe; an {@link Execution} is not.
