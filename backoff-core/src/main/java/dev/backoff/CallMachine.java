@@ -500,7 +500,9 @@ final class CallMachine {
    * engine ({@link Execution#tryHedge}: the attempt bound, the deadline, the budget, which is charged).
    * Answers {@link #START} (start attempt {@link #hedgesStarted} with {@code permit}, then plan
    * {@link #nextHedge}); a wait {@code >= 0} for the limiter's token (the token held by the execution, the
-   * permit given back: the hedge falls due again after it); {@link #NO_MORE_HEDGES} (the permit given back;
+   * permit given back: the hedge falls due again after it), or for a re-check when the wait is beyond the
+   * limiter's horizon (no token held: the hedge falls due again after it and asks the limiter anew; one whose
+   * next ask would fall past the deadline is {@code DEADLINE_EXCEEDED}'s "no more hedges"); {@link #NO_MORE_HEDGES} (the permit given back;
    * the attempts in flight go on); or {@link #STOPPED} when no attempt is in flight either: the call ends,
    * with the held result or the last failure.
    *
