@@ -323,14 +323,50 @@ class AdaptiveRateLimiterCompositionTest {
   void syncAWaitingCallHoldsNoTokenAndIsPricedAtTheRateWhenItAsksAgain() throws Exception {
     AdaptiveRateLimiter limiter = loadedLimiter();
     List<Duration> waits = new java.util.ArrayList<>();
-    RetryExecutor<String> executor = RetryExecutor.of(policy(limiter).sleeper(nanos -> {
-      waits.add(Duration.ofNanos(nanos));
-      whileWaiting(limiter, waits.size());
-      clock.advanceNanos(nanos);
-    }).build());
+    RetryExecutor<String> executor = RetryExecutor.of(policy(limiter).sleeper(waiting(limiter, waits)).build());
 
     assertThat(executor.call(() -> "ok")).isEqualTo("ok");
     reCheckedThenPricedAtTheRecoveredRate(waits, limiter);
+  }
+
+  /** A sleeper that records each wait, runs {@link #whileWaiting} at its start, then moves the clock on. */
+  private Sleeper waiting(AdaptiveRateLimiter limiter, List<Duration> waits) {
+    return nanos -> {
+      waits.add(Duration.ofNanos(nanos));
+      whileWaiting(limiter, waits.size());
+      clock.advanceNanos(nanos);
+    };
+  }
+
+  @Test
+  void syncAReCheckWhoseNextAskWouldPassTheDeadlineRefusesTheFirstAttempt() {
+    AdaptiveRateLimiter limiter = loadedLimiter();
+    List<Duration> waits = new java.util.ArrayList<>();
+    RetryExecutor<String> executor = RetryExecutor.of(policy(limiter).maxElapsed(Duration.ofMillis(1_500))
+        .sleeper(waiting(limiter, waits)).build());
+
+    // At t = 1 s the slot is 2 s away again (another call took it): the next ask, at 2 s, would pass 1.5 s.
+    assertThat(catchThrowable(() -> executor.call(() -> "never"))).isInstanceOf(RateLimitedException.class)
+        .hasMessageContaining("would end past the policy's deadline");
+    assertThat(waits).containsExactly(Duration.ofSeconds(1));
+    assertThat(limiter.tokens()).as("the other calls' slots only").isEqualTo(-1.0);
+  }
+
+  @Test
+  void asyncAReCheckWhoseNextAskWouldPassTheDeadlineRefusesTheFirstAttempt() {
+    AdaptiveRateLimiter limiter = loadedLimiter();
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(
+        policy(limiter).maxElapsed(Duration.ofMillis(1_500)).build(), scheduler);
+
+    CompletableFuture<String> future = executor.call(() -> CompletableFuture.completedFuture("never"));
+    whileWaiting(limiter, 1);
+    assertThat(scheduler.runNext()).isTrue(); // t = 1 s: as above
+
+    assertThat(catchThrowable(future::get)).cause().isInstanceOf(RateLimitedException.class)
+        .hasMessageContaining("would end past the policy's deadline");
+    assertThat(scheduler.delays()).containsExactly(Duration.ofSeconds(1));
+    assertThat(scheduler.pending()).isZero();
+    assertThat(limiter.tokens()).as("the other calls' slots only").isEqualTo(-1.0);
   }
 
   @Test
