@@ -369,6 +369,33 @@ class CallMachineTest {
   }
 
   @Test
+  void aHedgeBeyondTheLimitersHorizonReChecksHoldingNoTokenThenWaitsForItsToken() {
+    HedgingVirtualDriver driver = new HedgingVirtualDriver();
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("machine").clock(driver.clock).build();
+    limiter.onResponse(true); // the open bucket's rate, cut: 1.4/s, horizon max(0.5 s, 1/1.4 s); attempt 1 takes 1
+    double[] tokens = new double[1];
+    driver.at(5, () -> assertThat(limiter.reserve()).as("another call's firm slot").isPositive());
+    driver.at(10, () -> tokens[0] = limiter.tokens()); // before the hedge falls due (planned later, so after)
+    driver.at(11, () -> assertThat(limiter.tokens()).as("the re-checking hedge took no token")
+        .isCloseTo(tokens[0] + 0.001 * 1.4, within(1e-9)));
+    long horizon = (long) Math.ceil(1e9 / 1.4);
+
+    List<String> trace = driver.run(hedged(driver).rateLimiter(limiter).build(),
+        n -> n == 1 ? Answer.ok(5_000, "ok-1") : Answer.ok(1, "ok-" + n));
+
+    // At 10 ms the next slot is 1.586 / 1.4 s away, beyond the 714 ms horizon: the hedge falls due again
+    // after one horizon, holding nothing; then its slot, 0.586 / 1.4 s away, is within it: a firm wait.
+    assertThat(trace.subList(0, 3)).containsExactly("0 attempt 1", "0 hedge in 10ms", "10 wait for token " + horizon);
+    long dueAgain = (10 * MS + horizon) / MS;
+    assertThat(trace.get(3)).startsWith(dueAgain + " wait for token ");
+    long firm = Long.parseLong(trace.get(3).substring((dueAgain + " wait for token ").length()));
+    assertThat(firm).isPositive().isLessThanOrEqualTo(horizon);
+    long startedAt = (10 * MS + horizon + firm) / MS;
+    assertThat(trace.get(4)).isEqualTo(startedAt + " attempt 2");
+    assertThat(limiter.rechecks()).isEqualTo(1);
+  }
+
+  @Test
   void aCancelWithTwoInFlightCancelsBothAndDiscardsTheHeldResult() {
     HedgingVirtualDriver driver = new HedgingVirtualDriver();
     driver.cancelAt(20);
