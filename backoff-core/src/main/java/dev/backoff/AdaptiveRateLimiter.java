@@ -57,7 +57,7 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  * attempt, the first included: it waits on its sleeper (synchronous calls) or scheduler (asynchronous
  * calls), and stops with {@link StopReason#RATE_LIMITED} on a refusal.
  *
- * <p>{@link #reserveOrRecheck()} (used by the simulator; the policy's loops still use {@link #reserve()}): a wait within the horizon (the
+ * <p>{@link #reserveOrRecheck()} (what a composed policy's call uses, through every driver): a wait within the horizon (the
  * longer of a time bucket and {@code 1 / fillRate}) is firm as above, a longer one takes no token and the
  * caller asks again after one horizon, priced at the rate of that moment. Without it, reservations made
  * while the rate was low kept slots priced at that rate, the send rate (and with it the ceiling of twice
@@ -210,7 +210,7 @@ public final class AdaptiveRateLimiter {
   /**
    * Like {@link #reserve()}, but a wait longer than the limiter's horizon takes no token: the caller waits
    * {@link #recheckNanos(long) that long} and asks again, and is priced then at the rate of that moment.
-   * The simulator reserves so: reservations made while the rate is low do not keep slots that
+   * A composed policy reserves so, through every driver: reservations made while the rate is low do not keep slots that
    * far ahead, so the rate they are sent at follows the fill rate when it climbs back. The horizon is the
    * longer of one {@linkplain Builder#timeBucket time bucket} and one token's refill interval
    * ({@code 1 / fillRate}). A limiter with a finite {@linkplain Builder#maxWait maximum wait} (or failing

@@ -183,16 +183,18 @@ final class AsyncCall<R, T extends R> extends CallFuture<T>
       settleExceptionally(unexpected);
       return null;
     }
-    if (effect >= 0) {
-      scheduleRetry(effect); // wait for the limiter's token, then ask the breaker again
+    long wait = CallMachine.waitNanos(effect);
+    if (wait >= 0) { // wait for the limiter's token, then ask the breaker again; or re-check: the whole gate
+      scheduleRetry(wait);
       return null;
     }
     if (effect == CallMachine.STOPPED) { // a gate refused the retry: the call ends as when its attempts run out
       IN_FLIGHT.compareAndSet(this, SCHEDULING, null);
       state = DONE;
       try {
-        if (execution.attempts() == 0) { // the first attempt, refused after its wait for the limiter's token
-          settle(SyncLoop.refused(executor.policy, permit, recovery()));
+        if (execution.attempts() == 0) { // the first attempt, refused after its wait for the rate limiter
+          settle(CallMachine.isRefusal(permit) ? SyncLoop.refused(executor.policy, permit, recovery())
+              : RateGate.refusedFirst(executor.policy, execution.stopReason(), recovery()));
         } else {
           settle(false);
         }
@@ -221,10 +223,11 @@ final class AsyncCall<R, T extends R> extends CallFuture<T>
     if (effect == CallMachine.START) {
       return true;
     }
-    if (effect >= 0) {
+    long wait = CallMachine.waitNanos(effect);
+    if (wait >= 0) { // a firm wait holds its token; a re-check holds nothing and asks the whole gate again
       execution = FirstAttempt.failed(policy, startNanos, executor.clock.nanoTime(), executor.random, identity());
-      execution.rateTokenHeld(true);
-      scheduleRetry(effect);
+      execution.rateTokenHeld(effect >= 0);
+      scheduleRetry(wait);
       return false;
     }
     state = DONE;

@@ -56,8 +56,8 @@ final class CallMachine {
   /** Effect: the concurrency limiter refused the first attempt (after a wait for the rate limiter's token). */
   static final long REFUSED_CONCURRENCY_LIMITED = -8;
   /**
-   * Effects below this one are re-checks ({@link #meterOrRecheck}): wait {@code RECHECK - effect} nanoseconds
-   * holding no token and no permit, then ask the whole gate again.
+   * Effects below this one are re-checks ({@link #meter}): wait {@code RECHECK - effect} nanoseconds
+   * ({@link #waitNanos}) holding no token and no permit, then ask the whole gate again.
    */
   static final long RECHECK = -9;
 
@@ -167,29 +167,46 @@ final class CallMachine {
   /**
    * The gate's second half, the rate limiter, for the attempt that {@code permit} admitted. Answers
    * {@link #START}; a wait {@code >= 0} with the limiter's token held by the call and the permit given back
-   * (a waiting call holds none: {@link #timerFired} asks the breaker again); or a completion: for a retry
+   * (a waiting call holds none: {@link #timerFired} asks the breaker again); a re-check (below
+   * {@link #RECHECK}, see {@link #waitNanos}) when the wait is beyond the limiter's horizon
+   * ({@link AdaptiveRateLimiter#reserveOrRecheck()}): no token taken and the permit given back, the driver
+   * waits and asks the whole gate again, priced at the rate of that moment; or a completion: for a retry
    * ({@code execution} not null) {@link #STOPPED}, with the execution stopped; for the first attempt
-   * {@link #REFUSED_RATE_LIMITED} or {@link #REFUSED_DEADLINE}.
+   * {@link #REFUSED_RATE_LIMITED} or {@link #REFUSED_DEADLINE}. A re-check whose next ask would fall past the
+   * deadline stops the call as a firm wait past it does.
    *
    * @param execution the call's execution, or null before its first attempt (a first attempt that must wait
    *     gets its execution here, read back with {@link Execution} from the driver's field)
    */
   static long meter(RetryPolicy<?> policy, Execution<?> execution, long callStart, NanoClock clock,
       CircuitBreaker.Permit permit) {
+    return meter(policy, execution, callStart, clock, permit, true);
+  }
+
+  /**
+   * {@link #meter}, for a driver that can ask again after a wait ({@code mayRecheck}) or one that cannot (the
+   * AWS SDK sleeps the wait it is handed and then sends): the latter is given a firm reservation at today's
+   * price, never a re-check.
+   */
+  static long meter(RetryPolicy<?> policy, Execution<?> execution, long callStart, NanoClock clock,
+      CircuitBreaker.Permit permit, boolean mayRecheck) {
     AdaptiveRateLimiter limiter = policy.rateLimiter;
     if (limiter == null) {
       return START;
     }
-    return reserved(policy, execution, callStart, clock, permit, limiter.reserve());
-  }
-
-  /** The gate's answer for a firm reservation: its {@code wait} (0: at once) or refusal. */
-  private static long reserved(RetryPolicy<?> policy, Execution<?> execution, long callStart, NanoClock clock,
-      CircuitBreaker.Permit permit, long wait) {
+    long wait = mayRecheck ? limiter.reserveOrRecheck() : limiter.reserve();
     if (wait == 0) {
       return START;
     }
     release(permit);
+    if (AdaptiveRateLimiter.isRecheck(wait)) {
+      long recheck = AdaptiveRateLimiter.recheckNanos(wait);
+      if (policy.maxElapsedNanos != Long.MAX_VALUE
+          && Nanos.add(clock.nanoTime() - callStart, recheck) > policy.maxElapsedNanos) {
+        return refused(execution, StopReason.DEADLINE_EXCEEDED, clock); // no token to give back
+      }
+      return RECHECK - Math.min(recheck, Long.MAX_VALUE + RECHECK);
+    }
     StopReason refusal = RateGate.refusal(policy, wait, callStart, clock);
     if (refusal == null) {
       if (execution != null) {
@@ -197,11 +214,29 @@ final class CallMachine {
       }
       return wait;
     }
+    return refused(execution, refusal, clock);
+  }
+
+  /** The rate gate stopped the call: the first attempt's {@code REFUSED_*}, or a retry's {@link #STOPPED}. */
+  private static long refused(Execution<?> execution, StopReason refusal, NanoClock clock) {
     if (execution == null) {
       return refusal == StopReason.RATE_LIMITED ? REFUSED_RATE_LIMITED : REFUSED_DEADLINE;
     }
     execution.stopNanos(refusal, clock.nanoTime());
     return STOPPED;
+  }
+
+  /** Whether {@code effect} is a re-check of the rate limiter: wait {@link #waitNanos}, holding nothing. */
+  static boolean isRecheck(long effect) {
+    return effect < RECHECK;
+  }
+
+  /**
+   * The nanoseconds a driver waits for {@code effect} before its next input: the effect itself for a wait
+   * ({@code >= 0}), the re-check's wait for a re-check, or -1 when the effect is not a wait.
+   */
+  static long waitNanos(long effect) {
+    return effect >= 0 ? effect : effect < RECHECK ? RECHECK - effect : -1;
   }
 
   /**
@@ -239,71 +274,43 @@ final class CallMachine {
     throw new IllegalArgumentException("not a refusal: " + effect);
   }
 
-  // ---- the gate for drivers that re-check the rate limiter (the simulator) ------------------------------
-
   /**
    * The whole gate in front of the first attempt, for the breaker's answer {@code permit} from
-   * {@link #admit}: {@link #REFUSED_CIRCUIT_OPEN}, or the rate limiter's answer ({@link #meter}, or
-   * {@link #meterOrRecheck} when {@code recheck}).
+   * {@link #admit}: {@link #REFUSED_CIRCUIT_OPEN} or {@link #REFUSED_CONCURRENCY_LIMITED}, or the rate
+   * limiter's answer ({@link #meter}). A driver asks it again after a re-check.
    */
+  static long firstGate(RetryPolicy<?> policy, long callStart, NanoClock clock, CircuitBreaker.Permit permit) {
+    return firstGate(policy, callStart, clock, permit, true);
+  }
+
+  /** {@link #firstGate}, for a driver that may or may not ask again after a wait (see {@link #meter}). */
   static long firstGate(RetryPolicy<?> policy, long callStart, NanoClock clock, CircuitBreaker.Permit permit,
-      boolean recheck) {
+      boolean mayRecheck) {
     if (isRefusal(permit)) {
       return permit == OPEN ? REFUSED_CIRCUIT_OPEN : REFUSED_CONCURRENCY_LIMITED;
     }
-    return recheck ? meterOrRecheck(policy, null, callStart, clock, permit)
-        : meter(policy, null, callStart, clock, permit);
+    return meter(policy, null, callStart, clock, permit, mayRecheck);
   }
 
   /**
-   * {@link #meter}, reserving with {@link AdaptiveRateLimiter#reserveOrRecheck()}: a wait beyond the
-   * limiter's horizon takes no token, and the effect is then a re-check (below {@link #RECHECK}), the
-   * permit given back: the driver waits {@code RECHECK - effect} nanoseconds and asks the whole gate again, priced at the rate of
-   * that moment. Every other answer is {@link #meter}'s.
-   */
-  static long meterOrRecheck(RetryPolicy<?> policy, Execution<?> execution, long callStart, NanoClock clock,
-      CircuitBreaker.Permit permit) {
-    AdaptiveRateLimiter limiter = policy.rateLimiter;
-    if (limiter == null) {
-      return START;
-    }
-    long wait = limiter.reserveOrRecheck();
-    if (AdaptiveRateLimiter.isRecheck(wait)) {
-      release(permit);
-      return RECHECK - Math.min(AdaptiveRateLimiter.recheckNanos(wait), Long.MAX_VALUE + RECHECK);
-    }
-    return reserved(policy, execution, callStart, clock, permit, wait);
-  }
-
-  /**
-   * {@link #timerFired}, for a driver that re-checks the rate limiter ({@code recheck}): a retry's gate then
-   * meters with {@link #meterOrRecheck}, and a re-check holds nothing, so the next timer asks the whole gate
-   * again.
-   */
-  static long timerFired(Execution<?> execution, CircuitBreaker.Permit permit, NanoClock clock, boolean recheck) {
-    if (!recheck || isRefusal(permit) || execution.rateTokenHeld()) {
-      return timerFired(execution, permit, clock);
-    }
-    long effect = meterOrRecheck(execution.policy(), execution, execution.startNanos(), clock, permit);
-    if (effect == START) {
-      execution.onRetryStart();
-    }
-    return effect;
-  }
-
-  /**
-   * {@link #timerFired(Execution, CircuitBreaker.Permit, NanoClock, boolean)}, asked first of {@code policy}
+   * {@link #timerFired(Execution, CircuitBreaker.Permit, NanoClock)}, asked first of {@code policy}
    * (the call's policy, or one with the same gates and budget, which a driver keeps at hand): without a
    * breaker, concurrency limiter, rate limiter or budget nothing is asked or told and the answer is {@link #START}, without reading the
    * execution (with 100 000 simulated clients, a cache miss per retry).
    */
   static long timerFired(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
-      NanoClock clock, boolean recheck) {
+      NanoClock clock) {
+    return timerFired(policy, execution, permit, clock, true);
+  }
+
+  /** {@link #timerFired(RetryPolicy, Execution, CircuitBreaker.Permit, NanoClock)}, see {@link #meter}'s flag. */
+  static long timerFired(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+      NanoClock clock, boolean mayRecheck) {
     if (policy.breaker == null && policy.rateLimiter == null && policy.budget == null
         && policy.concurrencyLimiter == null) {
       return START;
     }
-    return timerFired(execution, permit, clock, recheck);
+    return timerFired(execution, permit, clock, mayRecheck);
   }
 
   // ---- input: attempt outcome --------------------------------------------------------------------------
@@ -404,6 +411,11 @@ final class CallMachine {
    * retry: the call ends with the held result or last failure, exactly as when its attempts run out).
    */
   static long timerFired(Execution<?> execution, CircuitBreaker.Permit permit, NanoClock clock) {
+    return timerFired(execution, permit, clock, true);
+  }
+
+  private static long timerFired(Execution<?> execution, CircuitBreaker.Permit permit, NanoClock clock,
+      boolean mayRecheck) {
     RetryPolicy<?> policy = execution.policy();
     if (isRefusal(permit)) { // the breaker opened (or ran out of trials), or the concurrency limit filled up
       execution.stopNanos(permit == OPEN ? StopReason.CIRCUIT_OPEN : StopReason.CONCURRENCY_LIMITED, clock.nanoTime());
@@ -412,7 +424,7 @@ final class CallMachine {
     if (execution.rateTokenHeld()) {
       execution.rateTokenHeld(false); // the token is this attempt's
     } else {
-      long effect = meter(policy, execution, execution.startNanos(), clock, permit);
+      long effect = meter(policy, execution, execution.startNanos(), clock, permit, mayRecheck);
       if (effect != START) {
         return effect;
       }
@@ -515,7 +527,9 @@ final class CallMachine {
    * engine ({@link Execution#tryHedge}: the attempt bound, the deadline, the budget, which is charged).
    * Answers {@link #START} (start attempt {@link #hedgesStarted} with {@code permit}, then plan
    * {@link #nextHedge}); a wait {@code >= 0} for the limiter's token (the token held by the execution, the
-   * permit given back: the hedge falls due again after it); {@link #NO_MORE_HEDGES} (the permit given back;
+   * permit given back: the hedge falls due again after it), or for a re-check when the wait is beyond the
+   * limiter's horizon (no token held: the hedge falls due again after it and asks the limiter anew; one whose
+   * next ask would fall past the deadline is {@code DEADLINE_EXCEEDED}'s "no more hedges"); {@link #NO_MORE_HEDGES} (the permit given back;
    * the attempts in flight go on); or {@link #STOPPED} when no attempt is in flight either: the call ends,
    * with the held result or the last failure.
    *
@@ -540,7 +554,17 @@ final class CallMachine {
     if (tokenHeld) {
       execution.rateTokenHeld(false); // the token is this hedge's
     } else if (policy.rateLimiter != null) {
-      long wait = policy.rateLimiter.reserve();
+      long wait = policy.rateLimiter.reserveOrRecheck();
+      if (AdaptiveRateLimiter.isRecheck(wait)) { // no token taken: the hedge falls due again, asking anew
+        release(permit);
+        long recheck = AdaptiveRateLimiter.recheckNanos(wait);
+        if (policy.maxElapsedNanos != Long.MAX_VALUE
+            && Nanos.add(nowNanos - execution.startNanos(), recheck) > policy.maxElapsedNanos) {
+          return noMore(execution, hedges, StopReason.DEADLINE_EXCEEDED, nowNanos);
+        }
+        hedges.planned = true;
+        return recheck;
+      }
       if (wait != 0) {
         release(permit);
         StopReason refusal = RateGate.refusalAt(policy, wait, execution.startNanos(), nowNanos);

@@ -102,9 +102,19 @@ final class DriverAccess implements CoreAccess {
   }
 
   @Override
-  public long gate(RetryPolicy<?> policy, long startNanos, NanoClock clock, CircuitBreaker.Permit permit,
-      boolean recheck) {
-    return CallMachine.firstGate(policy, startNanos, clock, permit, recheck);
+  public long gate(RetryPolicy<?> policy, long startNanos, NanoClock clock, CircuitBreaker.Permit permit) {
+    return CallMachine.firstGate(policy, startNanos, clock, permit);
+  }
+
+  @Override
+  public long gateFirm(RetryPolicy<?> policy, long startNanos, NanoClock clock, CircuitBreaker.Permit permit) {
+    return CallMachine.firstGate(policy, startNanos, clock, permit, false);
+  }
+
+  @Override
+  public long timerFiredFirm(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+      NanoClock clock) {
+    return CallMachine.timerFired(policy, execution, permit, clock, false);
   }
 
   @Override
@@ -137,8 +147,8 @@ final class DriverAccess implements CoreAccess {
 
   @Override
   public long timerFired(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
-      NanoClock clock, boolean recheck) {
-    return CallMachine.timerFired(policy, execution, permit, clock, recheck);
+      NanoClock clock) {
+    return CallMachine.timerFired(policy, execution, permit, clock);
   }
 
   @Override

@@ -138,8 +138,9 @@ final class HedgedCall<R, T extends R> extends CallFuture<T> {
     synchronized (this) {
       startNanos = executor.clock.nanoTime();
       effect = CallMachine.meter(policy, null, startNanos, executor.clock, permit);
-      if (effect >= 0) { // the first attempt starts after the wait, holding its token (the permit given back)
-        schedule(new Hedge(++generation, true), effect, true);
+      long wait = CallMachine.waitNanos(effect);
+      if (wait >= 0) { // the first attempt waits (the permit given back): holding its token, or re-checking
+        schedule(new Hedge(++generation, true), wait, effect >= 0);
       } else if (effect == CallMachine.START) {
         first = startFirst(permit);
       } else {
@@ -149,7 +150,7 @@ final class HedgedCall<R, T extends R> extends CallFuture<T> {
     }
     if (first != null) {
       launch(first);
-    } else if (effect < 0) {
+    } else if (CallMachine.waitNanos(effect) < 0) {
       completeRefused(effect);
     } else if (rejected != null) {
       settleExceptionally(rejected);
@@ -203,7 +204,9 @@ final class HedgedCall<R, T extends R> extends CallFuture<T> {
     } catch (RuntimeException rejected) {
       // The scheduler was shut down: no further attempt can start.
       if (task.first) {
-        CallMachine.firstTokenAbandoned(executor.policy);
+        if (holdsToken) {
+          CallMachine.firstTokenAbandoned(executor.policy);
+        }
         finished = true; // nothing else will end the call: it fails as the asynchronous loop's would
         failure = rejected;
         return;
@@ -240,15 +243,22 @@ final class HedgedCall<R, T extends R> extends CallFuture<T> {
         return; // replaced or ended: whoever did that gave a held token back
       }
       pendingHedge = null;
+      boolean tokenHeld = pendingHoldsToken;
       pendingHoldsToken = false;
       RetryPolicy<R> policy = executor.policy;
       CircuitBreaker.Permit permit;
       if (task.first) { // the first attempt's wait for the rate limiter is over
         permit = CallMachine.admit(policy);
-        refused = CallMachine.firstTokenWaited(policy, permit);
+        // After a firm wait the token is the attempt's; after a re-check the whole gate is asked again.
+        refused = tokenHeld ? CallMachine.firstTokenWaited(policy, permit)
+            : CallMachine.firstGate(policy, startNanos, executor.clock, permit);
+        long wait = CallMachine.waitNanos(refused);
         if (refused == CallMachine.START) {
           refused = 0;
           next = startFirst(permit);
+        } else if (wait >= 0) {
+          schedule(new Hedge(++generation, true), wait, refused >= 0);
+          refused = 0;
         } else {
           finished = true; // refused: completed outside the lock
         }
@@ -271,7 +281,7 @@ final class HedgedCall<R, T extends R> extends CallFuture<T> {
           next = new Attempt(CallMachine.hedgesStarted(execution), permit);
           register(next);
           planHedge(CallMachine.nextHedge(policy, execution, now));
-        } else if (effect >= 0) { // the limiter's wait: the hedge falls due again after it
+        } else if (effect >= 0) { // the limiter's wait or re-check: the hedge falls due again after it
           schedule(new Hedge(++generation, false), effect, false);
         } else if (effect == CallMachine.STOPPED) {
           finished = true;

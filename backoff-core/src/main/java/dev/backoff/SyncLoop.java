@@ -82,28 +82,33 @@ final class SyncLoop {
     }
     long start = CallMachine.startNanos(policy, clock);
     long effect = CallMachine.meter(policy, null, start, clock, permit);
-    if (effect >= 0) { // wait for the limiter's token, then ask the breaker again
+    long wait;
+    while ((wait = CallMachine.waitNanos(effect)) >= 0) {
+      // A firm wait holds the limiter's token (then only the breaker and concurrency limiter are asked
+      // again); a re-check holds nothing, and the whole gate is asked again after it.
+      boolean tokenHeld = effect >= 0;
       boolean goOn;
       try {
-        goOn = sleep(executor, target, kind, effect);
+        goOn = sleep(executor, target, kind, wait);
       } catch (InterruptedException | RuntimeException | Error stopped) {
-        CallMachine.firstTokenAbandoned(policy);
+        firstWaitAbandoned(policy, tokenHeld);
         if (stopped instanceof InterruptedException) {
           Thread.currentThread().interrupt();
         }
         throw stopped;
       }
       if (!goOn) {
-        CallMachine.firstTokenAbandoned(policy);
+        firstWaitAbandoned(policy, tokenHeld);
         throw new CancellationException("the call was cancelled while waiting for the rate limiter");
       }
       // An interrupt that lands after the wait (or a sleeper that ignores it) must not start the attempt.
       if (Thread.currentThread().isInterrupted()) {
-        CallMachine.firstTokenAbandoned(policy);
+        firstWaitAbandoned(policy, tokenHeld);
         throw new InterruptedException("interrupted while waiting for the rate limiter's token");
       }
       permit = CallMachine.admit(policy);
-      effect = CallMachine.firstTokenWaited(policy, permit);
+      effect = tokenHeld ? CallMachine.firstTokenWaited(policy, permit)
+          : CallMachine.firstGate(policy, start, clock, permit);
     }
     if (effect == CallMachine.REFUSED_CIRCUIT_OPEN || effect == CallMachine.REFUSED_CONCURRENCY_LIMITED) {
       return refused(policy, effect == CallMachine.REFUSED_CIRCUIT_OPEN ? CallMachine.OPEN : CallMachine.LIMITED,
@@ -113,6 +118,13 @@ final class SyncLoop {
       return RateGate.refusedFirst(policy, CallMachine.refusal(effect), recovery);
     }
     return firstAttempt(executor, target, kind, judge, recovery, start, permit);
+  }
+
+  /** The first attempt's wait for the rate limiter was cut short: a token it held goes back. */
+  private static void firstWaitAbandoned(RetryPolicy<?> policy, boolean tokenHeld) {
+    if (tokenHeld) {
+      CallMachine.firstTokenAbandoned(policy);
+    }
   }
 
   /** The first attempt, started at {@code start} (0 if nothing needs the time) with the breaker's permit or null. */
@@ -163,10 +175,11 @@ final class SyncLoop {
     }
     // The machine's effect as a number: a wait before the next attempt, START, SUCCEEDED or STOPPED.
     long effect = record(execution, target, kind, firstResult, firstFailure, firstVerdict, now, firstPermit);
-    while (effect >= 0) {
+    long wait;
+    while ((wait = CallMachine.waitNanos(effect)) >= 0) { // a backoff, the limiter's firm wait or a re-check
       CircuitBreaker.Permit permit;
       try {
-        waitToRetry(executor, target, kind, execution, effect);
+        waitToRetry(executor, target, kind, execution, wait);
         permit = CallMachine.admit(execution);
         effect = CallMachine.timerFired(execution, permit, clock);
       } catch (InterruptedException | RuntimeException | Error stopped) {
@@ -175,7 +188,7 @@ final class SyncLoop {
         throw stopped;
       }
       if (effect != CallMachine.START) {
-        continue; // a wait for the limiter's token, or a gate refused the retry: the call ends with the held result
+        continue; // a wait for the limiter's token, a re-check, or a gate refused the retry: the call ends with the held result
       }
       // The retry starts: a retried result it replaces goes back to a driver's hook (Execution.takeHeldResult).
       discard(target, kind, execution.takeHeldResult());

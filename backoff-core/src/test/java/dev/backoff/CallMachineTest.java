@@ -1,6 +1,7 @@
 package dev.backoff;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import dev.backoff.HedgingVirtualDriver.Answer;
 import dev.backoff.driver.Engine;
@@ -160,6 +161,129 @@ class CallMachineTest {
     assertThat(limiter.tokens()).as("the token taken for the refused wait is given back").isEqualTo(tokensBefore);
   }
 
+  // ---- re-checks: a wait beyond the limiter's horizon holds nothing and asks the gate again ---------------
+
+  /** 0.2 s + K + cbrt(50) s: the cubic's 40/s after the throttle at 0.2 s (W_max 20/s, K = cbrt(15) s). */
+  private static final long RISE = 200 * MS + Math.round((Math.cbrt(15) + Math.cbrt(50)) * 1e9);
+
+  /**
+   * A limiter throttled at 0.2 s after 10 responses (20/s measured: fill 14/s, capacity 14, horizon 0.5 s),
+   * whose 14 tokens and 7 firm slots other calls took at {@code RISE - 0.5 s}: the next wait, 8/14 s, is
+   * beyond the horizon.
+   */
+  private static AdaptiveRateLimiter loadedLimiter(VirtualTimeDriver driver) {
+    AdaptiveRateLimiter limiter = throttledLimiter(driver);
+    driver.now = RISE - 500 * MS;
+    for (int i = 0; i < 14; i++) {
+      assertThat(limiter.reserve()).isZero();
+    }
+    for (int k = 1; k <= 7; k++) {
+      assertThat(limiter.reserve()).as("firm wait %d/14 s", k).isEqualTo((long) Math.ceil(k * 1e9 / 14));
+    }
+    return limiter;
+  }
+
+  /** The limiter of {@link #loadedLimiter}, its 14 tokens all there, at {@code RISE - 0.51 s}. */
+  private static AdaptiveRateLimiter throttledLimiter(VirtualTimeDriver driver) {
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("machine").sendRateCeiling(1_000)
+        .clock(driver.clock).build();
+    driver.now = 100 * MS;
+    for (int i = 0; i < 9; i++) {
+      limiter.onResponse(false);
+    }
+    driver.now = 200 * MS;
+    limiter.onResponse(true);
+    assertThat(limiter.fillRate()).isEqualTo(14, within(1e-9));
+    driver.now = RISE - 510 * MS;
+    return limiter;
+  }
+
+  @Test
+  void aWaitBeyondTheHorizonIsAReCheckThatFindsASlotGivenBackMeanwhile() {
+    VirtualTimeDriver driver = new VirtualTimeDriver();
+    AdaptiveRateLimiter limiter = loadedLimiter(driver);
+    driver.duringRecheck = limiter::unreserve; // another call, waiting firmly, gave its slot up
+
+    assertThat(driver.run(policy().rateLimiter(limiter).build(), attempt -> "ok")).containsExactly(
+        "recheck " + 500 * MS, "attempt 1", "complete succeeded ok");
+    assertThat(limiter.rechecks()).isEqualTo(1);
+    assertThat(limiter.tokens()).as("7 slots taken by others, 1 given back and taken by this call, 7 refilled")
+        .isEqualTo(-7 + 1 - 1 + 7, within(1e-9));
+  }
+
+  @Test
+  void aReCheckThatMustWaitAgainIsPricedAtTheRateOfThatMomentAndWaitsLess() {
+    VirtualTimeDriver driver = new VirtualTimeDriver();
+    AdaptiveRateLimiter limiter = loadedLimiter(driver);
+    double[] rate = {0};
+    driver.duringRecheck = () -> { // at RISE a success moves the rate along its cubic, to 40/s
+      limiter.onResponse(false);
+      rate[0] = limiter.fillRate();
+    };
+
+    List<String> trace = driver.run(policy().rateLimiter(limiter).build(), attempt -> "ok");
+
+    assertThat(rate[0]).isCloseTo(40, within(1e-6));
+    // 7 tokens refilled at 14/s meanwhile: the slot is 1 token away, 1/40 s at the new rate (1/14 s at the old).
+    assertThat(trace).containsExactly("recheck " + 500 * MS, "wait for token " + 25 * MS, "attempt 1",
+        "complete succeeded ok");
+    // A reservation held from the start would have waited its 8/14 s slot: 571 ms against 525 ms.
+    assertThat(500 * MS + 25 * MS).isLessThan((long) Math.ceil(8 * 1e9 / 14));
+  }
+
+  @Test
+  void aDeadlineTheNextReCheckWouldPassStopsTheCallHoldingNothing() {
+    VirtualTimeDriver driver = new VirtualTimeDriver();
+    AdaptiveRateLimiter limiter = loadedLimiter(driver);
+    driver.duringRecheck = () -> { // other calls take the 7 slots refilled meanwhile
+      for (int k = 0; k < 7; k++) {
+        assertThat(limiter.reserve()).isPositive();
+      }
+    };
+
+    assertThat(driver.run(policy().rateLimiter(limiter).maxElapsed(Duration.ofMillis(900)).build(),
+        attempt -> "ok")).containsExactly("recheck " + 500 * MS, "refused DEADLINE_EXCEEDED");
+    assertThat(limiter.tokens()).as("no token of this call's to give back").isEqualTo(-7, within(1e-9));
+    assertThat(limiter.rechecks()).isEqualTo(2);
+  }
+
+  @Test
+  void aRetryReChecksHoldingNoTokenAndStartsAtTheRateOfThatMoment() {
+    VirtualTimeDriver driver = new VirtualTimeDriver();
+    AdaptiveRateLimiter limiter = throttledLimiter(driver);
+    for (int i = 0; i < 13; i++) { // others leave one token, the first attempt's
+      assertThat(limiter.reserve()).isZero();
+    }
+    driver.duringWait = attempt -> { // during the backoff others take firm slots up to 0.6 s ahead
+      for (int taken = 0; (1 - limiter.tokens()) / limiter.fillRate() * 1e9 <= 600 * MS; taken++) {
+        assertThat(taken).as("slots taken").isLessThan(100);
+        assertThat(limiter.reserve()).isPositive();
+      }
+      return attempt;
+    };
+    long[] firm = new long[2]; // the next token's wait at the new rate, and at the old one
+    driver.duringRecheck = () -> { // at RISE a success moves the rate along its cubic
+      double old = limiter.fillRate();
+      limiter.onResponse(false);
+      double shortOf = 1 - limiter.tokens(); // refilled to this instant by the response
+      firm[0] = (long) Math.ceil(shortOf / limiter.fillRate() * 1e9);
+      firm[1] = (long) Math.ceil(shortOf / old * 1e9);
+    };
+
+    List<String> trace = driver.run(policy().rateLimiter(limiter).build(), attempt -> {
+      if (attempt == 1) {
+        throw new IOException("down");
+      }
+      return "ok-" + attempt;
+    });
+
+    // After the backoff the next slot is more than 0.5 s (the horizon) away: a re-check, then a firm wait.
+    assertThat(trace).containsExactly("attempt 1", "wait " + 10 * MS, "recheck " + 500 * MS, "wait " + firm[0],
+        "attempt 2", "complete succeeded ok-2");
+    assertThat(firm[0]).as("priced at the higher rate of that moment").isPositive().isLessThan(firm[1]);
+    assertThat(limiter.rechecks()).isEqualTo(1);
+  }
+
   // ---- hedging: more than one attempt in flight (HedgingVirtualDriver: an event queue in virtual time) ----
 
   private static RetryPolicy.Builder<String> hedged(HedgingVirtualDriver driver) {
@@ -242,6 +366,33 @@ class CallMachineTest {
     assertThat(trace.subList(3, trace.size())).containsExactly(startedAt + " attempt 2", startedAt + " hedge in 10ms",
         (startedAt + 1) + " won by attempt 2", (startedAt + 1) + " cancel attempt 1",
         (startedAt + 1) + " complete succeeded ok-2");
+  }
+
+  @Test
+  void aHedgeBeyondTheLimitersHorizonReChecksHoldingNoTokenThenWaitsForItsToken() {
+    HedgingVirtualDriver driver = new HedgingVirtualDriver();
+    AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().name("machine").clock(driver.clock).build();
+    limiter.onResponse(true); // the open bucket's rate, cut: 1.4/s, horizon max(0.5 s, 1/1.4 s); attempt 1 takes 1
+    double[] tokens = new double[1];
+    driver.at(5, () -> assertThat(limiter.reserve()).as("another call's firm slot").isPositive());
+    driver.at(10, () -> tokens[0] = limiter.tokens()); // before the hedge falls due (planned later, so after)
+    driver.at(11, () -> assertThat(limiter.tokens()).as("the re-checking hedge took no token")
+        .isCloseTo(tokens[0] + 0.001 * 1.4, within(1e-9)));
+    long horizon = (long) Math.ceil(1e9 / 1.4);
+
+    List<String> trace = driver.run(hedged(driver).rateLimiter(limiter).build(),
+        n -> n == 1 ? Answer.ok(5_000, "ok-1") : Answer.ok(1, "ok-" + n));
+
+    // At 10 ms the next slot is 1.586 / 1.4 s away, beyond the 714 ms horizon: the hedge falls due again
+    // after one horizon, holding nothing; then its slot, 0.586 / 1.4 s away, is within it: a firm wait.
+    assertThat(trace.subList(0, 3)).containsExactly("0 attempt 1", "0 hedge in 10ms", "10 wait for token " + horizon);
+    long dueAgain = (10 * MS + horizon) / MS;
+    assertThat(trace.get(3)).startsWith(dueAgain + " wait for token ");
+    long firm = Long.parseLong(trace.get(3).substring((dueAgain + " wait for token ").length()));
+    assertThat(firm).isPositive().isLessThanOrEqualTo(horizon);
+    long startedAt = (10 * MS + horizon + firm) / MS;
+    assertThat(trace.get(4)).isEqualTo(startedAt + " attempt 2");
+    assertThat(limiter.rechecks()).isEqualTo(1);
   }
 
   @Test

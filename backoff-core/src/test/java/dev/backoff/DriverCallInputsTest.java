@@ -59,7 +59,7 @@ class DriverCallInputsTest {
   /** The breaker's permit for a first attempt that the gate starts. */
   private CircuitBreaker.Permit admitted(RetryPolicy<String> policy) {
     CircuitBreaker.Permit permit = Engine.admit(policy);
-    assertThat(Engine.gate(policy, 0, clock, permit, true)).isEqualTo(Effect.START);
+    assertThat(Engine.gate(policy, 0, clock, permit)).isEqualTo(Effect.START);
     return permit;
   }
 
@@ -90,7 +90,7 @@ class DriverCallInputsTest {
     RetryPolicy<String> policy = policy().circuitBreaker(breaker).build();
     long start = Engine.startNanos(policy, clock);
     CircuitBreaker.Permit permit = Engine.admit(policy);
-    assertThat(Engine.gate(policy, start, clock, permit, true)).isEqualTo(Effect.START);
+    assertThat(Engine.gate(policy, start, clock, permit)).isEqualTo(Effect.START);
 
     now[0] = 3 * MS;
     Verdict verdict = Engine.judge(policy, null, null, FAILURE);
@@ -100,12 +100,12 @@ class DriverCallInputsTest {
 
     now[0] += 10 * MS;
     permit = Engine.admit(policy);
-    assertThat(Engine.timerFired(policy, execution, permit, clock, true)).isEqualTo(Effect.START);
+    assertThat(Engine.timerFired(policy, execution, permit, clock)).isEqualTo(Effect.START);
     assertThat(Engine.outcome(execution, null, FAILURE, verdict, now[0], permit)).isEqualTo(10 * MS);
 
     now[0] += 10 * MS;
     permit = Engine.admit(policy);
-    assertThat(Engine.timerFired(policy, execution, permit, clock, false)).isEqualTo(Effect.START);
+    assertThat(Engine.timerFired(policy, execution, permit, clock)).isEqualTo(Effect.START);
     assertThat(Engine.outcome(execution, "ok", null, Engine.judge(policy, null, "ok", null), now[0], permit))
         .isEqualTo(Effect.SUCCEEDED);
     assertThat(execution.attempts()).isEqualTo(3);
@@ -134,9 +134,9 @@ class DriverCallInputsTest {
     breaker.tryAcquire().onFailure(FailureClass.TRANSIENT); // another call's failure opens the breaker
     assertThat(breaker.state()).isEqualTo(CircuitBreaker.State.OPEN);
     now[0] = 10 * MS;
-    assertThat(Engine.timerFired(policy, execution, Engine.admit(policy), clock, true)).isEqualTo(Effect.STOPPED);
+    assertThat(Engine.timerFired(policy, execution, Engine.admit(policy), clock)).isEqualTo(Effect.STOPPED);
     assertThat(execution.stopReason()).isEqualTo(StopReason.CIRCUIT_OPEN);
-    assertThat(Engine.gate(policy, 0, clock, Engine.admit(policy), true)).as("a first attempt now")
+    assertThat(Engine.gate(policy, 0, clock, Engine.admit(policy))).as("a first attempt now")
         .isEqualTo(Effect.REFUSED_CIRCUIT_OPEN);
   }
 
@@ -148,14 +148,14 @@ class DriverCallInputsTest {
     double tokens = limiter.tokens();
     long horizon = horizon(limiter);
 
-    long effect = Engine.gate(policy, 0, clock, Engine.admit(policy), true);
+    long effect = Engine.gate(policy, 0, clock, Engine.admit(policy));
     assertThat(Effect.isRecheck(effect)).as("effect %d", effect).isTrue();
     assertThat(Effect.recheckNanos(effect)).isEqualTo(horizon);
     assertThat(limiter.tokens()).as("no token taken").isEqualTo(tokens);
 
-    long firm = Engine.gate(policy, 0, clock, Engine.admit(policy), false);
-    assertThat(firm).as("the core loops' firm reservation").isGreaterThan(horizon);
-    assertThat(limiter.tokens()).isEqualTo(tokens - 1);
+    long again = Engine.gate(policy, 0, clock, Engine.admit(policy));
+    assertThat(again).as("asked again at once: still a re-check (one rule for every driver)").isEqualTo(effect);
+    assertThat(limiter.tokens()).as("still no token taken").isEqualTo(tokens);
   }
 
   @Test
@@ -167,32 +167,33 @@ class DriverCallInputsTest {
 
     now[0] = 10 * MS;
     reserveBeyondTheHorizon(limiter);
-    long effect = Engine.timerFired(policy, execution, Engine.admit(policy), clock, true);
+    long effect = Engine.timerFired(policy, execution, Engine.admit(policy), clock);
     assertThat(Effect.isRecheck(effect)).as("effect %d", effect).isTrue();
     assertThat(execution.rateTokenHeld()).isFalse();
 
     now[0] += 60_000 * MS; // the bucket has refilled
-    assertThat(Engine.timerFired(policy, execution, Engine.admit(policy), clock, true)).isEqualTo(Effect.START);
+    assertThat(Engine.timerFired(policy, execution, Engine.admit(policy), clock)).isEqualTo(Effect.START);
   }
 
   @Test
   void aRetryWaitingForItsTokenIsRefusedByABreakerThatOpenedMeanwhileAndGivesTheTokenBack() {
     CircuitBreaker breaker = breaker();
     AdaptiveRateLimiter limiter = emptyLimiter();
+    limiter.unreserve(); // the last firm slot given back: the retry's wait is one token's, within the horizon
     RetryPolicy<String> policy = policy().circuitBreaker(breaker).rateLimiter(limiter).build();
     CircuitBreaker.Permit permit = breaker.tryAcquire();
     Execution<String> execution = Engine.firstFailed(policy, 0, 0, new Random(1), permit);
     assertThat(Engine.outcome(execution, null, FAILURE, Verdict.RETRYABLE, 0, permit)).isEqualTo(10 * MS);
 
     now[0] = 10 * MS;
-    long wait = Engine.timerFired(policy, execution, Engine.admit(policy), clock, false);
+    long wait = Engine.timerFired(policy, execution, Engine.admit(policy), clock);
     assertThat(wait).as("a firm wait for the token").isPositive();
     assertThat(execution.rateTokenHeld()).isTrue();
 
     breaker.tryAcquire().onFailure(FailureClass.TRANSIENT); // opens while the retry waits, holding no permit
     now[0] += wait;
     double tokens = limiter.tokens();
-    assertThat(Engine.timerFired(policy, execution, Engine.admit(policy), clock, true)).isEqualTo(Effect.STOPPED);
+    assertThat(Engine.timerFired(policy, execution, Engine.admit(policy), clock)).isEqualTo(Effect.STOPPED);
     assertThat(execution.stopReason()).isEqualTo(StopReason.CIRCUIT_OPEN);
     assertThat(limiter.tokens()).as("the held token given back").isEqualTo(tokens + 1);
   }
@@ -200,10 +201,10 @@ class DriverCallInputsTest {
   @Test
   void aRetryOfAPolicyWithoutGatesOrBudgetStartsWithoutReadingItsExecution() {
     RetryPolicy<String> ungated = policy().build();
-    assertThat(CallMachine.timerFired(ungated, null, null, clock, true)).as("no execution read").isEqualTo(
+    assertThat(CallMachine.timerFired(ungated, null, null, clock)).as("no execution read").isEqualTo(
         CallMachine.START);
     RetryPolicy<String> budgeted = policy().budget(RetryBudgets.awsStandard()).build();
-    assertThatThrownBy(() -> CallMachine.timerFired(budgeted, null, null, clock, true))
+    assertThatThrownBy(() -> CallMachine.timerFired(budgeted, null, null, clock))
         .as("a budget's grant is the execution's to keep").isInstanceOf(NullPointerException.class);
   }
 
@@ -220,10 +221,10 @@ class DriverCallInputsTest {
 
   @Test
   void badArgumentsAreNamed() {
-    assertThatThrownBy(() -> Engine.gate(null, 0, clock, null, true)).isInstanceOf(NullPointerException.class)
+    assertThatThrownBy(() -> Engine.gate(null, 0, clock, null)).isInstanceOf(NullPointerException.class)
         .hasMessageContaining("policy");
     RetryPolicy<String> policy = policy().build();
-    assertThatThrownBy(() -> Engine.timerFired(policy, null, null, clock, true))
+    assertThatThrownBy(() -> Engine.timerFired(policy, null, null, clock))
         .isInstanceOf(NullPointerException.class).hasMessageContaining("execution");
     assertThatThrownBy(() -> Engine.startNanos(policy, null)).isInstanceOf(NullPointerException.class)
         .hasMessageContaining("clock");

@@ -32,6 +32,8 @@ final class VirtualTimeDriver {
   IntPredicate cancelInWait = n -> false;
   /** During the wait that follows attempt {@code n}, something else happens (a breaker tripped by others). */
   IntUnaryOperator duringWait = n -> n;
+  /** At the end of a re-check's wait (the clock moved on), something else happens (other calls' responses). */
+  Runnable duringRecheck = () -> {};
   String delivered;
   StopReason stopped;
 
@@ -39,13 +41,18 @@ final class VirtualTimeDriver {
   List<String> run(RetryPolicy<String> policy, Script script) {
     long start = CallMachine.startNanos(policy, clock);
     CircuitBreaker.Permit permit = CallMachine.admit(policy);
-    long effect = permit == CallMachine.OPEN ? CallMachine.REFUSED_CIRCUIT_OPEN
-        : CallMachine.meter(policy, null, start, clock, permit);
-    if (effect >= 0) {
-      trace.add("wait for token " + effect);
-      now += effect;
+    long effect = CallMachine.firstGate(policy, start, clock, permit);
+    long wait;
+    while ((wait = CallMachine.waitNanos(effect)) >= 0) {
+      boolean tokenHeld = effect >= 0;
+      trace.add((tokenHeld ? "wait for token " : "recheck ") + wait);
+      now += wait;
+      if (!tokenHeld) {
+        duringRecheck.run();
+      }
       permit = CallMachine.admit(policy);
-      effect = CallMachine.firstTokenWaited(policy, permit);
+      effect = tokenHeld ? CallMachine.firstTokenWaited(policy, permit)
+          : CallMachine.firstGate(policy, start, clock, permit);
     }
     if (effect != CallMachine.START) {
       stopped = CallMachine.refusal(effect);
@@ -77,8 +84,9 @@ final class VirtualTimeDriver {
         effect = CallMachine.record(execution, result, failure, verdict, CallMachine.outcomeNanos(execution, clock),
             permit);
       }
-      while (effect >= 0) {
-        trace.add("wait " + effect);
+      while ((wait = CallMachine.waitNanos(effect)) >= 0) {
+        boolean recheck = CallMachine.isRecheck(effect);
+        trace.add((recheck ? "recheck " : "wait ") + wait);
         if (cancelInWait.test(attempt)) {
           String held = CallMachine.stop(execution, StopReason.CANCELLED, clock);
           discard(held);
@@ -87,7 +95,10 @@ final class VirtualTimeDriver {
           return trace;
         }
         duringWait.applyAsInt(attempt);
-        now += effect;
+        now += wait;
+        if (recheck) {
+          duringRecheck.run();
+        }
         permit = CallMachine.admit(policy);
         effect = CallMachine.timerFired(execution, permit, clock);
       }

@@ -277,6 +277,139 @@ class AdaptiveRateLimiterCompositionTest {
     assertThat(limiter.tokens()).as("the token given back").isZero();
   }
 
+  // ---- waiting beyond the horizon: every driver re-checks, holding nothing --------------------------------
+
+  /**
+   * The limiter at 1 token/s (horizon max(0.5 s, 1 s) = 1 s) whose token and next slot (1 s away) other calls
+   * took: a call's next slot is 2 s away, beyond the horizon, so it re-checks after 1 s holding nothing.
+   */
+  private AdaptiveRateLimiter loadedLimiter() {
+    AdaptiveRateLimiter limiter = limiter().build();
+    limiter.onResponse(true);
+    assertThat(limiter.reserve()).isZero();
+    assertThat(limiter.reserve()).isEqualTo(Duration.ofSeconds(1).toNanos());
+    return limiter;
+  }
+
+  /**
+   * What happens at the start of a call's {@code wait}-th wait: at the first, the waiting call holds no token
+   * (the tokens are the other calls' -1) and another call takes the slot 2 s away, which a reservation held
+   * by the waiting call would have made 3 s; at the second (t = 1 s, the call re-checked again: its slot is
+   * still 2 s away), a success moves the rate along its cubic to about 1.98/s.
+   */
+  private void whileWaiting(AdaptiveRateLimiter limiter, int wait) {
+    if (wait == 1) {
+      assertThat(limiter.tokens()).as("the waiting call holds no token").isEqualTo(-1.0);
+      assertThat(limiter.reserve()).as("another call takes the slot").isEqualTo(Duration.ofSeconds(2).toNanos());
+    } else if (wait == 2) {
+      assertThat(clock.nanoTime()).isEqualTo(Duration.ofSeconds(1).toNanos());
+      limiter.onResponse(false);
+      assertThat(limiter.fillRate()).as("recovering").isGreaterThan(1.9);
+    }
+  }
+
+  /**
+   * Two re-checks of 1 s, then a firm wait priced at the recovered rate: at t = 2 s the bucket holds
+   * 0.98 token (-1 at t = 1 s, refilled at about 1.98/s), so about 10 ms, where the old rate made it 1 s.
+   */
+  private static void reCheckedThenPricedAtTheRecoveredRate(List<Duration> waits, AdaptiveRateLimiter limiter) {
+    assertThat(waits).hasSize(3);
+    assertThat(waits.subList(0, 2)).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(1));
+    assertThat(waits.get(2)).isBetween(Duration.ofMillis(5), Duration.ofMillis(20));
+    assertThat(limiter.rechecks()).isEqualTo(2);
+  }
+
+  @Test
+  void syncAWaitingCallHoldsNoTokenAndIsPricedAtTheRateWhenItAsksAgain() throws Exception {
+    AdaptiveRateLimiter limiter = loadedLimiter();
+    List<Duration> waits = new java.util.ArrayList<>();
+    RetryExecutor<String> executor = RetryExecutor.of(policy(limiter).sleeper(waiting(limiter, waits)).build());
+
+    assertThat(executor.call(() -> "ok")).isEqualTo("ok");
+    reCheckedThenPricedAtTheRecoveredRate(waits, limiter);
+  }
+
+  /** A sleeper that records each wait, runs {@link #whileWaiting} at its start, then moves the clock on. */
+  private Sleeper waiting(AdaptiveRateLimiter limiter, List<Duration> waits) {
+    return nanos -> {
+      waits.add(Duration.ofNanos(nanos));
+      whileWaiting(limiter, waits.size());
+      clock.advanceNanos(nanos);
+    };
+  }
+
+  @Test
+  void syncAReCheckWhoseNextAskWouldPassTheDeadlineRefusesTheFirstAttempt() {
+    AdaptiveRateLimiter limiter = loadedLimiter();
+    List<Duration> waits = new java.util.ArrayList<>();
+    RetryExecutor<String> executor = RetryExecutor.of(policy(limiter).maxElapsed(Duration.ofMillis(1_500))
+        .sleeper(waiting(limiter, waits)).build());
+
+    // At t = 1 s the slot is 2 s away again (another call took it): the next ask, at 2 s, would pass 1.5 s.
+    assertThat(catchThrowable(() -> executor.call(() -> "never"))).isInstanceOf(RateLimitedException.class)
+        .hasMessageContaining("would end past the policy's deadline");
+    assertThat(waits).containsExactly(Duration.ofSeconds(1));
+    assertThat(limiter.tokens()).as("the other calls' slots only").isEqualTo(-1.0);
+  }
+
+  @Test
+  void asyncAReCheckWhoseNextAskWouldPassTheDeadlineRefusesTheFirstAttempt() {
+    AdaptiveRateLimiter limiter = loadedLimiter();
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(
+        policy(limiter).maxElapsed(Duration.ofMillis(1_500)).build(), scheduler);
+
+    CompletableFuture<String> future = executor.call(() -> CompletableFuture.completedFuture("never"));
+    whileWaiting(limiter, 1);
+    assertThat(scheduler.runNext()).isTrue(); // t = 1 s: as above
+
+    assertThat(catchThrowable(future::get)).cause().isInstanceOf(RateLimitedException.class)
+        .hasMessageContaining("would end past the policy's deadline");
+    assertThat(scheduler.delays()).containsExactly(Duration.ofSeconds(1));
+    assertThat(scheduler.pending()).isZero();
+    assertThat(limiter.tokens()).as("the other calls' slots only").isEqualTo(-1.0);
+  }
+
+  @Test
+  void asyncAWaitingCallHoldsNoTokenAndIsPricedAtTheRateWhenItAsksAgain() throws Exception {
+    AdaptiveRateLimiter limiter = loadedLimiter();
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(policy(limiter).build(), scheduler);
+    AtomicInteger attempts = new AtomicInteger();
+
+    CompletableFuture<String> future = executor.call(() -> {
+      attempts.incrementAndGet();
+      return CompletableFuture.completedFuture("ok");
+    });
+    for (int wait = 1; scheduler.pending() > 0; wait++) {
+      assertThat(attempts).as("nothing sent while waiting").hasValue(0);
+      whileWaiting(limiter, wait);
+      scheduler.runNext();
+    }
+
+    assertThat(future.get()).isEqualTo("ok");
+    reCheckedThenPricedAtTheRecoveredRate(scheduler.delays(), limiter);
+  }
+
+  @Test
+  void hedgedAWaitingCallHoldsNoTokenAndIsPricedAtTheRateWhenItAsksAgain() throws Exception {
+    AdaptiveRateLimiter limiter = loadedLimiter();
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(policy(limiter)
+        .hedging(Hedging.after(Duration.ofSeconds(5))).build(), scheduler);
+    AtomicInteger attempts = new AtomicInteger();
+
+    CompletableFuture<String> future = executor.call(() -> {
+      attempts.incrementAndGet();
+      return CompletableFuture.completedFuture("ok");
+    });
+    for (int wait = 1; attempts.get() == 0; wait++) {
+      whileWaiting(limiter, wait);
+      assertThat(scheduler.runNext()).isTrue();
+    }
+
+    assertThat(future.get()).isEqualTo("ok");
+    // The first attempt's three waits, then its hedge planned 5 s after it started (cancelled by its success).
+    reCheckedThenPricedAtTheRecoveredRate(scheduler.delays().subList(0, 3), limiter);
+  }
+
   /** A hedged call's throttled attempts reach the limiter too (its attempts are not gated yet). */
   @Test
   void aHedgedCallsThrottlesAreReported() throws Exception {

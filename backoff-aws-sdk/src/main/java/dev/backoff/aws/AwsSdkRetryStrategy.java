@@ -119,7 +119,7 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
   public AcquireInitialTokenResponse acquireInitialToken(AcquireInitialTokenRequest request) {
     Token token = new Token(request.scope(), Engine.startNanos(policy, clock));
     CircuitBreaker.Permit permit = Engine.admit(policy);
-    long effect = Engine.gate(policy, token.startNanos, clock, permit, false);
+    long effect = Engine.gateFirm(policy, token.startNanos, clock, permit);
     long tokenWait = 0;
     if (Effect.isWait(effect)) {
       tokenWait = effect;
@@ -171,11 +171,11 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
     long backoff = effect;
     long tokenWait = 0;
     CircuitBreaker.Permit next = Engine.admit(execution);
-    effect = Engine.timerFired(policy, execution, next, clock, false);
+    effect = Engine.timerFiredFirm(policy, execution, next, clock);
     if (Effect.isWait(effect)) { // the limiter's token, held: it refills while the backoff runs
       tokenWait = effect;
       next = Engine.admit(execution);
-      effect = Engine.timerFired(policy, execution, next, clock, false);
+      effect = Engine.timerFiredFirm(policy, execution, next, clock);
     }
     if (effect != Effect.START) {
       throw stopped(token, execution.stopReason(), failure, null);

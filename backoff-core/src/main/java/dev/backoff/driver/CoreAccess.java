@@ -82,8 +82,16 @@ public interface CoreAccess {
   long startNanos(RetryPolicy<?> policy, dev.backoff.NanoClock clock);
 
   /** The gate in front of the first attempt (see {@link Engine#gate}). */
+  /** {@link Engine#gateFirm}. */
+  long gateFirm(RetryPolicy<?> policy, long startNanos, dev.backoff.NanoClock clock,
+      dev.backoff.CircuitBreaker.Permit permit);
+
+  /** {@link Engine#timerFiredFirm}. */
+  long timerFiredFirm(RetryPolicy<?> policy, Execution<?> execution, dev.backoff.CircuitBreaker.Permit permit,
+      dev.backoff.NanoClock clock);
+
   long gate(RetryPolicy<?> policy, long startNanos, dev.backoff.NanoClock clock,
-      dev.backoff.CircuitBreaker.Permit permit, boolean recheck);
+      dev.backoff.CircuitBreaker.Permit permit);
 
   /** The first attempt's wait for its token is over (see {@link Engine#tokenWaited}). */
   long tokenWaited(RetryPolicy<?> policy, dev.backoff.CircuitBreaker.Permit permit);
@@ -105,7 +113,7 @@ public interface CoreAccess {
 
   /** A wait the machine asked for is over (see {@link Engine#timerFired}). */
   long timerFired(RetryPolicy<?> policy, Execution<?> execution, dev.backoff.CircuitBreaker.Permit permit,
-      dev.backoff.NanoClock clock, boolean recheck);
+      dev.backoff.NanoClock clock);
 
   /** The caller or a deadline stopped the call (see {@link Engine#stop}). */
   <R> R stop(Execution<R> execution, dev.backoff.StopReason reason, dev.backoff.NanoClock clock);

@@ -36,8 +36,9 @@ public final class Effect {
   }
 
   /**
-   * Whether the effect is a re-check (only with {@code recheck} gates): wait {@link #recheckNanos} holding no
-   * breaker permit and no limiter token, then ask the whole gate again.
+   * Whether the effect is a re-check (the rate limiter's wait is beyond its horizon): wait
+   * {@link #recheckNanos} holding no breaker permit, no concurrency slot and no limiter token, then ask the
+   * whole gate again (priced at the rate of that moment).
    */
   public static boolean isRecheck(long effect) {
     return effect < RECHECK;

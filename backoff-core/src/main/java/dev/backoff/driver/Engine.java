@@ -318,18 +318,31 @@ public final class Engine {
    * The gate in front of the first attempt, for the breaker's answer {@code permit} from {@link #admit}:
    * {@link Effect#START}; {@link Effect#REFUSED_CIRCUIT_OPEN}; the rate limiter's wait ({@code >= 0}: the
    * driver holds its token and no permit, and calls {@link #tokenWaited} with a fresh {@link #admit} after
-   * it); {@link Effect#REFUSED_RATE_LIMITED} or {@link Effect#REFUSED_DEADLINE}; or, when {@code recheck},
-   * a re-check ({@link Effect#isRecheck}: holding nothing, wait and ask this gate again).
+   * it); {@link Effect#REFUSED_RATE_LIMITED} or {@link Effect#REFUSED_DEADLINE} (also when a re-check's next
+   * ask would fall past the deadline); or a re-check ({@link Effect#isRecheck}: the wait is beyond the
+   * limiter's horizon; holding nothing, wait {@link Effect#recheckNanos} and ask this gate again, with a
+   * fresh {@link #admit}). Every driver, the core's own loops included, waits for the limiter so.
    *
-   * @param recheck reserve with {@link dev.backoff.AdaptiveRateLimiter#reserveOrRecheck()} (the simulator
-   *     does), rather than {@link dev.backoff.AdaptiveRateLimiter#reserve()} as the core's loops do
    * @throws NullPointerException if {@code policy} or {@code clock} is null
    */
-  public static long gate(RetryPolicy<?> policy, long startNanos, NanoClock clock, CircuitBreaker.Permit permit,
-      boolean recheck) {
+  public static long gate(RetryPolicy<?> policy, long startNanos, NanoClock clock, CircuitBreaker.Permit permit) {
     RetryLoops.requireNonNull("policy", policy);
     RetryLoops.requireNonNull("clock", clock);
-    return Bridge.core().gate(policy, startNanos, clock, permit, recheck);
+    return Bridge.core().gate(policy, startNanos, clock, permit);
+  }
+
+  /**
+   * {@link #gate}, for a driver that cannot ask again after a wait it is handed (the AWS SDK sleeps the delay
+   * of the token it is given, then sends the attempt without asking): the rate limiter's answer is a firm
+   * reservation at today's price (its token held through the wait), never a re-check.
+   *
+   * @throws NullPointerException if {@code policy} or {@code clock} is null
+   */
+  public static long gateFirm(RetryPolicy<?> policy, long startNanos, NanoClock clock,
+      CircuitBreaker.Permit permit) {
+    RetryLoops.requireNonNull("policy", policy);
+    RetryLoops.requireNonNull("clock", clock);
+    return Bridge.core().gateFirm(policy, startNanos, clock, permit);
   }
 
   /**
@@ -406,8 +419,8 @@ public final class Engine {
    * Input: a wait that {@link #outcome} or this method asked for is over, with the breaker's answer
    * {@code permit} from a fresh {@link #admit}. The gate is asked again (only the breaker after a wait for
    * the limiter's token): {@link Effect#START} (the retry starts: discard
-   * {@code execution}'s held result, if the driver keeps results), another wait, a re-check when
-   * {@code recheck} (see {@link #gate}), or {@link Effect#STOPPED} (a gate refused the retry: the call ends
+   * {@code execution}'s held result, if the driver keeps results), another wait, a re-check (see
+   * {@link #gate}; a retry's re-check holds nothing, and the next timer asks the whole gate again), or {@link Effect#STOPPED} (a gate refused the retry: the call ends
    * with its held result or last failure).
    *
    * @param policy the call's policy, or one with the same circuit breaker, rate limiter and budget (the
@@ -415,11 +428,25 @@ public final class Engine {
    * @throws NullPointerException if {@code policy}, {@code execution} or {@code clock} is null
    */
   public static long timerFired(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
-      NanoClock clock, boolean recheck) {
+      NanoClock clock) {
     RetryLoops.requireNonNull("policy", policy);
     RetryLoops.requireNonNull("execution", execution);
     RetryLoops.requireNonNull("clock", clock);
-    return Bridge.core().timerFired(policy, execution, permit, clock, recheck);
+    return Bridge.core().timerFired(policy, execution, permit, clock);
+  }
+
+  /**
+   * {@link #timerFired(RetryPolicy, Execution, CircuitBreaker.Permit, NanoClock)}, for a driver that cannot ask
+   * again after a wait (see {@link #gateFirm}): the rate limiter's answer is a firm reservation.
+   *
+   * @throws NullPointerException if {@code policy}, {@code execution} or {@code clock} is null
+   */
+  public static long timerFiredFirm(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+      NanoClock clock) {
+    RetryLoops.requireNonNull("policy", policy);
+    RetryLoops.requireNonNull("execution", execution);
+    RetryLoops.requireNonNull("clock", clock);
+    return Bridge.core().timerFiredFirm(policy, execution, permit, clock);
   }
 
   /**

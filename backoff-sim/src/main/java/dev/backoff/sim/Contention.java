@@ -309,9 +309,9 @@ public final class Contention {
           long effect;
           if (execution == null) {
             startNanos[client] = Engine.startNanos(policy, virtual);
-            effect = Engine.gate(policy, startNanos[client], virtual, permit, false);
+            effect = Engine.gate(policy, startNanos[client], virtual, permit);
           } else {
-            effect = Engine.timerFired(policy, execution, permit, virtual, false);
+            effect = Engine.timerFired(policy, execution, permit, virtual);
           }
           if (effect != Effect.START) { // refused: the client gives up without writing
             remaining--;

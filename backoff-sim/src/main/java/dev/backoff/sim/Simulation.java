@@ -268,12 +268,12 @@ final class Simulation {
     CircuitBreaker.Permit permit = execution != null ? Engine.admit(execution) : Engine.admit(callerPolicy);
     long effect;
     if (execution != null) {
-      effect = Engine.timerFired(callerPolicy, execution, permit, clock, true);
+      effect = Engine.timerFired(callerPolicy, execution, permit, clock);
     } else if (caller.tokenHeld) {
       caller.tokenHeld = false;
       effect = Engine.tokenWaited(callerPolicy, permit);
     } else {
-      effect = Engine.gate(callerPolicy, caller.callStartNanos, clock, permit, true);
+      effect = Engine.gate(callerPolicy, caller.callStartNanos, clock, permit);
     }
     if (effect != Effect.START) {
       notStarted(caller, effect, now);
