@@ -18,6 +18,7 @@ import dev.backoff.testing.ScriptedRandom;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeoutException;
 import java.util.random.RandomGenerator;
 
@@ -216,6 +217,12 @@ final class ConformanceTable {
         new Scenario("the concurrency limiter refuses a hedge", hedged, null, List.of(fail()), null,
             1, List.of(), List.of(), StopReason.CONCURRENCY_LIMITED, null, "attempt 1", false)
             .concurrencyLimitedBy(ConformanceTable::bulkhead, 1),
+        // The first attempt never answers and holds the bulkhead's second slot: the hedge due at 100 ms is
+        // refused and no further hedge starts; the call waits for the first attempt until the caller stops it
+        // at 250 ms, which cancels that attempt and gives its slot back.
+        new Scenario("a refused hedge leaves the first attempt in flight", hedged, null, List.of(hang()),
+            ofMillis(250), 1, List.of(), List.of(), Scenario.CALLER, null, null, false, null, 1, null)
+            .concurrencyLimitedBy(ConformanceTable::bulkhead, 1),
         // The recovery's value is the call's result once the attempts ran out (after the same waits as above).
         new Scenario("recovery after the attempts ran out", base, null, List.of(fail()), null,
             4, List.of(ofMillis(50), ofMillis(50), ofMillis(300)), List.of(ofMillis(50), ofMillis(50), ofMillis(300)),
@@ -223,6 +230,17 @@ final class ConformanceTable {
         new Scenario("recovery not called on success", base, null, List.of(fail(), fail(), answer("ok")), null,
             3, List.of(ofMillis(50), ofMillis(50)), List.of(ofMillis(50), ofMillis(50)), null, "ok", null, false)
             .recovering(0));
+  }
+
+  /**
+   * Rows on which every driver that runs them disagrees with the row, the same way, because the engine does:
+   * by row name, each with why. Every driver's {@link DriverRunner#knownDisagreements()} includes them.
+   */
+  static Map<String, String> engineDisagreements() {
+    return Map.of("a refused hedge leaves the first attempt in flight", "listeners hear \"CANCELLED after 0\" "
+        + "although the call made 1 attempt (in flight when the caller stopped it; where a hedge wins, its "
+        + "cancelled loser is counted): every hedging driver hears the same count, so it is the engine's "
+        + "(backoff-core), not fixed yet");
   }
 
   /** The message of the failure a call gets when the concurrency limiter refuses its first attempt. */
