@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.DynamicContainer.dynamicContainer;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
+import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.RetryHistory;
 import dev.backoff.StopReason;
 import dev.backoff.testing.ScriptedBudget;
@@ -42,17 +43,26 @@ class ConformanceTest {
             .filter(scenario -> runner.judgesResults() || !scenario.retriesResults())
             .filter(scenario -> !runner.notOffered().containsKey(scenario.mechanism()))
             .map(scenario -> dynamicTest(scenario.name(), () -> {
+              String refusal = refusal(runner, scenario);
               String disagreement = runner.knownDisagreements().get(scenario.name());
-              if (disagreement != null) {
+              if (refusal == null && disagreement != null) {
                 Assumptions.abort("disabled, a known disagreement: " + disagreement);
               }
-              String refusal = runner.refusals().get(scenario.mechanism());
               if (refusal == null) {
                 check(runner, scenario);
               } else {
                 checkRefused(runner, scenario, refusal);
               }
             }))));
+  }
+
+  /**
+   * The part of the message with which {@code runner} refuses {@code scenario}, or null if it runs it: the
+   * refusal of the row's mechanism, or of hedging when the row's policy hedges (a row in another column).
+   */
+  static String refusal(DriverRunner runner, Scenario scenario) {
+    String refusal = runner.refusals().get(scenario.mechanism());
+    return refusal == null && scenario.hedges() ? runner.refusals().get(Mechanism.HEDGING) : refusal;
   }
 
   /**
@@ -68,10 +78,19 @@ class ConformanceTest {
     } catch (Exception e) {
       thrown = e;
     }
-    assertThat(thrown).as("the refusal of %s", scenario.mechanism().title)
+    assertThat(thrown).as("the refusal of %s", scenario.hedges() ? "hedging" : scenario.mechanism().title)
         .isInstanceOfAny(IllegalArgumentException.class, IllegalStateException.class)
         .hasMessageContaining(refusal);
     assertThat(trial.attempts()).as("attempts").isZero();
+    assertSlotsGivenBack(trial);
+  }
+
+  /** Once the other call gave its slots back, the row's concurrency limiter (if any) has nothing in flight. */
+  static void assertSlotsGivenBack(Trial trial) {
+    ConcurrencyLimiter limiter = trial.releaseHeldSlots();
+    if (limiter != null) {
+      assertThat(limiter.inFlight()).as("attempts in flight on %s after the call", limiter).isZero();
+    }
   }
 
   /** Runs one row through one driver and asserts everything the row expects. */
@@ -149,6 +168,10 @@ class ConformanceTest {
     } else {
       softly.assertThat(outcome.result()).as("result after the caller stopped the call").isNull();
     }
+    ConcurrencyLimiter limiter = trial.releaseHeldSlots();
+    if (limiter != null) {
+      softly.assertThat(limiter.inFlight()).as("attempts in flight on %s after the call", limiter).isZero();
+    }
     softly.assertAll();
   }
 
@@ -158,49 +181,70 @@ class ConformanceTest {
     return Duration.ofNanos((duration.toNanos() + step - 1) / step * step);
   }
 
-  @Test
-  void aDriverThatDoesNotWaitFailsTheTable() {
-    DriverRunner impatient = new DriverRunner() {
+  /** What a test's runner does with a trial. */
+  @FunctionalInterface
+  interface Run {
+    DriverRunner.Outcome run(Trial trial) throws Exception;
+  }
+
+  /** A runner of {@code name} that runs each trial with {@code run}: a driver that breaks a rule, in a test. */
+  static DriverRunner named(String name, Run run) {
+    return new DriverRunner() {
       @Override
       public String name() {
-        return "impatient";
+        return name;
       }
 
       @Override
       public Outcome run(Trial trial) throws Exception {
-        // Sleeps without moving time: the waits between attempts come out zero.
-        dev.backoff.RetryExecutor<String> executor = dev.backoff.RetryExecutor.of(
-            trial.policy(new dev.backoff.testing.FakeClock())).withSleeper(nanos -> { });
-        return Outcome.of(executor.call(trial::attempt));
+        return run.run(trial);
       }
     };
+  }
+
+  /** Asserts that {@code runner} fails {@code row}, the failure naming {@code what}. */
+  static void assertFailsTheTable(DriverRunner runner, Scenario row, String what) {
+    assertThatThrownBy(() -> check(runner, row)).isInstanceOf(AssertionError.class).hasMessageContaining(what);
+  }
+
+  @Test
+  void aDriverThatDoesNotWaitFailsTheTable() {
+    DriverRunner impatient = named("impatient", trial -> {
+      // Sleeps without moving time: the waits between attempts come out zero.
+      dev.backoff.RetryExecutor<String> executor = dev.backoff.RetryExecutor.of(
+          trial.policy(new dev.backoff.testing.FakeClock())).withSleeper(nanos -> { });
+      return DriverRunner.Outcome.of(executor.call(trial::attempt));
+    });
     Scenario failTwice = ConformanceTable.scenarios().get(0);
-    assertThatThrownBy(() -> check(impatient, failTwice)).isInstanceOf(AssertionError.class)
-        .hasMessageContaining("waits between attempts");
+    assertFailsTheTable(impatient, failTwice, "waits between attempts");
+  }
+
+  @Test
+  void aDriverThatKeepsAConcurrencySlotFailsTheTable() {
+    DriverRunner hoarder = named("hoarder", trial -> {
+      DriverRunner.Outcome outcome = new AsyncRunner().run(trial);
+      // A slot taken beside the call and never given back, as a driver losing an attempt's permit would.
+      trial.releaseHeldSlots().tryAcquire(dev.backoff.ConcurrencyLimiter.AttemptKind.FIRST);
+      return outcome;
+    });
+    Scenario lone = ConformanceTable.scenarios().stream()
+        .filter(row -> row.mechanism() == Mechanism.CONCURRENCY && row.heldSlots() == 0).findFirst().orElseThrow();
+    assertFailsTheTable(hoarder, lone, "attempts in flight");
   }
 
   @Test
   void aDriverThatRetriesOnceMoreFailsTheTable() {
-    DriverRunner oneMore = new DriverRunner() {
-      @Override
-      public String name() {
-        return "one more";
+    DriverRunner oneMore = named("one more", trial -> {
+      DriverRunner.Outcome outcome = new SyncRunner().run(trial);
+      try {
+        trial.attempt(); // an attempt of its own after the engine stopped
+      } catch (IllegalArgumentException expected) {
+        // the row's script answers it with its abort
       }
-
-      @Override
-      public Outcome run(Trial trial) throws Exception {
-        Outcome outcome = new SyncRunner().run(trial);
-        try {
-          trial.attempt(); // an attempt of its own after the engine stopped
-        } catch (IllegalArgumentException expected) {
-          // the row's script answers it with its abort
-        }
-        return outcome;
-      }
-    };
+      return outcome;
+    });
     Scenario abort = ConformanceTable.scenarios().get(4);
     assertThat(abort.stop()).isEqualTo(StopReason.ABORTED);
-    assertThatThrownBy(() -> check(oneMore, abort)).isInstanceOf(AssertionError.class)
-        .hasMessageContaining("attempts");
+    assertFailsTheTable(oneMore, abort, "attempts");
   }
 }

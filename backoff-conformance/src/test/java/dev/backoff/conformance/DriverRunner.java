@@ -88,10 +88,11 @@ public interface DriverRunner {
   /**
    * Rows this driver disagrees on with the engine, by row name, each with why: a bug found by the matrix and
    * not fixed yet. Their cells are skipped with the reason (as {@code @Disabled} would), and the generated
-   * matrix shows them.
+   * matrix shows them. By default the engine's own ({@link ConformanceTable#engineDisagreements()}), which every
+   * driver shares.
    */
   default Map<String, String> knownDisagreements() {
-    return Map.of();
+    return ConformanceTable.engineDisagreements();
   }
 
   /**

@@ -84,12 +84,20 @@ class MatrixDocTest {
     }
     List<Scenario> judged = column.stream().filter(row -> driver.judgesResults() || !row.retriesResults()).toList();
     Map<String, String> disagreements = driver.knownDisagreements();
-    List<Scenario> disabled = judged.stream().filter(row -> disagreements.containsKey(row.name())).toList();
-    int passing = judged.size() - disabled.size();
+    // A row of another column whose policy hedges is refused by a driver refusing hedging (asserted as such).
+    List<Scenario> hedgeRefused = judged.stream()
+        .filter(row -> row.hedges() && driver.refusals().containsKey(Mechanism.HEDGING)).toList();
+    List<Scenario> disabled = judged.stream()
+        .filter(row -> disagreements.containsKey(row.name()) && !hedgeRefused.contains(row)).toList();
+    int passing = judged.size() - disabled.size() - hedgeRefused.size();
     StringBuilder cell = new StringBuilder("pass ").append(passing).append('/').append(column.size());
     if (judged.size() < column.size()) {
       cell.append(' ').append(note(notes, (column.size() - judged.size())
           + " rows need the policy's result rules: a stream has no single result to judge"));
+    }
+    if (!hedgeRefused.isEmpty()) {
+      cell.append(", refused ").append(hedgeRefused.size()).append(' ').append(note(notes,
+          "the row's policy hedges: refused before any attempt, with the driver's refusal of hedging"));
     }
     if (!disabled.isEmpty()) {
       cell.append(", **disabled** ").append(disabled.size()).append(' ').append(note(notes,

@@ -8,6 +8,7 @@ public enum Mechanism {
   BUDGET("budget"),
   BREAKER("breaker"),
   LIMITER("rate limiter"),
+  CONCURRENCY("concurrency limiter"),
   HEDGING("hedging"),
   RECOVERY("recovery"),
   PUSHBACK("pushback"),

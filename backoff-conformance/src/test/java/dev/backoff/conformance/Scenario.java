@@ -2,6 +2,7 @@ package dev.backoff.conformance;
 
 import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.CircuitBreaker;
+import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.NanoClock;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
@@ -40,12 +41,16 @@ import java.util.function.Supplier;
  *     limiter's token delays it)
  * @param recoveries null: the call has no recovery; else how many times its recovery must run (the
  *     {@linkplain Trial#recovery() trial's recovery} answers {@code "recovered from <stop reason>"})
+ * @param concurrency a fresh concurrency limiter per trial on the driver's clock, or null for none
+ * @param heldSlots how many of its slots another call holds (first attempts) while the row's call runs; the
+ *     trial gives them back after the call, and then the limiter must have no attempt in flight
  */
 record Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> budget, List<Step> script,
     Duration cancelAfter, int attempts, List<Duration> waits, List<Duration> scheduled, StopReason stop,
     String result, String failure, boolean retriesResults, List<String> budgetLog, int cancelledAttempts,
     Function<NanoClock, CircuitBreaker> breaker, Mechanism mechanism, Function<NanoClock, AdaptiveRateLimiter> limiter,
-    Duration firstAttemptAt, Integer recoveries) {
+    Duration firstAttemptAt, Integer recoveries, Function<NanoClock, ConcurrencyLimiter> concurrency,
+    int heldSlots) {
 
   /** A row of the basic retries (no other mechanism), without a rate limiter or recovery. */
   Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> budget, List<Step> script,
@@ -53,7 +58,7 @@ record Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> b
       String result, String failure, boolean retriesResults, List<String> budgetLog, int cancelledAttempts,
       Function<NanoClock, CircuitBreaker> breaker) {
     this(name, policy, budget, script, cancelAfter, attempts, waits, scheduled, stop, result, failure,
-        retriesResults, budgetLog, cancelledAttempts, breaker, Mechanism.RETRIES, null, Duration.ZERO, null);
+        retriesResults, budgetLog, cancelledAttempts, breaker, Mechanism.RETRIES, null, Duration.ZERO, null, null, 0);
   }
 
   /** A row without a circuit breaker. */
@@ -75,21 +80,37 @@ record Scenario(String name, RetryPolicy<String> policy, Supplier<RetryBudget> b
   /** This row, in {@code mechanism}'s column of the matrix. */
   Scenario in(Mechanism column) {
     return new Scenario(name, policy, budget, script, cancelAfter, attempts, waits, scheduled, stop, result,
-        failure, retriesResults, budgetLog, cancelledAttempts, breaker, column, limiter, firstAttemptAt, recoveries);
+        failure, retriesResults, budgetLog, cancelledAttempts, breaker, column, limiter, firstAttemptAt, recoveries,
+        concurrency, heldSlots);
   }
 
   /** This row with a fresh {@code limiter} per trial, whose first attempt starts {@code firstAt} after the call. */
   Scenario limitedBy(Function<NanoClock, AdaptiveRateLimiter> rateLimiter, Duration firstAt) {
     return new Scenario(name, policy, budget, script, cancelAfter, attempts, waits, scheduled, stop, result,
         failure, retriesResults, budgetLog, cancelledAttempts, breaker, Mechanism.LIMITER, rateLimiter, firstAt,
-        recoveries);
+        recoveries, concurrency, heldSlots);
   }
 
   /** This row with the trial's recovery, which must run {@code calls} times. */
   Scenario recovering(int calls) {
     return new Scenario(name, policy, budget, script, cancelAfter, attempts, waits, scheduled, stop, result,
         failure, retriesResults, budgetLog, cancelledAttempts, breaker, Mechanism.RECOVERY, limiter,
-        firstAttemptAt, calls);
+        firstAttemptAt, calls, concurrency, heldSlots);
+  }
+
+  /**
+   * This row with a fresh concurrency limiter per trial, {@code held} of whose slots another call holds while
+   * the row's call runs.
+   */
+  Scenario concurrencyLimitedBy(Function<NanoClock, ConcurrencyLimiter> limiter, int held) {
+    return new Scenario(name, policy, budget, script, cancelAfter, attempts, waits, scheduled, stop, result,
+        failure, retriesResults, budgetLog, cancelledAttempts, breaker, Mechanism.CONCURRENCY, this.limiter,
+        firstAttemptAt, recoveries, limiter, held);
+  }
+
+  /** Whether the row's policy hedges (a driver refusing hedging refuses the row, whatever its column). */
+  boolean hedges() {
+    return policy.hedging() != null;
   }
 
   /** Stands for {@link DriverRunner#callerStop()} in {@link #stop}. */

@@ -1,5 +1,6 @@
 package dev.backoff.conformance;
 
+import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.NanoClock;
 import dev.backoff.Recovery;
 import dev.backoff.RetryBudget;
@@ -30,6 +31,8 @@ public final class Trial {
   private int cancelledAttempts;
   private long originNanos;
   private final List<String> recoveries = new ArrayList<>();
+  private ConcurrencyLimiter concurrencyLimiter;
+  private final List<ConcurrencyLimiter.Permit> heldSlots = new ArrayList<>();
 
   /**
    * Thrown by {@link #attempt()} for an attempt that never completes ({@link ConformanceTable#hang()}): the
@@ -96,6 +99,17 @@ public final class Trial {
     if (scenario.limiter() != null) {
       builder.rateLimiter(scenario.limiter().apply(clock));
     }
+    if (scenario.concurrency() != null) {
+      concurrencyLimiter = scenario.concurrency().apply(clock);
+      for (int i = 0; i < scenario.heldSlots(); i++) { // another call's attempts, in flight during this one
+        ConcurrencyLimiter.Permit slot = concurrencyLimiter.tryAcquire(ConcurrencyLimiter.AttemptKind.FIRST);
+        if (slot == null) {
+          throw new AssertionError("the other call could not take slot " + (i + 1) + " of " + concurrencyLimiter);
+        }
+        heldSlots.add(slot);
+      }
+      builder.concurrencyLimiter(concurrencyLimiter);
+    }
     return builder.build();
   }
 
@@ -149,6 +163,16 @@ public final class Trial {
   /** What the recovery heard, once per run ("ATTEMPTS_EXHAUSTED after 4"). */
   synchronized List<String> recoveries() {
     return List.copyOf(recoveries);
+  }
+
+  /**
+   * The other call gives its slots back; returns the row's concurrency limiter (null if it has none), on
+   * which the call itself must then hold no slot.
+   */
+  synchronized ConcurrencyLimiter releaseHeldSlots() {
+    heldSlots.forEach(ConcurrencyLimiter.Permit::release);
+    heldSlots.clear();
+    return concurrencyLimiter;
   }
 
   /** When each attempt started, measured from {@link #policy}. */
