@@ -16,13 +16,14 @@ public final class PolicyResult {
   private final boolean breaker;
   private final boolean adaptive;
   private final boolean hedging;
+  private final boolean concurrency;
 
   PolicyResult(String name, Summary summary, List<Second> series, long events) {
-    this(name, summary, series, events, List.of(), false, false, false);
+    this(name, summary, series, events, List.of(), false, false, false, false);
   }
 
   PolicyResult(String name, Summary summary, List<Second> series, long events, List<Protection> protection,
-      boolean breaker, boolean adaptive, boolean hedging) {
+      boolean breaker, boolean adaptive, boolean hedging, boolean concurrency) {
     this.name = name;
     this.summary = summary;
     this.series = List.copyOf(series);
@@ -31,6 +32,7 @@ public final class PolicyResult {
     this.breaker = breaker;
     this.adaptive = adaptive;
     this.hedging = hedging;
+    this.concurrency = concurrency;
   }
 
   static PolicyResult of(Simulation simulation, long events) {
@@ -50,11 +52,12 @@ public final class PolicyResult {
     List<Protection> protection = new ArrayList<>(m.seconds);
     for (int t = 0; t < m.seconds; t++) {
       protection.add(new Protection(t, p.breakerOpen[t], p.breakerHalfOpen[t], p.refused[t], p.limiterFillRate[t],
-          p.limiterWaits[t], p.limiterRefused[t], p.hedgesSent[t], p.hedgesInFlight[t], p.hedgesWon[t]));
+          p.limiterWaits[t], p.limiterRefused[t], p.hedgesSent[t], p.hedgesInFlight[t], p.hedgesWon[t],
+          p.concurrencyLimit[t], p.concurrencyRefusedFirst[t], p.concurrencyRefusedRetries[t]));
     }
     PolicySpec spec = simulation.spec;
     return new PolicyResult(spec.name, summary, series, events, protection, spec.breaker != null,
-        spec.adaptive != null, spec.hedge != null);
+        spec.adaptive != null, spec.hedge != null, spec.concurrency != null);
   }
 
   private static double seconds(long clientLatencyNanos) {
@@ -97,6 +100,32 @@ public final class PolicyResult {
   /** Whether the policy hedges ({@code +hedge}). */
   public boolean usesHedging() {
     return hedging;
+  }
+
+  /** Whether the policy has a concurrency limiter ({@code +concurrency}). */
+  public boolean usesConcurrencyLimiter() {
+    return concurrency;
+  }
+
+  /** First attempts the concurrency limiter refused over the run (see {@link Protection#concurrencyRefusedFirst()}). */
+  public long concurrencyRefusedFirst() {
+    long total = 0;
+    for (Protection second : protection) {
+      total += second.concurrencyRefusedFirst();
+    }
+    return total;
+  }
+
+  /**
+   * Retries and hedges the concurrency limiter refused over the run (see
+   * {@link Protection#concurrencyRefusedRetries()}).
+   */
+  public long concurrencyRefusedRetries() {
+    long total = 0;
+    for (Protection second : protection) {
+      total += second.concurrencyRefusedRetries();
+    }
+    return total;
   }
 
   /** Calls the breaker refused over the run (see {@link Protection#refused()}); 0 without one. */
