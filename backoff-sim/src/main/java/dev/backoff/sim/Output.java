@@ -1,6 +1,7 @@
 package dev.backoff.sim;
 
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * Writes results as text: the summary table with a goodput picture per policy, the retry-storm experiment's
@@ -66,35 +67,23 @@ public final class Output {
   private static void appendProtection(StringBuilder out, PolicyResult policy, int end) {
     List<Protection> series = policy.protection();
     if (policy.usesAdaptive()) {
-      double waits = 0;
-      double refused = 0;
-      for (int t = end - 5; t < end; t++) {
-        waits += series.get(t).limiterWaits();
-        refused += series.get(t).limiterRefused();
-      }
+      double waits = fiveSeconds(series, end, Protection::limiterWaits);
+      double refused = fiveSeconds(series, end, Protection::limiterRefused);
       double rate = series.get(end - 1).limiterFillRate();
       out.append(" | limiter: ").append(rate > 0 ? Values.format(rate, 1) + " req/sec" : "off")
           .append(", waits: ").append(Values.format(waits / 5, 2)).append(" req/sec, refused: ")
           .append(Values.format(refused / 5, 2)).append(" req/sec");
     }
     if (policy.usesHedging()) {
-      double sent = 0;
-      double won = 0;
-      for (int t = end - 5; t < end; t++) {
-        sent += series.get(t).hedgesSent();
-        won += series.get(t).hedgesWon();
-      }
+      double sent = fiveSeconds(series, end, Protection::hedgesSent);
+      double won = fiveSeconds(series, end, Protection::hedgesWon);
       out.append(" | hedges: ").append(Values.format(sent / 5, 2)).append(" req/sec, in flight: ")
           .append(series.get(end - 1).hedgesInFlight()).append(", won: ").append(Values.format(won / 5, 2))
           .append(" req/sec");
     }
     if (policy.usesConcurrencyLimiter()) {
-      double first = 0;
-      double later = 0;
-      for (int t = end - 5; t < end; t++) {
-        first += series.get(t).concurrencyRefusedFirst();
-        later += series.get(t).concurrencyRefusedRetries();
-      }
+      double first = fiveSeconds(series, end, Protection::concurrencyRefusedFirst);
+      double later = fiveSeconds(series, end, Protection::concurrencyRefusedRetries);
       out.append(" | concurrency limit: ").append(series.get(end - 1).concurrencyLimit()).append(", refused first: ")
           .append(Values.format(first / 5, 2)).append(" req/sec, retries: ").append(Values.format(later / 5, 2))
           .append(" req/sec");
@@ -114,6 +103,15 @@ public final class Output {
     out.append(" | breaker open: ").append(Values.format(100 * open / 5, 0)).append("%, half-open: ")
         .append(Values.format(100 * halfOpen / 5, 0)).append("%, refused: ").append(Values.format(refused / 5, 2))
         .append(" req/sec");
+  }
+
+  /** The sum of a count over the 5 seconds before {@code end}. */
+  private static double fiveSeconds(List<Protection> series, int end, ToLongFunction<Protection> field) {
+    double sum = 0;
+    for (int t = end - 5; t < end; t++) {
+      sum += field.applyAsLong(series.get(t));
+    }
+    return sum;
   }
 
   /** Whether a policy refuses calls locally: it has a breaker or an adaptive limiter. */

@@ -2,6 +2,7 @@ package dev.backoff.sim;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * One policy's run: its name, summary and per-second series, and the number of events simulated.
@@ -109,11 +110,7 @@ public final class PolicyResult {
 
   /** First attempts the concurrency limiter refused over the run (see {@link Protection#concurrencyRefusedFirst()}). */
   public long concurrencyRefusedFirst() {
-    long total = 0;
-    for (Protection second : protection) {
-      total += second.concurrencyRefusedFirst();
-    }
-    return total;
+    return total(Protection::concurrencyRefusedFirst);
   }
 
   /**
@@ -121,60 +118,44 @@ public final class PolicyResult {
    * {@link Protection#concurrencyRefusedRetries()}).
    */
   public long concurrencyRefusedRetries() {
-    long total = 0;
-    for (Protection second : protection) {
-      total += second.concurrencyRefusedRetries();
-    }
-    return total;
+    return total(Protection::concurrencyRefusedRetries);
   }
 
   /** Calls the breaker refused over the run (see {@link Protection#refused()}); 0 without one. */
   public long refusedCalls() {
-    long total = 0;
-    for (Protection second : protection) {
-      total += second.refused();
-    }
-    return total;
+    return total(Protection::refused);
   }
 
   /** Attempts the adaptive limiter refused over the run (see {@link Protection#limiterRefused()}). */
   public long limiterRefusedCalls() {
-    long total = 0;
-    for (Protection second : protection) {
-      total += second.limiterRefused();
-    }
-    return total;
+    return total(Protection::limiterRefused);
   }
 
   /** Attempts the adaptive limiter delayed over the run (see {@link Protection#limiterWaits()}). */
   public long limiterWaits() {
-    long total = 0;
-    for (Protection second : protection) {
-      total += second.limiterWaits();
-    }
-    return total;
+    return total(Protection::limiterWaits);
   }
 
   /** Hedged attempts sent over the run (see {@link Protection#hedgesSent()}). */
   public long hedgesSent() {
-    long total = 0;
-    for (Protection second : protection) {
-      total += second.hedgesSent();
-    }
-    return total;
+    return total(Protection::hedgesSent);
   }
 
   /** Calls a hedge won over the run (see {@link Protection#hedgesWon()}). */
   public long hedgesWon() {
-    long total = 0;
-    for (Protection second : protection) {
-      total += second.hedgesWon();
-    }
-    return total;
+    return total(Protection::hedgesWon);
   }
 
   /** Events the engine processed for this run. */
   public long events() {
     return events;
+  }
+
+  private long total(ToLongFunction<Protection> field) {
+    long total = 0;
+    for (Protection second : protection) {
+      total += field.applyAsLong(second);
+    }
+    return total;
   }
 }

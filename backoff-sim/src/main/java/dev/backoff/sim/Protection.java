@@ -2,9 +2,9 @@ package dev.backoff.sim;
 
 /**
  * What the storm-protection mechanisms of one policy did in one simulated second: its circuit breakers,
- * adaptive rate limiters, hedging and concurrency limiters. A value of a mechanism the policy does not use is 0 (NaN for the
- * limiter's fill rate); {@link PolicyResult#usesBreaker()} and its siblings say which are in use. Immutable
- * and thread-safe.
+ * adaptive rate limiters, hedging and concurrency limiters. A value of a mechanism the policy does not use is
+ * 0 (NaN for the limiter's fill rate); {@link PolicyResult#usesBreaker()} and its siblings say which are in
+ * use. Immutable and thread-safe.
  *
  * @param t the second's start, in seconds from the start of the run
  * @param breakerOpen the fraction of the second's breaker time spent open: with one breaker shared by the
