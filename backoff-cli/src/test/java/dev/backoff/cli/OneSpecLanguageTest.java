@@ -113,9 +113,10 @@ class OneSpecLanguageTest {
     assertUsage(CliRunner.run("simulate", "--policies", "fixed+concurrency:maxx=5"), message);
     assertUsage(CliRunner.run("lab", "client", "--policy", "fixed+concurrency:aimd:min=10:max=5", "--duration", "1s"),
         "bad policy 'fixed+concurrency:aimd:min=10:max=5': concurrency min 10 must not exceed max 5");
-    // A good suffix gets through the parser to the simulator, which says it does not model it yet.
-    assertUsage(CliRunner.run("simulate", "--policies", "fixed+concurrency:fixed=20"),
-        "the simulator does not model the concurrency limiter yet");
+    // A good suffix gets through the parser to the simulator, which models it and counts its refusals.
+    assertThat(CliRunner.run("simulate", "--policies", "fixed+concurrency:fixed=20", "--clients", "20",
+        "--duration", "10s", "--faults", "pause@2s+2s").out)
+        .contains("conc. shed first/retry");
     assertThat(CliRunner.run("strategies").out).contains("+concurrency[:gradient|aimd|fixed=n][:key=value...]",
         "retry-share");
     assertThat(CliRunner.run("lab", "client", "--help").out).contains("+concurrency[:gradient|aimd|fixed=n]");

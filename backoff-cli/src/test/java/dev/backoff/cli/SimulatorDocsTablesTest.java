@@ -16,7 +16,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 @Tag("slow")
 class SimulatorDocsTablesTest {
   @ParameterizedTest
-  @ValueSource(strings = {"dependency-down", "throttling", "hedging-tail", "hedging-overload"})
+  @ValueSource(strings = {"dependency-down", "throttling", "hedging-tail", "hedging-overload", "concurrency-steady",
+      "concurrency-halving", "concurrency-storm"})
   void theDocsShowTheScenariosTableAndReasons(String scenario) throws Exception {
     String docs = Files.readString(Path.of("..", "docs", "simulator.md"));
     String command = "$ ./backoff simulate --scenario docs/scenarios/" + scenario + ".yaml\n";

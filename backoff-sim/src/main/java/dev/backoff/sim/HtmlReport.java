@@ -60,6 +60,13 @@ public final class HtmlReport {
         appendProtection(data, "hedgesSent", policy.protection(), x -> (double) x.hedgesSent(), 0);
         appendProtection(data, "hedgesInFlight", policy.protection(), x -> (double) x.hedgesInFlight(), 0);
       }
+      if (policy.usesConcurrencyLimiter()) {
+        appendProtection(data, "concurrencyLimit", policy.protection(), x -> (double) x.concurrencyLimit(), 0);
+        appendProtection(data, "concurrencyRefusedFirst", policy.protection(),
+            x -> (double) x.concurrencyRefusedFirst(), 0);
+        appendProtection(data, "concurrencyRefusedRetries", policy.protection(),
+            x -> (double) x.concurrencyRefusedRetries(), 0);
+      }
       data.endObject();
     }
     data.endArray().endObject();
@@ -274,6 +281,11 @@ public final class HtmlReport {
           if (lines('hedgesSent').length) {
             chart('Hedges sent per second', lines('hedgesSent'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'hedges/s'});
             chart('Hedges in flight', lines('hedgesInFlight'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'hedges'});
+          }
+          if (lines('concurrencyLimit').length) {
+            chart('Concurrency limiter: limit (attempts in flight admitted)', lines('concurrencyLimit'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'limit'});
+            chart('First attempts refused by the concurrency limiter per second', lines('concurrencyRefusedFirst'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'refused/s'});
+            chart('Retries and hedges refused by the concurrency limiter per second', lines('concurrencyRefusedRetries'), {shade: data.faults, xLabel: 'time (s)', yLabel: 'refused/s'});
           }
         }
         function contention() {

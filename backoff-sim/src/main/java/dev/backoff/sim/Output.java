@@ -1,6 +1,7 @@
 package dev.backoff.sim;
 
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * Writes results as text: the summary table with a goodput picture per policy, the retry-storm experiment's
@@ -66,26 +67,25 @@ public final class Output {
   private static void appendProtection(StringBuilder out, PolicyResult policy, int end) {
     List<Protection> series = policy.protection();
     if (policy.usesAdaptive()) {
-      double waits = 0;
-      double refused = 0;
-      for (int t = end - 5; t < end; t++) {
-        waits += series.get(t).limiterWaits();
-        refused += series.get(t).limiterRefused();
-      }
+      double waits = fiveSeconds(series, end, Protection::limiterWaits);
+      double refused = fiveSeconds(series, end, Protection::limiterRefused);
       double rate = series.get(end - 1).limiterFillRate();
       out.append(" | limiter: ").append(rate > 0 ? Values.format(rate, 1) + " req/sec" : "off")
           .append(", waits: ").append(Values.format(waits / 5, 2)).append(" req/sec, refused: ")
           .append(Values.format(refused / 5, 2)).append(" req/sec");
     }
     if (policy.usesHedging()) {
-      double sent = 0;
-      double won = 0;
-      for (int t = end - 5; t < end; t++) {
-        sent += series.get(t).hedgesSent();
-        won += series.get(t).hedgesWon();
-      }
+      double sent = fiveSeconds(series, end, Protection::hedgesSent);
+      double won = fiveSeconds(series, end, Protection::hedgesWon);
       out.append(" | hedges: ").append(Values.format(sent / 5, 2)).append(" req/sec, in flight: ")
           .append(series.get(end - 1).hedgesInFlight()).append(", won: ").append(Values.format(won / 5, 2))
+          .append(" req/sec");
+    }
+    if (policy.usesConcurrencyLimiter()) {
+      double first = fiveSeconds(series, end, Protection::concurrencyRefusedFirst);
+      double later = fiveSeconds(series, end, Protection::concurrencyRefusedRetries);
+      out.append(" | concurrency limit: ").append(series.get(end - 1).concurrencyLimit()).append(", refused first: ")
+          .append(Values.format(first / 5, 2)).append(" req/sec, retries: ").append(Values.format(later / 5, 2))
           .append(" req/sec");
     }
     if (!policy.usesBreaker()) {
@@ -105,6 +105,15 @@ public final class Output {
         .append(" req/sec");
   }
 
+  /** The sum of a count over the 5 seconds before {@code end}. */
+  private static double fiveSeconds(List<Protection> series, int end, ToLongFunction<Protection> field) {
+    double sum = 0;
+    for (int t = end - 5; t < end; t++) {
+      sum += field.applyAsLong(series.get(t));
+    }
+    return sum;
+  }
+
   /** Whether a policy refuses calls locally: it has a breaker or an adaptive limiter. */
   private static boolean refuses(PolicyResult policy) {
     return policy.usesBreaker() || policy.usesAdaptive();
@@ -113,6 +122,15 @@ public final class Output {
   private static boolean anyBreaker(SimulationResult result) {
     for (PolicyResult policy : result.policies()) {
       if (refuses(policy)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean anyConcurrency(SimulationResult result) {
+    for (PolicyResult policy : result.policies()) {
+      if (policy.usesConcurrencyLimiter()) {
         return true;
       }
     }
@@ -146,7 +164,8 @@ public final class Output {
    * numbers print as {@code -}. When a policy has a circuit breaker or
    * an adaptive limiter, a column {@code refused} gives the calls they refused (failed at once, never sent;
    * {@code -} for the policies without either); when a policy hedges, a column {@code hedges (won)} the
-   * hedges sent and the calls a hedge won.
+   * hedges sent and the calls a hedge won; when a policy has a concurrency limiter, a column
+   * {@code conc. shed first/retry}: the first attempts and the retries with hedges it refused.
    */
   public static String summaryTable(SimulationResult result) {
     boolean refusals = anyBreaker(result);
@@ -160,6 +179,11 @@ public final class Output {
     if (hedging) {
       header = java.util.Arrays.copyOf(header, header.length + 1);
       header[header.length - 1] = "hedges (won)";
+    }
+    boolean concurrency = anyConcurrency(result);
+    if (concurrency) {
+      header = java.util.Arrays.copyOf(header, header.length + 1);
+      header[header.length - 1] = "conc. shed first/retry";
     }
     List<PolicyResult> policies = result.policies();
     String[][] rows = new String[policies.size()][];
@@ -180,6 +204,11 @@ public final class Output {
       if (hedging) {
         rows[i] = java.util.Arrays.copyOf(rows[i], rows[i].length + 1);
         rows[i][rows[i].length - 1] = p.usesHedging() ? p.hedgesSent() + " (" + p.hedgesWon() + ")" : "-";
+      }
+      if (concurrency) {
+        rows[i] = java.util.Arrays.copyOf(rows[i], rows[i].length + 1);
+        rows[i][rows[i].length - 1] = p.usesConcurrencyLimiter()
+            ? p.concurrencyRefusedFirst() + "/" + p.concurrencyRefusedRetries() : "-";
       }
     }
     int[] widths = new int[header.length];
@@ -312,14 +341,17 @@ public final class Output {
    * latencies of a second in which nothing succeeded and the budget level of a policy without one are empty.
    * When a policy uses a storm-protection mechanism, every row gets the {@link Protection} columns
    * ({@code breakerOpen,breakerHalfOpen,refused,limiterFillRate,limiterWaits,limiterRefused,hedgesSent,
-   * hedgesInFlight,hedgesWon}), empty for the policies without one.
+   * hedgesInFlight,hedgesWon}), empty for the policies without one; when a policy has a concurrency limiter,
+   * also {@code concurrencyLimit,concurrencyRefusedFirst,concurrencyRefusedRetries}.
    */
   public static String csv(SimulationResult result) {
     boolean protection = anyProtection(result);
+    boolean concurrency = anyConcurrency(result);
     StringBuilder out = new StringBuilder("policy,t,newRequests,attempts,goodput,errors,timeouts,retries,gaveUp,"
         + "concurrency,peakConcurrency,latencySeconds,clientP50Seconds,clientP99Seconds,budgetLevel"
         + (protection ? ",breakerOpen,breakerHalfOpen,refused,limiterFillRate,limiterWaits,limiterRefused,"
-            + "hedgesSent,hedgesInFlight,hedgesWon" : "") + "\n");
+            + "hedgesSent,hedgesInFlight,hedgesWon" : "")
+        + (concurrency ? ",concurrencyLimit,concurrencyRefusedFirst,concurrencyRefusedRetries" : "") + "\n");
     for (PolicyResult policy : result.policies()) {
       String name = csvField(policy.name());
       List<Protection> extra = policy.protection();
@@ -343,6 +375,15 @@ public final class Output {
                 .append(p.hedgesInFlight()).append(',').append(p.hedgesWon());
           }
         }
+        if (concurrency) {
+          if (policy.usesConcurrencyLimiter()) {
+            Protection p = extra.get(s.t());
+            out.append(',').append(p.concurrencyLimit()).append(',').append(p.concurrencyRefusedFirst()).append(',')
+                .append(p.concurrencyRefusedRetries());
+          } else {
+            out.append(",,,");
+          }
+        }
         out.append('\n');
       }
     }
@@ -355,13 +396,15 @@ public final class Output {
    * logicalRequests,attempts,unfinishedRequests,verdictReason}; the verdict is its {@linkplain Recovery#id() id}; a number the run does not
    * have is an empty field; decimals as in {@link #json}. When a policy has a breaker or an adaptive
    * limiter, a column {@code refused} (the calls they refused; empty for the policies without either); when
-   * a policy hedges, columns {@code hedgesSent,hedgesWon}.
+   * a policy hedges, columns {@code hedgesSent,hedgesWon}; when a policy has a concurrency limiter, columns
+   * {@code concurrencyRefusedFirst,concurrencyRefusedRetries}.
    */
   public static String summaryCsv(SimulationResult result) {
     boolean refusals = anyBreaker(result);
     StringBuilder out = new StringBuilder("policy,verdict,recovered,baselineGoodput,goodputAfterFault,"
         + "recoverySeconds,peakConcurrency,amplification,successRatio,p99SuccessLatencySeconds,logicalRequests,"
-        + "attempts,unfinishedRequests,verdictReason" + (refusals ? ",refused" : "") + (anyHedging(result) ? ",hedgesSent,hedgesWon" : "") + "\n");
+        + "attempts,unfinishedRequests,verdictReason" + (refusals ? ",refused" : "") + (anyHedging(result) ? ",hedgesSent,hedgesWon" : "")
+        + (anyConcurrency(result) ? ",concurrencyRefusedFirst,concurrencyRefusedRetries" : "") + "\n");
     for (PolicyResult policy : result.policies()) {
       Summary s = policy.summary();
       out.append(csvField(policy.name())).append(',').append(s.verdict().id()).append(',').append(s.recovered())
@@ -378,6 +421,10 @@ public final class Output {
       }
       if (anyHedging(result)) {
         out.append(',').append(policy.usesHedging() ? policy.hedgesSent() + "," + policy.hedgesWon() : ",");
+      }
+      if (anyConcurrency(result)) {
+        out.append(',').append(policy.usesConcurrencyLimiter()
+            ? policy.concurrencyRefusedFirst() + "," + policy.concurrencyRefusedRetries() : ",");
       }
       out.append('\n');
     }
@@ -401,8 +448,10 @@ public final class Output {
    * each series entry; one with an adaptive limiter {@code limiterWaits} and {@code limiterRefused} to its
    * summary and {@code limiterFillRate} (0 until the first throttle), {@code limiterWaits} and
    * {@code limiterRefused} to each entry; one that hedges {@code hedgesSent} and {@code hedgesWon} to its
-   * summary and {@code hedgesSent}, {@code hedgesInFlight} and {@code hedgesWon} to each entry (see
-   * {@link Protection}). A policy without the mechanism has none of its keys.
+   * summary and {@code hedgesSent}, {@code hedgesInFlight} and {@code hedgesWon} to each entry; one with a
+   * concurrency limiter {@code concurrencyRefusedFirst} and {@code concurrencyRefusedRetries} to its summary
+   * and {@code concurrencyLimit}, {@code concurrencyRefusedFirst} and {@code concurrencyRefusedRetries} to each
+   * entry (see {@link Protection}). A policy without the mechanism has none of its keys.
    */
   public static String json(SimulationResult result) {
     Json json = Json.lines().object().field("policies").array();
@@ -431,6 +480,10 @@ public final class Output {
       }
       if (p.usesHedging()) {
         json.field("hedgesSent").number(p.hedgesSent()).field("hedgesWon").number(p.hedgesWon());
+      }
+      if (p.usesConcurrencyLimiter()) {
+        json.field("concurrencyRefusedFirst").number(p.concurrencyRefusedFirst())
+            .field("concurrencyRefusedRetries").number(p.concurrencyRefusedRetries());
       }
       json.endObject().field("series").array();
       for (Second t : p.series()) {
@@ -465,6 +518,12 @@ public final class Output {
           json.field("hedgesSent").number(protection.hedgesSent())
               .field("hedgesInFlight").number(protection.hedgesInFlight())
               .field("hedgesWon").number(protection.hedgesWon());
+        }
+        if (p.usesConcurrencyLimiter()) {
+          Protection protection = p.protection().get(t.t());
+          json.field("concurrencyLimit").number(protection.concurrencyLimit())
+              .field("concurrencyRefusedFirst").number(protection.concurrencyRefusedFirst())
+              .field("concurrencyRefusedRetries").number(protection.concurrencyRefusedRetries());
         }
         json.endObject();
       }

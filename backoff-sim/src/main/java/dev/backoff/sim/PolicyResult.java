@@ -2,6 +2,7 @@ package dev.backoff.sim;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.ToLongFunction;
 
 /**
  * One policy's run: its name, summary and per-second series, and the number of events simulated.
@@ -16,13 +17,14 @@ public final class PolicyResult {
   private final boolean breaker;
   private final boolean adaptive;
   private final boolean hedging;
+  private final boolean concurrency;
 
   PolicyResult(String name, Summary summary, List<Second> series, long events) {
-    this(name, summary, series, events, List.of(), false, false, false);
+    this(name, summary, series, events, List.of(), false, false, false, false);
   }
 
   PolicyResult(String name, Summary summary, List<Second> series, long events, List<Protection> protection,
-      boolean breaker, boolean adaptive, boolean hedging) {
+      boolean breaker, boolean adaptive, boolean hedging, boolean concurrency) {
     this.name = name;
     this.summary = summary;
     this.series = List.copyOf(series);
@@ -31,6 +33,7 @@ public final class PolicyResult {
     this.breaker = breaker;
     this.adaptive = adaptive;
     this.hedging = hedging;
+    this.concurrency = concurrency;
   }
 
   static PolicyResult of(Simulation simulation, long events) {
@@ -50,11 +53,12 @@ public final class PolicyResult {
     List<Protection> protection = new ArrayList<>(m.seconds);
     for (int t = 0; t < m.seconds; t++) {
       protection.add(new Protection(t, p.breakerOpen[t], p.breakerHalfOpen[t], p.refused[t], p.limiterFillRate[t],
-          p.limiterWaits[t], p.limiterRefused[t], p.hedgesSent[t], p.hedgesInFlight[t], p.hedgesWon[t]));
+          p.limiterWaits[t], p.limiterRefused[t], p.hedgesSent[t], p.hedgesInFlight[t], p.hedgesWon[t],
+          p.concurrencyLimit[t], p.concurrencyRefusedFirst[t], p.concurrencyRefusedRetries[t]));
     }
     PolicySpec spec = simulation.spec;
     return new PolicyResult(spec.name, summary, series, events, protection, spec.breaker != null,
-        spec.adaptive != null, spec.hedge != null);
+        spec.adaptive != null, spec.hedge != null, spec.concurrency != null);
   }
 
   private static double seconds(long clientLatencyNanos) {
@@ -99,53 +103,59 @@ public final class PolicyResult {
     return hedging;
   }
 
+  /** Whether the policy has a concurrency limiter ({@code +concurrency}). */
+  public boolean usesConcurrencyLimiter() {
+    return concurrency;
+  }
+
+  /** First attempts the concurrency limiter refused over the run (see {@link Protection#concurrencyRefusedFirst()}). */
+  public long concurrencyRefusedFirst() {
+    return total(Protection::concurrencyRefusedFirst);
+  }
+
+  /**
+   * Retries and hedges the concurrency limiter refused over the run (see
+   * {@link Protection#concurrencyRefusedRetries()}).
+   */
+  public long concurrencyRefusedRetries() {
+    return total(Protection::concurrencyRefusedRetries);
+  }
+
   /** Calls the breaker refused over the run (see {@link Protection#refused()}); 0 without one. */
   public long refusedCalls() {
-    long total = 0;
-    for (Protection second : protection) {
-      total += second.refused();
-    }
-    return total;
+    return total(Protection::refused);
   }
 
   /** Attempts the adaptive limiter refused over the run (see {@link Protection#limiterRefused()}). */
   public long limiterRefusedCalls() {
-    long total = 0;
-    for (Protection second : protection) {
-      total += second.limiterRefused();
-    }
-    return total;
+    return total(Protection::limiterRefused);
   }
 
   /** Attempts the adaptive limiter delayed over the run (see {@link Protection#limiterWaits()}). */
   public long limiterWaits() {
-    long total = 0;
-    for (Protection second : protection) {
-      total += second.limiterWaits();
-    }
-    return total;
+    return total(Protection::limiterWaits);
   }
 
   /** Hedged attempts sent over the run (see {@link Protection#hedgesSent()}). */
   public long hedgesSent() {
-    long total = 0;
-    for (Protection second : protection) {
-      total += second.hedgesSent();
-    }
-    return total;
+    return total(Protection::hedgesSent);
   }
 
   /** Calls a hedge won over the run (see {@link Protection#hedgesWon()}). */
   public long hedgesWon() {
-    long total = 0;
-    for (Protection second : protection) {
-      total += second.hedgesWon();
-    }
-    return total;
+    return total(Protection::hedgesWon);
   }
 
   /** Events the engine processed for this run. */
   public long events() {
     return events;
+  }
+
+  private long total(ToLongFunction<Protection> field) {
+    long total = 0;
+    for (Protection second : protection) {
+      total += field.applyAsLong(second);
+    }
+    return total;
   }
 }

@@ -3,6 +3,7 @@ package dev.backoff.sim;
 import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.Backoff;
 import dev.backoff.CircuitBreaker;
+import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.FailureClass;
 import dev.backoff.Jitter;
 import dev.backoff.RetryBudget;
@@ -20,7 +21,8 @@ import java.util.concurrent.TimeoutException;
  * ({@code storm-exponential}), with the grammar's optional suffixes: {@code +budget} attaches the scenario's
  * retry budget, {@code +breaker[:...]} a circuit breaker on the virtual clock (one per run, or one per client
  * with {@code breaker-scope: per-client}), {@code +adaptive[:...]} an adaptive rate limiter (one per run) and
- * {@code +hedge:DELAY[:MAX]} hedging. A name means the policy it means everywhere
+ * {@code +hedge:DELAY[:MAX]} hedging and {@code +concurrency[:...]} a concurrency limiter on the virtual clock
+ * (one per run, shared by its clients). A name means the policy it means everywhere
  * ({@link dev.backoff.spec.PolicySpec#builder()}: a strategy the library's 3 attempts, a preset its own limits,
  * an experiment policy none); the scenario's {@code max-attempts}, when set, applies to every policy. Immutable.
  */
@@ -74,6 +76,8 @@ final class PolicySpec {
   final dev.backoff.spec.PolicySpec.Adaptive adaptive;
   /** The {@code +hedge} settings, or null. */
   final dev.backoff.spec.PolicySpec.Hedge hedge;
+  /** The {@code +concurrency} settings, or null. */
+  final dev.backoff.spec.PolicySpec.Concurrency concurrency;
   /** The policy the name means as shipped, resolved once; each run adds its limit, budget and gates. */
   private final RetryPolicy<Object> shipped;
   private final boolean preset;
@@ -87,6 +91,7 @@ final class PolicySpec {
     this.breaker = policy.breaker();
     this.adaptive = policy.adaptive();
     this.hedge = policy.hedge();
+    this.concurrency = policy.concurrency();
     this.firstRetryQuirk = firstRetryQuirk;
     this.shipped = shipped;
     this.preset = policy.experimentPolicy() == null && policy.resolvedStrategy().isPreset();
@@ -122,10 +127,6 @@ final class PolicySpec {
     } catch (IllegalArgumentException e) {
       throw new ScenarioException("policies", e.getMessage());
     }
-    if (policy.concurrency() != null) {
-      throw new ScenarioException("policies", "policy '" + policy.text() + "': the simulator does not model the "
-          + "concurrency limiter yet (+concurrency works in the lab and the library); remove it here");
-    }
     if (policy.adaptive() != null && policy.hedge() != null) {
       throw new ScenarioException("policies", "policy '" + policy.text() + "': the simulator runs +adaptive or "
           + "+hedge, not both in one policy (a hedge waiting for the limiter's token is not modelled)");
@@ -148,16 +149,23 @@ final class PolicySpec {
     return build(maxAttempts, budget, circuitBreaker, null);
   }
 
+  /** Builds the policy for one run without a concurrency limiter (see the five-argument build). */
+  RetryPolicy<Object> build(int maxAttempts, RetryBudget budget, CircuitBreaker circuitBreaker,
+      AdaptiveRateLimiter rateLimiter) {
+    return build(maxAttempts, budget, circuitBreaker, rateLimiter, null);
+  }
+
   /**
    * Builds the policy for one run (or one client): the policy the name means, with the scenario's attempt
    * limit if it sets one; {@code budget} is that run's budget (or null without +budget),
    * {@code circuitBreaker} the breaker its attempts ask (or null without +breaker), {@code rateLimiter} the
-   * run's adaptive limiter (or null without +adaptive); +hedge adds its hedging.
+   * run's adaptive limiter (or null without +adaptive), {@code concurrencyLimiter} the run's concurrency
+   * limiter (or null without +concurrency); +hedge adds its hedging.
    *
    * @throws IllegalArgumentException if the policy's attempt limit leaves no room for its hedges
    */
   RetryPolicy<Object> build(int maxAttempts, RetryBudget budget, CircuitBreaker circuitBreaker,
-      AdaptiveRateLimiter rateLimiter) {
+      AdaptiveRateLimiter rateLimiter, ConcurrencyLimiter concurrencyLimiter) {
     // A strategy's or experiment policy's meaning is its backoff and limit: a fresh builder with just those
     // costs less than toBuilder's copies, which counts when each of 100 000 clients builds its own policy.
     RetryPolicy.Builder<Object> builder = preset ? shipped.toBuilder()
@@ -171,6 +179,7 @@ final class PolicySpec {
     }
     builder.circuitBreaker(circuitBreaker);
     builder.rateLimiter(rateLimiter);
+    builder.concurrencyLimiter(concurrencyLimiter);
     if (hedge != null) {
       builder.hedging(hedge.hedging());
     }

@@ -2,9 +2,9 @@ package dev.backoff.sim;
 
 /**
  * What the storm-protection mechanisms of one policy did in one simulated second: its circuit breakers,
- * adaptive rate limiters and hedging. A value of a mechanism the policy does not use is 0 (NaN for the
- * limiter's fill rate); {@link PolicyResult#usesBreaker()} and its siblings say which are in use. Immutable
- * and thread-safe.
+ * adaptive rate limiters, hedging and concurrency limiters. A value of a mechanism the policy does not use is
+ * 0 (NaN for the limiter's fill rate); {@link PolicyResult#usesBreaker()} and its siblings say which are in
+ * use. Immutable and thread-safe.
  *
  * @param t the second's start, in seconds from the start of the run
  * @param breakerOpen the fraction of the second's breaker time spent open: with one breaker shared by the
@@ -22,6 +22,13 @@ package dev.backoff.sim;
  * @param hedgesSent hedged attempts sent in the second (besides each call's first attempt)
  * @param hedgesInFlight hedged attempts awaiting an answer at the end of the second
  * @param hedgesWon calls in the second whose winning answer came from a hedge
+ * @param concurrencyLimit the concurrency limiter's limit at the end of the second (attempts in flight it
+ *     admits); 0 without one
+ * @param concurrencyRefusedFirst first attempts the concurrency limiter refused in the second (each failed
+ *     its call at once, never sent)
+ * @param concurrencyRefusedRetries retries and hedges the concurrency limiter refused in the second (a
+ *     refused retry stops its call, a refused hedge ends its call's hedging)
  */
 public record Protection(int t, double breakerOpen, double breakerHalfOpen, long refused, double limiterFillRate,
-    long limiterWaits, long limiterRefused, long hedgesSent, int hedgesInFlight, long hedgesWon) {}
+    long limiterWaits, long limiterRefused, long hedgesSent, int hedgesInFlight, long hedgesWon,
+    int concurrencyLimit, long concurrencyRefusedFirst, long concurrencyRefusedRetries) {}

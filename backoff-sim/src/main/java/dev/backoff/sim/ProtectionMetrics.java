@@ -1,6 +1,7 @@
 package dev.backoff.sim;
 
 import dev.backoff.CircuitBreaker;
+import dev.backoff.ConcurrencyLimiter;
 import java.util.Arrays;
 
 /**
@@ -20,6 +21,11 @@ final class ProtectionMetrics {
   final long[] hedgesSent;
   final int[] hedgesInFlight;
   final long[] hedgesWon;
+  final int[] concurrencyLimit;
+  final long[] concurrencyRefusedFirst;
+  final long[] concurrencyRefusedRetries;
+  private long refusedFirstBefore;
+  private long refusedRetriesBefore;
   private int breakers;
   private int open;
   private int halfOpen;
@@ -38,6 +44,9 @@ final class ProtectionMetrics {
     hedgesSent = new long[seconds];
     hedgesInFlight = new int[seconds];
     hedgesWon = new long[seconds];
+    concurrencyLimit = new int[seconds];
+    concurrencyRefusedFirst = new long[seconds];
+    concurrencyRefusedRetries = new long[seconds];
     Arrays.fill(limiterFillRate, Double.NaN);
   }
 
@@ -60,8 +69,20 @@ final class ProtectionMetrics {
     lastChangeNanos = now;
   }
 
-  /** Closes second {@code index} at {@code now} (its end, or the end of the run). */
-  void sample(int index, long now, double fillRate, int hedgesInFlightNow) {
+  /**
+   * Closes second {@code index} at {@code now} (its end, or the end of the run); {@code limiter} is the run's
+   * concurrency limiter, or null: its limit now and the refusals its counters grew by since the last sample.
+   */
+  void sample(int index, long now, double fillRate, int hedgesInFlightNow, ConcurrencyLimiter limiter) {
+    if (limiter != null) {
+      concurrencyLimit[index] = limiter.limit();
+      long first = limiter.refusedFirstAttempts();
+      long later = limiter.refusedRetriesAndHedges();
+      concurrencyRefusedFirst[index] = first - refusedFirstBefore;
+      concurrencyRefusedRetries[index] = later - refusedRetriesBefore;
+      refusedFirstBefore = first;
+      refusedRetriesBefore = later;
+    }
     accumulate(now);
     double span = Math.max(1, now - secondStartNanos) * (double) Math.max(1, breakers);
     breakerOpen[index] = breakers == 0 ? 0 : openNanos / span;

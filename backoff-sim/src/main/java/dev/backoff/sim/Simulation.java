@@ -2,6 +2,7 @@ package dev.backoff.sim;
 
 import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.CircuitBreaker;
+import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.Decision;
 import dev.backoff.Execution;
 import dev.backoff.NanoClock;
@@ -43,6 +44,14 @@ import dev.backoff.driver.Verdict;
  * like a breaker's. The engine reports each outcome to the limiter (a shed request, 429 or 503, is a
  * throttle).
  *
+ * <p>A {@code +concurrency} policy attaches the core's {@link ConcurrencyLimiter} on the virtual clock, one per
+ * run shared by its clients (like the budget and the rate limiter): the machine's gate asks it before every
+ * attempt ({@link Engine#admit} for a first attempt or a retry, {@link Engine#admitHedge} for a hedge), after
+ * the breaker and before the rate limiter; a refused first attempt fails the call at once, a refused retry
+ * stops the call, a refused hedge ends the call's hedging. The limiter hears each attempt's outcome through
+ * its slot (a shed request or a timeout is a drop, a success a latency sample). Its refusals, first attempts
+ * and retries with hedges apart, are read from its counters once a second.
+ *
  * <p>A {@code +hedge} policy feeds the core's call state machine its hedge inputs ({@link Engine#hedgeDue},
  * {@link Engine#hedgedOutcome}, {@link Engine#hedgeWon}, {@link Engine#nextHedge}) and carries out the
  * effects: a caller may have several attempts in flight; the first OK wins, the others are abandoned (the
@@ -68,6 +77,7 @@ final class Simulation {
   private final RetryPolicy<Object> policy;
   private final RetryBudget budget;
   private final AdaptiveRateLimiter limiter; // null without +adaptive
+  private final ConcurrencyLimiter concurrencyLimiter; // null without +concurrency
   private final int maxStarted; // attempts a hedged call may start; 0 without +hedge
   private int hedgesInFlight;
   /** The storm-protection series, or null when the policy uses no such mechanism. */
@@ -91,11 +101,13 @@ final class Simulation {
     this.endNanos = scenario.durationNanos;
     this.metrics = new Metrics(scenario.seconds());
     this.budget = spec.withBudget ? BudgetSpec.create(scenario.budget, () -> now) : null;
-    this.protection = spec.breaker != null || spec.adaptive != null || spec.hedge != null
+    this.protection = spec.breaker != null || spec.adaptive != null || spec.hedge != null || spec.concurrency != null
         ? new ProtectionMetrics(scenario.seconds()) : null;
     this.limiter = spec.adaptive == null ? null : spec.adaptive.builder().name(spec.name).clock(() -> now).build();
+    this.concurrencyLimiter = spec.concurrency == null ? null
+        : spec.concurrency.builder().name(spec.name).clock(() -> now).build();
     this.policy = spec.build(scenario.maxAttempts, budget,
-        spec.breaker != null && !scenario.breakerPerClient ? newBreaker("") : null, limiter);
+        spec.breaker != null && !scenario.breakerPerClient ? newBreaker("") : null, limiter, concurrencyLimiter);
     this.maxStarted = spec.hedge == null ? 0
         : (int) Math.min(policy.maxAttempts(), (long) spec.hedge.maxHedges() + 1);
     this.server = scenario.serverModel == Scenario.ServerModel.POOL
@@ -128,7 +140,7 @@ final class Simulation {
     metrics.sample(metrics.seconds - 1, server.concurrency(), server.latencyNanos(),
         budget == null ? Double.NaN : budget.level());
     if (protection != null) {
-      protection.sample(metrics.seconds - 1, endNanos, fillRate(), hedgesInFlight);
+      protection.sample(metrics.seconds - 1, endNanos, fillRate(), hedgesInFlight, concurrencyLimiter);
     }
     if (progress != null) {
       progress.second(metrics.seconds);
@@ -152,7 +164,7 @@ final class Simulation {
           caller.hedge = new HedgeState(maxStarted);
         }
         if (scenario.breakerPerClient && spec.breaker != null) {
-          caller.policy = spec.build(scenario.maxAttempts, budget, newBreaker("#" + i), limiter);
+          caller.policy = spec.build(scenario.maxAttempts, budget, newBreaker("#" + i), limiter, concurrencyLimiter);
         }
         think(caller, 0);
       }
@@ -179,7 +191,7 @@ final class Simulation {
           int index = (int) q.datum;
           metrics.sample(index, server.concurrency(), server.latencyNanos(), budget == null ? Double.NaN : budget.level());
           if (protection != null) {
-            protection.sample(index, now, fillRate(), hedgesInFlight);
+            protection.sample(index, now, fillRate(), hedgesInFlight, concurrencyLimiter);
           }
           if (progress != null) {
             progress.second(index + 1);

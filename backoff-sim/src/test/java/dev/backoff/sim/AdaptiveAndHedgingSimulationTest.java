@@ -125,10 +125,6 @@ class AdaptiveAndHedgingSimulationTest {
         .isInstanceOf(ScenarioException.class)
         .hasMessage("policies: policy 'fixed+adaptive+hedge:50ms': the simulator runs +adaptive or +hedge, not both "
             + "in one policy (a hedge waiting for the limiter's token is not modelled)");
-    assertThatThrownBy(() -> Scenario.of(Map.of("policies", "full-jitter+concurrency:aimd")))
-        .isInstanceOf(ScenarioException.class)
-        .hasMessage("policies: policy 'full-jitter+concurrency:aimd': the simulator does not model the concurrency "
-            + "limiter yet (+concurrency works in the lab and the library); remove it here");
     assertThatThrownBy(() -> Scenario.of(Map.of("max-attempts", 2, "policies", "fixed+hedge:50ms:2")))
         .isInstanceOf(ScenarioException.class)
         .hasMessageStartingWith("max-attempts: policy 'fixed+hedge:50ms:2': hedging maxHedges(2) needs maxAttempts of "
