@@ -4,7 +4,7 @@ import dev.backoff.lab.LabDemo;
 import dev.backoff.lab.LabSummary;
 import dev.backoff.sim.Json;
 import dev.backoff.sim.PolicyResult;
-import dev.backoff.sim.Recovery;
+import dev.backoff.sim.RecoveryVerdict;
 import dev.backoff.sim.Scenario;
 import dev.backoff.sim.Simulator;
 import dev.backoff.sim.Stats;
@@ -136,9 +136,9 @@ final class LabCalibrateCommand implements Callable<Integer> {
   }
 
   /** One live run's outcome, the fields the table needs. */
-  record Live(Recovery verdict, Integer recoverySeconds, int peakConcurrency, double amplification,
+  record Live(RecoveryVerdict verdict, Integer recoverySeconds, int peakConcurrency, double amplification,
       String stoppedEarly, String seriesJson, double hedgesPerRequest) {
-    Live(Recovery verdict, Integer recoverySeconds, int peakConcurrency, double amplification, String stoppedEarly) {
+    Live(RecoveryVerdict verdict, Integer recoverySeconds, int peakConcurrency, double amplification, String stoppedEarly) {
       this(verdict, recoverySeconds, peakConcurrency, amplification, stoppedEarly, null, Double.NaN);
     }
 
@@ -156,8 +156,8 @@ final class LabCalibrateCommand implements Callable<Integer> {
       if (stoppedEarly != null) {
         return Boolean.FALSE;
       }
-      return verdict.cameBack() ? Boolean.TRUE : verdict == Recovery.NOT_RECOVERED
-          || verdict == Recovery.CLIENTS_BACKING_OFF ? Boolean.FALSE : null;
+      return verdict.cameBack() ? Boolean.TRUE : verdict == RecoveryVerdict.NOT_RECOVERED
+          || verdict == RecoveryVerdict.CLIENTS_BACKING_OFF ? Boolean.FALSE : null;
     }
   }
 

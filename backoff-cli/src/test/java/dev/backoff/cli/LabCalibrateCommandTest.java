@@ -8,7 +8,7 @@ import dev.backoff.cli.LabCalibrateCommand.Live;
 import dev.backoff.cli.LabCalibrateCommand.Row;
 import dev.backoff.cli.LabCalibrateCommand.Simulated;
 import dev.backoff.lab.LabDemo;
-import dev.backoff.sim.Recovery;
+import dev.backoff.sim.RecoveryVerdict;
 import dev.backoff.sim.Stats;
 import dev.backoff.sim.Summary;
 import java.util.ArrayList;
@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(180)
 class LabCalibrateCommandTest {
 
-  private static Summary run(Recovery verdict, Integer recoverySeconds, int peak, double amplification) {
+  private static Summary run(RecoveryVerdict verdict, Integer recoverySeconds, int peak, double amplification) {
     return new Summary(verdict, 100, recoverySeconds, peak, amplification, 0.99, 95, 1.5, 1000, 2000);
   }
 
@@ -30,13 +30,13 @@ class LabCalibrateCommandTest {
   private static Simulated simulated(int cameBack, int n) {
     List<Summary> runs = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      runs.add(i < cameBack ? run(Recovery.RECOVERED, 3, 500, 2.0) : run(Recovery.NOT_RECOVERED, null, 500, 2.0));
+      runs.add(i < cameBack ? run(RecoveryVerdict.RECOVERED, 3, 500, 2.0) : run(RecoveryVerdict.NOT_RECOVERED, null, 500, 2.0));
     }
     return new Simulated(runs, null);
   }
 
-  private static final Live LIVE_YES = new Live(Recovery.RECOVERED, 2, 963, 2.46, null);
-  private static final Live LIVE_NO = new Live(Recovery.NOT_RECOVERED, null, 4000, 6.69,
+  private static final Live LIVE_YES = new Live(RecoveryVerdict.RECOVERED, 2, 963, 2.46, null);
+  private static final Live LIVE_NO = new Live(RecoveryVerdict.NOT_RECOVERED, null, 4000, 6.69,
       "the server held its maximum of 4000 requests 7s after resuming");
 
   @Test
@@ -74,24 +74,24 @@ class LabCalibrateCommandTest {
     assertThat(new Row("p", LIVE_NO, simulated(20, 20)).agree()).isFalse();
     assertThat(new Row("p", null, simulated(20, 20)).agree()).isNull();
     // A live run stopped early as a storm did not come back, whatever its too-short series says.
-    Live storm = new Live(Recovery.NOT_OBSERVED, null, 4000, 6.91, "the server held its maximum");
+    Live storm = new Live(RecoveryVerdict.NOT_OBSERVED, null, 4000, 6.91, "the server held its maximum");
     assertThat(storm.cameBack()).isFalse();
     assertThat(new Row("p", storm, simulated(0, 20)).agree()).isTrue();
-    assertThat(new Row("p", new Live(Recovery.NOT_OBSERVED, null, 10, 1.0, null), simulated(20, 20)).agree()).isNull();
+    assertThat(new Row("p", new Live(RecoveryVerdict.NOT_OBSERVED, null, 10, 1.0, null), simulated(20, 20)).agree()).isNull();
     // A late recovery came back, on both sides.
-    assertThat(new Row("p", new Live(Recovery.LATE, 25, 10, 1.0, null),
-        new Simulated(List.of(run(Recovery.LATE, 20, 1, 1.0)), null)).agree()).isTrue();
+    assertThat(new Row("p", new Live(RecoveryVerdict.LATE, 25, 10, 1.0, null),
+        new Simulated(List.of(run(RecoveryVerdict.LATE, 20, 1, 1.0)), null)).agree()).isTrue();
   }
 
   @Test
   void mediansOverTheRunsThatCameBack() {
-    Simulated sim = new Simulated(List.of(run(Recovery.RECOVERED, 9, 570, 2.42), run(Recovery.RECOVERED, 13, 575, 2.49),
-        run(Recovery.NOT_RECOVERED, null, 574, 2.45), run(Recovery.LATE, 20, 580, 2.50)), null);
+    Simulated sim = new Simulated(List.of(run(RecoveryVerdict.RECOVERED, 9, 570, 2.42), run(RecoveryVerdict.RECOVERED, 13, 575, 2.49),
+        run(RecoveryVerdict.NOT_RECOVERED, null, 574, 2.45), run(RecoveryVerdict.LATE, 20, 580, 2.50)), null);
     assertThat(sim.cameBack()).isEqualTo(3);
     assertThat(sim.medianRecoverySeconds()).isEqualTo(13.0);
     assertThat(sim.medianPeak()).isEqualTo(574.5);
     assertThat(sim.medianAmplification()).isCloseTo(2.47, offset(1e-12));
-    assertThat(new Simulated(List.of(run(Recovery.NOT_RECOVERED, null, 1, 1)), null).medianRecoverySeconds()).isNaN();
+    assertThat(new Simulated(List.of(run(RecoveryVerdict.NOT_RECOVERED, null, 1, 1)), null).medianRecoverySeconds()).isNaN();
   }
 
   @Test
@@ -118,8 +118,8 @@ class LabCalibrateCommandTest {
     LabDemo demo = LabDemo.builder().clients(1000).policies(List.of("storm-fixed", "storm-exponential")).build();
     String json = LabCalibrateCommand.json(demo, 2, "reconnect", List.of(
         new Row("storm-fixed", LIVE_NO, simulated(0, 2)),
-        new Row("storm-exponential", null, new Simulated(List.of(run(Recovery.RECOVERED, 5, 545, 2.25),
-            run(Recovery.RECOVERED, 6, 550, 2.3)), null))));
+        new Row("storm-exponential", null, new Simulated(List.of(run(RecoveryVerdict.RECOVERED, 5, 545, 2.25),
+            run(RecoveryVerdict.RECOVERED, 6, 550, 2.3)), null))));
     assertThat(json).startsWith("{\"settings\":{\"clients\":1000,").contains("\"seeds\":2,\"pauseOverflow\":\"reconnect\"}")
         .endsWith(",\"policies\":["
             + "{\"name\":\"storm-fixed\",\"live\":{\"verdict\":\"not-recovered\",\"cameBack\":false,\"recoverySeconds\":null,"

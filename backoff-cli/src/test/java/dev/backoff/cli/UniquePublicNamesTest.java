@@ -21,10 +21,8 @@ import org.junit.jupiter.api.Test;
  * spec; the simulator's is a package-private {@code PolicySpec} of its own).
  */
 class UniquePublicNamesTest {
-  /** Known duplicates, each with the reason it is still there. */
-  private static final Map<String, String> KNOWN = Map.of(
-      "Recovery", "dev.backoff.Recovery (a fallback) and dev.backoff.sim.Recovery (a verdict): the simulator's "
-          + "verdicts are being reworked, which renames it");
+  /** Known duplicates, each with the reason it is still there (none now). */
+  private static final Map<String, String> KNOWN = Map.of();
 
   @Test
   void everyPublicSimpleNameIsUnique() throws Exception {

@@ -1,6 +1,6 @@
 package dev.backoff.lab;
 
-import dev.backoff.sim.Recovery;
+import dev.backoff.sim.RecoveryVerdict;
 import dev.backoff.sim.RecoveryRule;
 import dev.backoff.sim.Json;
 import java.util.List;
@@ -27,7 +27,7 @@ public final class LabSummary {
 
   private final double baselineGoodput;
   private final Boolean recovered;
-  private final Recovery verdict;
+  private final RecoveryVerdict verdict;
   private final String reason;
   private final Integer recoverySeconds;
   private final int peakConcurrency;
@@ -40,7 +40,7 @@ public final class LabSummary {
   private final long hedgesWon;
   private final long requests;
 
-  private LabSummary(double baselineGoodput, Recovery verdict, String reason, Integer recoverySeconds, int peakConcurrency,
+  private LabSummary(double baselineGoodput, RecoveryVerdict verdict, String reason, Integer recoverySeconds, int peakConcurrency,
       double amplification, double successRatio, double goodputAfterFault, double p99SuccessLatencySeconds,
       boolean hedging, long hedgesSent, long hedgesWon, long requests) {
     this.baselineGoodput = baselineGoodput;
@@ -149,9 +149,9 @@ public final class LabSummary {
   }
 
   /**
-   * The verdict, by the simulator's rule and in its words ({@link Recovery}).
+   * The verdict, by the simulator's rule and in its words ({@link RecoveryVerdict}).
    */
-  public Recovery verdict() {
+  public RecoveryVerdict verdict() {
     return verdict;
   }
 

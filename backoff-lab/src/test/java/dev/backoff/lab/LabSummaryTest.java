@@ -3,7 +3,7 @@ package dev.backoff.lab;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.backoff.sim.Recovery;
+import dev.backoff.sim.RecoveryVerdict;
 import dev.backoff.sim.RecoveryRule;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,7 +66,7 @@ class LabSummaryTest {
     long[] after = new long[WINDOW - 1];
     java.util.Arrays.fill(after, 100);
     LabSummary summary = LabSummary.of(run(after), TOTALS, 10, 15);
-    assertThat(summary.verdict()).isEqualTo(Recovery.NOT_OBSERVED);
+    assertThat(summary.verdict()).isEqualTo(RecoveryVerdict.NOT_OBSERVED);
     assertThat(summary.recovered()).isNull();
     assertThat(summary.toJson()).contains("\"recovered\":null", "\"verdict\":\"not-observed\"");
     assertThat(LabReport.summaryTable("p", summary, TOTALS)).contains("not observed")
@@ -74,9 +74,9 @@ class LabSummaryTest {
     // One more second and the same goodput is a recovery; a storm over a full window is a "no".
     long[] window = new long[WINDOW];
     java.util.Arrays.fill(window, 100);
-    assertThat(LabSummary.of(run(window), TOTALS, 10, 15).verdict()).isEqualTo(Recovery.RECOVERED);
+    assertThat(LabSummary.of(run(window), TOTALS, 10, 15).verdict()).isEqualTo(RecoveryVerdict.RECOVERED);
     assertThat(LabSummary.of(run(new long[WINDOW]), TOTALS, 10, 15).verdict())
-        .isEqualTo(Recovery.NOT_RECOVERED);
+        .isEqualTo(RecoveryVerdict.NOT_RECOVERED);
   }
 
   @Test
@@ -87,10 +87,10 @@ class LabSummaryTest {
           LabSample.ServerState.RUNNING));
     }
     LabSummary summary = LabSummary.of(samples, TOTALS, 10, 15);
-    assertThat(summary.verdict()).isEqualTo(Recovery.DOWN_BEFORE_FAULT);
+    assertThat(summary.verdict()).isEqualTo(RecoveryVerdict.DOWN_BEFORE_FAULT);
     assertThat(summary.recovered()).isFalse();
     assertThat(summary.reason()).isEqualTo("no request succeeded in the baseline window (5s to 10s) (250 attempts)");
-    assertThat(LabSummary.of(run(new long[20]), TOTALS, 0, 15).verdict()).isEqualTo(Recovery.NO_BASELINE);
+    assertThat(LabSummary.of(run(new long[20]), TOTALS, 0, 15).verdict()).isEqualTo(RecoveryVerdict.NO_BASELINE);
   }
 
   @Test
@@ -139,7 +139,7 @@ class LabSummaryTest {
           LabSample.ServerState.RUNNING));
     }
     LabSummary summary = LabSummary.of(samples, TOTALS, 10, 15);
-    assertThat(summary.verdict()).isEqualTo(Recovery.OVERLOADED_BEFORE_FAULT);
+    assertThat(summary.verdict()).isEqualTo(RecoveryVerdict.OVERLOADED_BEFORE_FAULT);
     assertThat(summary.recovered()).isFalse();
     assertThat(summary.recoverySeconds()).isNull();
     assertThat(summary.toJson()).contains("\"verdict\":\"overloaded-before-fault\"",

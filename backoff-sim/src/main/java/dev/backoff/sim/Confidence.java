@@ -96,7 +96,7 @@ public final class Confidence {
     private final String name;
     private final List<Summary> runs;
     private final int recovered;
-    private final Map<Recovery, Integer> verdicts;
+    private final Map<RecoveryVerdict, Integer> verdicts;
     private final Map<Metric, Stats.Sample> samples = new EnumMap<>(Metric.class);
 
     /**
@@ -116,7 +116,7 @@ public final class Confidence {
     PolicyStats(String name, List<Summary> runs) {
       this.name = name;
       this.runs = List.copyOf(runs);
-      Map<Recovery, Integer> counts = new EnumMap<>(Recovery.class);
+      Map<RecoveryVerdict, Integer> counts = new EnumMap<>(RecoveryVerdict.class);
       int count = 0;
       for (Summary run : runs) {
         counts.merge(run.verdict(), 1, Integer::sum);
@@ -143,7 +143,7 @@ public final class Confidence {
       return runs;
     }
 
-    /** How many runs recovered ({@link Recovery#RECOVERED}; a late recovery does not count). */
+    /** How many runs recovered ({@link RecoveryVerdict#RECOVERED}; a late recovery does not count). */
     public int recoveredCount() {
       return recovered;
     }
@@ -158,8 +158,8 @@ public final class Confidence {
       return Stats.wilson(recovered, runs.size());
     }
 
-    /** How many runs ended with each verdict (only those that occurred), in {@link Recovery} order. */
-    public Map<Recovery, Integer> verdicts() {
+    /** How many runs ended with each verdict (only those that occurred), in {@link RecoveryVerdict} order. */
+    public Map<RecoveryVerdict, Integer> verdicts() {
       return verdicts;
     }
 

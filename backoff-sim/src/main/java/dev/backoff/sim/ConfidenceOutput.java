@@ -80,7 +80,7 @@ public final class ConfidenceOutput {
     for (Confidence.PolicyStats p : result.policies()) {
       out.append("  ").append(p.name()).append(" ".repeat(width - p.name().length())).append("  ");
       boolean first = true;
-      for (Map.Entry<Recovery, Integer> entry : p.verdicts().entrySet()) {
+      for (Map.Entry<RecoveryVerdict, Integer> entry : p.verdicts().entrySet()) {
         out.append(first ? "" : ", ").append(entry.getValue()).append(' ').append(entry.getKey().label());
         first = false;
       }
@@ -233,7 +233,7 @@ public final class ConfidenceOutput {
           .field("share").decimal(p.recoveredShare(), 6).field("lower").decimal(wilson.lower(), 6)
           .field("upper").decimal(wilson.upper(), 6).endObject()
           .field("verdicts").object();
-      for (Map.Entry<Recovery, Integer> entry : p.verdicts().entrySet()) {
+      for (Map.Entry<RecoveryVerdict, Integer> entry : p.verdicts().entrySet()) {
         json.field(entry.getKey().id()).number(entry.getValue());
       }
       json.endObject().field("perSeed").array();

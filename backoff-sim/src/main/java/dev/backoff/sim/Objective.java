@@ -41,7 +41,7 @@ public record Objective(Metric metric, boolean strict, double threshold, String 
 
   /** A metric the advisor can judge a candidate on, with its good direction and its unit. */
   public enum Metric {
-    /** Fraction of the seeds whose run recovered ({@link Recovery#RECOVERED}); higher is better. */
+    /** Fraction of the seeds whose run recovered ({@link RecoveryVerdict#RECOVERED}); higher is better. */
     RECOVERS("recovers", true, Unit.FRACTION),
     /** Mean over the seeds of the share of logical requests that succeeded; higher is better. */
     SUCCESS_RATIO("success-ratio", true, Unit.FRACTION),

@@ -156,7 +156,7 @@ public final class Output {
   }
 
   /**
-   * The summary table: one row per policy with its baseline and after-fault goodput, the {@link Recovery}
+   * The summary table: one row per policy with its baseline and after-fault goodput, the {@link RecoveryVerdict}
    * verdict's label, the recovery time, peak concurrency, amplification, success ratio and the p99 latency of
    * the requests that succeeded, then under the table one line per policy saying why its verdict is what it
    * is ({@link Summary#reason()}). The success ratio is of the requests started before the end of the run;
@@ -393,7 +393,7 @@ public final class Output {
   /**
    * The summary, one row per policy with a header line: {@code policy,verdict,recovered,baselineGoodput,
    * goodputAfterFault,recoverySeconds,peakConcurrency,amplification,successRatio,p99SuccessLatencySeconds,
-   * logicalRequests,attempts,unfinishedRequests,verdictReason}; the verdict is its {@linkplain Recovery#id() id}; a number the run does not
+   * logicalRequests,attempts,unfinishedRequests,verdictReason}; the verdict is its {@linkplain RecoveryVerdict#id() id}; a number the run does not
    * have is an empty field; decimals as in {@link #json}. When a policy has a breaker or an adaptive
    * limiter, a column {@code refused} (the calls they refused; empty for the policies without either); when
    * a policy hedges, columns {@code hedgesSent,hedgesWon}; when a policy has a concurrency limiter, columns
@@ -442,7 +442,7 @@ public final class Output {
    * {@code {"policies":[{"name":…,"summary":{…},"series":[{"t":…,"goodput":…,"timeouts":…,
    * "concurrency":…,"latencySeconds":…,…},…]}]}}: the summary starts with baselineGoodput, recovered,
    * recoverySeconds, peakConcurrency, amplification, successRatio, then verdict (its
-   * {@linkplain Recovery#id() id}) and verdictReason (why, with the numbers), ..., unfinishedRequests; each series entry with t, goodput, timeouts, concurrency, latencySeconds;
+   * {@linkplain RecoveryVerdict#id() id}) and verdictReason (why, with the numbers), ..., unfinishedRequests; each series entry with t, goodput, timeouts, concurrency, latencySeconds;
    * more keys follow those. A number the run does not have is null. A policy with a breaker adds
    * {@code refused} to its summary and {@code breakerOpen}, {@code breakerHalfOpen} and {@code refused} to
    * each series entry; one with an adaptive limiter {@code limiterWaits} and {@code limiterRefused} to its

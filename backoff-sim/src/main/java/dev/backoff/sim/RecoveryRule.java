@@ -10,24 +10,24 @@ import java.util.Objects;
  *
  * <p>The rule, in order (the first that applies gives the verdict):
  * <ol>
- *   <li>no disturbance: {@link Recovery#NO_FAULT};
- *   <li>the disturbance starts at 0s: {@link Recovery#NO_BASELINE};
+ *   <li>no disturbance: {@link RecoveryVerdict#NO_FAULT};
+ *   <li>the disturbance starts at 0s: {@link RecoveryVerdict#NO_BASELINE};
  *   <li>the baseline window (the second half of the time before the disturbance) is shorter than
- *       {@value #MIN_BASELINE_SECONDS} s: {@link Recovery#SHORT_BASELINE};
- *   <li>nothing was offered and no attempt sent in it: {@link Recovery#NO_BASELINE};
- *   <li>nothing succeeded in it: {@link Recovery#DOWN_BEFORE_FAULT};
+ *       {@value #MIN_BASELINE_SECONDS} s: {@link RecoveryVerdict#SHORT_BASELINE};
+ *   <li>nothing was offered and no attempt sent in it: {@link RecoveryVerdict#NO_BASELINE};
+ *   <li>nothing succeeded in it: {@link RecoveryVerdict#DOWN_BEFORE_FAULT};
  *   <li>fewer than 90% of the requests offered in it succeeded, or more attempts failed in it than
- *       succeeded: {@link Recovery#OVERLOADED_BEFORE_FAULT} (the baseline is what the server could serve,
+ *       succeeded: {@link RecoveryVerdict#OVERLOADED_BEFORE_FAULT} (the baseline is what the server could serve,
  *       not what was asked of it, so coming back to it shows nothing);
  *   <li>the offered load after the disturbance is not the load before it (an open-loop step or ramp):
- *       {@link Recovery#LOAD_CHANGED}, with the share of the new load that was served;
- *   <li>less than one recovery window of run after the disturbance: {@link Recovery#NOT_OBSERVED};
- *   <li>otherwise the recovery point decides (see {@link #recoveryPoint}): none is {@link Recovery#NOT_RECOVERED},
+ *       {@link RecoveryVerdict#LOAD_CHANGED}, with the share of the new load that was served;
+ *   <li>less than one recovery window of run after the disturbance: {@link RecoveryVerdict#NOT_OBSERVED};
+ *   <li>otherwise the recovery point decides (see {@link #recoveryPoint}): none is {@link RecoveryVerdict#NOT_RECOVERED},
  *       unless in the run's last recovery window the server answered at least 90% of the attempts sent to it
  *       (at baseline latency, where known) while those attempts averaged below 90% of baseline goodput: then
- *       {@link Recovery#CLIENTS_BACKING_OFF};
- *       one with goodput after the disturbance averaging at least 90% of baseline is {@link Recovery#RECOVERED},
- *       below that {@link Recovery#LATE}.
+ *       {@link RecoveryVerdict#CLIENTS_BACKING_OFF};
+ *       one with goodput after the disturbance averaging at least 90% of baseline is {@link RecoveryVerdict#RECOVERED},
+ *       below that {@link RecoveryVerdict#LATE}.
  * </ol>
  */
 public final class RecoveryRule {
@@ -120,12 +120,12 @@ public final class RecoveryRule {
    * @param baselineGoodput mean successes per second in the baseline window (for a run without a disturbance,
    *     its second half); NaN if there is none
    * @param baselineOffered mean logical requests offered per second in the same window; NaN if there is none
-   * @param recoverySeconds seconds from the disturbance's end to the recovery point, for {@link Recovery#RECOVERED}
-   *     and {@link Recovery#LATE} only, else null
+   * @param recoverySeconds seconds from the disturbance's end to the recovery point, for {@link RecoveryVerdict#RECOVERED}
+   *     and {@link RecoveryVerdict#LATE} only, else null
    * @param goodputAfter mean successes per second from the disturbance's end to the end of the run; NaN without
    *     a disturbance or when the run ends with it
    */
-  public record Judgement(Recovery verdict, String reason, double baselineGoodput, double baselineOffered,
+  public record Judgement(RecoveryVerdict verdict, String reason, double baselineGoodput, double baselineOffered,
       Integer recoverySeconds, double goodputAfter) {
     /**
      * Checks the verdict against the recovery time.
@@ -154,7 +154,7 @@ public final class RecoveryRule {
     int start = disturbance.startSecond();
     if (start < 0) {
       double baseline = mean(series.successes(), n / 2, n);
-      return new Judgement(Recovery.NO_FAULT, "no fault and no change of load: nothing to recover from", baseline,
+      return new Judgement(RecoveryVerdict.NO_FAULT, "no fault and no change of load: nothing to recover from", baseline,
           mean(series.offered(), n / 2, n), null, Double.NaN);
     }
     int end = disturbance.endSecond();
@@ -163,7 +163,7 @@ public final class RecoveryRule {
           + n + "s of the run");
     }
     if (start == 0) {
-      return new Judgement(Recovery.NO_BASELINE, "the disturbance starts at 0s: no time before it to measure a "
+      return new Judgement(RecoveryVerdict.NO_BASELINE, "the disturbance starts at 0s: no time before it to measure a "
           + "baseline", Double.NaN, Double.NaN, null, mean(series.successes(), end, n));
     }
     int from = start / 2;
@@ -171,7 +171,7 @@ public final class RecoveryRule {
     double offered = mean(series.offered(), from, start);
     double after = mean(series.successes(), end, n);
     if (start - from < MIN_BASELINE_SECONDS) {
-      return new Judgement(Recovery.SHORT_BASELINE, "the baseline window is " + (start - from) + "s (the second "
+      return new Judgement(RecoveryVerdict.SHORT_BASELINE, "the baseline window is " + (start - from) + "s (the second "
           + "half of the " + start + "s before the disturbance), shorter than " + MIN_BASELINE_SECONDS
           + "s: too short to judge", baseline, offered, null, after);
     }
@@ -181,24 +181,24 @@ public final class RecoveryRule {
     long failed = sum(series.failedAttempts(), from, start);
     String window = "in the baseline window (" + from + "s to " + start + "s)";
     if (attempts == 0 && offeredCount == 0) {
-      return new Judgement(Recovery.NO_BASELINE, "no request was sent " + window, baseline, offered, null, after);
+      return new Judgement(RecoveryVerdict.NO_BASELINE, "no request was sent " + window, baseline, offered, null, after);
     }
     if (successes == 0) {
-      return new Judgement(Recovery.DOWN_BEFORE_FAULT, "no request succeeded " + window + " ("
+      return new Judgement(RecoveryVerdict.DOWN_BEFORE_FAULT, "no request succeeded " + window + " ("
           + Values.count(attempts, "attempt", "attempts") + ")", baseline, offered, null, after);
     }
     if (successes < SHARE * offeredCount) {
-      return new Judgement(Recovery.OVERLOADED_BEFORE_FAULT, rate(baseline) + " succeeded of " + rate(offered)
+      return new Judgement(RecoveryVerdict.OVERLOADED_BEFORE_FAULT, rate(baseline) + " succeeded of " + rate(offered)
           + " offered " + window + ", less than 90%: the baseline is what the server could serve, not the load",
           baseline, offered, null, after);
     }
     if (failed > successes) {
-      return new Judgement(Recovery.OVERLOADED_BEFORE_FAULT, failed + " attempts failed and " + successes
+      return new Judgement(RecoveryVerdict.OVERLOADED_BEFORE_FAULT, failed + " attempts failed and " + successes
           + " succeeded " + window + ": the server was failing before the disturbance", baseline, offered, null,
           after);
     }
     if (disturbance.loadChanged()) {
-      return new Judgement(Recovery.LOAD_CHANGED, "the offered load went from " + rate(disturbance.offeredBefore())
+      return new Judgement(RecoveryVerdict.LOAD_CHANGED, "the offered load went from " + rate(disturbance.offeredBefore())
           + " to " + rate(disturbance.offeredAfter()) + ": no baseline to come back to; after it, goodput "
           + rate(after) + " for " + rate(mean(series.offered(), end, n)) + " offered",
           baseline, offered, null, after);
@@ -206,7 +206,7 @@ public final class RecoveryRule {
     int w = effectiveWindow(disturbance.windowSeconds(), baseline);
     double target = SHARE * baseline;
     if (n - end < w) {
-      return new Judgement(Recovery.NOT_OBSERVED, "the run ends " + (n - end) + "s after the disturbance, less "
+      return new Judgement(RecoveryVerdict.NOT_OBSERVED, "the run ends " + (n - end) + "s after the disturbance, less "
           + "than one " + w + "s recovery window", baseline, offered, null, after);
     }
     double baselineLatency = meanKnown(series.latencySeconds(), from, start);
@@ -217,18 +217,18 @@ public final class RecoveryRule {
     if (at < 0) {
       String backingOff = clientsBackingOff(series, w, target, baselineLatency);
       if (backingOff != null) {
-        return new Judgement(Recovery.CLIENTS_BACKING_OFF, backingOff + "; after/s " + Values.format(after, 1),
+        return new Judgement(RecoveryVerdict.CLIENTS_BACKING_OFF, backingOff + "; after/s " + Values.format(after, 1),
             baseline, offered, null, after);
       }
-      return new Judgement(Recovery.NOT_RECOVERED, "no second after the disturbance from which " + condition
+      return new Judgement(RecoveryVerdict.NOT_RECOVERED, "no second after the disturbance from which " + condition
           + "; after/s " + Values.format(after, 1), baseline, offered, null, after);
     }
     String since = "from " + (at - end) + "s after the disturbance, " + condition;
     if (after >= target) {
-      return new Judgement(Recovery.RECOVERED, since + "; after/s " + Values.format(after, 1) + " >= "
+      return new Judgement(RecoveryVerdict.RECOVERED, since + "; after/s " + Values.format(after, 1) + " >= "
           + Values.format(target, 1), baseline, offered, at - end, after);
     }
-    return new Judgement(Recovery.LATE, since + "; but after/s " + Values.format(after, 1) + " < "
+    return new Judgement(RecoveryVerdict.LATE, since + "; but after/s " + Values.format(after, 1) + " < "
         + Values.format(target, 1), baseline,
         offered, at - end, after);
   }

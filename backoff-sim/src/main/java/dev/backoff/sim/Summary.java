@@ -7,11 +7,11 @@ package dev.backoff.sim;
  * thread-safe.
  *
  * @param verdict whether the server came back after the disturbance, or why that cannot be judged (see
- *     {@link Recovery}); never null
+ *     {@link RecoveryVerdict}); never null
  * @param baselineGoodput mean successes per second in the second half of the time before the first fault
  *     (or load disturbance); for a run without one, over its second half; NaN if the disturbance starts at 0 s
  * @param recoverySeconds seconds from the end of the disturbance to the recovery point, for
- *     {@link Recovery#RECOVERED} and {@link Recovery#LATE}; otherwise null. The recovery point is the first
+ *     {@link RecoveryVerdict#RECOVERED} and {@link RecoveryVerdict#LATE}; otherwise null. The recovery point is the first
  *     second from which goodput, averaged over every window of {@code recovery-window} seconds (longer at low
  *     rates), stays at 90% of baseline or more and server latency within twice its baseline, with at least one
  *     full window of evidence before the end of the run ({@link RecoveryRule#recoveryPoint})
@@ -32,7 +32,7 @@ package dev.backoff.sim;
  *     not a failure but a request still waiting
  * @param reason one sentence with the numbers the verdict follows from ({@link RecoveryRule})
  */
-public record Summary(Recovery verdict, double baselineGoodput, Integer recoverySeconds, int peakConcurrency,
+public record Summary(RecoveryVerdict verdict, double baselineGoodput, Integer recoverySeconds, int peakConcurrency,
     double amplification, double successRatio, double goodputAfterFault, double p99SuccessLatencySeconds,
     long logicalRequests, long attempts, long unfinishedRequests, String reason) {
 
@@ -40,7 +40,7 @@ public record Summary(Recovery verdict, double baselineGoodput, Integer recovery
    * A summary whose reason is the verdict's label and whose unfinished requests are not counted (0), for
    * tests and tools that build summaries by hand.
    */
-  public Summary(Recovery verdict, double baselineGoodput, Integer recoverySeconds, int peakConcurrency,
+  public Summary(RecoveryVerdict verdict, double baselineGoodput, Integer recoverySeconds, int peakConcurrency,
       double amplification, double successRatio, double goodputAfterFault, double p99SuccessLatencySeconds,
       long logicalRequests, long attempts) {
     this(verdict, baselineGoodput, recoverySeconds, peakConcurrency, amplification, successRatio,
@@ -63,9 +63,9 @@ public record Summary(Recovery verdict, double baselineGoodput, Integer recovery
     }
   }
 
-  /** True only for {@link Recovery#RECOVERED}: then the baseline is positive and goodput after the fault is at least 90% of it. */
+  /** True only for {@link RecoveryVerdict#RECOVERED}: then the baseline is positive and goodput after the fault is at least 90% of it. */
   public boolean recovered() {
-    return verdict == Recovery.RECOVERED;
+    return verdict == RecoveryVerdict.RECOVERED;
   }
 
   static Summary of(Scenario scenario, Metrics m, long logicalRequests, long successes, long attempts) {

@@ -132,7 +132,7 @@ public final class TippingPoints {
    * Whether one run came back after the fault: the one place the scan asks the verdict, so a change of the
    * recovery rule reaches it unchanged.
    */
-  static boolean cameBack(Recovery verdict) {
+  static boolean cameBack(RecoveryVerdict verdict) {
     return verdict.cameBack();
   }
 
@@ -140,7 +140,7 @@ public final class TippingPoints {
   private static final class Outcomes {
     private final Scenario scenario;
     private final int seeds;
-    private final Map<Integer, Recovery[]> byLength = new HashMap<>(); // policy-major
+    private final Map<Integer, RecoveryVerdict[]> byLength = new HashMap<>(); // policy-major
     private long runs;
 
     Outcomes(Scenario scenario, int seeds) {
@@ -157,15 +157,15 @@ public final class TippingPoints {
       }
       Runs.checkMemory(tasks, threads, false);
       // The map's progress counts runs: each job reports 0 while it runs (so a stopped map stops it) and 1 at its end.
-      List<Recovery> verdicts = Runs.map(tasks, threads, progress, (task, done) -> {
-        Recovery verdict = Simulator.runOne(task.run, task.run.policies.get(0), second -> done.accept(0), 0)
+      List<RecoveryVerdict> verdicts = Runs.map(tasks, threads, progress, (task, done) -> {
+        RecoveryVerdict verdict = Simulator.runOne(task.run, task.run.policies.get(0), second -> done.accept(0), 0)
             .summary().verdict();
         done.accept(1);
         return verdict;
       });
       int perLength = scenario.policies.size() * seeds;
       for (int i = 0; i < order.size(); i++) {
-        byLength.put(order.get(i), verdicts.subList(i * perLength, (i + 1) * perLength).toArray(new Recovery[0]));
+        byLength.put(order.get(i), verdicts.subList(i * perLength, (i + 1) * perLength).toArray(new RecoveryVerdict[0]));
       }
       runs += tasks.size();
     }
@@ -174,8 +174,8 @@ public final class TippingPoints {
       return runs;
     }
 
-    List<Recovery> verdicts(int policy, int length) {
-      Recovery[] all = byLength.get(length);
+    List<RecoveryVerdict> verdicts(int policy, int length) {
+      RecoveryVerdict[] all = byLength.get(length);
       return List.of(Arrays.copyOfRange(all, policy * seeds, (policy + 1) * seeds));
     }
 
@@ -200,9 +200,9 @@ public final class TippingPoints {
     return scenario.with("faults", faults);
   }
 
-  static int count(List<Recovery> verdicts) {
+  static int count(List<RecoveryVerdict> verdicts) {
     int count = 0;
-    for (Recovery verdict : verdicts) {
+    for (RecoveryVerdict verdict : verdicts) {
       count += cameBack(verdict) ? 1 : 0;
     }
     return count;
@@ -254,7 +254,7 @@ public final class TippingPoints {
    * @param faultSeconds the first fault's length
    * @param verdicts each seed's verdict, in seed order
    */
-  public record Length(int faultSeconds, List<Recovery> verdicts) {
+  public record Length(int faultSeconds, List<RecoveryVerdict> verdicts) {
     /**
      * Copies the list.
      *
@@ -264,7 +264,7 @@ public final class TippingPoints {
       verdicts = List.copyOf(verdicts);
     }
 
-    /** Seeds in which the server came back ({@link Recovery#cameBack()}). */
+    /** Seeds in which the server came back ({@link RecoveryVerdict#cameBack()}). */
     public int cameBack() {
       return count(verdicts);
     }
@@ -290,14 +290,14 @@ public final class TippingPoints {
    * @param notBack the verdicts of the runs that did not come back, over the range
    */
   public record FailingRange(int fromSeconds, int toSeconds, int fewestCameBack, int mostCameBack,
-      Map<Recovery, Integer> notBack) {
+      Map<RecoveryVerdict, Integer> notBack) {
     /**
      * Copies the map.
      *
      * @throws NullPointerException if {@code notBack} is null
      */
     public FailingRange {
-      Map<Recovery, Integer> copy = new EnumMap<>(Recovery.class);
+      Map<RecoveryVerdict, Integer> copy = new EnumMap<>(RecoveryVerdict.class);
       copy.putAll(notBack);
       notBack = Collections.unmodifiableMap(copy);
     }
@@ -368,11 +368,11 @@ public final class TippingPoints {
     private static FailingRange range(List<Length> run) {
       int fewest = Integer.MAX_VALUE;
       int most = 0;
-      Map<Recovery, Integer> notBack = new EnumMap<>(Recovery.class);
+      Map<RecoveryVerdict, Integer> notBack = new EnumMap<>(RecoveryVerdict.class);
       for (Length length : run) {
         fewest = Math.min(fewest, length.cameBack());
         most = Math.max(most, length.cameBack());
-        for (Recovery verdict : length.verdicts()) {
+        for (RecoveryVerdict verdict : length.verdicts()) {
           if (!cameBack(verdict)) {
             notBack.merge(verdict, 1, Integer::sum);
           }

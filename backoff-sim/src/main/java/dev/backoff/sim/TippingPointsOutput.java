@@ -69,7 +69,7 @@ public final class TippingPointsOutput {
   /** The verdicts that count as coming back, as the table prints them ({@code yes or late}). */
   private static String cameBackLabels() {
     List<String> labels = new ArrayList<>();
-    for (Recovery verdict : Recovery.values()) {
+    for (RecoveryVerdict verdict : RecoveryVerdict.values()) {
       if (TippingPoints.cameBack(verdict)) {
         labels.add(verdict.label());
       }
@@ -108,7 +108,7 @@ public final class TippingPointsOutput {
       String share = range.fewestCameBack() == range.mostCameBack() ? String.valueOf(range.fewestCameBack())
           : range.fewestCameBack() + " to " + range.mostCameBack();
       List<String> verdicts = new ArrayList<>();
-      for (Map.Entry<Recovery, Integer> entry : range.notBack().entrySet()) {
+      for (Map.Entry<RecoveryVerdict, Integer> entry : range.notBack().entrySet()) {
         verdicts.add(entry.getValue() + " " + entry.getKey().label());
       }
       parts.add("fails " + where + ": " + share + " of " + runs + (runs == 1 ? " seed" : " seeds") + " came back"
@@ -149,7 +149,7 @@ public final class TippingPointsOutput {
         json.object().field("fromSeconds").number(range.fromSeconds()).field("toSeconds").number(range.toSeconds())
             .field("fewestCameBack").number(range.fewestCameBack()).field("mostCameBack").number(range.mostCameBack())
             .field("notBack").object();
-        for (Map.Entry<Recovery, Integer> entry : range.notBack().entrySet()) {
+        for (Map.Entry<RecoveryVerdict, Integer> entry : range.notBack().entrySet()) {
           json.field(entry.getKey().id()).number(entry.getValue());
         }
         json.endObject().endObject();
@@ -158,7 +158,7 @@ public final class TippingPointsOutput {
       for (TippingPoints.Length length : policy.lengths()) {
         json.object().field("faultSeconds").number(length.faultSeconds()).field("runs").number(length.runs())
             .field("cameBack").number(length.cameBack()).field("verdicts").array();
-        for (Recovery verdict : length.verdicts()) {
+        for (RecoveryVerdict verdict : length.verdicts()) {
           json.string(verdict.id());
         }
         json.endArray().endObject();
@@ -174,7 +174,7 @@ public final class TippingPointsOutput {
    */
   public static String csv(TippingPoints.Scan scan) {
     StringBuilder out = new StringBuilder("policy,faultSeconds,runs,cameBack");
-    for (Recovery verdict : Recovery.values()) {
+    for (RecoveryVerdict verdict : RecoveryVerdict.values()) {
       out.append(',').append(verdict.id());
     }
     out.append('\n');
@@ -182,8 +182,8 @@ public final class TippingPointsOutput {
       for (TippingPoints.Length length : policy.lengths()) {
         out.append(Output.csvField(policy.policy())).append(',').append(length.faultSeconds()).append(',')
             .append(length.runs()).append(',').append(length.cameBack());
-        int[] counts = new int[Recovery.values().length];
-        for (Recovery verdict : length.verdicts()) {
+        int[] counts = new int[RecoveryVerdict.values().length];
+        for (RecoveryVerdict verdict : length.verdicts()) {
           counts[verdict.ordinal()]++;
         }
         for (int count : counts) {

@@ -18,10 +18,10 @@ class ConfidenceTest {
   private static List<Summary> tenRuns() {
     List<Summary> runs = new ArrayList<>();
     for (int i = 1; i <= 8; i++) {
-      runs.add(new Summary(Recovery.RECOVERED, 100, i, 500 + i, 1 + i / 10.0, 0.99, 99, 0.1 * i, 1000, 1100));
+      runs.add(new Summary(RecoveryVerdict.RECOVERED, 100, i, 500 + i, 1 + i / 10.0, 0.99, 99, 0.1 * i, 1000, 1100));
     }
-    runs.add(new Summary(Recovery.LATE, 100, 30, 900, 2.0, 0.9, 80, 3.0, 1000, 2000));
-    runs.add(new Summary(Recovery.NOT_RECOVERED, 100, null, 5000, 20.0, 0.5, 0, Double.NaN, 1000, 20000));
+    runs.add(new Summary(RecoveryVerdict.LATE, 100, 30, 900, 2.0, 0.9, 80, 3.0, 1000, 2000));
+    runs.add(new Summary(RecoveryVerdict.NOT_RECOVERED, 100, null, 5000, 20.0, 0.5, 0, Double.NaN, 1000, 20000));
     return runs;
   }
 
@@ -35,8 +35,8 @@ class ConfidenceTest {
     assertThat(p.recoveredCount()).isEqualTo(8); // late does not count as recovered
     assertThat(p.recoveredShare()).isEqualTo(0.8);
     assertThat(p.recoveredInterval().lower()).isCloseTo(0.49016247153664183, org.assertj.core.data.Offset.offset(1e-12));
-    assertThat(p.verdicts()).containsExactly(Map.entry(Recovery.RECOVERED, 8), Map.entry(Recovery.LATE, 1),
-        Map.entry(Recovery.NOT_RECOVERED, 1));
+    assertThat(p.verdicts()).containsExactly(Map.entry(RecoveryVerdict.RECOVERED, 8), Map.entry(RecoveryVerdict.LATE, 1),
+        Map.entry(RecoveryVerdict.NOT_RECOVERED, 1));
     Stats.Sample recovery = p.sample(Metric.RECOVERY_TIME); // the runs that came back: 1..8 and 30
     assertThat(recovery.size()).isEqualTo(9);
     assertThat(recovery.missing()).isEqualTo(1);

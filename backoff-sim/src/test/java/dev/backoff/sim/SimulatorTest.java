@@ -136,7 +136,7 @@ class SimulatorTest {
     PolicyResult none = Simulator.run(scenario).policies().get(0);
     assertThat(none.series().get(12).errors()).isEqualTo(5 * 1000); // one refusal per client per millisecond
     assertThat(none.summary().recovered()).isFalse();
-    assertThat(none.summary().verdict()).isEqualTo(Recovery.NOT_OBSERVED); // too little run left after the crash to tell
+    assertThat(none.summary().verdict()).isEqualTo(RecoveryVerdict.NOT_OBSERVED); // too little run left after the crash to tell
   }
 
   @Test

@@ -75,7 +75,7 @@ class StormScenariosTest {
     assertThat(failing.summary().amplification()).isLessThan(1.0);
     // Documented: the waiting limiter comes back 10 s after the capacity returns (33 s before reservations
     // were re-priced), its successes waiting up to 37 s at p99; failing fast comes back sooner (5 s).
-    assertThat(adaptive.summary().verdict()).isEqualTo(Recovery.RECOVERED);
+    assertThat(adaptive.summary().verdict()).isEqualTo(RecoveryVerdict.RECOVERED);
     assertThat(adaptive.summary().recoverySeconds()).isLessThanOrEqualTo(15);
     assertThat(adaptive.summary().p99SuccessLatencySeconds()).isGreaterThan(10.0);
     assertThat(failing.summary().verdict().cameBack()).isTrue();

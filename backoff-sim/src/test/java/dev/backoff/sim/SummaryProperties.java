@@ -103,7 +103,7 @@ class SummaryProperties {
     }
     // A zero baseline with requests sent is always "down before the fault", never anything that reads as recovery.
     if (baselineAttempts > 0 && baselineSuccesses == 0) {
-      assertThat(s.verdict()).as(name).isEqualTo(Recovery.DOWN_BEFORE_FAULT);
+      assertThat(s.verdict()).as(name).isEqualTo(RecoveryVerdict.DOWN_BEFORE_FAULT);
     }
     assertThat(s.verdict().cameBack()).as(name).isEqualTo(s.recoverySeconds() != null);
     assertThat(Double.isNaN(s.p99SuccessLatencySeconds())).as(name).isEqualTo(totalSuccesses == 0);
@@ -140,7 +140,7 @@ class SummaryProperties {
       assertThat(fields[0]).isEqualTo(name);
       assertThat(json.get(i).get("name").asText()).isEqualTo(name);
 
-      Recovery verdict = s.verdict();
+      RecoveryVerdict verdict = s.verdict();
       assertThat(cells[3]).isEqualTo(verdict.label());
       assertThat(fields[1]).isEqualTo(verdict.id());
       assertThat(j.get("verdict").asText()).isEqualTo(verdict.id());

@@ -44,7 +44,7 @@ class SummaryVerdictTest {
   @Test
   void backWithinTheFaultsEndIsRecoveredAtOnce() {
     Summary s = summary(PAUSE_40_TO_50, series(100, 40, 50));
-    assertThat(s.verdict()).isEqualTo(Recovery.RECOVERED);
+    assertThat(s.verdict()).isEqualTo(RecoveryVerdict.RECOVERED);
     assertThat(s.recovered()).isTrue();
     assertThat(s.recoverySeconds()).isZero();
     assertThat(s.baselineGoodput()).isEqualTo(200.0);
@@ -56,7 +56,7 @@ class SummaryVerdictTest {
     // Down until 55 s: after the fault (50..100 s) 45 of 50 seconds at 200/s, 180/s = 90% of baseline.
     Summary s = summary(PAUSE_40_TO_50, series(100, 40, 55));
     assertThat(s.goodputAfterFault()).isEqualTo(180.0);
-    assertThat(s.verdict()).isEqualTo(Recovery.RECOVERED);
+    assertThat(s.verdict()).isEqualTo(RecoveryVerdict.RECOVERED);
     assertThat(s.recoverySeconds()).isEqualTo(5);
   }
 
@@ -65,7 +65,7 @@ class SummaryVerdictTest {
     // Down until 60 s: 160/s after the fault, 80% of baseline, although it is back from 60 s on.
     Summary s = summary(PAUSE_40_TO_50, series(100, 40, 60));
     assertThat(s.goodputAfterFault()).isEqualTo(160.0);
-    assertThat(s.verdict()).isEqualTo(Recovery.LATE);
+    assertThat(s.verdict()).isEqualTo(RecoveryVerdict.LATE);
     assertThat(s.recovered()).isFalse();
     assertThat(s.recoverySeconds()).isEqualTo(10);
   }
@@ -73,7 +73,7 @@ class SummaryVerdictTest {
   @Test
   void neverBackIsNotRecovered() {
     Summary s = summary(PAUSE_40_TO_50, series(100, 40, 100));
-    assertThat(s.verdict()).isEqualTo(Recovery.NOT_RECOVERED);
+    assertThat(s.verdict()).isEqualTo(RecoveryVerdict.NOT_RECOVERED);
     assertThat(s.recoverySeconds()).isNull();
     assertThat(s.goodputAfterFault()).isZero();
   }
@@ -82,18 +82,18 @@ class SummaryVerdictTest {
   void lessThanOneWindowAfterTheFaultIsNotObservedAndExactlyOneWindowIsEnough() {
     Scenario endsFiveSecondsAfter = PAUSE_40_TO_50.with("faults", "pause@85s+10s");
     Summary late = summary(endsFiveSecondsAfter, series(100, 85, 95));
-    assertThat(late.verdict()).isEqualTo(Recovery.NOT_OBSERVED);
+    assertThat(late.verdict()).isEqualTo(RecoveryVerdict.NOT_OBSERVED);
     assertThat(late.recoverySeconds()).isNull();
     assertThat(late.goodputAfterFault()).isEqualTo(200.0); // it is there, but 5 s prove nothing
 
     Scenario endsOneWindowBefore = PAUSE_40_TO_50.with("faults", "pause@80s+10s");
-    assertThat(summary(endsOneWindowBefore, series(100, 80, 90)).verdict()).isEqualTo(Recovery.RECOVERED);
+    assertThat(summary(endsOneWindowBefore, series(100, 80, 90)).verdict()).isEqualTo(RecoveryVerdict.RECOVERED);
   }
 
   @Test
   void aFaultThatEndsWithTheRunHasNoGoodputAfterIt() {
     Summary s = summary(PAUSE_40_TO_50.with("faults", "pause@90s+10s"), series(100, 90, 100));
-    assertThat(s.verdict()).isEqualTo(Recovery.NOT_OBSERVED);
+    assertThat(s.verdict()).isEqualTo(RecoveryVerdict.NOT_OBSERVED);
     assertThat(s.goodputAfterFault()).isNaN();
   }
 
@@ -102,7 +102,7 @@ class SummaryVerdictTest {
     // The reported bug: baseline 0 and goodput after it >= 90% of 0 read as "recovered yes, recovery 0s".
     Summary s = summary(PAUSE_40_TO_50, series(100, 0, 50));
     assertThat(s.baselineGoodput()).isZero();
-    assertThat(s.verdict()).isEqualTo(Recovery.DOWN_BEFORE_FAULT);
+    assertThat(s.verdict()).isEqualTo(RecoveryVerdict.DOWN_BEFORE_FAULT);
     assertThat(s.recovered()).isFalse();
     assertThat(s.recoverySeconds()).isNull();
   }
@@ -111,17 +111,17 @@ class SummaryVerdictTest {
   void noRequestsBeforeTheFaultOrAFaultAtZeroLeavesNoBaseline() {
     Metrics idle = series(100, 0, 50);
     Arrays.fill(idle.attempts, 0, 40, 0);
-    assertThat(summary(PAUSE_40_TO_50, idle).verdict()).isEqualTo(Recovery.NO_BASELINE);
+    assertThat(summary(PAUSE_40_TO_50, idle).verdict()).isEqualTo(RecoveryVerdict.NO_BASELINE);
 
     Summary atZero = summary(PAUSE_40_TO_50.with("faults", "pause@0s+10s"), series(100, 0, 10));
-    assertThat(atZero.verdict()).isEqualTo(Recovery.NO_BASELINE);
+    assertThat(atZero.verdict()).isEqualTo(RecoveryVerdict.NO_BASELINE);
     assertThat(atZero.baselineGoodput()).isNaN();
   }
 
   @Test
   void aRunWithoutAFaultHasNothingToRecoverFrom() {
     Summary s = summary(PAUSE_40_TO_50.with("faults", "none"), series(100, 0, 0));
-    assertThat(s.verdict()).isEqualTo(Recovery.NO_FAULT);
+    assertThat(s.verdict()).isEqualTo(RecoveryVerdict.NO_FAULT);
     assertThat(s.recovered()).isFalse();
     assertThat(s.recoverySeconds()).isNull();
     assertThat(s.baselineGoodput()).isEqualTo(200.0);
@@ -142,9 +142,9 @@ class SummaryVerdictTest {
 
   @Test
   void aRecoveryTimeBelongsExactlyToTheVerdictsThatCameBack() {
-    assertThatThrownBy(() -> new Summary(Recovery.NOT_RECOVERED, 1, 3, 0, 1, 1, 1, 1, 1, 1))
+    assertThatThrownBy(() -> new Summary(RecoveryVerdict.NOT_RECOVERED, 1, 3, 0, 1, 1, 1, 1, 1, 1))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("recoverySeconds").hasMessageContaining("3");
-    assertThatThrownBy(() -> new Summary(Recovery.LATE, 1, null, 0, 1, 1, 1, 1, 1, 1))
+    assertThatThrownBy(() -> new Summary(RecoveryVerdict.LATE, 1, null, 0, 1, 1, 1, 1, 1, 1))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("LATE");
     assertThatThrownBy(() -> new Summary(null, 1, null, 0, 1, 1, 1, 1, 1, 1))
         .isInstanceOf(NullPointerException.class).hasMessageContaining("verdict");
@@ -161,7 +161,7 @@ class SummaryVerdictTest {
     SimulationResult result = Simulator.run(TIMES_OUT);
     for (PolicyResult policy : result.policies()) {
       Summary s = policy.summary();
-      assertThat(s.verdict()).as(policy.name()).isEqualTo(Recovery.DOWN_BEFORE_FAULT);
+      assertThat(s.verdict()).as(policy.name()).isEqualTo(RecoveryVerdict.DOWN_BEFORE_FAULT);
       assertThat(s.p99SuccessLatencySeconds()).isNaN();
       assertThat(s.successRatio()).isZero();
     }
@@ -192,7 +192,7 @@ class SummaryVerdictTest {
     Summary s = result.policies().get(0).summary();
     assertThat(s.logicalRequests()).isZero();
     assertThat(s.amplification()).isNaN();
-    assertThat(s.verdict()).isEqualTo(Recovery.NO_BASELINE);
+    assertThat(s.verdict()).isEqualTo(RecoveryVerdict.NO_BASELINE);
     String row = Output.summaryTable(result).lines().skip(2).findFirst().orElseThrow();
     assertThat(row.split("\\s{2,}")).containsExactly("fixed", "0.0", "0.0", "no baseline", "-", "0", "-", "-", "0",
         "-");
@@ -209,7 +209,7 @@ class SummaryVerdictTest {
     for (int t = 0; t < goodput.length; t++) {
       series.add(new Second(t, 0, 0, goodput[t], 0, 0, 0, 0, 0, 0, 0.1, Double.NaN, Double.NaN, Double.NaN));
     }
-    Summary summary = new Summary(Recovery.NOT_OBSERVED, 1, null, 0, 1, 1, 6, 0.1, 1, 1);
+    Summary summary = new Summary(RecoveryVerdict.NOT_OBSERVED, 1, null, 0, 1, 1, 6, 0.1, 1, 1);
     SimulationResult result = new SimulationResult(scenario, List.of(new PolicyResult("a", summary, series, 0)));
     assertThat(Output.goodputPicture(result)).isEqualTo(
         "goodput over time, one character per 1 second: \u2588 = 8.0/s, \u00b7 = none, ^ = pause@2s+2s\n"

@@ -45,7 +45,7 @@ class TippingPointsTest {
     assertThat(jitter.recoversUpToSeconds()).isEqualTo(5);
     assertThat(jitter.firstFailingSeconds()).isEqualTo(6);
     assertThat(jitter.failing()).containsExactly(new TippingPoints.FailingRange(6, 14, 0, 0,
-        Map.of(Recovery.NOT_RECOVERED, 9)));
+        Map.of(RecoveryVerdict.NOT_RECOVERED, 9)));
 
     TippingPoints.PolicyScan budget = scan.policies().get(1);
     assertThat(cameBack(budget)).allMatch(count -> count == 1);
@@ -58,7 +58,7 @@ class TippingPointsTest {
     assertThat(fixed.monotone()).isTrue();
     assertThat(fixed.recoversUpToSeconds()).isEqualTo(5);
     assertThat(fixed.failing()).containsExactly(new TippingPoints.FailingRange(6, 20, 0, 0,
-        Map.of(Recovery.NOT_RECOVERED, 11)));
+        Map.of(RecoveryVerdict.NOT_RECOVERED, 11)));
 
     String table = TippingPointsOutput.table(scan);
     assertThat(table).contains("storm-exponential-full-jitter:\n  not monotone: more seeds came back after a fault "
@@ -96,7 +96,7 @@ class TippingPointsTest {
     assertThat(fixed.monotone()).isTrue();
     assertThat(fixed.recoversUpToSeconds()).isNull();
     assertThat(fixed.failing()).containsExactly(new TippingPoints.FailingRange(1, 135, 0, 0,
-        Map.of(Recovery.DOWN_BEFORE_FAULT, 8)));
+        Map.of(RecoveryVerdict.DOWN_BEFORE_FAULT, 8)));
     assertThat(TippingPointsOutput.table(scan)).endsWith("fixed:\n"
         + "  did not come back on every seed even at the shortest length, 1s\n"
         + "  fails at the tested lengths 1s to 135s: 0 of 2 seeds came back at each (the others: 8 down before "
@@ -127,8 +127,8 @@ class TippingPointsTest {
     assertThat(noisy.monotone()).isFalse();
     assertThat(noisy.nonMonotone()).extracting(TippingPoints.Length::faultSeconds).containsExactly(6, 7);
     assertThat(noisy.failing()).containsExactly(
-        new TippingPoints.FailingRange(6, 6, 19, 19, Map.of(Recovery.NOT_RECOVERED, 1)),
-        new TippingPoints.FailingRange(10, 20, 0, 0, Map.of(Recovery.NOT_RECOVERED, 40)));
+        new TippingPoints.FailingRange(6, 6, 19, 19, Map.of(RecoveryVerdict.NOT_RECOVERED, 1)),
+        new TippingPoints.FailingRange(10, 20, 0, 0, Map.of(RecoveryVerdict.NOT_RECOVERED, 40)));
     assertThat(TippingPointsOutput.claims(noisy, 20)).containsExactly(
         "not monotone: more seeds came back after a fault of 7s (20 of 20) than after the shorter 6s (19 of 20), "
             + "so no single length is its tipping point",
@@ -142,16 +142,16 @@ class TippingPointsTest {
     assertThat(falling.nonMonotone()).isNull();
     assertThat(falling.recoversUpToSeconds()).isEqualTo(1);
     assertThat(falling.failing()).containsExactly(new TippingPoints.FailingRange(5, 15, 3, 12,
-        Map.of(Recovery.NOT_RECOVERED, 42)));
+        Map.of(RecoveryVerdict.NOT_RECOVERED, 42)));
   }
 
   @Test
   void jsonAndCsvCarryEveryLengthAndVerdict() throws Exception {
     TippingPoints.Scan scan = new TippingPoints.Scan("pause@60s+30s", 3, 2, 5, 1, 10, List.of(
         new TippingPoints.PolicyScan("a,b", List.of(
-            new TippingPoints.Length(1, List.of(Recovery.RECOVERED, Recovery.LATE)),
-            new TippingPoints.Length(5, List.of(Recovery.NOT_RECOVERED, Recovery.RECOVERED)),
-            new TippingPoints.Length(10, List.of(Recovery.RECOVERED, Recovery.RECOVERED))))));
+            new TippingPoints.Length(1, List.of(RecoveryVerdict.RECOVERED, RecoveryVerdict.LATE)),
+            new TippingPoints.Length(5, List.of(RecoveryVerdict.NOT_RECOVERED, RecoveryVerdict.RECOVERED)),
+            new TippingPoints.Length(10, List.of(RecoveryVerdict.RECOVERED, RecoveryVerdict.RECOVERED))))));
     JsonNode json = new ObjectMapper().readTree(TippingPointsOutput.json(scan));
     assertThat(json.get("scan").toString()).isEqualTo("{\"fault\":\"pause@60s+30s\",\"fromSeconds\":1,"
         + "\"upToSeconds\":10,\"gridSeconds\":5,\"resolutionSeconds\":1,\"seeds\":{\"first\":3,\"last\":4,"
@@ -167,7 +167,7 @@ class TippingPointsTest {
         + "\"verdicts\":[\"not-recovered\",\"recovered\"]}");
     String csv = TippingPointsOutput.csv(scan);
     StringBuilder header = new StringBuilder("policy,faultSeconds,runs,cameBack");
-    for (Recovery verdict : Recovery.values()) {
+    for (RecoveryVerdict verdict : RecoveryVerdict.values()) {
       header.append(',').append(verdict.id());
     }
     assertThat(csv.lines().findFirst().orElseThrow()).isEqualTo(header.toString());
@@ -175,9 +175,9 @@ class TippingPointsTest {
     String five = csv.lines().skip(2).findFirst().orElseThrow();
     assertThat(five).startsWith("\"a,b\",5,2,1,");
     String[] counts = five.substring("\"a,b\",5,2,1,".length()).split(",");
-    assertThat(counts).hasSize(Recovery.values().length);
-    assertThat(counts[Recovery.RECOVERED.ordinal()]).isEqualTo("1");
-    assertThat(counts[Recovery.NOT_RECOVERED.ordinal()]).isEqualTo("1");
+    assertThat(counts).hasSize(RecoveryVerdict.values().length);
+    assertThat(counts[RecoveryVerdict.RECOVERED.ordinal()]).isEqualTo("1");
+    assertThat(counts[RecoveryVerdict.NOT_RECOVERED.ordinal()]).isEqualTo("1");
   }
 
   @Test
@@ -239,9 +239,9 @@ class TippingPointsTest {
   }
 
   private static TippingPoints.Length length(int seconds, int cameBack, int runs) {
-    List<Recovery> verdicts = new ArrayList<>();
+    List<RecoveryVerdict> verdicts = new ArrayList<>();
     for (int i = 0; i < runs; i++) {
-      verdicts.add(i < cameBack ? Recovery.RECOVERED : Recovery.NOT_RECOVERED);
+      verdicts.add(i < cameBack ? RecoveryVerdict.RECOVERED : RecoveryVerdict.NOT_RECOVERED);
     }
     return new TippingPoints.Length(seconds, verdicts);
   }

@@ -27,11 +27,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Tag("slow")
 class VerdictConsistencyTest {
-  private static final Set<Recovery> UNHEALTHY_BASELINE = EnumSet.of(Recovery.DOWN_BEFORE_FAULT,
-      Recovery.OVERLOADED_BEFORE_FAULT);
+  private static final Set<RecoveryVerdict> UNHEALTHY_BASELINE = EnumSet.of(RecoveryVerdict.DOWN_BEFORE_FAULT,
+      RecoveryVerdict.OVERLOADED_BEFORE_FAULT);
 
   /** One edge configuration: the scenario's keys and the verdicts every policy and seed may get. */
-  private record Edge(String name, Map<String, Object> keys, Set<Recovery> allowed) {
+  private record Edge(String name, Map<String, Object> keys, Set<RecoveryVerdict> allowed) {
     @Override
     public String toString() {
       return name;
@@ -62,7 +62,7 @@ class VerdictConsistencyTest {
   }
 
   static List<Edge> edges() {
-    Set<Recovery> judged = EnumSet.of(Recovery.RECOVERED, Recovery.LATE, Recovery.NOT_RECOVERED);
+    Set<RecoveryVerdict> judged = EnumSet.of(RecoveryVerdict.RECOVERED, RecoveryVerdict.LATE, RecoveryVerdict.NOT_RECOVERED);
     return List.of(
         // The open-loop case, scaled down: 100/s at a one-worker pool that serves 10/s.
         new Edge("open loop at 10x a pool's capacity", open("server", "pool", "workers", 1L, "queue-size", 10L,
@@ -71,34 +71,34 @@ class VerdictConsistencyTest {
         new Edge("closed loop at 5x a pool's capacity", closed("server", "pool", "workers", 2L, "queue-size",
             20L, "duration", "60s", "faults", "pause@20s+3s"), UNHEALTHY_BASELINE),
         new Edge("fault at 2 s (1 s of baseline)", closed("duration", "60s", "faults", "pause@2s+5s"),
-            EnumSet.of(Recovery.SHORT_BASELINE)),
+            EnumSet.of(RecoveryVerdict.SHORT_BASELINE)),
         new Edge("fault at 8 s (4 s of baseline)", closed("duration", "60s", "faults", "pause@8s+5s"),
-            EnumSet.of(Recovery.SHORT_BASELINE)),
+            EnumSet.of(RecoveryVerdict.SHORT_BASELINE)),
         new Edge("fault at 10 s (5 s of baseline)", closed("duration", "80s", "faults", "pause@10s+5s"), judged),
         new Edge("fault at 0 s", closed("duration", "60s", "faults", "pause@0s+5s"),
-            EnumSet.of(Recovery.NO_BASELINE)),
-        new Edge("no fault", closed("duration", "40s", "faults", "none"), EnumSet.of(Recovery.NO_FAULT)),
+            EnumSet.of(RecoveryVerdict.NO_BASELINE)),
+        new Edge("no fault", closed("duration", "40s", "faults", "none"), EnumSet.of(RecoveryVerdict.NO_FAULT)),
         new Edge("run ends 3 s after the fault", closed("duration", "33s", "faults", "pause@20s+10s"),
-            EnumSet.of(Recovery.NOT_OBSERVED)),
+            EnumSet.of(RecoveryVerdict.NOT_OBSERVED)),
         new Edge("open-loop step down, no fault", open("rate-profile", "step", "rate-peak", 1.0, "rate-at", "30s",
-            "duration", "60s", "faults", "none"), EnumSet.of(Recovery.LOAD_CHANGED)),
+            "duration", "60s", "faults", "none"), EnumSet.of(RecoveryVerdict.LOAD_CHANGED)),
         new Edge("open-loop step up past capacity", open("server", "pool", "workers", 20L, "rate-profile", "step",
             "rate-peak", 300.0, "rate-at", "30s", "duration", "60s", "faults", "none"),
-            EnumSet.of(Recovery.LOAD_CHANGED)),
+            EnumSet.of(RecoveryVerdict.LOAD_CHANGED)),
         new Edge("open-loop ramp and a pause", open("rate-profile", "ramp", "rate-peak", 50.0, "rate-at", "30s",
-            "rate-length", "10s", "duration", "80s", "faults", "pause@20s+3s"), EnumSet.of(Recovery.LOAD_CHANGED)),
+            "rate-length", "10s", "duration", "80s", "faults", "pause@20s+3s"), EnumSet.of(RecoveryVerdict.LOAD_CHANGED)),
         new Edge("open-loop spike, no fault", open("rate-profile", "spike", "rate-peak", 300.0, "rate-at", "30s",
             "rate-length", "5s", "duration", "80s", "faults", "none"), judged),
         new Edge("open-loop spike that outlasts the run", open("rate-profile", "spike", "rate-peak", 150.0,
             "rate-at", "50s", "rate-length", "30s", "duration", "60s", "faults", "none"),
-            EnumSet.of(Recovery.NOT_OBSERVED)),
+            EnumSet.of(RecoveryVerdict.NOT_OBSERVED)),
         new Edge("closed loop, a pause, healthy", closed("duration", "90s", "faults", "pause@20s+5s"), judged),
         new Edge("open loop, a crash, healthy", open("duration", "90s", "faults", "crash@20s+5s"), judged),
         // A long pause with retries without limit: after it the server answers every attempt at once, but the
         // clients are in backoffs of up to the cap, so the load offered to it stays below the baseline.
         new Edge("closed loop, a long pause, clients in long backoffs", closed("policies",
             "storm-exponential-full-jitter,storm-exponential", "max-attempts", "own", "duration", "200s",
-            "faults", "pause@20s+120s"), EnumSet.of(Recovery.CLIENTS_BACKING_OFF)));
+            "faults", "pause@20s+120s"), EnumSet.of(RecoveryVerdict.CLIENTS_BACKING_OFF)));
   }
 
   static Stream<Arguments> runs() {
@@ -148,13 +148,13 @@ class VerdictConsistencyTest {
   /** The rule, read directly off the per-second numbers (brute force, no shared code with the rule). */
   private static void checkAgainstTheSeries(Scenario scenario, List<Second> series, Summary s, String run) {
     assertThat(s.reason()).as(run).isNotBlank();
-    Recovery verdict = s.verdict();
+    RecoveryVerdict verdict = s.verdict();
     long start = scenario.disturbanceStartNanos();
     if (start == Long.MAX_VALUE) {
-      assertThat(verdict).as(run).isEqualTo(Recovery.NO_FAULT);
+      assertThat(verdict).as(run).isEqualTo(RecoveryVerdict.NO_FAULT);
       return;
     }
-    assertThat(verdict).as(run).isNotEqualTo(Recovery.NO_FAULT);
+    assertThat(verdict).as(run).isNotEqualTo(RecoveryVerdict.NO_FAULT);
     int faultStart = (int) (start / 1_000_000_000L);
     int faultEnd = (int) Math.min(series.size(), (scenario.disturbanceEndNanos() + 999_999_999L) / 1_000_000_000L);
     int from = faultStart / 2;
@@ -175,24 +175,24 @@ class VerdictConsistencyTest {
     boolean loadChanged = !scenario.closedLoop && scenario.rateProfile.rate != scenario.rateProfile.peak
         && scenario.rateProfile.shape != RateProfile.Shape.SPIKE && scenario.rateProfile.hasDisturbance();
     if (faultStart == 0) {
-      assertThat(verdict).as(run).isEqualTo(Recovery.NO_BASELINE);
+      assertThat(verdict).as(run).isEqualTo(RecoveryVerdict.NO_BASELINE);
       return;
     }
-    assertThat(verdict == Recovery.SHORT_BASELINE).as(run).isEqualTo(shortBaseline);
+    assertThat(verdict == RecoveryVerdict.SHORT_BASELINE).as(run).isEqualTo(shortBaseline);
     if (shortBaseline) {
       return;
     }
-    assertThat(verdict == Recovery.NO_BASELINE).as(run).isEqualTo(offered == 0 && attempts == 0);
+    assertThat(verdict == RecoveryVerdict.NO_BASELINE).as(run).isEqualTo(offered == 0 && attempts == 0);
     if (offered == 0 && attempts == 0) {
       return;
     }
     // Never a judgement of recovery against a baseline that was not healthy: the "yes at 0.9% success".
     assertThat(UNHEALTHY_BASELINE.contains(verdict)).as(run).isEqualTo(!healthy);
-    assertThat(verdict == Recovery.DOWN_BEFORE_FAULT).as(run).isEqualTo(successes == 0);
+    assertThat(verdict == RecoveryVerdict.DOWN_BEFORE_FAULT).as(run).isEqualTo(successes == 0);
     if (!healthy) {
       return;
     }
-    assertThat(verdict == Recovery.LOAD_CHANGED).as(run).isEqualTo(loadChanged);
+    assertThat(verdict == RecoveryVerdict.LOAD_CHANGED).as(run).isEqualTo(loadChanged);
     if (loadChanged) {
       return;
     }
@@ -201,7 +201,7 @@ class VerdictConsistencyTest {
     assertThat(s.baselineGoodput()).as(run).isCloseTo(baseline, org.assertj.core.data.Offset.offset(1e-9));
     int window = (int) Math.max(scenario.recoveryWindowNanos / 1_000_000_000L, Math.ceil(1600 / baseline));
     if (seconds - faultEnd < window) {
-      assertThat(verdict).as(run).isEqualTo(Recovery.NOT_OBSERVED);
+      assertThat(verdict).as(run).isEqualTo(RecoveryVerdict.NOT_OBSERVED);
       return;
     }
     int point = firstRecoveredSecond(series, faultEnd, window, baseline, latency / (faultStart - from));
@@ -220,10 +220,10 @@ class VerdictConsistencyTest {
       }
       boolean clientsBackingOff = lastAttempts > 0 && lastAttempts - lastFailed >= 0.9 * lastAttempts && fast
           && lastAttempts < 0.9 * baseline * window;
-      assertThat(verdict).as(run).isEqualTo(clientsBackingOff ? Recovery.CLIENTS_BACKING_OFF
-          : Recovery.NOT_RECOVERED);
+      assertThat(verdict).as(run).isEqualTo(clientsBackingOff ? RecoveryVerdict.CLIENTS_BACKING_OFF
+          : RecoveryVerdict.NOT_RECOVERED);
     } else {
-      assertThat(verdict).as(run).isEqualTo(after >= 0.9 * baseline ? Recovery.RECOVERED : Recovery.LATE);
+      assertThat(verdict).as(run).isEqualTo(after >= 0.9 * baseline ? RecoveryVerdict.RECOVERED : RecoveryVerdict.LATE);
       assertThat(s.recoverySeconds()).as(run).isEqualTo(point - faultEnd);
     }
   }

@@ -6,7 +6,7 @@ package dev.backoff.sim;
  * counts as recovered; every other verdict says what the numbers do and do not show. {@link RecoveryRule}
  * gives the verdict, for the simulator and the lab alike. Immutable and thread-safe.
  */
-public enum Recovery {
+public enum RecoveryVerdict {
   /**
    * Goodput came back to at least 90% of a positive baseline and stayed there, the server latency came back
    * within twice its baseline, and goodput from the end of the disturbance to the end of the run averaged at
@@ -66,7 +66,7 @@ public enum Recovery {
   private final String label;
   private final String id;
 
-  Recovery(String label, String id) {
+  RecoveryVerdict(String label, String id) {
     this.label = label;
     this.id = id;
   }
