@@ -125,18 +125,20 @@ class ConcurrencyLimiterDriverTest {
   }
 
   @Test
-  void anAsyncFirstAttemptFindingTheLimitFullFailsAtOnce() {
-    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(1).name("db").build();
-    ConcurrencyLimiter.Permit elsewhere = limiter.tryAcquire(AttemptKind.FIRST);
-    AtomicInteger attempts = new AtomicInteger();
+  void anAsyncFirstAttemptFindingTheLimitFullFailsAtOnceHedgedOrNot() {
+    for (boolean hedging : new boolean[] {false, true}) {
+      ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(1).name("db").build();
+      ConcurrencyLimiter.Permit elsewhere = limiter.tryAcquire(AttemptKind.FIRST);
+      AtomicInteger attempts = new AtomicInteger();
 
-    CompletableFuture<String> call = AsyncRetryExecutor.of(policy(limiter), INLINE)
-        .call(() -> CompletableFuture.completedFuture("ok" + attempts.incrementAndGet()));
-    assertThatThrownBy(call::get).isInstanceOf(ExecutionException.class)
-        .cause().isInstanceOf(ConcurrencyLimitedException.class)
-        .hasMessage("concurrency limiter 'db' refused the first attempt: 1 attempts in flight, limit 1");
-    assertThat(attempts).hasValue(0);
-    elsewhere.release();
+      CompletableFuture<String> call = AsyncRetryExecutor.of(hedging ? hedged(limiter) : policy(limiter), INLINE)
+          .call(() -> CompletableFuture.completedFuture("ok" + attempts.incrementAndGet()));
+      assertThatThrownBy(call::get).as("hedging " + hedging).isInstanceOf(ExecutionException.class)
+          .cause().isInstanceOf(ConcurrencyLimitedException.class)
+          .hasMessage("concurrency limiter 'db' refused the first attempt: 1 attempts in flight, limit 1");
+      assertThat(attempts).hasValue(0);
+      elsewhere.release();
+    }
   }
 
   @Test
@@ -333,20 +335,6 @@ class ConcurrencyLimiterDriverTest {
     assertThat(call).isCompletedWithValue("first");
     assertThat(limiter.inFlight()).isZero();
     assertThat(stops.successes).hasValue(1);
-  }
-
-  @Test
-  void aHedgedCallsFirstAttemptFindingTheLimitFullFailsAtOnce() {
-    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(1).name("db").build();
-    ConcurrencyLimiter.Permit elsewhere = limiter.tryAcquire(AttemptKind.FIRST);
-    AtomicInteger attempts = new AtomicInteger();
-
-    CompletableFuture<String> call = AsyncRetryExecutor.of(hedged(limiter), INLINE)
-        .call(() -> CompletableFuture.completedFuture("ok" + attempts.incrementAndGet()));
-    assertThatThrownBy(call::get).cause().isInstanceOf(ConcurrencyLimitedException.class)
-        .hasMessage("concurrency limiter 'db' refused the first attempt: 1 attempts in flight, limit 1");
-    assertThat(attempts).hasValue(0);
-    elsewhere.release();
   }
 
   /** Counts the calls that ended in success. */
