@@ -55,11 +55,12 @@ class FleetHedgingTest {
       assertThat(later.attempts()).isEqualTo(atClose.attempts());
 
       // Every attempt ends once, judged or cancelled, and the policy's events count the attempts the sending
-      // layer saw: each logical request's first attempt plus its hedges (the simulator's extra load), less at
-      // most the one request a client was starting as the fleet closed.
+      // layer saw: each logical request's first attempt plus its hedges (the simulator's extra load), less the
+      // requests clients were starting as the fleet closed (at most one per client: 20; the close cancels a
+      // call before its first attempt is sent).
       assertThat(totals.ok() + totals.errors() + totals.timeouts() + totals.cancelled()).isEqualTo(totals.attempts());
       assertThat(totals.sent()).isEqualTo(totals.attempts());
-      assertThat(totals.attempts() - totals.hedgesSent()).isBetween(totals.requests() - 1, totals.requests());
+      assertThat(totals.attempts() - totals.hedgesSent()).isBetween(totals.requests() - 20, totals.requests());
       assertThat(fleet.latencies().count()).isEqualTo(totals.succeeded());
       assertThat(totals.answers()).isGreaterThanOrEqualTo(totals.ok()).isLessThan(totals.sent());
 
