@@ -54,7 +54,8 @@ import java.util.random.RandomGenerator;
  * streams, which has no single result, says so in {@link DriverRunner#judgesResults()} and skips the rows that
  * need the policy's result rules. The runners now: {@code SyncRunner}, {@code AsyncRunner},
  * {@code ReactorRunner} (Mono), {@code FluxRunner}, {@code KotlinRunner} (suspend), {@code FlowRunner},
- * {@code GrpcRunner}, and every HTTP adapter in {@code HttpRunners} (real time, see {@code HttpRunner}). A
+ * {@code GrpcRunner}, {@code SimRunner} (the simulator), and every HTTP adapter in {@code HttpRunners} (real time,
+ * see {@code HttpRunner}). A
  * driver refusing a mechanism says so in {@link DriverRunner#refusals()}, and the matrix asserts the refusal.
  * Each runner also turns {@link Trial.Hang} into its runtime's attempt that never ends and reports, through
  * {@link Trial#attemptCancelled()}, that the driver stopped it; the blocking runner turns the policy's

@@ -25,7 +25,7 @@ class ConformanceTest {
   /** The drivers under test; a new driver adds its runner here. */
   static List<DriverRunner> runners() {
     return List.of(new SyncRunner(), new AsyncRunner(), new ReactorRunner(), new FluxRunner(), new KotlinRunner(),
-        new FlowRunner(), new GrpcRunner());
+        new FlowRunner(), new GrpcRunner(), new SimRunner());
   }
 
   @TestFactory

@@ -61,11 +61,7 @@ class MatrixDocTest {
       }
       table.append('\n');
     }
-    table.append("| simulator | virtual |");
-    for (int i = 0; i < Mechanism.values().length; i++) {
-      table.append(" pending |");
-    }
-    table.append("\n\n");
+    table.append('\n');
     for (int i = 0; i < notes.size(); i++) {
       table.append(i + 1).append(". ").append(notes.get(i)).append('\n');
     }

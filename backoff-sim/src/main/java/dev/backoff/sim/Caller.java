@@ -25,6 +25,8 @@ final class Caller extends SplitMix64 {
   boolean tokenHeld;
   /** The current call's hedged attempts ({@code +hedge} policies), or null. */
   HedgeState hedge;
+  /** An open-loop caller whose call has ended, or whose caller stopped it: events addressed to it do nothing. */
+  boolean stopped;
 
   /** A caller drawing {@code random}'s sequence from where it is (the stream is not used afterwards). */
   Caller(SplitMix64 random, boolean closedLoop) {

@@ -69,6 +69,31 @@ abstract class Server {
    */
   void abandon(Attempt attempt) {}
 
+  /**
+   * Whether this server answers with values and exceptions that the call's policy judges (a scripted server:
+   * {@link #result}, {@link #failure}); false for the models, whose answers the simulator translates itself
+   * (OK accepted, an error or a rejection retryable, with the server's pushback hint).
+   */
+  boolean judgesAnswers() {
+    return false;
+  }
+
+  /** The value an attempt answered OK was answered with (a server that {@link #judgesAnswers()}); else null. */
+  Object result(Attempt attempt) {
+    return null;
+  }
+
+  /** The failure an attempt answered {@code ERROR} or {@code REJECTED} reports, for a server that {@link #judgesAnswers()}. */
+  Throwable failure(Attempt attempt, int outcome) {
+    return outcome == REJECTED ? PolicySpec.REJECTED : PolicySpec.ERROR;
+  }
+
+  /**
+   * The caller stopped its call: its attempts in flight are void (the simulator ignores their answers); a
+   * model keeps their work, as for a timeout. The default does nothing.
+   */
+  void callerStopped(Caller caller) {}
+
   /** Called when the capacity or added latency changed. */
   abstract void onConditionsChanged(long now);
 

@@ -13,6 +13,8 @@ import dev.backoff.StopReason;
 import dev.backoff.driver.Effect;
 import dev.backoff.driver.Engine;
 import dev.backoff.driver.Verdict;
+import java.util.function.Function;
+import java.util.random.RandomGenerator;
 
 /**
  * One run: one scenario, one policy, in virtual time. Each call is driven by the core's call state machine
@@ -68,6 +70,7 @@ final class Simulation {
   static final int ERROR_ARRIVES = 7;
   static final int REJECTION_ARRIVES = 8;
   static final int HEDGE = 9;
+  static final int CALLER_STOPS = 10;
 
   final Scenario scenario;
   final PolicySpec spec;
@@ -94,6 +97,13 @@ final class Simulation {
   private long attemptsTotal;
   private long lastHintNanos = Pushback.NONE;
   private Verdict lastVerdict = Verdict.retryable(Pushback.NONE);
+  private final boolean firstRetryQuirk;
+  /** The jitter source of every call, or null: each caller's own stream (a storm run). */
+  private final RandomGenerator jitter;
+  /** Hears how each call ended, or null (a storm run keeps nothing per call). */
+  private final CallEnds ends;
+  /** Whether the server's answers are judged by the policy's rules ({@link Server#judgesAnswers()}). */
+  private final boolean judges;
 
   Simulation(Scenario scenario, PolicySpec spec) {
     this.scenario = scenario;
@@ -108,12 +118,67 @@ final class Simulation {
         : spec.concurrency.builder().name(spec.name).clock(() -> now).build();
     this.policy = spec.build(scenario.maxAttempts, budget,
         spec.breaker != null && !scenario.breakerPerClient ? newBreaker("") : null, limiter, concurrencyLimiter);
-    this.maxStarted = spec.hedge == null ? 0
-        : (int) Math.min(policy.maxAttempts(), (long) spec.hedge.maxHedges() + 1);
+    this.maxStarted = maxStarted(policy);
+    this.firstRetryQuirk = spec.firstRetryQuirk;
+    this.jitter = null;
+    this.ends = null;
     this.server = scenario.serverModel == Scenario.ServerModel.POOL
         ? new PoolServer(this, scenario, SplitMix64.stream(scenario.seed, -1))
         : new CurveServer(this, scenario);
+    this.judges = false;
     this.arrivals = SplitMix64.stream(scenario.seed, -2);
+  }
+
+  /**
+   * A run of a few calls of a built {@code policy} (its listeners, jitter source, result rules, breaker,
+   * limiters, hedging and budget as they are) against the server {@code server} makes, whose answers the
+   * policy's rules judge (see {@link Server#judgesAnswers()}), each call's end told to {@code ends}: the seam
+   * through which the conformance matrix runs its rows on the simulator's own callers and event queue.
+   * Start each call with {@link #call}, then {@link #loop}.
+   */
+  Simulation(Scenario scenario, RetryPolicy<Object> policy, Function<Simulation, Server> server, CallEnds ends) {
+    this.scenario = scenario;
+    this.spec = null;
+    this.endNanos = scenario.durationNanos;
+    this.metrics = new Metrics(scenario.seconds());
+    this.budget = null;
+    this.protection = new ProtectionMetrics(scenario.seconds());
+    this.limiter = null;
+    this.concurrencyLimiter = null;
+    this.policy = policy;
+    this.maxStarted = maxStarted(policy);
+    this.firstRetryQuirk = false;
+    this.jitter = policy.random();
+    this.ends = ends;
+    this.server = server.apply(this);
+    this.judges = this.server.judgesAnswers();
+    this.arrivals = SplitMix64.stream(scenario.seed, -2);
+  }
+
+  /** How many attempts a call of {@code policy} may start at once: 0 if it does not hedge. */
+  private static int maxStarted(RetryPolicy<?> policy) {
+    return policy.hedging() == null ? 0 : (int) Math.min(policy.maxAttempts(), (long) policy.hedging().maxHedges() + 1);
+  }
+
+  /** The virtual clock, in nanoseconds. */
+  long now() {
+    return now;
+  }
+
+  /**
+   * A new open-loop call: it starts at {@code atNanos} and, if {@code stopAtNanos >= 0}, its caller stops it
+   * then (cancels it). Returns the call's caller, which {@link CallEnds} names.
+   */
+  Caller call(long atNanos, long stopAtNanos) {
+    Caller caller = new Caller(SplitMix64.stream(scenario.seed, Integer.MAX_VALUE + ++arrivalCount), false);
+    if (maxStarted > 0) {
+      caller.hedge = new HedgeState(maxStarted);
+    }
+    schedule(atNanos, SEND, caller, 0);
+    if (stopAtNanos >= 0) {
+      schedule(stopAtNanos, CALLER_STOPS, caller, 0);
+    }
+    return caller;
   }
 
   /** A breaker of the policy's +breaker settings on the virtual clock, its transitions in the series. */
@@ -215,6 +280,9 @@ final class Simulation {
         case HEDGE:
           hedgeDue((Caller) q.target, q.datum, now);
           break;
+        case CALLER_STOPS:
+          callerStops((Caller) q.target, now);
+          break;
         default:
           server.onEvent(q.kind, q.target, q.datum, now);
       }
@@ -262,6 +330,9 @@ final class Simulation {
   }
 
   private void send(Caller caller, long now) {
+    if (caller.stopped) {
+      return; // its caller stopped the call during the wait
+    }
     int second = Metrics.second(now);
     if (caller.newCall) {
       caller.newCall = false;
@@ -372,7 +443,7 @@ final class Simulation {
     if (effect == Engine.CALL_ENDED) {
       abandonHedges(caller);
       metrics.gaveUp[Metrics.second(now)]++;
-      endCall(caller, now);
+      stopped(caller, caller.execution.stopReason(), now);
     } else {
       planHedge(caller, effect, now);
     }
@@ -391,23 +462,26 @@ final class Simulation {
     return permit;
   }
 
-  /** A hedged attempt failed (an error, a shed request or a timeout): the machine decides what follows. */
-  private void hedgedFailure(Attempt attempt, Throwable failure, long hintNanos, long now) {
+  /**
+   * A hedged attempt's outcome was not accepted (an error, a shed request, a timeout, or a result the policy
+   * retries): the machine decides what follows.
+   */
+  private void hedgedFailure(Attempt attempt, Object result, Throwable failure, Verdict verdict, long now) {
     Caller caller = attempt.caller;
     CircuitBreaker.Permit permit = settle(attempt);
-    hedgeEffect(caller, Engine.hedgedOutcome(execution(caller), null, failure, verdict(hintNanos), permit, now), now);
+    hedgeEffect(caller, Engine.hedgedOutcome(execution(caller), result, failure, verdict, permit, now), now);
   }
 
-  /** A hedged attempt answered OK: it wins the call, and the others are abandoned. */
-  private void hedgeWon(Attempt attempt, long now) {
+  /** A hedged attempt's result was accepted: it wins the call, and the others are abandoned. */
+  private void hedgeWon(Attempt attempt, Object result, long now) {
     Caller caller = attempt.caller;
     CircuitBreaker.Permit permit = settle(attempt);
-    Engine.hedgeWon(policyOf(caller), caller.execution, null, attempt.number, permit, caller.callStartNanos, now);
+    Engine.hedgeWon(policyOf(caller), caller.execution, result, attempt.number, permit, caller.callStartNanos, now);
     if (attempt.number > 1) {
       protection.hedgesWon[Metrics.second(now)]++;
     }
     abandonHedges(caller);
-    endCall(caller, now);
+    succeeded(caller, result, now);
   }
 
   /** Abandons the call's other attempts in flight (their answers are ignored) and its planned hedge. */
@@ -432,7 +506,7 @@ final class Simulation {
   /** The caller's execution, created at its call's first failure or first hedge. */
   private Execution<Object> execution(Caller caller) {
     if (caller.execution == null) {
-      caller.execution = Engine.newExecution(callPolicy(caller), caller.callStartNanos, caller);
+      caller.execution = Engine.newExecution(callPolicy(caller), caller.callStartNanos, jitter(caller));
     }
     return caller.execution;
   }
@@ -440,9 +514,14 @@ final class Simulation {
   /** The policy of the caller's current call: the experiment client's quirk changes its first retry. */
   private RetryPolicy<Object> callPolicy(Caller caller) {
     RetryPolicy<Object> callerPolicy = policyOf(caller);
-    return spec.firstRetryQuirk && caller.closedLoop
+    return firstRetryQuirk && caller.closedLoop
         ? PolicySpec.withFirstRetryAfter(callerPolicy, caller.thinkNanos)
         : callerPolicy;
+  }
+
+  /** The jitter source of the caller's calls: its own stream, or the run's (a seam run's policy's). */
+  private RandomGenerator jitter(Caller caller) {
+    return jitter != null ? jitter : caller;
   }
 
   private RetryPolicy<Object> policyOf(Caller caller) {
@@ -480,20 +559,58 @@ final class Simulation {
       protection.limiterRefused[second]++;
     }
     metrics.gaveUp[second]++;
-    endCall(caller, now);
+    stopped(caller, reason != null ? reason : refusal(effect), now);
+  }
+
+  /** Why a first attempt refused by a gate ({@code Effect.REFUSED_*}) was. */
+  private static StopReason refusal(long effect) {
+    if (effect == Effect.REFUSED_CIRCUIT_OPEN) {
+      return StopReason.CIRCUIT_OPEN;
+    }
+    if (effect == Effect.REFUSED_RATE_LIMITED) {
+      return StopReason.RATE_LIMITED;
+    }
+    return effect == Effect.REFUSED_CONCURRENCY_LIMITED ? StopReason.CONCURRENCY_LIMITED : StopReason.DEADLINE_EXCEEDED;
+  }
+
+  /**
+   * The caller stops its call (a seam run's caller, at a virtual time), unless it has ended: the machine
+   * hears the stop ({@link StopReason#CANCELLED}) if the call has an execution, its attempts in flight are
+   * abandoned (the server keeps their work, as for a timeout) and events still addressed to the call do
+   * nothing.
+   */
+  private void callerStops(Caller caller, long now) {
+    if (caller.stopped) {
+      return;
+    }
+    if (caller.hedge != null) {
+      abandonHedges(caller);
+    }
+    server.callerStopped(caller);
+    CircuitBreaker.Permit permit = caller.permit;
+    caller.permit = null;
+    if (permit != null) {
+      permit.release();
+    }
+    if (caller.execution != null) {
+      Engine.stop(caller.execution, StopReason.CANCELLED, clock);
+    }
+    metrics.gaveUp[Metrics.second(now)]++;
+    stopped(caller, StopReason.CANCELLED, now);
   }
 
   private void timeout(Attempt attempt, long now) {
-    if (attempt.state != Attempt.PENDING) {
+    if (attempt.state != Attempt.PENDING || attempt.caller.stopped) {
       return;
     }
     attempt.state = Attempt.TIMED_OUT;
     server.abandon(attempt);
     metrics.timeouts[Metrics.second(now)]++;
+    Verdict verdict = judges ? Engine.judge(policyOf(attempt.caller), null, null, PolicySpec.TIMEOUT) : verdict(-1);
     if (attempt.caller.hedge != null) {
-      hedgedFailure(attempt, PolicySpec.TIMEOUT, -1, now);
+      hedgedFailure(attempt, null, PolicySpec.TIMEOUT, verdict, now);
     } else {
-      fail(attempt.caller, PolicySpec.TIMEOUT, -1, now);
+      fail(attempt.caller, null, PolicySpec.TIMEOUT, verdict, now);
     }
   }
 
@@ -506,50 +623,67 @@ final class Simulation {
         outcome == Server.REJECTED ? REJECTION_ARRIVES : ERROR_ARRIVES, attempt, hintNanos);
   }
 
-  /** A server answers an attempt; answers to attempts whose client already gave up are lost. */
+  /**
+   * A server answers an attempt; answers to attempts whose client already gave up are lost. The models'
+   * answers are an outcome (OK, an error, a rejection with the server's pushback hint); a server that
+   * {@linkplain Server#judgesAnswers() answers with values} has them judged by the policy's rules.
+   */
   void deliver(Attempt attempt, int outcome, long hintNanos, long now) {
     attempt.answeredNanos = now;
     attempt.outcome = outcome;
-    if (attempt.state != Attempt.PENDING) {
+    Caller caller = attempt.caller;
+    if (attempt.state != Attempt.PENDING || caller.stopped) {
       return;
     }
     attempt.state = Attempt.ANSWERED;
-    Caller caller = attempt.caller;
-    if (outcome == Server.OK && caller.hedge != null) {
-      metrics.success(now, now - caller.callStartNanos);
-      succeededCalls++;
-      hedgeWon(attempt, now);
+    Object result = null;
+    Throwable failure = null;
+    Verdict verdict;
+    if (judges && (outcome == Server.OK || hintNanos < 0)) {
+      result = server.result(attempt);
+      failure = outcome == Server.OK ? null : server.failure(attempt, outcome);
+      verdict = Engine.judge(policyOf(caller), null, result, failure);
     } else if (outcome == Server.OK) {
+      verdict = Verdict.ACCEPT;
+    } else {
+      failure = judges ? server.failure(attempt, outcome) : outcome == Server.REJECTED ? PolicySpec.REJECTED
+          : PolicySpec.ERROR;
+      verdict = verdict(hintNanos);
+    }
+    if (verdict.isAccept()) {
       metrics.success(now, now - caller.callStartNanos);
       succeededCalls++;
+      if (caller.hedge != null) {
+        hedgeWon(attempt, result, now);
+        return;
+      }
       CircuitBreaker.Permit permit = caller.permit;
       caller.permit = null;
       if (caller.execution == null) {
-        Engine.firstAccepted(policyOf(caller), null, caller.callStartNanos, clock, permit);
+        Engine.firstAccepted(policyOf(caller), result, caller.callStartNanos, clock, permit);
       } else {
-        Engine.outcome(caller.execution, null, null, Verdict.ACCEPT, now, permit);
+        Engine.outcome(caller.execution, result, null, Verdict.ACCEPT, now, permit);
       }
-      endCall(caller, now);
+      succeeded(caller, result, now);
     } else {
       metrics.errors[Metrics.second(now)]++;
-      Throwable failure = outcome == Server.REJECTED ? PolicySpec.REJECTED : PolicySpec.ERROR;
       if (caller.hedge != null) {
-        hedgedFailure(attempt, failure, hintNanos, now);
+        hedgedFailure(attempt, result, failure, verdict, now);
       } else {
-        fail(caller, failure, hintNanos, now);
+        fail(caller, result, failure, verdict, now);
       }
     }
   }
 
-  private void fail(Caller caller, Throwable failure, long hintNanos, long now) {
+  private void fail(Caller caller, Object result, Throwable failure, Verdict verdict, long now) {
     CircuitBreaker.Permit permit = caller.permit; // it hears the outcome before the engine decides
     caller.permit = null;
     Execution<Object> execution = caller.execution;
     if (execution == null) {
-      execution = Engine.firstFailed(callPolicy(caller), caller.callStartNanos, now, caller, permit);
+      execution = Engine.firstFailed(callPolicy(caller), caller.callStartNanos, now, jitter(caller), permit);
       caller.execution = execution;
     }
-    long effect = Engine.outcome(execution, null, failure, verdict(hintNanos), now, permit);
+    long effect = Engine.outcome(execution, result, failure, verdict, now, permit);
     if (Effect.isWait(effect)) {
       metrics.retries[Metrics.second(now)]++;
       // In a lane while the retries come in time order (a constant backoff's do), else in the heap.
@@ -568,11 +702,34 @@ final class Simulation {
     return lastVerdict;
   }
 
+  /** The call succeeded with the accepted {@code result} (null for the models' answers). */
+  private void succeeded(Caller caller, Object result, long now) {
+    if (ends != null) {
+      ends.ended(caller, result, null, null, now);
+    }
+    endCall(caller, now);
+  }
+
+  /**
+   * The call ended without success, for {@code reason}: with its execution's held result or final failure,
+   * or refused before its first attempt (no execution, nothing to deliver).
+   */
+  private void stopped(Caller caller, StopReason reason, long now) {
+    if (ends != null) {
+      Execution<Object> execution = caller.execution;
+      Throwable failure = execution == null ? null : execution.finalFailure();
+      ends.ended(caller, execution == null || failure != null ? null : execution.lastResult(), failure, reason, now);
+    }
+    endCall(caller, now);
+  }
+
   private void endCall(Caller caller, long now) {
     calls++;
     caller.execution = null;
     if (caller.closedLoop) {
       think(caller, now);
+    } else {
+      caller.stopped = true; // an open-loop caller makes one call
     }
   }
 
@@ -628,6 +785,17 @@ final class Simulation {
 
   long events() {
     return events;
+  }
+
+  /** Hears how each call of a seam run ended (see the seam's constructor). */
+  interface CallEnds {
+    /**
+     * {@code caller}'s call ended at {@code nowNanos}: succeeded with {@code result} ({@code reason} null), or
+     * stopped for {@code reason} with its held {@code result} or final {@code failure} (the last attempt's
+     * failure, the earlier ones and the history attached), or neither when no attempt ran or its caller
+     * stopped it.
+     */
+    void ended(Caller caller, Object result, Throwable failure, StopReason reason, long nowNanos);
   }
 
   /** Receives the simulated seconds completed, for a progress bar. */
