@@ -17,28 +17,6 @@ import java.util.concurrent.CancellationException;
  */
 final class SimRunner implements DriverRunner {
   @Override
-  public String name() {
-    return "simulator";
-  }
-
-  @Override
-  public Map<Mechanism, String> refusals() {
-    return Map.of(Mechanism.RECOVERY, "the simulator cannot apply a recovery");
-  }
-
-  @Override
-  public Map<String, String> knownDisagreements() {
-    Map<String, String> disagreements = new HashMap<>(ConformanceTable.engineDisagreements());
-    String refusedFirst = "the caller gets no failure: the driver SPI answers a first attempt refused by a gate with "
-        + "an Effect.REFUSED_* code, not the failure the core's loops build for it (RateGate, "
-        + "ConcurrencyLimiter.refusal, package-private), so the simulator counts the call as given up (attempts, "
-        + "listeners and the stop reason agree)";
-    disagreements.put("the limiter refuses the first attempt", refusedFirst);
-    disagreements.put("the concurrency limiter refuses the first attempt", refusedFirst);
-    return disagreements;
-  }
-
-  @Override
   public Outcome run(Trial trial) {
     SimulatedCall call = new SimulatedCall();
     SimulatedCall.Ending end = call.run(trial.policy(call.clock()), trial.recovery(), attempt -> {
@@ -62,5 +40,27 @@ final class SimRunner implements DriverRunner {
     return Outcome.failed(end.reason() == StopReason.CANCELLED
         ? new CancellationException("the caller stopped the simulated call")
         : new IllegalStateException("the simulated call was refused before its first attempt: " + end.reason()));
+  }
+
+  @Override
+  public String name() {
+    return "simulator";
+  }
+
+  @Override
+  public Map<Mechanism, String> refusals() {
+    return Map.of(Mechanism.RECOVERY, "the simulator cannot apply a recovery");
+  }
+
+  @Override
+  public Map<String, String> knownDisagreements() {
+    Map<String, String> disagreements = new HashMap<>(ConformanceTable.engineDisagreements());
+    String refusedFirst = "the caller gets no failure: the driver SPI answers a first attempt refused by a gate with "
+        + "an Effect.REFUSED_* code, not the failure the core's loops build for it (RateGate, "
+        + "ConcurrencyLimiter.refusal, package-private), so the simulator counts the call as given up (attempts, "
+        + "listeners and the stop reason agree)";
+    disagreements.put("the limiter refuses the first attempt", refusedFirst);
+    disagreements.put("the concurrency limiter refuses the first attempt", refusedFirst);
+    return disagreements;
   }
 }

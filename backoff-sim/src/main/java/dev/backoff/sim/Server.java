@@ -83,7 +83,10 @@ abstract class Server {
     return null;
   }
 
-  /** The failure an attempt answered {@code ERROR} or {@code REJECTED} reports, for a server that {@link #judgesAnswers()}. */
+  /**
+   * The failure an attempt answered {@code ERROR} or {@code REJECTED} reports, for a server that
+   * {@link #judgesAnswers()}.
+   */
   Throwable failure(Attempt attempt, int outcome) {
     return outcome == REJECTED ? PolicySpec.REJECTED : PolicySpec.ERROR;
   }

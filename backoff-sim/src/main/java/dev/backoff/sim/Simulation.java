@@ -577,7 +577,8 @@ final class Simulation {
    * The caller stops its call (a seam run's caller, at a virtual time), unless it has ended: the machine
    * hears the stop ({@link StopReason#CANCELLED}) if the call has an execution, its attempts in flight are
    * abandoned (the server keeps their work, as for a timeout) and events still addressed to the call do
-   * nothing.
+   * nothing. A first attempt stopped before its outcome (no execution yet) tells the machine nothing, and a
+   * rate-limiter token it waits for is not given back: the driver SPI has no input for either.
    */
   private void callerStops(Caller caller, long now) {
     if (caller.stopped) {

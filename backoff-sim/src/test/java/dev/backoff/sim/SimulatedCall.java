@@ -69,7 +69,8 @@ public final class SimulatedCall {
     simulation.call(0, stopAt == null ? -1 : stopAt.toNanos());
     simulation.loop(horizon, null);
     if (ending[0] == null) {
-      throw new IllegalStateException("the simulated call had not ended " + Duration.ofNanos(horizon) + " after its start");
+      throw new IllegalStateException("the simulated call had not ended " + Duration.ofNanos(horizon)
+          + " after its start");
     }
     Ending end = ending[0];
     return new Ending(end.result(), end.failure(), end.reason(), end.at(), server[0].neverAnsweredAbandoned);
@@ -99,21 +100,27 @@ public final class SimulatedCall {
   /**
    * One attempt's answer: a value or an exception, judged by the policy's rules; a status-like rejection
    * carrying the server's pushback wait (retryable, the hint the simulator's models send); or none. Answered
-   * after a latency (none by default).
+   * after a latency (none by default). Build it with the factories.
+   *
+   * @param value the attempt's result (without a failure)
+   * @param failure the attempt's failure, or null
+   * @param pushbackNanos the server's pushback wait of a rejection, or -1 (not a rejection)
+   * @param unanswered whether the server never answers
+   * @param latencyNanos how long after reaching the server the attempt is answered
    */
-  public static final class Answer {
-    private final Object value;
-    private final Throwable failure;
-    private final long pushbackNanos;
-    private final boolean never;
-    private final long latencyNanos;
-
-    private Answer(Object value, Throwable failure, long pushbackNanos, boolean never, long latencyNanos) {
-      this.value = value;
-      this.failure = failure;
-      this.pushbackNanos = pushbackNanos;
-      this.never = never;
-      this.latencyNanos = latencyNanos;
+  public record Answer(Object value, Throwable failure, long pushbackNanos, boolean unanswered, long latencyNanos) {
+    /**
+     * Checks the answer.
+     *
+     * @throws IllegalArgumentException if the latency is negative, a pushback below -1 or without a failure,
+     *     both a value and a failure, or an answer that never comes has either
+     */
+    public Answer {
+      if (latencyNanos < 0 || pushbackNanos < -1 || (pushbackNanos >= 0 && failure == null)
+          || (failure != null && value != null) || (unanswered && (value != null || failure != null))) {
+        throw new IllegalArgumentException("not an answer: value " + value + ", failure " + failure + ", pushback "
+            + pushbackNanos + " ns, unanswered " + unanswered + ", latency " + latencyNanos + " ns");
+      }
     }
 
     /** The attempt returns {@code value}. */
@@ -165,7 +172,7 @@ public final class SimulatedCall {
       if (latency.isNegative()) {
         throw new IllegalArgumentException("latency must not be negative, was " + latency);
       }
-      return new Answer(value, failure, pushbackNanos, never, latency.toNanos());
+      return new Answer(value, failure, pushbackNanos, unanswered, latency.toNanos());
     }
   }
 
@@ -196,7 +203,7 @@ public final class SimulatedCall {
         throw new NullPointerException("the script answered attempt " + number + " with null");
       }
       answers.put(attempt, answer);
-      if (!answer.never) {
+      if (!answer.unanswered) {
         simulation.schedule(now + answer.latencyNanos, ANSWER, attempt, 0);
       }
     }
@@ -224,7 +231,7 @@ public final class SimulatedCall {
 
     @Override
     void abandon(Attempt attempt) {
-      if (answers.get(attempt).never) {
+      if (answers.get(attempt).unanswered) {
         neverAnsweredAbandoned++;
       }
     }
