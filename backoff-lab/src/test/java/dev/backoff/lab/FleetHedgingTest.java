@@ -59,9 +59,8 @@ class FleetHedgingTest {
 
       // Every attempt ends once, judged or cancelled, and the policy's events count the attempts the sending
       // layer saw: each logical request's first attempt plus its hedges (the simulator's extra load) and
-      // retries, less the
-      // requests clients were starting as the fleet closed (at most one per client: 20; the close cancels a
-      // call before its first attempt is sent).
+      // retries, less the requests clients were starting as the fleet closed (at most one per client: 20; the
+      // close cancels a call before its first attempt is sent).
       assertThat(totals.ok() + totals.errors() + totals.timeouts() + totals.cancelled()).isEqualTo(totals.attempts());
       assertThat(totals.sent()).isEqualTo(totals.attempts());
       assertThat(totals.attempts() - totals.hedgesSent() - totals.retries())
