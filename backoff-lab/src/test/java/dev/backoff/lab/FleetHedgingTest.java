@@ -69,11 +69,12 @@ class FleetHedgingTest {
       assertThat(totals.answers()).isGreaterThanOrEqualTo(totals.ok()).isLessThan(totals.sent());
 
       // The server's side: it received what the client sent, less requests whose connection was cut before
-      // their bytes left (a loser cancelled at once, or an attempt aborted by the close); it answered every
-      // answer the client got.
+      // their bytes left (a loser cancelled at once, an attempt timed out or aborted by the close); it answered
+      // every answer the client got.
       LabServer.Stats stats = waitFor(server::stats, s -> s.concurrency() == 0);
       assertThat(stats.received()).isLessThanOrEqualTo(totals.sent());
-      assertThat(totals.sent() - stats.received()).isLessThanOrEqualTo(totals.cancelled() + totals.errors());
+      assertThat(totals.sent() - stats.received())
+          .isLessThanOrEqualTo(totals.cancelled() + totals.errors() + totals.timeouts());
       assertThat(stats.answered()).isGreaterThanOrEqualTo(totals.answers());
       assertThat(stats.refused()).isZero();
       // The counts reach a remote client through /admin/stats.
@@ -116,8 +117,13 @@ class FleetHedgingTest {
       assertThat(summary.hedgesSent()).isEqualTo(totals.hedgesSent());
       assertThat(summary.hedgesPerRequest()).isEqualTo((double) totals.hedgesSent() / totals.requests());
       // Every success took at least one 50 ms check of the server. No upper bound: a success may follow
-      // attempts cut by the timeout, and a timer fires late on a machine short of CPU.
-      assertThat(summary.p99SuccessLatencySeconds()).isGreaterThanOrEqualTo(0.049);
+      // attempts cut by the timeout, and a timer fires late on a machine short of CPU (at load 31 no request
+      // succeeded within the 3 s, every attempt timing out: then there is no p99).
+      if (fleet.latencies().count() > 0) {
+        assertThat(summary.p99SuccessLatencySeconds()).isGreaterThanOrEqualTo(0.049);
+      } else {
+        assertThat(summary.p99SuccessLatencySeconds()).isNaN();
+      }
       assertThat(summary.toJson()).contains("\"hedgesSent\":" + totals.hedgesSent())
           .contains("\"p99SuccessLatencySeconds\":");
       assertThat(LabReport.summaryTable("p", summary, totals)).contains("hedges:").contains(" sent, ")
