@@ -8,8 +8,15 @@ import java.lang.management.ManagementFactory;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
+/**
+ * The lab's commands in-process. Its tests run side by side: most wait out a lab run of a few seconds, each on a
+ * server of its own on an ephemeral port (or none), and none asserts a timing.
+ */
 @Timeout(120)
+@Execution(ExecutionMode.CONCURRENT)
 class LabCommandTest {
 
   @Test

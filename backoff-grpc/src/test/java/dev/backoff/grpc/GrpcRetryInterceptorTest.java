@@ -76,10 +76,19 @@ class GrpcRetryInterceptorTest {
 
   private void connect(RetryPolicy.Builder<Object> policy, UnaryOperator<GrpcRetryInterceptor.Builder> configure)
       throws Exception {
+    connect(policy, configure, new io.grpc.ClientInterceptor[0]);
+  }
+
+  /** As above, each attempt then passing {@code underneath} (the first nearest the interceptor). */
+  private void connect(RetryPolicy.Builder<Object> policy, UnaryOperator<GrpcRetryInterceptor.Builder> configure,
+      io.grpc.ClientInterceptor... underneath) throws Exception {
     server = new ScriptedServer();
     GrpcRetryInterceptor interceptor = configure.apply(GrpcRetryInterceptor.builder().policy(policy.build())
         .scheduler(scheduler)).build();
-    channel = server.channel(b -> b.disableRetry().intercept(interceptor));
+    List<io.grpc.ClientInterceptor> chain = new ArrayList<>(List.of(underneath));
+    java.util.Collections.reverse(chain); // the channel calls the last one it is given first
+    chain.add(interceptor);
+    channel = server.channel(b -> b.disableRetry().intercept(chain));
   }
 
   private ListenableFuture<String> say(CallOptions options) {
@@ -317,21 +326,43 @@ class GrpcRetryInterceptorTest {
   @Test
   void anAttemptStartedAtThePolicysDeadlineGetsAMillisecondAsUnderEveryDriver() throws Exception {
     // Retries wait 100 ms each: attempt 3 starts at 200 ms, exactly at the deadline, which the engine allows.
-    connect(policy().maxElapsed(Duration.ofMillis(200)), b -> b);
-    server.answer(Answer.fail(Status.Code.UNAVAILABLE), Answer.fail(Status.Code.UNAVAILABLE), Answer.ok("at the deadline"));
+    // The millisecond it gets is real time (a gRPC deadline on the system ticker, which the interceptor cannot
+    // be handed), so whether an answer would come within it depends on the machine: attempt 3 never answers,
+    // and its deadline is read where the interceptor hands the attempt to the channel, between two readings
+    // of the same clock: it ends exactly 1 ms after the interceptor made it (with 1 ns the attempt failed
+    // before leaving), and the call ends exactly as that deadline cuts it.
+    List<long[]> attemptDeadlines = new ArrayList<>(); // {earliest, latest} System.nanoTime() of each deadline
+    io.grpc.ClientInterceptor readDeadlines = new io.grpc.ClientInterceptor() {
+      @Override
+      public <Q, A> io.grpc.ClientCall<Q, A> interceptCall(io.grpc.MethodDescriptor<Q, A> method,
+          CallOptions options, io.grpc.Channel next) {
+        long before = System.nanoTime();
+        long left = options.getDeadline().timeRemaining(TimeUnit.NANOSECONDS);
+        long after = System.nanoTime();
+        attemptDeadlines.add(new long[] {before + left, after + left});
+        return next.newCall(method, options);
+      }
+    };
+    connect(policy().maxElapsed(Duration.ofMillis(200)), b -> b, readDeadlines);
+    server.answer(Answer.fail(Status.Code.UNAVAILABLE), Answer.fail(Status.Code.UNAVAILABLE), Answer.hanging());
 
     ListenableFuture<String> call = say(CallOptions.DEFAULT);
-    scheduler.advance(BACKOFF.multipliedBy(2));
+    long advancing = System.nanoTime();
+    scheduler.advance(BACKOFF.multipliedBy(2)); // attempt 3 starts on this thread, within this call
+    long advanced = System.nanoTime();
 
-    // Attempt 3 left with its millisecond (with 1 ns it failed before leaving: 2 attempts reached the server).
-    // Its answer may take longer than that millisecond of real time on a busy machine, ending the call with
-    // DEADLINE_EXCEEDED, so the answer itself is not asserted: only that the call ends with one or the other.
-    assertThat(server.attempts()).isEqualTo(3);
-    try {
-      assertThat(call.get(10, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo("at the deadline");
-    } catch (java.util.concurrent.ExecutionException e) {
-      assertThat(io.grpc.Status.fromThrowable(e.getCause()).getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
-    }
+    assertThat(attemptDeadlines).hasSize(3);
+    long[] third = attemptDeadlines.get(2);
+    long millisecond = TimeUnit.MILLISECONDS.toNanos(1);
+    assertThat(third[1]).as("attempt 3's deadline, at least 1 ms after the advance began")
+        .isGreaterThanOrEqualTo(advancing + millisecond);
+    assertThat(third[0]).as("attempt 3's deadline, at most 1 ms after the advance ended")
+        .isLessThanOrEqualTo(advanced + millisecond);
+    ExecutionException ended = org.junit.jupiter.api.Assertions.assertThrows(ExecutionException.class,
+        () -> call.get(10, TimeUnit.SECONDS));
+    assertThat(Status.fromThrowable(ended.getCause()).getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED);
+    // DEADLINE_EXCEEDED is not retried by default (and the policy's deadline has come in any case).
+    assertThat(events).last().isEqualTo("aborted after 3 attempts: NOT_RETRYABLE");
   }
 
   @Test
