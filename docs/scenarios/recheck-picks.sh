@@ -44,7 +44,9 @@ while read -r scenario objectives extra; do
     label="pick: $(jq -r '.policy' <<<"$picked")"
   fi
   label="$label$(jq -r 'if .maxAttempts == null then "" else ", \(.maxAttempts) attempts" end' <<<"$picked")"
-  first="$(jq -r '.checking.heldOutFirstSeed + .checking.seeds' <<<"$advice")"
+  # Fresh: after every held-out seed any check ran (a mean objective's check can run more than .checking.seeds).
+  first="$(jq -r '.checking.heldOutFirstSeed + ([.checking.seeds, .checking.checked[].checks[].runs] | max)' \
+    <<<"$advice")"
   for check in "held-out" "$(jq -r '.checking.checks[1].name' <<<"$advice")" \
       "$(jq -r '.checking.checks[2].name' <<<"$advice")"; do
     mapfile -t words < <(jq -r --arg check "$check" --arg seed "$first" --arg seeds "$fresh" '
