@@ -326,6 +326,10 @@ class AdviseCommandTest {
     assertThat(unshowable.exitCode).isEqualTo(2);
     assertThat(unshowable.err).startsWith("backoff: --objective: objective 'recovers>=1' cannot be shown on 1000 "
         + "held-out seeds or fewer");
+    CliRunner protection = advise("--objective", "recovers>=0.5", "--protection", "none,bulkhead");
+    assertThat(protection.exitCode).isEqualTo(2);
+    assertThat(protection.err).startsWith("backoff: --protection: unknown protection 'bulkhead'; use none, adaptive, "
+        + "concurrency, concurrency:aimd or all\n");
     CliRunner format = advise("--objective", "recovers>=0.5", "--format", "xml");
     assertThat(format.exitCode).isEqualTo(2);
     assertThat(format.err).startsWith("backoff: --format: unknown format 'xml'; use table or json\n");

@@ -135,6 +135,40 @@ class AdvisorTest {
   }
 
   @Test
+  void meanObjectivesGetTheHeldOutRunsTheirSpreadNeeds() throws InterruptedException {
+    // No recovers objective: the held-out count is the training seeds' (2), and each check of a policy that
+    // passes the screen is sized from its runs' spread so that the t interval can clear the bound (at 20% more
+    // load the amplification of the best is near 1.2 with a wide interval on two runs).
+    List<Objective> objectives = Objective.parseAll("success-ratio>=0.9,amplification<=1.3");
+    Advice advice = Advisor.advise(SPIKE, objectives, new Advisor.Settings(2, 40, 2, Metric.SUCCESS_RATIO, 10),
+        null);
+    assertThat(advice.heldOut()).isEqualTo(2);
+    List<Robustness> extended = advice.checking().checked().stream()
+        .filter(r -> r.stage() == Robustness.Stage.EXTENDED).toList();
+    assertThat(extended).isNotEmpty();
+    for (Robustness r : extended) {
+      for (Robustness.Judgment j : r.judgments()) {
+        assertThat(j.needed()).as("%s", j).isBetween(2, Robustness.MOST_FOR_A_MEAN);
+        // A verdict on the runs sized is final; one on fewer runs is the screen's and says so.
+        assertThat(j.describe().contains("(screened only: ")).as("%s", j.describe()).isEqualTo(!j.complete());
+      }
+    }
+    // Some check needed more runs than the two the screen ran, and got them.
+    assertThat(extended.stream().flatMap(r -> r.judgments().stream()))
+        .anyMatch(j -> j.complete() && j.runs() > 2);
+    assertThat(advice.table()).contains("held-out seeds per check: 2 (seeds 5..6), as many as the training seeds; a "
+        + "check is extended further, up to 80, when a mean objective's interval needs more runs to clear its bound");
+    Robustness picked = advice.checking().checked().get(0);
+    if (picked.robust()) {
+      // Each printed command runs the seeds its check ran.
+      for (Robustness.Result result : picked.results()) {
+        List<String> words = advice.simulateCommand(picked.candidate(), result.check());
+        assertThat(words.get(words.size() - 1)).isEqualTo(Integer.toString(result.evaluation().runs().size()));
+      }
+    }
+  }
+
+  @Test
   void whenNoCheckedPolicyIsRobustTheBindingObjectiveAndCheckAreNamed() throws InterruptedException {
     // The three best on the training seeds all use eight attempts, and all miss amplification<=1.5 at 20% more load.
     Advice advice = Advisor.advise(SPIKE, Objective.parseAll("success-ratio>=0.9,amplification<=1.5"),
