@@ -3,6 +3,7 @@ package dev.backoff.cli;
 import dev.backoff.sim.Advice;
 import dev.backoff.sim.Advisor;
 import dev.backoff.sim.Objective;
+import dev.backoff.sim.PolicyCandidate;
 import dev.backoff.sim.Runs;
 import dev.backoff.sim.Scenario;
 import java.io.PrintWriter;
@@ -29,7 +30,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "advise", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = AdviseCommand.ScenarioFlags.class,
-    description = {"Search retry policies (strategy families, their parameters, attempt limits and retry budgets) "
+    description = {"Search retry policies (strategy families, their parameters, attempt limits, retry budgets and "
+        + "admission control: the adaptive rate limiter, a concurrency limit) "
         + "for those meeting your objectives in a scenario, over several seeds; print them, the trade-off "
         + "between success ratio, amplification and p99, and the most robust one as Java, the simulate commands that "
         + "reproduce its runs and Spring properties.",
@@ -40,7 +42,8 @@ import picocli.CommandLine.Spec;
         "The best policies meeting every objective are re-checked on held-out seeds, with the load (clients or "
             + "rate) 20%% lower and higher, every fault 50%% shorter and longer, and each load change with each fault "
             + "change; the recommendation is the most robust of those shown to meet every objective in every check "
-            + "(the 95%% interval within the bound, on --held-out-seeds runs per check).",
+            + "(the 95%% interval within the bound, on --held-out-seeds runs per check); equally robust ones (worst-case "
+            + "margins equal to 0.1%%) go to the simpler policy, with fewer of a budget and an admission control.",
         "Exit 1 when no policy meets every objective, or none of those checked is shown to hold them in every "
             + "check: the output names the objective that binds, the closest value with its interval, and where."})
 final class AdviseCommand implements Callable<Integer> {
@@ -64,21 +67,32 @@ final class AdviseCommand implements Callable<Integer> {
   int seeds;
 
   @Option(names = "--budget", paramLabel = "<count>", defaultValue = "400",
-      description = "The most simulation runs to spend (candidates × seeds): the grid of " + Advisor.GRID_SIZE
-          + " candidates, then refinement around the best. Default: ${DEFAULT-VALUE}.")
+      description = "The most simulation runs to spend (candidates × seeds): the grid (" + Advisor.GRID_SIZE
+          + " candidates, and " + Advisor.PROTECTED_BLOCK + " for each further --protection: 64 by default), then "
+          + "refinement around the best. Default: ${DEFAULT-VALUE}.")
   int budget;
 
   @Option(names = "--check-top", paramLabel = "<count>", defaultValue = "" + Advisor.Settings.CHECKED,
       description = "How many of the best policies meeting every objective are re-checked (each in up to 9 "
-          + "checks, screened on as many held-out seeds as --seeds). Default: ${DEFAULT-VALUE}.")
+          + "checks, screened on as many held-out seeds as --seeds, then, if it passes, extended to the held-out "
+          + "seeds each check needs). Default: ${DEFAULT-VALUE}.")
   int checkTop;
 
   @Option(names = "--held-out-seeds", paramLabel = "<count>|auto", defaultValue = "auto",
       description = "Held-out runs per check a recommendation needs. Default: ${DEFAULT-VALUE}, the fewest on which "
           + "every objective can be shown (73 for recovers>=0.95: 73 recovered of 73 is the fewest whose Wilson 95%% "
-          + "interval starts at 0.95), at least --seeds. The checked policies are screened on the first --seeds of "
-          + "them, then extended.")
+          + "interval starts at 0.95), at least --seeds, and for a mean objective (success-ratio, amplification, ...) "
+          + "as many as its runs' spread needs for the 95%% interval to clear the bound, up to 80. The checked "
+          + "policies are screened on the first --seeds of them, then extended.")
   String heldOutSeeds;
+
+  @Option(names = "--protection", paramLabel = "<spec>[,<spec>...]",
+      defaultValue = "none,adaptive,concurrency",
+      description = "The admission control searched with every policy: none, adaptive (the adaptive rate limiter, "
+          + "+adaptive), concurrency (the latency-gradient concurrency limit, +concurrency), concurrency:aimd "
+          + "(+concurrency:aimd), or all. The first gets the whole grid, each other one a block of "
+          + Advisor.PROTECTED_BLOCK + " candidates; refinement moves between them. Default: ${DEFAULT-VALUE}.")
+  String protection;
 
   @Option(names = "--threads", paramLabel = "<count>",
       description = "Runs at once. Default: the processors available. The advice does not depend on it.")
@@ -133,10 +147,16 @@ final class AdviseCommand implements Callable<Integer> {
         throw new Errors.UsageException("--held-out-seeds: must be from 1 to 1000, or auto; was " + heldOut);
       }
     }
+    List<PolicyCandidate.Protection> protections;
+    try {
+      protections = PolicyCandidate.Protection.parseAll(protection);
+    } catch (IllegalArgumentException e) {
+      throw new Errors.UsageException("--protection: " + e.getMessage());
+    }
     Advisor.Settings settings;
     try {
       settings = new Advisor.Settings(seeds, budget, threads == null ? Runs.defaultThreads() : threads, preferred,
-          checkTop, heldOut);
+          checkTop, heldOut, protections);
     } catch (IllegalArgumentException e) {
       String message = e.getMessage();
       String flag = message.startsWith("seeds") ? "--seeds" : message.startsWith("threads") ? "--threads"

@@ -61,7 +61,7 @@ class AdviseCommandTest {
   void theTableShowsTheRecommendationInEveryForm() {
     CliRunner result = advise("--objective", "recovers>=0.5", "--seeds", "1", "--budget", "3", "--threads", "1");
     assertThat(result.exitCode).isZero();
-    assertThat(result.out).startsWith("searched 3 of 44 grid candidates and 0 refinements: 3 runs of 120s, 1 seed "
+    assertThat(result.out).startsWith("searched 3 of 64 grid candidates and 0 refinements: 3 runs of 120s, 1 seed "
         + "each (seed 3); stopped by the run budget (3)\nheld-out seeds per check: 4 (seeds 4..7), the fewest on "
         + "which recovers>=0.5 can be shown (4 recovered of 4: Wilson 95% interval from 0.510)\nchecked on held-out "
         + "seed 4, then extended: the 3 best of the 3 policies meeting every objective on the training seeds "
@@ -135,7 +135,13 @@ class AdviseCommandTest {
         org.junit.jupiter.params.provider.Arguments.of(1, SPIKE, "success-ratio>=0.9,amplification<=1.5",
             List.of("--seeds", "2", "--budget", "40", "--check-top", "3", "--held-out-seeds", "5")),
         org.junit.jupiter.params.provider.Arguments.of(0, SPIKE, "success-ratio>=0.9,amplification<=1.5",
-            List.of("--seeds", "2", "--budget", "40", "--check-top", "10", "--held-out-seeds", "5")));
+            List.of("--seeds", "2", "--budget", "40", "--check-top", "10", "--held-out-seeds", "5")),
+        // Mean objectives only, the held-out count sized to them: each check as many runs as its spread needs.
+        org.junit.jupiter.params.provider.Arguments.of(0, SPIKE, "success-ratio>=0.9,amplification<=1.5",
+            List.of("--seeds", "2", "--budget", "40", "--check-top", "10")),
+        // Admission control only: every candidate, the recommendation included, has the adaptive rate limiter.
+        org.junit.jupiter.params.provider.Arguments.of(0, small, "recovers>=0.5,amplification<=1.3",
+            List.of("--seeds", "1", "--budget", "6", "--check-top", "2", "--protection", "adaptive")));
   }
 
   /**
@@ -178,10 +184,28 @@ class AdviseCommandTest {
           check = c.get("check").asText().equals(judgment.get("check").asText()) ? c : check;
         }
         assertThat(judgment.get("runs").asInt()).isEqualTo(check.get("runs").asInt());
+        // Never shown on fewer seeds than the objective needs: recovers on its Wilson count, and no verdict
+        // that stopped an extension on fewer runs than its check was sized to.
+        if (expected.equals("shown") && objective.metric() == dev.backoff.sim.Objective.Metric.RECOVERS) {
+          assertThat(judgment.get("runs").asInt()).isGreaterThanOrEqualTo(
+              Math.min(heldOut, dev.backoff.sim.Robustness.seedsToShow(objective)));
+        }
+        assertThat(judgment.get("needed").asInt()).isGreaterThanOrEqualTo(heldOut);
         assertThat(judgment.get("value").asDouble())
             .isEqualTo(check.get("metrics").get(objective.metric().id()).get("value").asDouble());
-        everyShown &= expected.equals("shown") && judgment.get("runs").asInt() == heldOut;
+        everyShown &= expected.equals("shown") && judgment.get("runs").asInt() >= judgment.get("needed").asInt();
       }
+      // Every policy that passed the screen was extended: its status names a verdict on the runs its check needed.
+      if (checked.get("stage").asText().equals("extended") && !checked.get("robust").asBoolean()) {
+        boolean stoppedOnFullCount = false;
+        for (JsonNode judgment : checked.get("judgments")) {
+          stoppedOnFullCount |= !judgment.get("verdict").asText().equals("shown")
+              && judgment.get("runs").asInt() >= judgment.get("needed").asInt();
+        }
+        assertThat(stoppedOnFullCount).as("%s", checked).isTrue();
+        assertThat(checked.get("status").asText()).doesNotContain("screened only");
+      }
+      assertThat(checked.get("stage").asText()).isIn("screened-out", "extended");
       // Robust exactly when every objective is shown in every check on the full held-out count.
       assertThat(checked.get("robust").asBoolean()).as("%s", checked.get("policy")).isEqualTo(everyShown);
     }
@@ -206,8 +230,14 @@ class AdviseCommandTest {
       for (JsonNode check : picked.get("checks")) {
         advised = check.get("check").asText().equals(name) ? check : advised;
       }
-      assertThat(advised.get("runs").asInt())
-          .isEqualTo(name.equals("training") ? root.get("search").get("seeds").asInt() : heldOut);
+      int seeds = Integer.parseInt(words.get(words.indexOf("--seeds") + 1));
+      assertThat(advised.get("runs").asInt()).isEqualTo(seeds);
+      assertThat(seeds).isEqualTo(name.equals("training") ? root.get("search").get("seeds").asInt()
+          : Math.max(heldOut, seeds));
+      if (extra.contains("--protection")) {
+        assertThat(recommended.get("protection").asText()).isEqualTo("adaptive");
+        assertThat(words).contains(recommended.get("policy").asText()).anyMatch(w -> w.endsWith("+adaptive"));
+      }
       assertReproduces(words, advised);
     }
   }
@@ -251,7 +281,7 @@ class AdviseCommandTest {
         .doesNotContain("recommended:");
     assertThat(result.err).matches("backoff: no policy checked was shown to hold every objective in every check: "
         + "amplification<=1\\.5 binds: every one of the 3 policies checked falls short of it somewhere on 5 held-out "
-        + "seeds per check; the closest, .+, (fails|not shown) at rate \\+20%: 1\\.\\d\\d \\[.+\\]"
+        + "seeds per check; the closest, .+, (fails|not shown) at rate \\+20%: 1\\.\\d\\d \\[.+\\] over [25] seeds"
         + "( \\(screened on 2\\))?\n");
   }
 
@@ -296,6 +326,10 @@ class AdviseCommandTest {
     assertThat(unshowable.exitCode).isEqualTo(2);
     assertThat(unshowable.err).startsWith("backoff: --objective: objective 'recovers>=1' cannot be shown on 1000 "
         + "held-out seeds or fewer");
+    CliRunner protection = advise("--objective", "recovers>=0.5", "--protection", "none,bulkhead");
+    assertThat(protection.exitCode).isEqualTo(2);
+    assertThat(protection.err).startsWith("backoff: --protection: unknown protection 'bulkhead'; use none, adaptive, "
+        + "concurrency, concurrency:aimd or all\n");
     CliRunner format = advise("--objective", "recovers>=0.5", "--format", "xml");
     assertThat(format.exitCode).isEqualTo(2);
     assertThat(format.err).startsWith("backoff: --format: unknown format 'xml'; use table or json\n");

@@ -155,12 +155,34 @@ public final class Advice {
 
   /**
    * The {@code backoff simulate} command (without {@code backoff simulate}) that runs a candidate over the
-   * advisor's seeds: the scenario file and flags, the check's keys, the candidate's policy, attempt limit and
-   * budget, and {@code --seed}/{@code --seeds}.
+   * advisor's seeds: the scenario file and flags, the check's keys, the candidate's policy (with its admission
+   * control's suffix), attempt limit and budget, and {@code --seed}/{@code --seeds} (the held-out runs the
+   * candidate had in that check).
    *
    * @param check null for the training seeds, else the check (run on the held-out seeds)
    */
   public List<String> simulateCommand(PolicyCandidate candidate, Robustness.Check check) {
+    return simulateCommand(candidate, check, check == null ? settings.seeds() : runsIn(candidate, check));
+  }
+
+  /**
+   * The held-out runs a re-checked candidate had in a check (each check is sized to its objectives, so the
+   * counts can differ); {@link #heldOut} for a candidate not re-checked.
+   */
+  private int runsIn(PolicyCandidate candidate, Robustness.Check check) {
+    for (Robustness r : checking.checked()) {
+      if (r.candidate().equals(candidate)) {
+        for (Robustness.Result result : r.results()) {
+          if (result.check().name().equals(check.name())) {
+            return result.evaluation().runs().size();
+          }
+        }
+      }
+    }
+    return heldOut();
+  }
+
+  private List<String> simulateCommand(PolicyCandidate candidate, Robustness.Check check, int seeds) {
     List<String> words = new ArrayList<>();
     if (scenarioFile != null) {
       words.add("--scenario");
@@ -181,8 +203,14 @@ public final class Advice {
       words.add("own"); // the scenario's limit would override the preset's own
     }
     words.add("--seeds");
-    words.add(Integer.toString(check == null ? settings.seeds() : heldOut()));
+    words.add(Integer.toString(seeds));
     return words;
+  }
+
+  /** True if a check can be sized beyond {@link #heldOut}: sized to the objectives, one of them a mean. */
+  private boolean sizedBeyond() {
+    return settings.heldOutSeeds() == Advisor.Settings.SIZED
+        && objectives.stream().anyMatch(o -> o.metric() != Objective.Metric.RECOVERS);
   }
 
   /** The held-out runs per check a recommendation needs ({@link Advisor.Settings#heldOut}). */
@@ -330,9 +358,10 @@ public final class Advice {
       if (everyFallsShort) {
         out.add(objective + " binds: " + (checked.size() == 1 ? "the one policy checked falls short of it"
             : "every one of the " + checked.size() + " policies checked falls short of it") + " somewhere on "
-            + needed + " held-out seeds per check; the closest, " + closestPolicy.candidate().label() + ", "
+            + needed + (sizedBeyond() ? " or more" : "") + " held-out seeds per check; the closest, " + closestPolicy.candidate().label() + ", "
             + closest.verdict().text() + " at " + closest.check() + ": " + closest.shownValue()
-            + (closest.runs() < needed ? " (screened on " + closest.runs() + ")" : ""));
+            + (closest.objective().metric() == Objective.Metric.RECOVERS ? "" : " over " + closest.runs() + " seeds")
+            + (closest.complete() ? "" : " (screened on " + closest.runs() + ")"));
       }
     }
     if (out.isEmpty() && !checked.isEmpty()) {
@@ -344,15 +373,14 @@ public final class Advice {
   }
 
   /**
-   * True if a judgment rules its candidate out: its interval lies outside the bound, or crosses it on the full
-   * held-out count, or (on fewer runs) it misses the bound on the mean or cannot be shown on the full count.
+   * True if a judgment rules its candidate out: its interval lies outside the bound, or crosses it on the runs its
+   * check was sized to, or (on fewer runs) it misses the bound on the mean or cannot be shown on that many.
    */
   private static boolean fallsShort(Robustness.Judgment j, int needed) {
     return switch (j.verdict()) {
       case SHOWN -> false;
       case FAILS -> true;
-      case NOT_SHOWN -> j.runs() >= needed || !j.objective().isMetBy(j.value()) || !Robustness.canStillBeShown(j,
-          needed);
+      case NOT_SHOWN -> j.complete() || !j.objective().isMetBy(j.value()) || !Robustness.canStillBeShown(j);
     };
   }
 
@@ -364,8 +392,8 @@ public final class Advice {
     if (a.verdict() != b.verdict()) {
       return a.verdict().ordinal() > b.verdict().ordinal();
     }
-    boolean aShort = a.runs() < needed;
-    if (aShort != (b.runs() < needed)) {
+    boolean aShort = !a.complete();
+    if (aShort != !b.complete()) {
       return aShort;
     }
     return farMargin(a) < farMargin(b);
@@ -447,8 +475,9 @@ public final class Advice {
         }
       } else {
         out.append(checked.get(0).candidate().label()).append(" is shown to hold every objective in every check on ")
-            .append(heldOut()).append(" held-out seeds; the checked policies, most robust first (shown first, then "
-            + "the widest worst-case margin, then the next widest):\n");
+            .append(heldOut()).append(" held-out seeds or more; the checked policies, most robust first (shown first, "
+            + "then the widest worst-case margin, then the next widest; margins equal to 0.1%: the simpler policy, "
+            + "with fewer of a budget and an admission control):\n");
       }
       out.append("\nheld-out results (the scenario as given; each policy on the held-out seeds it ran):\n");
       List<Evaluation> heldOut = new ArrayList<>();
@@ -482,7 +511,7 @@ public final class Advice {
     if (recommended != null) {
       PolicyCandidate c = recommended.candidate();
       out.append("\nrecommended: ").append(c.label())
-          .append(" (the most robust of those checked)\n\nJava:\n");
+          .append(" (the most robust of those checked; margins equal to 0.1%: the simpler policy)\n\nJava:\n");
       for (String line : c.javaCode().split("\n", -1)) {
         out.append(line.isEmpty() ? "" : "  " + line).append('\n');
       }
@@ -534,6 +563,10 @@ public final class Advice {
     } else {
       line.append(", as many as the training seeds");
     }
+    if (sizedBeyond()) {
+      line.append("; a check is extended further, up to ").append(Robustness.MOST_FOR_A_MEAN)
+          .append(", when a mean objective's interval needs more runs to clear its bound at the runs' spread");
+    }
     return line.toString();
   }
 
@@ -544,9 +577,9 @@ public final class Advice {
     }
     Robustness.Judgment weakness = r.firstWeakness();
     return switch (r.stage()) {
-      case NOT_EXTENDED -> "not extended";
-      case SCREENED_OUT -> "screened out";
-      case EXTENDED -> weakness == null ? "no" : weakness.verdict().text() + ": " + weakness.check();
+      case SCREENED_OUT -> "screened out (" + Values.count(r.heldOut().runs().size(), "seed", "seeds") + ")";
+      case EXTENDED -> weakness == null ? "no" : weakness.verdict().text() + ": " + weakness.check() + " ("
+          + Values.count(weakness.runs(), "seed", "seeds") + ")";
     };
   }
 
@@ -693,13 +726,9 @@ public final class Advice {
         || (Double.isInfinite(interval.low()) && Double.isInfinite(interval.high()))) {
       return value;
     }
-    return value + " [" + metric.format(Math.max(interval.low(), lowest(metric))) + "-"
-        + metric.format(interval.high()) + "]";
-  }
-
-  /** The smallest value a metric can take, so an interval never shows a negative latency or amplification below 1. */
-  private static double lowest(Objective.Metric metric) {
-    return metric == Objective.Metric.AMPLIFICATION ? 1 : 0;
+    // No metric is negative. Amplification can be below 1: an admission control refuses some requests before
+    // their first attempt, so its interval is not cut at 1 (that showed [1.00-0.93] around 0.92).
+    return value + " [" + metric.format(Math.max(interval.low(), 0)) + "-" + metric.format(interval.high()) + "]";
   }
 
   /** The advice as one JSON object (see docs/simulator.md for its fields). */
@@ -747,7 +776,8 @@ public final class Advice {
     } else {
       PolicyCandidate c = recommended.candidate();
       json.object().field("policy").string(c.policySpec()).field("maxAttempts").number(c.maxAttempts())
-          .field("budget").string(c.budget()).field("java").string(c.javaCode());
+          .field("budget").string(c.budget())
+        .field("protection").string(c.protection().id()).field("java").string(c.javaCode());
       json.field("simulateArguments").array();
       for (String argument : c.simulateArguments()) {
         json.string(argument);
@@ -795,7 +825,8 @@ public final class Advice {
     for (Robustness r : checking.checked()) {
       PolicyCandidate c = r.candidate();
       json.object().field("policy").string(c.policySpec()).field("maxAttempts").number(c.maxAttempts())
-          .field("budget").string(c.budget()).field("robust").bool(r.robust()).field("stage").string(r.stage().name().toLowerCase(java.util.Locale.ROOT)
+          .field("budget").string(c.budget())
+        .field("protection").string(c.protection().id()).field("robust").bool(r.robust()).field("stage").string(r.stage().name().toLowerCase(java.util.Locale.ROOT)
               .replace('_', '-')).field("status").string(r.status())
           .field("training").object();
       metrics(json, r.training());
@@ -808,7 +839,7 @@ public final class Advice {
       json.endArray().field("judgments").array();
       for (Robustness.Judgment j : r.judgments()) {
         json.object().field("objective").string(j.objective().toString()).field("check").string(j.check())
-            .field("runs").number(j.runs()).field("value").decimal(j.value(), 4)
+            .field("runs").number(j.runs()).field("needed").number(j.needed()).field("value").decimal(j.value(), 4)
             .field("low").decimal(j.interval().low(), 4).field("high").decimal(j.interval().high(), 4)
             .field("verdict").string(j.verdict().text()).endObject();
       }
@@ -830,7 +861,8 @@ public final class Advice {
   private static void evaluation(Json json, Evaluation e) {
     PolicyCandidate c = e.candidate();
     json.object().field("policy").string(c.policySpec()).field("maxAttempts").number(c.maxAttempts())
-        .field("budget").string(c.budget());
+        .field("budget").string(c.budget())
+        .field("protection").string(c.protection().id());
     metrics(json, e);
     json.endObject();
   }

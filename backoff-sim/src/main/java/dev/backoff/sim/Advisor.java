@@ -13,8 +13,9 @@ import java.util.function.LongConsumer;
 
 /**
  * The policy advisor: searches strategy families and their parameters (first delay, multiplier, cap, jitter,
- * attempt limit, retry budget kind and size) for the policies that meet a list of {@link Objective}s in a
- * scenario, judged over several seeds.
+ * attempt limit, retry budget kind and size) and admission control (none, the adaptive rate limiter, an adaptive
+ * concurrency limit: {@link PolicyCandidate.Protection}) for the policies that meet a list of {@link Objective}s
+ * in a scenario, judged over several seeds.
  *
  * <p><b>Method.</b> Every candidate is a policy in the one policy grammar ({@link PolicyCandidate}) run in the
  * scenario once per seed (the scenario's seed, then the next ones), so one candidate costs {@code seeds} runs;
@@ -22,17 +23,19 @@ import java.util.function.LongConsumer;
  * The search spends at most {@link Settings#runs()} runs in two phases:
  *
  * <ol>
- *   <li><b>Grid</b>: {@value #GRID_SIZE} candidates, the five families (exponential with full, equal or no
- *       jitter, decorrelated jitter, fixed) × first delay 100 ms or 1 s (multiplier 2, cap 20 s) × 3 or 8
- *       attempts × no budget or AWS's token bucket, and the presets aws-standard and google-cloud with and
- *       without that budget. The family varies fastest, so a budget too small for the whole grid still sees
- *       every family.
- *   <li><b>Refinement</b>, best first: the best-ranked candidate not yet refined has its neighbours run: first
- *       delay and cap halved and doubled, the multiplier one step along 1.5, 2, 3, 4, the attempt limit one step
- *       along 2, 3, 4, 5, 6, 8, 10, 15, 20, and the budget added (token bucket, gRPC throttling or ratio, with
- *       their defaults), removed, or one size step smaller or larger. It stops when the budget cannot pay for
- *       another candidate, or when the {@value #REFINED_TOP} best candidates have all been refined (a local
- *       optimum).
+ *   <li><b>Grid</b>: {@value #GRID_SIZE} candidates with the first protection searched ({@link
+ *       Settings#protections}; none by default), the five families (exponential with full, equal or no jitter,
+ *       decorrelated jitter, fixed) × first delay 100 ms or 1 s (multiplier 2, cap 20 s) × 3 or 8 attempts × no
+ *       budget or AWS's token bucket, and the presets aws-standard and google-cloud with and without that
+ *       budget; then, for each further protection, {@value #PROTECTED_BLOCK}: the five families with a first delay
+ *       of 100 ms, 3 or 8 attempts, no budget. The family varies fastest, so a budget too small for the whole
+ *       grid still sees every family.
+ *   <li><b>Refinement</b>, best first: the best-ranked candidate not yet refined has its neighbours run: the
+ *       same policy with each other protection searched, the first delay and cap halved and doubled, the
+ *       multiplier one step along 1.5, 2, 3, 4, the attempt limit one step along 2, 3, 4, 5, 6, 8, 10, 15, 20, and
+ *       the budget added (token bucket, gRPC throttling or ratio, with their defaults), removed, or one size step
+ *       smaller or larger. It stops when the budget cannot pay for another candidate, or when the
+ *       {@value #REFINED_TOP} best candidates have all been refined (a local optimum).
  * </ol>
  *
  * <p><b>Ranking.</b> Candidates meeting every objective come first: those whose 95% intervals also lie within
@@ -50,12 +53,15 @@ import java.util.function.LongConsumer;
  * every check (see {@link Robustness#checks}): the scenario as given, the load 20% lower and higher, every
  * fault 50% shorter and longer, and each load change with each fault change. In each check every objective
  * is {@linkplain Robustness.Verdict shown, not shown or failed} by its 95% interval over the check's runs. The
- * held-out count per check is {@link Settings#heldOut}: by default the fewest runs on which every objective can
- * be shown (73 for {@code recovers>=0.95}). Each candidate is screened on the first {@code seeds} held-out
- * seeds; those that can still be shown are extended to the full count, most robust first, check by check (the
- * closest to failing first), each stopping at the first check that does not show every objective. The
- * recommendation ({@link Advice#recommended}) is the first shown in every check; none if no candidate is.
- * These runs come on top of {@link Settings#runs}.
+ * held-out count per check is {@link Settings#heldOut}: by default the fewest runs on which every
+ * {@code recovers} objective can be shown (73 for {@code recovers>=0.95}), and for a mean objective as many as
+ * the runs' spread needs for its interval to clear the bound ({@link Robustness#seedsToShowMean}, up to
+ * {@link Robustness#MOST_FOR_A_MEAN}). Each candidate is screened on the first {@code seeds} held-out seeds;
+ * every one that can still be shown is extended, check by check (the closest to failing first), to the count
+ * its check needs, and stopped at the first check that does not show every objective; so every verdict rests
+ * on the runs it reports. The recommendation ({@link Advice#recommended}) is the most robust of those shown
+ * in every check ({@link Robustness#compare}: the widest worst-case margins; equal margins, the simpler
+ * policy); none if no candidate is. These runs come on top of {@link Settings#runs}.
  *
  * <p><b>Determinism.</b> Each batch of runs is complete before the next batch is chosen, and results are
  * gathered in candidate and seed order, so the same scenario, objectives, seeds and budget give the same
@@ -66,8 +72,10 @@ import java.util.function.LongConsumer;
  * returns.
  */
 public final class Advisor {
-  /** Candidates in the grid phase. */
+  /** Candidates in the grid phase for one admission control (the first searched). */
   public static final int GRID_SIZE = 44;
+  /** Candidates in the grid phase for each further admission control. */
+  public static final int PROTECTED_BLOCK = 10;
   /** The refinement stops when this many of the best candidates have been refined. */
   public static final int REFINED_TOP = 5;
 
@@ -96,13 +104,34 @@ public final class Advisor {
    *     on held-out seeds and under perturbed load and fault length ({@link Robustness}); one whose training
    *     runs are identical to a better one's only if too few others meet them
    * @param heldOutSeeds the held-out runs per check a recommendation needs, or {@link #SIZED} (0): the fewest on
-   *     which every objective can be shown ({@link #heldOut})
+   *     which every objective can be shown ({@link #heldOut}; a mean objective's checks sized further from their
+   *     runs' spread, {@link Robustness#seedsToShowMean})
+   * @param protections the admission controls searched, in {@link PolicyCandidate.Protection} order: the first
+   *     gets the whole grid, each other one a block of {@value Advisor#PROTECTED_BLOCK}; refinement moves between
+   *     them
    */
-  public record Settings(int seeds, int runs, int threads, Objective.Metric prefer, int checked, int heldOutSeeds) {
+  public record Settings(int seeds, int runs, int threads, Objective.Metric prefer, int checked, int heldOutSeeds,
+      List<PolicyCandidate.Protection> protections) {
     /** The candidates re-checked by default. */
     public static final int CHECKED = 5;
     /** {@link #heldOutSeeds} sized to the objectives. */
     public static final int SIZED = 0;
+    /**
+     * The admission controls searched by default: none, the adaptive rate limiter and the gradient concurrency
+     * limit ({@code concurrency:aimd} only when asked, to keep the grid at {@value Advisor#GRID_SIZE} + 2 ×
+     * {@value Advisor#PROTECTED_BLOCK} candidates).
+     */
+    public static final List<PolicyCandidate.Protection> PROTECTIONS = List.of(PolicyCandidate.Protection.NONE,
+        PolicyCandidate.Protection.ADAPTIVE, PolicyCandidate.Protection.CONCURRENCY);
+
+    /**
+     * Settings searching the default {@link #PROTECTIONS}.
+     *
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public Settings(int seeds, int runs, int threads, Objective.Metric prefer, int checked, int heldOutSeeds) {
+      this(seeds, runs, threads, prefer, checked, heldOutSeeds, PROTECTIONS);
+    }
 
     /**
      * Settings preferring the highest success ratio, re-checking {@value #CHECKED} candidates on held-out seeds
@@ -136,11 +165,18 @@ public final class Advisor {
      * Checks the values.
      *
      * @throws IllegalArgumentException naming the bad value: seeds outside 1..1000, runs below seeds (not even
-     *     one candidate), threads outside 1..1024, checked outside 1..100, held-out seeds outside 0..1000
-     * @throws NullPointerException if {@code prefer} is null
+     *     one candidate), threads outside 1..1024, checked outside 1..100, held-out seeds outside 0..1000, no
+     *     protection or one given twice
+     * @throws NullPointerException if {@code prefer} or {@code protections} is null
      */
     public Settings {
       java.util.Objects.requireNonNull(prefer, "prefer");
+      java.util.Objects.requireNonNull(protections, "protections");
+      if (protections.isEmpty() || new HashSet<>(protections).size() != protections.size()) {
+        throw new IllegalArgumentException("protections must name each of " + PolicyCandidate.Protection.ids()
+            + " at most once, and at least one, was " + protections);
+      }
+      protections = protections.stream().sorted().toList();
       if (seeds < 1 || seeds > 1000) {
         throw new IllegalArgumentException("seeds must be from 1 to 1000, was " + seeds);
       }
@@ -225,64 +261,116 @@ public final class Advisor {
 
   /**
    * The most simulated seconds a search can run: the run budget and the most re-check runs (every candidate
-   * checked run on every held-out seed in every check), times the scenario's duration.
+   * checked run on the most held-out seeds a check can be sized to in every check), times the scenario's
+   * duration.
    *
    * @throws IllegalArgumentException as {@link Settings#heldOut}
    */
   public static long totalSeconds(Scenario scenario, List<Objective> objectives, Settings settings) {
-    long checks = (long) settings.checked() * Robustness.checks(scenario).size() * settings.heldOut(objectives);
+    long checks = (long) settings.checked() * Robustness.checks(scenario).size() * mostPerCheck(objectives, settings);
     return ((long) settings.runs() + checks) * scenario.seconds();
   }
 
-  /** The grid phase's candidates, in the order they are run. */
+  /** The most held-out runs one check can be sized to: {@link Settings#heldOut}, or more for a mean objective. */
+  private static int mostPerCheck(List<Objective> objectives, Settings settings) {
+    int most = settings.heldOut(objectives);
+    boolean mean = objectives.stream().anyMatch(o -> o.metric() != Objective.Metric.RECOVERS);
+    return settings.heldOutSeeds() == Settings.SIZED && mean ? Math.max(most, Robustness.MOST_FOR_A_MEAN) : most;
+  }
+
+  /** The grid phase's candidates for the default protections, in the order they are run. */
   static List<PolicyCandidate> grid() {
+    return grid(Settings.PROTECTIONS);
+  }
+
+  /**
+   * The grid phase's candidates, in the order they are run: the {@value #GRID_SIZE} of the first protection, then
+   * a block of {@value #PROTECTED_BLOCK} for each other one: the five families with a first delay of 100 ms, 3 or
+   * 8 attempts and no budget (the limiter is the protection; refinement adds a budget).
+   */
+  static List<PolicyCandidate> grid(List<PolicyCandidate.Protection> protections) {
     List<PolicyCandidate> grid = new ArrayList<>();
     PolicyCandidate.Family[] families = {PolicyCandidate.Family.FULL_JITTER, PolicyCandidate.Family.EQUAL_JITTER,
         PolicyCandidate.Family.DECORRELATED, PolicyCandidate.Family.NO_JITTER, PolicyCandidate.Family.FIXED};
+    PolicyCandidate.Protection first = protections.get(0);
     for (String budget : new String[] {null, TOKEN_BUCKET}) {
       for (int attempts : new int[] {3, 8}) {
         for (Duration initial : new Duration[] {Duration.ofMillis(100), Duration.ofSeconds(1)}) {
           for (PolicyCandidate.Family family : families) {
-            boolean capped = family != PolicyCandidate.Family.FIXED;
-            grid.add(new PolicyCandidate(family, null, initial, family.exponential() ? 2 : 0,
-                capped ? Duration.ofSeconds(20) : null, attempts, budget));
+            grid.add(candidate(family, initial, attempts, budget, first));
           }
         }
       }
-      grid.add(PolicyCandidate.preset(Preset.AWS_STANDARD, budget));
-      grid.add(PolicyCandidate.preset(Preset.GOOGLE_CLOUD, budget));
+      grid.add(PolicyCandidate.preset(Preset.AWS_STANDARD, budget).withProtection(first));
+      grid.add(PolicyCandidate.preset(Preset.GOOGLE_CLOUD, budget).withProtection(first));
+    }
+    for (PolicyCandidate.Protection protection : protections.subList(1, protections.size())) {
+      for (int attempts : new int[] {3, 8}) {
+        for (PolicyCandidate.Family family : families) {
+          grid.add(candidate(family, Duration.ofMillis(100), attempts, null, protection));
+        }
+      }
     }
     return grid;
   }
 
-  /** The refinement's neighbours of a candidate, in the order they are run. */
+  private static PolicyCandidate candidate(PolicyCandidate.Family family, Duration initial, int attempts, String budget,
+      PolicyCandidate.Protection protection) {
+    boolean capped = family != PolicyCandidate.Family.FIXED;
+    return new PolicyCandidate(family, null, initial, family.exponential() ? 2 : 0,
+        capped ? Duration.ofSeconds(20) : null, attempts, budget, protection);
+  }
+
+  /** How many candidates the grid phase has for these protections. */
+  static int gridSize(List<PolicyCandidate.Protection> protections) {
+    return GRID_SIZE + PROTECTED_BLOCK * (protections.size() - 1);
+  }
+
+  /** The refinement's neighbours of a candidate among the default protections, in the order they are run. */
   static List<PolicyCandidate> neighbours(PolicyCandidate c) {
+    return neighbours(c, Settings.PROTECTIONS);
+  }
+
+  /**
+   * The refinement's neighbours of a candidate, in the order they are run: the candidate with each other
+   * protection searched, then one strategy parameter, the attempt limit or the budget one step away.
+   */
+  static List<PolicyCandidate> neighbours(PolicyCandidate c, List<PolicyCandidate.Protection> protections) {
     List<PolicyCandidate> out = new ArrayList<>();
+    for (PolicyCandidate.Protection protection : protections) {
+      if (protection != c.protection()) {
+        out.add(c.withProtection(protection));
+      }
+    }
     PolicyCandidate.Family family = c.family();
     if (family != PolicyCandidate.Family.PRESET) {
       for (Duration initial : new Duration[] {c.initial().dividedBy(2), c.initial().multipliedBy(2)}) {
         if (initial.compareTo(SHORTEST) >= 0 && initial.compareTo(c.cap() == null ? LONGEST : c.cap()) <= 0) {
-          out.add(new PolicyCandidate(family, null, initial, c.multiplier(), c.cap(), c.maxAttempts(), c.budget()));
+          out.add(new PolicyCandidate(family, null, initial, c.multiplier(), c.cap(), c.maxAttempts(), c.budget(),
+              c.protection()));
         }
       }
       if (c.cap() != null) {
         for (Duration cap : new Duration[] {c.cap().dividedBy(2), c.cap().multipliedBy(2)}) {
           if (cap.compareTo(c.initial()) >= 0 && cap.compareTo(LONGEST) <= 0) {
-            out.add(new PolicyCandidate(family, null, c.initial(), c.multiplier(), cap, c.maxAttempts(), c.budget()));
+            out.add(new PolicyCandidate(family, null, c.initial(), c.multiplier(), cap, c.maxAttempts(), c.budget(),
+                c.protection()));
           }
         }
       }
       if (family.exponential()) {
         for (double multiplier : steps(MULTIPLIERS, c.multiplier())) {
-          out.add(new PolicyCandidate(family, null, c.initial(), multiplier, c.cap(), c.maxAttempts(), c.budget()));
+          out.add(new PolicyCandidate(family, null, c.initial(), multiplier, c.cap(), c.maxAttempts(), c.budget(),
+              c.protection()));
         }
       }
       for (int attempts : steps(ATTEMPTS, c.maxAttempts())) {
-        out.add(new PolicyCandidate(family, null, c.initial(), c.multiplier(), c.cap(), attempts, c.budget()));
+        out.add(new PolicyCandidate(family, null, c.initial(), c.multiplier(), c.cap(), attempts, c.budget(),
+            c.protection()));
       }
     }
     for (String budget : budgetSteps(c.budget())) {
-      out.add(new PolicyCandidate(family, c.preset(), c.initial(), c.multiplier(), c.cap(), c.maxAttempts(), budget));
+      out.add(c.withBudget(budget));
     }
     return out;
   }
@@ -416,7 +504,7 @@ public final class Advisor {
     }
 
     Advice run(boolean attemptsInScenario) throws InterruptedException {
-      List<PolicyCandidate> grid = affordable(grid());
+      List<PolicyCandidate> grid = affordable(grid(settings.protections()));
       gridRun = grid.size();
       evaluate(grid);
       Set<String> refined = new HashSet<>();
@@ -438,7 +526,7 @@ public final class Advisor {
         }
         refined.add(next.candidate().label());
         List<PolicyCandidate> fresh = new ArrayList<>();
-        for (PolicyCandidate neighbour : neighbours(next.candidate())) {
+        for (PolicyCandidate neighbour : neighbours(next.candidate(), settings.protections())) {
           if (!seen.contains(neighbour.label())) {
             fresh.add(neighbour);
           }
@@ -450,7 +538,7 @@ public final class Advisor {
       int searchRuns = runsUsed;
       List<Robustness.Check> checks = Robustness.checks(base);
       List<Robustness> checked = check(ranked, checks);
-      return new Advice(base, objectives, settings, ranked, GRID_SIZE, gridRun, evaluations.size() - gridRun,
+      return new Advice(base, objectives, settings, ranked, gridSize(settings.protections()), gridRun, evaluations.size() - gridRun,
           searchRuns, converged, new Advice.Checking(checks, checked, runsUsed - searchRuns), attemptsInScenario);
     }
 
@@ -458,10 +546,10 @@ public final class Advisor {
      * The re-checks: the best {@link Settings#checked} candidates meeting every objective (one whose training
      * runs repeat a better one's only if too few others meet them). Each is first <em>screened</em>: run in every
      * check on the first {@code seeds} held-out seeds; one that misses an objective on the mean there, or can no
-     * longer show it on the full held-out count, is dropped. The others, most robust first, are
-     * <em>extended</em> to the full held-out count check by check (the check closest to failing first), each
-     * stopped at the first check that does not show every objective; the first shown in every check is the
-     * recommendation, and those after it are not extended. Most robust first.
+     * longer show it on the runs its check is sized to, is dropped. Every other one, most robust first, is
+     * <em>extended</em> check by check (the check closest to failing first) to the runs the check is sized to
+     * ({@link #sized}), and stopped at the first check that does not show every objective there; so each verdict
+     * the advice prints rests on the runs it names. Most robust first ({@link Robustness#compare}).
      */
     private List<Robustness> check(List<Evaluation> ranked, List<Robustness.Check> checks)
         throws InterruptedException {
@@ -502,33 +590,35 @@ public final class Advisor {
       List<Robustness> survivors = new ArrayList<>();
       List<Robustness> out = new ArrayList<>();
       for (Evaluation e : chosen) {
-        Robustness screened = robustness(e, running, runs.get(e), Robustness.Stage.SCREENED_OUT);
+        Robustness screened = robustness(e, running, runs.get(e), Robustness.Stage.SCREENED_OUT, null);
         boolean possible = screened.worst().stream().noneMatch(w -> !w.met() && w.check().equals(Robustness.TRAINING))
-            && screened.judgments().stream().allMatch(j -> Robustness.canStillBeShown(j, heldOut)
+            && screened.judgments().stream().allMatch(j -> Robustness.canStillBeShown(j)
                 && j.objective().isMetBy(j.value()));
         (possible ? survivors : out).add(screened);
       }
       survivors.sort(Robustness::compare);
-      boolean found = false;
       for (Robustness screened : survivors) {
         Evaluation e = screened.training();
-        if (found) {
-          out.add(robustness(e, running, runs.get(e), Robustness.Stage.NOT_EXTENDED));
-          continue;
+        List<Integer> needed = new ArrayList<>();
+        for (int c = 0; c < running.size(); c++) {
+          needed.add(null);
         }
         for (int c : closestFirst(screened, running)) {
           List<Summary> checkRuns = runs.get(e).get(c);
-          if (checkRuns.size() < heldOut) {
-            checkRuns.addAll(runAll(heldOutTasks(e, running.get(c), checkRuns.size(), heldOut)));
+          // Sized from the screen, then once more from the runs that sizing gave (a mean's spread, measured
+          // better); the verdict on that count is final.
+          int target = sized(e.candidate(), checkRuns);
+          for (int round = 0; round < 2 && checkRuns.size() < target; round++) {
+            checkRuns.addAll(runAll(heldOutTasks(e, running.get(c), checkRuns.size(), target)));
+            target = Math.max(checkRuns.size(), round == 0 ? sized(e.candidate(), checkRuns) : checkRuns.size());
           }
+          needed.set(c, checkRuns.size());
           Evaluation extended = new Evaluation(e.candidate(), checkRuns);
           if (objectives.stream().anyMatch(o -> Robustness.judge(o, extended) != Robustness.Verdict.SHOWN)) {
             break;
           }
         }
-        Robustness done = robustness(e, running, runs.get(e), Robustness.Stage.EXTENDED);
-        found = done.robust();
-        out.add(done);
+        out.add(robustness(e, running, runs.get(e), Robustness.Stage.EXTENDED, needed));
       }
       // Stable: equally robust candidates keep their training order.
       out.sort(Comparator.comparingInt((Robustness r) -> chosen.indexOf(r.training())));
@@ -536,13 +626,44 @@ public final class Advisor {
       return out;
     }
 
+    /**
+     * The held-out runs a check of a candidate needs, from the runs it has: {@link #heldOut} (sized to the
+     * {@code recovers} objectives, or as asked); when sized to the objectives, more for each mean objective whose
+     * interval does not yet clear its bound but whose spread lets up to {@link Robustness#MOST_FOR_A_MEAN} runs
+     * clear it ({@link Robustness#seedsToShowMean}); never fewer than it has.
+     */
+    private int sized(PolicyCandidate candidate, List<Summary> checkRuns) {
+      int target = Math.max(heldOut, checkRuns.size());
+      if (settings.heldOutSeeds() != Settings.SIZED) {
+        return target;
+      }
+      Evaluation e = new Evaluation(candidate, checkRuns);
+      for (Objective objective : objectives) {
+        if (objective.metric() != Objective.Metric.RECOVERS) {
+          int toShow = Robustness.seedsToShowMean(objective, e.value(objective.metric()),
+              e.interval(objective.metric()), checkRuns.size(), Robustness.MOST_FOR_A_MEAN);
+          if (toShow != Integer.MAX_VALUE) {
+            target = Math.max(target, toShow);
+          }
+        }
+      }
+      return target;
+    }
+
+    /**
+     * A candidate's re-check; {@code needed}: per check the runs it was sized to, null (or a null entry) for a
+     * check not extended, sized from the runs it has.
+     */
     private Robustness robustness(Evaluation e, List<Robustness.Check> running, List<List<Summary>> runs,
-        Robustness.Stage stage) {
+        Robustness.Stage stage, List<Integer> needed) {
       List<Robustness.Result> results = new ArrayList<>();
+      List<Integer> sizes = new ArrayList<>();
       for (int c = 0; c < running.size(); c++) {
         results.add(new Robustness.Result(running.get(c), new Evaluation(e.candidate(), runs.get(c))));
+        Integer size = needed == null ? null : needed.get(c);
+        sizes.add(size != null ? size : sized(e.candidate(), runs.get(c)));
       }
-      return new Robustness(e, results, objectives, heldOut, stage);
+      return new Robustness(e, results, objectives, heldOut, stage, sizes);
     }
 
     /** The checks' indexes, the one whose smallest margin over the objectives is smallest first (stable). */

@@ -13,8 +13,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * A policy the {@linkplain Advisor advisor} considers: a strategy family with its parameters, an attempt limit
- * and an optional retry budget, written in the one policy grammar ({@link #policySpec()}, {@link
+ * A policy the {@linkplain Advisor advisor} considers: a strategy family with its parameters, an attempt limit,
+ * an optional retry budget and an optional admission control ({@link Protection}: the adaptive rate limiter or
+ * an adaptive concurrency limit), written in the one policy grammar ({@link #policySpec()}, {@link
  * #budgetSpec()}) and, for the recommendation, as Java builder code, {@code simulate} arguments and Spring
  * properties. Immutable and thread-safe.
  *
@@ -26,9 +27,93 @@ import java.util.Objects;
  * @param cap the longest delay of the exponential families and {@code decorrelated}; null for the others
  * @param maxAttempts the attempt limit, the first attempt included; null keeps a preset's own limit
  * @param budget the retry budget in the budget grammar ({@code token-bucket:500:5:10}), or null for none
+ * @param protection the admission control in front of the attempts ({@link Protection#NONE} for none)
  */
 public record PolicyCandidate(Family family, String preset, Duration initial, double multiplier, Duration cap,
-    Integer maxAttempts, String budget) {
+    Integer maxAttempts, String budget, Protection protection) {
+
+  /**
+   * The admission control the advisor searches, as the policy grammar's suffixes: none, the adaptive rate limiter
+   * ({@code +adaptive}, waiting for its token) or an adaptive concurrency limit ({@code +concurrency}, the latency
+   * gradient, or {@code +concurrency:aimd}), each with its defaults.
+   */
+  public enum Protection {
+    /** No admission control: the strategy, attempt limit and budget alone. */
+    NONE("none"),
+    /** The adaptive rate limiter, AWS's adaptive retry mode: {@code +adaptive}. */
+    ADAPTIVE("adaptive"),
+    /** The latency-gradient concurrency limit: {@code +concurrency}. */
+    CONCURRENCY("concurrency"),
+    /** The AIMD concurrency limit: {@code +concurrency:aimd}. */
+    CONCURRENCY_AIMD("concurrency:aimd");
+
+    private final String id;
+
+    Protection(String id) {
+      this.id = id;
+    }
+
+    /**
+     * The name {@code advise --protection} takes, which is also the policy suffix without its {@code +}:
+     * {@code none}, {@code adaptive}, {@code concurrency}, {@code concurrency:aimd}.
+     */
+    public String id() {
+      return id;
+    }
+
+    /** The policy grammar's suffix ({@code +adaptive}, ...), empty for {@link #NONE}. */
+    public String suffix() {
+      return this == NONE ? "" : "+" + id;
+    }
+
+    /**
+     * Parses a comma-separated list of ids ({@code none,adaptive,concurrency}; {@code all} for every one), in the
+     * order of this enum, each once.
+     *
+     * @throws IllegalArgumentException naming the unknown id, with the known ones, or for an empty list
+     * @throws NullPointerException if {@code text} is null
+     */
+    public static List<Protection> parseAll(String text) {
+      java.util.EnumSet<Protection> chosen = java.util.EnumSet.noneOf(Protection.class);
+      for (String part : text.split(",", -1)) {
+        String id = part.trim().toLowerCase(java.util.Locale.ROOT);
+        if (id.equals("all")) {
+          chosen.addAll(List.of(values()));
+          continue;
+        }
+        Protection found = null;
+        for (Protection p : values()) {
+          found = p.id.equals(id) ? p : found;
+        }
+        if (found == null) {
+          throw new IllegalArgumentException("unknown protection '" + Values.show(part.trim()) + "'; use "
+              + String.join(", ", ids()) + " or all");
+        }
+        chosen.add(found);
+      }
+      return List.copyOf(chosen);
+    }
+
+    /** Every id, in order. */
+    public static List<String> ids() {
+      List<String> ids = new ArrayList<>();
+      for (Protection p : values()) {
+        ids.add(p.id);
+      }
+      return ids;
+    }
+  }
+
+  /**
+   * A candidate without admission control ({@link Protection#NONE}).
+   *
+   * @throws NullPointerException as the canonical constructor
+   * @throws IllegalArgumentException as the canonical constructor
+   */
+  public PolicyCandidate(Family family, String preset, Duration initial, double multiplier, Duration cap,
+      Integer maxAttempts, String budget) {
+    this(family, preset, initial, multiplier, cap, maxAttempts, budget, Protection.NONE);
+  }
 
   /** The strategy families the advisor searches. */
   public enum Family {
@@ -59,12 +144,14 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
   /**
    * Checks that the parameters make a valid policy in the one grammar.
    *
-   * @throws NullPointerException if {@code family} is null, or a parameter the family needs is null
+   * @throws NullPointerException if {@code family} or {@code protection} is null, or a parameter the family needs
+   *     is null
    * @throws IllegalArgumentException if the spec or the budget does not parse (naming the bad part), or
    *     {@code maxAttempts} is below 1
    */
   public PolicyCandidate {
     Objects.requireNonNull(family, "family");
+    Objects.requireNonNull(protection, "protection");
     if (family == Family.PRESET) {
       Objects.requireNonNull(preset, "preset");
     } else {
@@ -96,6 +183,24 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
     return new PolicyCandidate(Family.PRESET, preset.id(), null, 0, null, null, budget);
   }
 
+  /** This candidate with another budget (null: none). */
+  PolicyCandidate withBudget(String other) {
+    return new PolicyCandidate(family, preset, initial, multiplier, cap, maxAttempts, other, protection);
+  }
+
+  /** This candidate with another admission control. */
+  PolicyCandidate withProtection(Protection other) {
+    return new PolicyCandidate(family, preset, initial, multiplier, cap, maxAttempts, budget, other);
+  }
+
+  /**
+   * How many mechanisms besides the strategy and its attempt limit it has: a budget and an admission control
+   * count one each. Among equally robust candidates the advisor prefers the simpler (see {@link Robustness}).
+   */
+  public int mechanisms() {
+    return (budget == null ? 0 : 1) + (protection == Protection.NONE ? 0 : 1);
+  }
+
   /** The strategy (or preset) in the one grammar, without the budget: {@code exponential:100ms:2:20s:full}. */
   public String strategySpec() {
     return strategySpec(family, preset, initial, multiplier, cap);
@@ -112,9 +217,12 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
     };
   }
 
-  /** The policy as {@code simulate --policies} takes it: the strategy, with {@code +budget} if it has one. */
+  /**
+   * The policy as {@code simulate --policies} takes it: the strategy, with {@code +budget} if it has one and the
+   * admission control's suffix ({@code +adaptive}, {@code +concurrency}, ...) if it has one.
+   */
   public String policySpec() {
-    return strategySpec() + (budget == null ? "" : dev.backoff.spec.PolicySpec.BUDGET_SUFFIX);
+    return strategySpec() + (budget == null ? "" : dev.backoff.spec.PolicySpec.BUDGET_SUFFIX) + protection.suffix();
   }
 
   /** The budget in the budget grammar, or null for none. */
@@ -171,6 +279,20 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
       lines.add("// One budget per downstream service, shared by every call to it (not one per call).");
       lines.add("RetryBudget budget = " + budgetJava(BudgetSpec.parse(budget), imports) + ";");
     }
+    switch (protection) {
+      case ADAPTIVE -> {
+        imports.add("dev.backoff.AdaptiveRateLimiter");
+        lines.add("// One limiter per downstream service, shared by every call to it (not one per call).");
+        lines.add("AdaptiveRateLimiter limiter = AdaptiveRateLimiter.builder().build();");
+      }
+      case CONCURRENCY, CONCURRENCY_AIMD -> {
+        imports.add("dev.backoff.ConcurrencyLimiter");
+        lines.add("// One limiter per downstream service, shared by every call to it (not one per call).");
+        lines.add("ConcurrencyLimiter limiter = ConcurrencyLimiter."
+            + (protection == Protection.CONCURRENCY ? "gradient" : "aimd") + "().build();");
+      }
+      default -> { }
+    }
     StringBuilder policy = new StringBuilder("RetryPolicy<Object> policy = ");
     if (family == Family.PRESET) {
       imports.add("dev.backoff.Preset");
@@ -186,6 +308,11 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
     }
     if (budget != null) {
       policy.append("\n    .budget(budget)");
+    }
+    if (protection == Protection.ADAPTIVE) {
+      policy.append("\n    .rateLimiter(limiter)");
+    } else if (protection != Protection.NONE) {
+      policy.append("\n    .concurrencyLimiter(limiter)");
     }
     policy.append("\n    .build();");
     lines.add(policy.toString());
@@ -243,8 +370,9 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
 
   /**
    * The properties of backoff-spring-boot-starter that configure this policy under {@code name}, in order:
-   * {@code backoff.policies.NAME.strategy}, {@code .max-attempts} and {@code .budget}, and the budget as
-   * {@code backoff.budgets.NAME.spec}.
+   * {@code backoff.policies.NAME.strategy}, {@code .max-attempts} and {@code .budget}, the admission control
+   * ({@code .rate-limiter.max-wait=wait} or {@code .concurrency-limiter.algorithm=gradient|aimd}, each at its
+   * defaults), and the budget as {@code backoff.budgets.NAME.spec}.
    *
    * @throws IllegalArgumentException if {@code name} is not a plain property name (letters, digits, hyphens)
    */
@@ -257,6 +385,12 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
     properties.put(prefix + "strategy", strategySpec());
     if (maxAttempts != null) {
       properties.put(prefix + "max-attempts", Integer.toString(maxAttempts));
+    }
+    switch (protection) {
+      case ADAPTIVE -> properties.put(prefix + "rate-limiter.max-wait", "wait");
+      case CONCURRENCY -> properties.put(prefix + "concurrency-limiter.algorithm", "gradient");
+      case CONCURRENCY_AIMD -> properties.put(prefix + "concurrency-limiter.algorithm", "aimd");
+      default -> { }
     }
     if (budget != null) {
       properties.put(prefix + "budget", name);

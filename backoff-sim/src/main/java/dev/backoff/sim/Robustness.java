@@ -100,12 +100,26 @@ public final class Robustness {
    * @param interval its 95% interval
    * @param runs how many held-out runs the check had
    * @param verdict what the interval shows
+   * @param needed the held-out runs the advisor sized this check to ({@link #seedsToShow(Objective)} for
+   *     {@code recovers}, {@link #seedsToShowMean} for a mean, or {@code --held-out-seeds} as asked): a verdict
+   *     on fewer runs is a screen's, not final
    */
   public record Judgment(Objective objective, String check, double value, Evaluation.Interval interval, int runs,
-      Verdict verdict) {
-    /** Such as {@code recovers>=0.95 not shown at clients +20%: 72/73 [0.93-1.00]}. */
+      Verdict verdict, int needed) {
+    /**
+     * Such as {@code recovers>=0.95 not shown at clients +20%: 72/73 [0.93-1.00]} or {@code amplification<=1.3
+     * shown at held-out: 1.12 [1.11-1.13] over 5 seeds}; a screen's verdict (fewer runs than needed) ends with
+     * {@code (screened only: 73 needed)}.
+     */
     public String describe() {
-      return objective + " " + verdict.text() + " at " + check + ": " + shownValue();
+      return objective + " " + verdict.text() + " at " + check + ": " + shownValue()
+          + (objective.metric() == Objective.Metric.RECOVERS ? "" : " over " + runs + (runs == 1 ? " seed" : " seeds"))
+          + (complete() ? "" : " (screened only: " + needed + " needed)");
+    }
+
+    /** True if the check ran on the runs it was sized to ({@link #needed}): the verdict is final. */
+    public boolean complete() {
+      return runs >= needed;
     }
 
     /** The value with its interval: {@code 72/73 [0.93-1.00]}, or {@code 1.12 [1.11-1.13]}. */
@@ -123,9 +137,10 @@ public final class Robustness {
   public enum Stage {
     /** Dropped after its first held-out seeds: an objective missed on the mean, or could no longer be shown. */
     SCREENED_OUT,
-    /** Not run on the full held-out count: a more robust candidate was shown in every check first. */
-    NOT_EXTENDED,
-    /** Run on the full held-out count, check by check, until an objective was not shown (or every check ran). */
+    /**
+     * Run on the held-out count each check needs, check by check, until an objective was not shown there (or
+     * every check ran): every candidate that passes the screen is.
+     */
     EXTENDED
   }
 
@@ -167,6 +182,63 @@ public final class Robustness {
   /** The most held-out seeds per check the advisor runs. */
   public static final int MOST_HELD_OUT = 1000;
 
+  /**
+   * The most held-out seeds per check a mean objective is sized to when the held-out count is sized to the
+   * objectives ({@link #seedsToShowMean}); one that would need more is reported not shown, with its interval.
+   */
+  public static final int MOST_FOR_A_MEAN = 80;
+
+  /**
+   * The fewest runs, from {@code runs} up to {@code most}, on which a mean objective's 95% interval can clear its
+   * bound, estimated from a judgment on {@code runs} runs: the runs' spread is taken from the Student's t interval
+   * (half-width t<sub>0.975, n-1</sub>·s/√n) and the mean as it is, so n is the smallest count whose half-width
+   * at that spread fits between the mean and the bound. {@code runs} itself if the interval already clears the
+   * bound; 2 if {@code runs} is 1 (no spread yet: one more run measures it); {@code Integer.MAX_VALUE} if the mean
+   * misses the bound (more runs would not show it) or no count up to {@code most} would.
+   *
+   * @throws IllegalArgumentException if {@code objective} is a {@code recovers} objective (see
+   *     {@link #seedsToShow(Objective)})
+   */
+  public static int seedsToShowMean(Objective objective, double value, Evaluation.Interval interval, int runs,
+      int most) {
+    if (objective.metric() == Objective.Metric.RECOVERS) {
+      throw new IllegalArgumentException("recovers is sized by seedsToShow, not by a spread");
+    }
+    boolean higher = objective.metric().higherIsBetter();
+    if (objective.isMetBy(higher ? interval.low() : interval.high())) {
+      return runs;
+    }
+    if (!objective.isMetBy(value)) {
+      return Integer.MAX_VALUE;
+    }
+    if (runs < 2) {
+      return most >= 2 ? 2 : Integer.MAX_VALUE;
+    }
+    double half = (interval.high() - interval.low()) / 2;
+    if (!(half > 0) || Double.isInfinite(half)) {
+      return Integer.MAX_VALUE; // an infinite end (a run without the number) no count of runs narrows
+    }
+    double spread = half * Math.sqrt(runs) / Stats.studentT(0.975, runs - 1);
+    java.util.function.IntPredicate clears = n -> {
+      double width = Stats.studentT(0.975, n - 1) * spread / Math.sqrt(n);
+      return objective.isMetBy(higher ? value - width : value + width);
+    };
+    if (most <= runs || !clears.test(most)) {
+      return Integer.MAX_VALUE;
+    }
+    int low = runs; // does not clear
+    int high = most; // clears; the half-width falls as n grows
+    while (high - low > 1) {
+      int middle = (low + high) >>> 1;
+      if (clears.test(middle)) {
+        high = middle;
+      } else {
+        low = middle;
+      }
+    }
+    return high;
+  }
+
   private final Evaluation training;
   private final List<Result> results;
   private final List<Worst> worst;
@@ -175,17 +247,23 @@ public final class Robustness {
   private final Stage stage;
   private final List<Judgment> judgments;
 
-  Robustness(Evaluation training, List<Result> results, List<Objective> objectives, int heldOutSeeds, Stage stage) {
+  /**
+   * A candidate's re-check: {@code needed} holds, per result, the held-out runs its check was sized to (the
+   * judgments' {@link Judgment#needed}).
+   */
+  Robustness(Evaluation training, List<Result> results, List<Objective> objectives, int heldOutSeeds, Stage stage,
+      List<Integer> needed) {
     this.training = training;
     this.results = List.copyOf(results);
     this.heldOutSeeds = heldOutSeeds;
     this.stage = stage;
     List<Judgment> judged = new ArrayList<>();
-    for (Result result : results) {
+    for (int r = 0; r < results.size(); r++) {
+      Result result = results.get(r);
       for (Objective objective : objectives) {
         Evaluation e = result.evaluation();
         judged.add(new Judgment(objective, result.check().name(), e.value(objective.metric()),
-            e.interval(objective.metric()), e.runs().size(), judge(objective, e)));
+            e.interval(objective.metric()), e.runs().size(), judge(objective, e), needed.get(r)));
       }
     }
     this.judgments = List.copyOf(judged);
@@ -240,8 +318,8 @@ public final class Robustness {
   }
 
   /**
-   * True if every objective was met in the training runs and every check ran on the full held-out count and
-   * shows every objective ({@link Verdict#SHOWN}).
+   * True if every objective was met in the training runs and every check ran on the held-out count it was sized
+   * to (at least {@link #heldOutSeeds}) and shows every objective there ({@link Verdict#SHOWN}).
    */
   public boolean robust() {
     if (stage != Stage.EXTENDED) {
@@ -253,7 +331,7 @@ public final class Robustness {
       }
     }
     for (Judgment j : judgments) {
-      if (j.verdict() != Verdict.SHOWN || j.runs() < heldOutSeeds) {
+      if (j.verdict() != Verdict.SHOWN || j.runs() < heldOutSeeds || !j.complete()) {
         return false;
       }
     }
@@ -277,12 +355,18 @@ public final class Robustness {
 
   /**
    * The judgment that keeps this candidate from being robust: the first failing one (check order, then
-   * objective order), else the first not shown; null if none fails or is unshown.
+   * objective order), else the first not shown on the runs its check was sized to (the one that stopped the
+   * extension), else the first not shown on a screen; null if none fails or is unshown.
    */
   public Judgment firstWeakness() {
-    for (Verdict verdict : List.of(Verdict.FAILS, Verdict.NOT_SHOWN)) {
+    for (Judgment j : judgments) {
+      if (j.verdict() == Verdict.FAILS) {
+        return j;
+      }
+    }
+    for (boolean sized : new boolean[] {true, false}) {
       for (Judgment j : judgments) {
-        if (j.verdict() == verdict) {
+        if (j.verdict() == Verdict.NOT_SHOWN && j.complete() == sized) {
           return j;
         }
       }
@@ -316,7 +400,6 @@ public final class Robustness {
     }
     Judgment weakness = firstWeakness();
     return switch (stage) {
-      case NOT_EXTENDED -> "not extended (a more robust policy was shown first)";
       case SCREENED_OUT -> "screened out: " + (weakness != null && weakness.verdict() == Verdict.FAILS
           ? weakness.describe() : screenMiss());
       case EXTENDED -> weakness == null ? "not run on every held-out seed" : weakness.describe();
@@ -331,37 +414,56 @@ public final class Robustness {
       }
     }
     for (Judgment j : judgments) {
-      if (!canStillBeShown(j, heldOutSeeds)) {
-        return j.objective() + " can no longer be shown at " + j.check() + " on " + heldOutSeeds + " seeds: "
-            + j.shownValue();
+      if (!canStillBeShown(j)) {
+        return j.objective() + " can no longer be shown at " + j.check() + " on " + j.needed() + " seeds: "
+            + j.shownValue() + (j.objective().metric() == Objective.Metric.RECOVERS ? "" : " over " + j.runs()
+            + " seeds");
       }
     }
     return "an objective missed";
   }
 
   /**
-   * True if a judgment on fewer runs than {@code heldOutSeeds} can still become {@link Verdict#SHOWN} on that many:
-   * for {@code recovers}, if every remaining run recovered; for a mean, if it meets the bound now.
+   * True if a judgment can still become {@link Verdict#SHOWN} on the runs its check is sized to
+   * ({@link Judgment#needed}): shown already; else, on fewer runs than that, for {@code recovers} if every
+   * remaining run recovered, for a mean if it meets the bound and its spread lets that many runs show it
+   * ({@link #seedsToShowMean}). A verdict on the runs sized is final.
    */
-  static boolean canStillBeShown(Judgment j, int heldOutSeeds) {
+  static boolean canStillBeShown(Judgment j) {
     if (j.verdict() == Verdict.SHOWN) {
       return true;
     }
+    if (j.complete()) {
+      return false;
+    }
     if (j.objective().metric() != Objective.Metric.RECOVERS) {
-      return j.objective().isMetBy(j.value()) && j.runs() < heldOutSeeds;
+      return seedsToShowMean(j.objective(), j.value(), j.interval(), j.runs(), j.needed()) != Integer.MAX_VALUE;
     }
     long recovered = Math.round(j.value() * j.runs());
-    int total = Math.max(heldOutSeeds, j.runs());
+    int total = j.needed();
     return j.objective().isMetBy(Stats.wilson(recovered + total - j.runs(), total).lower());
   }
 
   /**
    * Robust first, then the most robust: the worst-case margins compared smallest first (the smallest margin
-   * decides; when two candidates tie on it, the next smallest does, and so on).
+   * decides; when two candidates tie on it, the next smallest does, and so on), each to a tenth of a percent of
+   * its bound as the tables print it; when every margin ties so, the simpler policy first (fewer
+   * {@linkplain PolicyCandidate#mechanisms() mechanisms}: no budget and no admission control before one, one
+   * before both), then the exact margins.
    */
   static int compare(Robustness a, Robustness b) {
     if (a.robust() != b.robust()) {
       return a.robust() ? -1 : 1;
+    }
+    for (int i = 0; i < a.sortedMargins.length; i++) {
+      int order = Double.compare(tenths(b.sortedMargins[i]), tenths(a.sortedMargins[i]));
+      if (order != 0) {
+        return order;
+      }
+    }
+    int simpler = Integer.compare(a.candidate().mechanisms(), b.candidate().mechanisms());
+    if (simpler != 0) {
+      return simpler;
     }
     for (int i = 0; i < a.sortedMargins.length; i++) {
       int order = Double.compare(b.sortedMargins[i], a.sortedMargins[i]);
@@ -370,6 +472,11 @@ public final class Robustness {
       }
     }
     return 0;
+  }
+
+  /** A margin to a tenth of a percent, as {@code +10.0%} prints it; infinities as they are. */
+  private static double tenths(double margin) {
+    return Double.isInfinite(margin) || Double.isNaN(margin) ? margin : Math.round(margin * 1000) / 1000.0;
   }
 
   /**

@@ -40,16 +40,37 @@ class PolicyCandidateTest {
         candidate(Family.DECORRELATED, "1s", 0, "30s", 4, "ratio:0.1::30s"),
         candidate(Family.FIXED, "1.5s", 0, null, 2, null),
         PolicyCandidate.preset(Preset.AWS_STANDARD, "aws:100"),
-        new PolicyCandidate(Family.PRESET, "google-cloud", null, 0, null, 6, null));
+        new PolicyCandidate(Family.PRESET, "google-cloud", null, 0, null, 6, null),
+        candidate(Family.FULL_JITTER, "100ms", 2, "20s", 8, null).withProtection(PolicyCandidate.Protection.ADAPTIVE),
+        candidate(Family.FIXED, "1s", 0, null, 3, "token-bucket").withProtection(
+            PolicyCandidate.Protection.CONCURRENCY),
+        PolicyCandidate.preset(Preset.AWS_STANDARD, null).withProtection(PolicyCandidate.Protection.CONCURRENCY_AIMD));
   }
 
   @Test
   void writesEachFamilyInTheOnePolicyGrammar() {
     assertThat(everyKind()).extracting(PolicyCandidate::policySpec).containsExactly(
         "exponential:100ms:2:20s:full+budget", "exponential:250ms:1.5:1m:equal", "exponential:12.5ms:3:2.5s:none+budget",
-        "decorrelated:1s:30s+budget", "fixed:1.5s", "aws-standard+budget", "google-cloud");
+        "decorrelated:1s:30s+budget", "fixed:1.5s", "aws-standard+budget", "google-cloud",
+        "exponential:100ms:2:20s:full+adaptive", "fixed:1s+budget+concurrency", "aws-standard+concurrency:aimd");
     assertThat(everyKind()).extracting(PolicyCandidate::budgetSpec).containsExactly(
-        "token-bucket:500:5:10", null, "grpc:20:0.2", "ratio:0.1:10:30s", null, "token-bucket:100:5:10", null);
+        "token-bucket:500:5:10", null, "grpc:20:0.2", "ratio:0.1:10:30s", null, "token-bucket:100:5:10", null, null,
+        "token-bucket:500:5:10", null);
+    assertThat(everyKind()).extracting(PolicyCandidate::mechanisms).containsExactly(1, 0, 1, 1, 0, 1, 0, 1, 2, 1);
+    assertThat(everyKind().get(8).label()).isEqualTo("fixed:1s+budget+concurrency x3 token-bucket:500:5:10");
+  }
+
+  @Test
+  void protectionsAreParsedFromTheirIds() {
+    assertThat(PolicyCandidate.Protection.parseAll("concurrency, none")).containsExactly(
+        PolicyCandidate.Protection.NONE, PolicyCandidate.Protection.CONCURRENCY);
+    assertThat(PolicyCandidate.Protection.parseAll("all")).containsExactly(PolicyCandidate.Protection.values());
+    assertThat(PolicyCandidate.Protection.parseAll("concurrency:aimd")).containsExactly(
+        PolicyCandidate.Protection.CONCURRENCY_AIMD);
+    assertThatThrownBy(() -> PolicyCandidate.Protection.parseAll("none,bulkhead"))
+        .hasMessage("unknown protection 'bulkhead'; use none, adaptive, concurrency, concurrency:aimd or all");
+    assertThatThrownBy(() -> PolicyCandidate.Protection.parseAll(""))
+        .hasMessage("unknown protection ''; use none, adaptive, concurrency, concurrency:aimd or all");
   }
 
   @Test
@@ -73,6 +94,12 @@ class PolicyCandidateTest {
         Map.entry("backoff.budgets.payments.spec", "token-bucket:500:5:10"));
     assertThat(everyKind().get(4).springProperties("x")).containsExactly(
         Map.entry("backoff.policies.x.strategy", "fixed:1.5s"), Map.entry("backoff.policies.x.max-attempts", "2"));
+    assertThat(everyKind().get(7).springProperties("a")).containsExactly(
+        Map.entry("backoff.policies.a.strategy", "exponential:100ms:2:20s:full"),
+        Map.entry("backoff.policies.a.max-attempts", "8"), Map.entry("backoff.policies.a.rate-limiter.max-wait", "wait"));
+    assertThat(everyKind().get(9).springProperties("b")).containsExactly(
+        Map.entry("backoff.policies.b.strategy", "aws-standard"),
+        Map.entry("backoff.policies.b.concurrency-limiter.algorithm", "aimd"));
     assertThatThrownBy(() -> everyKind().get(0).springProperties("Not OK"))
         .hasMessage("name must be lower-case letters, digits and hyphens, was 'Not OK'");
   }
@@ -136,6 +163,10 @@ class PolicyCandidateTest {
                 c.budget() == null ? null : BudgetSpec.parse(c.budget()).create(() -> 0L));
         assertThat(policy.maxAttempts()).as(c.label()).isEqualTo(simulated.maxAttempts());
         assertSameDelays(c.label(), policy.backoff(), simulated.backoff());
+        assertThat(policy.rateLimiter() != null).as(c.label())
+            .isEqualTo(c.protection() == PolicyCandidate.Protection.ADAPTIVE);
+        assertThat(policy.concurrencyLimiter() != null).as(c.label())
+            .isEqualTo(c.protection().id().startsWith("concurrency"));
         if (c.budget() == null) {
           assertThat(policy.budget()).as(c.label()).isNull();
         } else {

@@ -36,7 +36,13 @@ class AdvisedPropertiesTest {
             "ratio:0.1:10:30s"),
         new PolicyCandidate(Family.FIXED, null, Duration.ofMillis(1500), 0, null, 2, null),
         new PolicyCandidate(Family.PRESET, "aws-standard", null, 0, null, null, "token-bucket:100:5:10"),
-        new PolicyCandidate(Family.PRESET, "google-cloud", null, 0, null, 6, null));
+        new PolicyCandidate(Family.PRESET, "google-cloud", null, 0, null, 6, null),
+        new PolicyCandidate(Family.FIXED, null, Duration.ofMillis(100), 0, null, 8, null,
+            PolicyCandidate.Protection.ADAPTIVE),
+        new PolicyCandidate(Family.FULL_JITTER, null, Duration.ofMillis(100), 2, Duration.ofSeconds(20), 3,
+            "token-bucket:500:5:10", PolicyCandidate.Protection.CONCURRENCY),
+        new PolicyCandidate(Family.PRESET, "aws-standard", null, 0, null, null, null,
+            PolicyCandidate.Protection.CONCURRENCY_AIMD));
   }
 
   @Test
@@ -53,6 +59,10 @@ class AdvisedPropertiesTest {
             : Preset.byName(candidate.preset()).maxAttempts();
         assertThat(policy.maxAttempts()).as(candidate.label()).isEqualTo(expectedAttempts);
         assertSameDelays(candidate.label(), policy.backoff(), BackoffSpec.parse(candidate.strategySpec()).toBackoff());
+        assertThat(policy.rateLimiter() != null).as(candidate.label())
+            .isEqualTo(candidate.protection() == PolicyCandidate.Protection.ADAPTIVE);
+        assertThat(policy.concurrencyLimiter() != null).as(candidate.label())
+            .isEqualTo(candidate.protection().id().startsWith("concurrency"));
         if (candidate.budget() == null) {
           assertThat(policy.budget()).as(candidate.label()).isNull();
           assertThat(registry.budgetNames()).isEmpty();
