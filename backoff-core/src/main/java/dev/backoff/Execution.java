@@ -400,6 +400,17 @@ public final class Execution<R> {
   }
 
   /**
+   * The call is stopping with attempts in flight, {@code started} in all (the first included): each was made,
+   * so each counts among its attempts although its outcome is never recorded (as an attempt cut short by an
+   * interrupt is counted when its failure is recorded). No effect on a call that has ended.
+   */
+  void countStarted(int started) {
+    if ((flags & DONE) == 0 && started > attempts) {
+      attempts = started;
+    }
+  }
+
+  /**
    * The retry the engine decided on is starting now: for the loops, whose attempt can be cut short before its
    * outcome is recorded (an asynchronous call cancelled while its attempt is in flight). A {@link #stop}
    * after this keeps the budget's charge, as the retry did go ahead; recording the outcome implies it.
