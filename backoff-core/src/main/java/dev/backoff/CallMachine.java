@@ -1,6 +1,5 @@
 package dev.backoff;
 
-import dev.backoff.driver.Engine;
 import dev.backoff.driver.OutcomeJudge;
 import dev.backoff.driver.Verdict;
 import java.util.random.RandomGenerator;
@@ -65,9 +64,9 @@ final class CallMachine {
    * The breaker's answer when it refuses the attempt (null is its answer when the policy has no breaker); the
    * driver SPI's {@code Engine.CIRCUIT_OPEN}, so that a driver outside the core reads the same answer.
    */
-  static final CircuitBreaker.Permit OPEN = Engine.CIRCUIT_OPEN;
+  static final CircuitBreaker.Permit OPEN = RefusedPermit.CIRCUIT_OPEN;
   /** The gate's answer when the concurrency limiter refuses the attempt (the breaker's permit given back). */
-  static final CircuitBreaker.Permit LIMITED = new Sentinel("limited");
+  static final CircuitBreaker.Permit LIMITED = RefusedPermit.CONCURRENCY_LIMITED;
 
   /**
    * Hedging's effect: no further hedge may start (cancel a planned one's timer); the attempts in flight go
@@ -76,29 +75,6 @@ final class CallMachine {
   static final long NO_MORE_HEDGES = -7;
 
   private CallMachine() {}
-
-  /** A gate's answer that is not a permit. */
-  private static final class Sentinel implements CircuitBreaker.Permit {
-    private final String name;
-
-    Sentinel(String name) {
-      this.name = name;
-    }
-
-    @Override
-    public void onSuccess() {}
-
-    @Override
-    public void onFailure(FailureClass failureClass) {}
-
-    @Override
-    public void release() {}
-
-    @Override
-    public String toString() {
-      return name;
-    }
-  }
 
   // ---- input: start ------------------------------------------------------------------------------------
 

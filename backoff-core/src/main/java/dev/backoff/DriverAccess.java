@@ -33,20 +33,8 @@ final class DriverAccess implements CoreAccess {
   }
 
   @Override
-  public <R> StopReason tryHedge(Execution<R> execution, int started, FailureClass triggerClass, Throwable trigger,
-      long nowNanos) {
-    return execution.tryHedge(started, triggerClass, trigger, nowNanos);
-  }
-
-  @Override
-  public <R> Decision recordHedged(Execution<R> execution, R result, Throwable failure, Verdict verdict,
-      CircuitBreaker.Permit permit, long nowNanos) {
-    return execution.recordHedged(result, failure, verdict, permit, nowNanos);
-  }
-
-  @Override
-  public <R> void hedgeSucceeded(Execution<R> execution, R result, int attempt, long nowNanos) {
-    execution.succeedHedged(result, attempt, nowNanos);
+  public CircuitBreaker.Permit circuitOpen() {
+    return RefusedPermit.CIRCUIT_OPEN;
   }
 
   @Override

@@ -26,22 +26,7 @@ class AsyncCancelInFlightTest {
 
   private RetryPolicy.Builder<String> policy() {
     return RetryPolicy.<String>builder().name("cancel").maxAttempts(3).backoff(Backoff.fixed(Duration.ofMillis(10)))
-        .retryOn(IOException.class).listener(new RetryListener<>() {
-          @Override
-          public void onSuccess(RetryEvent<String> event) {
-            heard.add("success after " + event.attempts());
-          }
-
-          @Override
-          public void onExhausted(RetryEvent<String> event) {
-            heard.add(event.stopReason() + " after " + event.attempts());
-          }
-
-          @Override
-          public void onAborted(RetryEvent<String> event) {
-            heard.add(event.stopReason() + " after " + event.attempts());
-          }
-        });
+        .retryOn(IOException.class).listener(CallMachineTest.ends(heard));
   }
 
   private CompletableFuture<String> call(RetryPolicy<String> policy) {

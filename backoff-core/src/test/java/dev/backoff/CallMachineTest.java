@@ -409,7 +409,7 @@ class CallMachineTest {
   }
 
   /** Listeners that record how the call ended, as "CANCELLED after 1". */
-  private static RetryListener<String> ends(List<String> heard) {
+  static RetryListener<String> ends(List<String> heard) {
     return new RetryListener<>() {
       @Override
       public void onSuccess(RetryEvent<String> event) {

@@ -38,16 +38,8 @@ public interface CoreAccess {
   /** Records an attempt's judged outcome and decides. */
   <R> Decision record(Execution<R> execution, R result, Throwable failure, Verdict verdict, long nowNanos);
 
-  /** Hedging: may another attempt start now (see {@link Engine#tryHedge}). */
-  <R> dev.backoff.StopReason tryHedge(Execution<R> execution, int started, dev.backoff.FailureClass triggerClass,
-      Throwable trigger, long nowNanos);
-
-  /** Hedging: records a failed attempt's outcome (see {@link Engine#recordHedged}). */
-  <R> Decision recordHedged(Execution<R> execution, R result, Throwable failure, Verdict verdict,
-      dev.backoff.CircuitBreaker.Permit permit, long nowNanos);
-
-  /** Hedging: records the winning attempt's result (see {@link Engine#hedgeSucceeded}). */
-  <R> void hedgeSucceeded(Execution<R> execution, R result, int attempt, long nowNanos);
+  /** The breaker's refusal, {@link Engine#CIRCUIT_OPEN}: the core's own, so that both compare it by identity. */
+  dev.backoff.CircuitBreaker.Permit circuitOpen();
 
   /** The gate's breaker: a permit, null without a breaker, or {@link Engine#CIRCUIT_OPEN} (see {@link Engine#admit}). */
   dev.backoff.CircuitBreaker.Permit admit(RetryPolicy<?> policy);

@@ -3,7 +3,6 @@ package dev.backoff.driver;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.Decision;
 import dev.backoff.Execution;
-import dev.backoff.FailureClass;
 import dev.backoff.NanoClock;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
@@ -52,26 +51,10 @@ import java.util.random.RandomGenerator;
  *   <li>An attempt's result is accepted: {@link #hedgeWon}; cancel the others (give back their permits),
  *       whose outcomes are then not recorded.
  * </ol>
- * The lower-level steps ({@link #tryHedge}, {@link #recordHedged}, {@link #hedgeSucceeded}) stay for drivers
- * that keep their own bookkeeping; they leave the gate and the "no more hedges" rule to the driver.
  */
 public final class Engine {
   /** The breaker's answer from {@link #admit} when it refuses the attempt. */
-  public static final CircuitBreaker.Permit CIRCUIT_OPEN = new CircuitBreaker.Permit() {
-    @Override
-    public void onSuccess() {}
-
-    @Override
-    public void onFailure(FailureClass failureClass) {}
-
-    @Override
-    public void release() {}
-
-    @Override
-    public String toString() {
-      return "circuit open";
-    }
-  };
+  public static final CircuitBreaker.Permit CIRCUIT_OPEN = Bridge.initialisedCore().circuitOpen();
 
   /** Hedging's effect: start the hedged attempt now (see {@link #hedgeDue}). */
   public static final long HEDGE_START = -3;
@@ -135,8 +118,9 @@ public final class Engine {
 
   /**
    * Hedging: the planned hedge fell due. Asks the gate as before any attempt (the breaker's answer
-   * {@code permit}, from {@link #admit}; then the rate limiter; then the engine's bounds and budget, as
-   * {@link #tryHedge} does) and answers {@link #HEDGE_START}, a wait {@code >= 0} for the limiter's token
+   * {@code permit}, from {@link #admitHedge}; then the rate limiter; then the engine's bounds: the hedging's
+   * attempt bound, the deadline, then the budget, which is charged for a granted hedge, and the listeners
+   * hear of it) and answers {@link #HEDGE_START}, a wait {@code >= 0} for the limiter's token
    * (the hedge falls due again after it), {@link #NO_MORE_HEDGES} or {@link #CALL_ENDED}. A permit not used
    * is given back.
    *
@@ -163,6 +147,9 @@ public final class Engine {
       CircuitBreaker.Permit permit, long nowNanos) {
     requireHedging(execution);
     RetryLoops.requireNonNull("verdict", verdict);
+    if (verdict.isAccept()) { // before the machine counts the attempt as answered
+      throw new IllegalArgumentException("an accepted outcome is a win (hedgeWon), not a hedged outcome: " + verdict);
+    }
     return Bridge.core().hedgedOutcome(execution, result, failure, verdict, permit, nowNanos);
   }
 
@@ -237,67 +224,6 @@ public final class Engine {
     RetryLoops.requireNonNull("execution", execution);
     RetryLoops.requireNonNull("verdict", verdict);
     return Bridge.core().record(execution, result, failure, verdict, nowNanos);
-  }
-
-  /**
-   * Hedging: may one more attempt start now, alongside the {@code started} attempts the call has started?
-   * Applies the policy's bounds in order (the hedging's attempt bound, the deadline, then the budget, which
-   * is charged for a granted hedge) and tells the listeners of a granted hedge ({@code onHedgeSent}). The
-   * circuit breaker and the rate limiter are the driver's to ask, before this (the outcomes reach the
-   * limiter through {@link #recordHedged}). Does not end the call.
-   *
-   * @param triggerClass the class of the failure that triggered this hedge (the budget is asked for it), or
-   *     null when the hedging delay did ({@link dev.backoff.FailureClass#TRANSIENT} is asked)
-   * @param trigger that failure, or null (for the listeners)
-   * @return null if the hedge may start, else why no further hedge may: {@code ATTEMPTS_EXHAUSTED},
-   *     {@code DEADLINE_EXCEEDED} or {@code BUDGET_EXHAUSTED}
-   * @throws NullPointerException if {@code execution} is null
-   * @throws IllegalArgumentException if the execution's policy does not hedge
-   * @throws IllegalStateException if the call has already ended
-   */
-  public static <R> StopReason tryHedge(Execution<R> execution, int started, FailureClass triggerClass,
-      Throwable trigger, long nowNanos) {
-    requireHedging(execution);
-    return Bridge.core().tryHedge(execution, started, triggerClass, trigger, nowNanos);
-  }
-
-  /**
-   * Hedging: records the outcome of one of the attempts in flight that was not accepted (a failure, or a
-   * result the judge retries), with the breaker's permit for that attempt, which it reports. Returns a retry
-   * decision (the next hedge may start after its delay: zero, or the server's pushback), a stop decision
-   * with the call still running (no further hedge: the server said stop, or asked for longer than the
-   * policy's maximum pushback), or a stop decision that ended the call ({@link Execution#isDone()}: the
-   * failure was fatal). The budget hears of a retryable failure as after any attempt.
-   *
-   * @param result the attempt's result (null if it failed)
-   * @param failure the attempt's failure, or null
-   * @param permit the breaker's permit for this attempt, or null
-   * @throws NullPointerException if {@code execution} or {@code verdict} is null
-   * @throws IllegalArgumentException if the policy does not hedge, or the verdict is {@link Verdict#ACCEPT}
-   * @throws IllegalStateException if the call has already ended
-   */
-  public static <R> Decision recordHedged(Execution<R> execution, R result, Throwable failure, Verdict verdict,
-      CircuitBreaker.Permit permit, long nowNanos) {
-    requireHedging(execution);
-    RetryLoops.requireNonNull("verdict", verdict);
-    return Bridge.core().recordHedged(execution, result, failure, verdict, permit, nowNanos);
-  }
-
-  /**
-   * Hedging: attempt number {@code attempt} (1 for the first) returned the accepted {@code result}: the call
-   * succeeds, and the listeners hear which attempt won ({@code onHedgeWon} when it was a hedge). The driver
-   * reports the success to that attempt's breaker permit itself.
-   *
-   * @throws NullPointerException if {@code execution} is null
-   * @throws IllegalArgumentException if the policy does not hedge, or {@code attempt} is below 1
-   * @throws IllegalStateException if the call has already ended
-   */
-  public static <R> void hedgeSucceeded(Execution<R> execution, R result, int attempt, long nowNanos) {
-    requireHedging(execution);
-    if (attempt < 1) {
-      throw new IllegalArgumentException("attempt must be at least 1, was " + attempt);
-    }
-    Bridge.core().hedgeSucceeded(execution, result, attempt, nowNanos);
   }
 
   // ---- the call state machine's inputs (see Effect for their answers) ---------------------------------
