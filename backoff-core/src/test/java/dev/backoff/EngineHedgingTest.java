@@ -3,6 +3,7 @@ package dev.backoff;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.backoff.driver.CallState;
 import dev.backoff.driver.Engine;
 import dev.backoff.driver.Verdict;
 import java.io.IOException;
@@ -55,7 +56,7 @@ class EngineHedgingTest {
     // gRPC's throttling: 10 tokens, a failure costs 1, a hedge is refused at or below half.
     RetryBudget budget = RetryBudgets.grpcThrottling(10, 0.1);
     RetryPolicy<String> policy = policy().budget(budget).build();
-    Execution<String> execution = Engine.newExecution(policy, 0, new SplittableRandom(1));
+    CallState<String> execution = Engine.newExecution(policy, 0, new SplittableRandom(1));
     assertThat(Engine.hedgeDue(execution, null, 100 * MS)).isEqualTo(Engine.HEDGE_START);
     assertThat(Engine.hedgedOutcome(execution, null, new IOException("reset"), Verdict.RETRYABLE, null, 130 * MS))
         .as("the next hedge at once").isZero();
@@ -72,7 +73,7 @@ class EngineHedgingTest {
   @Test
   void theAttemptBoundTheDeadlineAndTheBudgetRefuseAHedgeWithTheirReasons() {
     RetryPolicy<String> three = policy().build();
-    Execution<String> bounded = Engine.newExecution(three, 0, new SplittableRandom(1));
+    CallState<String> bounded = Engine.newExecution(three, 0, new SplittableRandom(1));
     assertThat(Engine.hedgeDue(bounded, null, 0)).isEqualTo(Engine.HEDGE_START);
     assertThat(Engine.nextHedge(three, bounded, 0)).isEqualTo(100 * MS);
     assertThat(Engine.hedgeDue(bounded, null, 100 * MS)).isEqualTo(Engine.HEDGE_START);
@@ -81,14 +82,14 @@ class EngineHedgingTest {
     assertThat(endWhenAllAnswered(bounded, 3)).isEqualTo(StopReason.ATTEMPTS_EXHAUSTED);
 
     RetryPolicy<String> deadline = policy().maxElapsed(Duration.ofMillis(250)).build();
-    Execution<String> atDeadline = Engine.newExecution(deadline, 0, new SplittableRandom(1));
+    CallState<String> atDeadline = Engine.newExecution(deadline, 0, new SplittableRandom(1));
     assertThat(Engine.hedgeDue(atDeadline, null, 250 * MS)).as("at the deadline: still allowed")
         .isEqualTo(Engine.HEDGE_START);
-    Execution<String> late = Engine.newExecution(deadline, 0, new SplittableRandom(1));
+    CallState<String> late = Engine.newExecution(deadline, 0, new SplittableRandom(1));
     assertThat(Engine.hedgeDue(late, null, 250 * MS + 1)).isEqualTo(Engine.NO_MORE_HEDGES);
     assertThat(endWhenAllAnswered(late, 1)).isEqualTo(StopReason.DEADLINE_EXCEEDED);
 
-    Execution<String> broke = Engine.newExecution(policy().budget(RetryBudgets.grpcThrottling(2, 0.1)).build(), 0,
+    CallState<String> broke = Engine.newExecution(policy().budget(RetryBudgets.grpcThrottling(2, 0.1)).build(), 0,
         new SplittableRandom(1));
     // 2 tokens: one retryable failure leaves 1, at the threshold (half), so the hedge it brings forward is refused.
     assertThat(Engine.hedgedOutcome(broke, null, new IOException("1"), Verdict.RETRYABLE, null, 0)).isZero();
@@ -98,7 +99,7 @@ class EngineHedgingTest {
   }
 
   /** Answers each of the {@code inFlight} attempts with a failure; the reason the call ended with the last. */
-  private static StopReason endWhenAllAnswered(Execution<String> execution, int inFlight) {
+  private static StopReason endWhenAllAnswered(CallState<String> execution, int inFlight) {
     for (int i = 1; i < inFlight; i++) {
       assertThat(Engine.hedgedOutcome(execution, null, new IOException("x"), Verdict.RETRYABLE, null, 0))
           .isEqualTo(Engine.NO_MORE_HEDGES);
@@ -112,7 +113,7 @@ class EngineHedgingTest {
   void pushbackIsADelayAStopOrTooLongAndAFatalFailureEndsTheCall() {
     RetryPolicy<String> policy = policy().maxAttempts(5).maxPushback(Duration.ofSeconds(1))
         .abortOn(IllegalStateException.class).build();
-    Execution<String> execution = Engine.newExecution(policy, 0, new SplittableRandom(1));
+    CallState<String> execution = Engine.newExecution(policy, 0, new SplittableRandom(1));
     assertThat(Engine.hedgeDue(execution, null, 0)).isEqualTo(Engine.HEDGE_START);
     assertThat(Engine.hedgedOutcome(execution, null, new IOException("slow down"),
         Verdict.retryable(Pushback.after(Duration.ofMillis(300))), null, 10 * MS)).isEqualTo(300 * MS);
@@ -133,11 +134,11 @@ class EngineHedgingTest {
     assertThat(execution.finalFailure()).isSameAs(fatal);
     assertThat(fatal.getSuppressed()).hasSize(4); // three earlier failures and the history
 
-    Execution<String> stopped = Engine.newExecution(policy, 0, new SplittableRandom(1));
+    CallState<String> stopped = Engine.newExecution(policy, 0, new SplittableRandom(1));
     assertThat(Engine.hedgedOutcome(stopped, null, new IOException("stop"), Verdict.retryable(Pushback.STOP), null,
         10 * MS)).isEqualTo(Engine.CALL_ENDED);
     assertThat(stopped.stopReason()).isEqualTo(StopReason.PUSHBACK);
-    Execution<String> tooLong = Engine.newExecution(policy, 0, new SplittableRandom(1));
+    CallState<String> tooLong = Engine.newExecution(policy, 0, new SplittableRandom(1));
     assertThat(Engine.hedgedOutcome(tooLong, null, new IOException("later"),
         Verdict.retryable(Pushback.after(Duration.ofSeconds(2))), null, 10 * MS)).isEqualTo(Engine.CALL_ENDED);
     assertThat(tooLong.stopReason()).isEqualTo(StopReason.PUSHBACK_TOO_LONG);
@@ -147,12 +148,12 @@ class EngineHedgingTest {
   void aStopCountsTheAttemptsInFlight() {
     RetryPolicy<String> policy = policy().build();
     NanoClock clock = () -> 160 * MS;
-    Execution<String> two = Engine.newExecution(policy, 0, new SplittableRandom(1));
+    CallState<String> two = Engine.newExecution(policy, 0, new SplittableRandom(1));
     assertThat(Engine.hedgeDue(two, null, 100 * MS)).isEqualTo(Engine.HEDGE_START);
     assertThat(Engine.hedgedOutcome(two, null, new IOException("1"), Verdict.RETRYABLE, null, 150 * MS)).isZero();
     assertThat(Engine.stop(two, StopReason.CANCELLED, clock)).isNull();
     // Only the first attempt in flight, its hedge not started (refused, or not yet due): it counts.
-    Execution<String> one = Engine.newExecution(policy, 0, new SplittableRandom(1));
+    CallState<String> one = Engine.newExecution(policy, 0, new SplittableRandom(1));
     Engine.stop(one, StopReason.CANCELLED, clock);
 
     assertThat(heard).containsExactly("hedge 2 at 100", "aborted CANCELLED 2", "aborted CANCELLED 1");
@@ -160,11 +161,11 @@ class EngineHedgingTest {
 
   @Test
   void theHedgingStepsNeedAHedgingPolicyAndAFailedOutcome() {
-    Execution<String> plain = Engine.newExecution(RetryPolicy.<String>defaults(), 0, new SplittableRandom(1));
+    CallState<String> plain = Engine.newExecution(RetryPolicy.<String>defaults(), 0, new SplittableRandom(1));
     assertThatThrownBy(() -> Engine.hedgeDue(plain, null, 0))
         .isInstanceOf(IllegalArgumentException.class).hasMessage("policy 'default' does not hedge");
     RetryPolicy<String> policy = policy().build();
-    Execution<String> hedged = Engine.newExecution(policy, 0, new SplittableRandom(1));
+    CallState<String> hedged = Engine.newExecution(policy, 0, new SplittableRandom(1));
     assertThatThrownBy(() -> Engine.hedgedOutcome(hedged, "ok", null, Verdict.ACCEPT, null, 0))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("accepted");
     assertThatThrownBy(() -> Engine.hedgeWon(policy, hedged, "ok", 0, null, 0, 0))
@@ -177,7 +178,7 @@ class EngineHedgingTest {
   void theMachinesHedgeInputsThroughTheSpiRunACallToItsWinner() {
     RetryPolicy<String> policy = policy().build();
     assertThat(Engine.nextHedge(policy, null, 0)).as("the first hedge, after the hedging delay").isEqualTo(100 * MS);
-    Execution<String> execution = Engine.newExecution(policy, 0, new SplittableRandom(1)); // the first hedge is due
+    CallState<String> execution = Engine.newExecution(policy, 0, new SplittableRandom(1)); // the first hedge is due
     CircuitBreaker.Permit permit = Engine.admit(policy);
     assertThat(permit).as("no breaker").isNull();
     assertThat(Engine.hedgeDue(execution, permit, 100 * MS)).isEqualTo(Engine.HEDGE_START);
@@ -199,7 +200,7 @@ class EngineHedgingTest {
   @Test
   void theLastAttemptInFlightEndsACallThatMayHedgeNoMore() {
     RetryPolicy<String> policy = policy().maxAttempts(2).build();
-    Execution<String> execution = Engine.newExecution(policy, 0, new SplittableRandom(1));
+    CallState<String> execution = Engine.newExecution(policy, 0, new SplittableRandom(1));
     assertThat(Engine.hedgeDue(execution, null, 100 * MS)).isEqualTo(Engine.HEDGE_START);
     assertThat(Engine.nextHedge(policy, execution, 100 * MS)).isEqualTo(Engine.NO_MORE_HEDGES);
     assertThat(Engine.hedgedOutcome(execution, null, new IOException("one"), Verdict.RETRYABLE, null, 120 * MS))

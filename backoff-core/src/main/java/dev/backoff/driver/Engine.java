@@ -2,7 +2,6 @@ package dev.backoff.driver;
 
 import dev.backoff.CircuitBreaker;
 import dev.backoff.Decision;
-import dev.backoff.Execution;
 import dev.backoff.NanoClock;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
@@ -14,7 +13,7 @@ import java.util.random.RandomGenerator;
  * strategy, whose SDK runs the request loop and sleeps between attempts. Such a driver still
  * follows the first-attempt rule through these methods: {@link #succeeded} for every success (it records a
  * first-try success without an execution), {@link #newExecution} at the first failure, and
- * {@link #record} for every later outcome. Stateless and thread-safe; an {@link Execution} is not.
+ * {@link #record} for every later outcome. Stateless and thread-safe; an {@link CallState} is not.
  *
  * <h2>The call state machine</h2>
  * A driver that owns time feeds the core's call state machine its inputs and carries out the
@@ -44,7 +43,7 @@ import java.util.random.RandomGenerator;
  *       start attempt number {@link #hedgesStarted} with that permit and plan {@link #nextHedge}; a wait
  *       {@code >= 0}: the hedge falls due again after it (the rate limiter's token is held);
  *       {@link #NO_MORE_HEDGES}: the attempts in flight go on; {@link #CALL_ENDED}: nothing is in flight and
- *       no hedge may start, so the call ends ({@link Execution#stopReason()} says why).
+ *       no hedge may start, so the call ends ({@link CallState#stopReason()} says why).
  *   <li>An attempt's outcome is not accepted: {@link #hedgedOutcome} (creating the execution first if
  *       needed). A wait {@code >= 0} replaces the planned hedge by one after it; {@link #NO_MORE_HEDGES}
  *       cancels the planned hedge; {@link #CALL_ENDED} ends the call now (cancel the attempts in flight).
@@ -60,7 +59,7 @@ public final class Engine {
   public static final long HEDGE_START = -3;
   /** Hedging's effect: no further hedge may start; the attempts in flight go on. */
   public static final long NO_MORE_HEDGES = -7;
-  /** Hedging's effect: the call has ended without success ({@link Execution#stopReason()} says why). */
+  /** Hedging's effect: the call has ended without success ({@link CallState#stopReason()} says why). */
   public static final long CALL_ENDED = -2;
 
   private Engine() {}
@@ -83,7 +82,7 @@ public final class Engine {
    *
    * @throws NullPointerException if {@code execution} is null
    */
-  public static CircuitBreaker.Permit admit(Execution<?> execution) {
+  public static CircuitBreaker.Permit admit(CallState<?> execution) {
     RetryLoops.requireNonNull("execution", execution);
     return Bridge.core().admitRetry(execution);
   }
@@ -94,7 +93,7 @@ public final class Engine {
    *
    * @throws NullPointerException if {@code execution} is null
    */
-  public static CircuitBreaker.Permit admitHedge(Execution<?> execution) {
+  public static CircuitBreaker.Permit admitHedge(CallState<?> execution) {
     RetryLoops.requireNonNull("execution", execution);
     return Bridge.core().admitHedge(execution);
   }
@@ -108,7 +107,7 @@ public final class Engine {
    * @throws NullPointerException if {@code policy} is null
    * @throws IllegalArgumentException if the policy does not hedge
    */
-  public static long nextHedge(RetryPolicy<?> policy, Execution<?> execution, long nowNanos) {
+  public static long nextHedge(RetryPolicy<?> policy, CallState<?> execution, long nowNanos) {
     RetryLoops.requireNonNull("policy", policy);
     if (policy.hedging() == null) {
       throw new IllegalArgumentException("policy '" + policy.name() + "' does not hedge");
@@ -128,7 +127,7 @@ public final class Engine {
    * @throws IllegalArgumentException if the policy does not hedge
    * @throws IllegalStateException if the call has ended or no hedge is planned
    */
-  public static long hedgeDue(Execution<?> execution, CircuitBreaker.Permit permit, long nowNanos) {
+  public static long hedgeDue(CallState<?> execution, CircuitBreaker.Permit permit, long nowNanos) {
     requireHedging(execution);
     return Bridge.core().hedgeDue(execution, permit, nowNanos);
   }
@@ -143,7 +142,7 @@ public final class Engine {
    * @throws IllegalArgumentException if the policy does not hedge, or the verdict is {@link Verdict#ACCEPT}
    * @throws IllegalStateException if the call has already ended
    */
-  public static <R> long hedgedOutcome(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+  public static <R> long hedgedOutcome(CallState<R> execution, R result, Throwable failure, Verdict verdict,
       CircuitBreaker.Permit permit, long nowNanos) {
     requireHedging(execution);
     RetryLoops.requireNonNull("verdict", verdict);
@@ -163,7 +162,7 @@ public final class Engine {
    * @throws IllegalArgumentException if the policy does not hedge, or {@code attempt} is below 1
    * @throws IllegalStateException if the call has already ended
    */
-  public static <R> R hedgeWon(RetryPolicy<R> policy, Execution<R> execution, R result, int attempt,
+  public static <R> R hedgeWon(RetryPolicy<R> policy, CallState<R> execution, R result, int attempt,
       CircuitBreaker.Permit permit, long startNanos, long nowNanos) {
     RetryLoops.requireNonNull("policy", policy);
     if (execution != null) {
@@ -181,7 +180,7 @@ public final class Engine {
    * @throws NullPointerException if {@code execution} is null
    * @throws IllegalArgumentException if the policy does not hedge
    */
-  public static int hedgesStarted(Execution<?> execution) {
+  public static int hedgesStarted(CallState<?> execution) {
     requireHedging(execution);
     return Bridge.core().hedgesStarted(execution);
   }
@@ -204,7 +203,7 @@ public final class Engine {
    * @param random the jitter source (a simulator's seeded stream)
    * @throws NullPointerException if {@code policy} or {@code random} is null
    */
-  public static <R> Execution<R> newExecution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
+  public static <R> CallState<R> newExecution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
     RetryLoops.requireNonNull("policy", policy);
     RetryLoops.requireNonNull("random", random);
     return Bridge.core().newExecution(policy, startNanos, random);
@@ -219,7 +218,7 @@ public final class Engine {
    * @throws IllegalArgumentException if a failure is accepted
    * @throws IllegalStateException if the call has already ended
    */
-  public static <R> Decision record(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+  public static <R> Decision record(CallState<R> execution, R result, Throwable failure, Verdict verdict,
       long nowNanos) {
     RetryLoops.requireNonNull("execution", execution);
     RetryLoops.requireNonNull("verdict", verdict);
@@ -318,7 +317,7 @@ public final class Engine {
    * @param random the jitter source (a simulator's seeded stream)
    * @throws NullPointerException if {@code policy} or {@code random} is null
    */
-  public static <R> Execution<R> firstFailed(RetryPolicy<R> policy, long startNanos, long nowNanos,
+  public static <R> CallState<R> firstFailed(RetryPolicy<R> policy, long startNanos, long nowNanos,
       RandomGenerator random, CircuitBreaker.Permit permit) {
     RetryLoops.requireNonNull("policy", policy);
     RetryLoops.requireNonNull("random", random);
@@ -334,7 +333,7 @@ public final class Engine {
    * @throws IllegalArgumentException if a failure is accepted
    * @throws IllegalStateException if the call has already ended
    */
-  public static <R> long outcome(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+  public static <R> long outcome(CallState<R> execution, R result, Throwable failure, Verdict verdict,
       long nowNanos, CircuitBreaker.Permit permit) {
     RetryLoops.requireNonNull("execution", execution);
     RetryLoops.requireNonNull("verdict", verdict);
@@ -353,7 +352,7 @@ public final class Engine {
    *     driver's own, at hand): asked first, so that a call whose policy has none of them is not read
    * @throws NullPointerException if {@code policy}, {@code execution} or {@code clock} is null
    */
-  public static long timerFired(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+  public static long timerFired(RetryPolicy<?> policy, CallState<?> execution, CircuitBreaker.Permit permit,
       NanoClock clock) {
     RetryLoops.requireNonNull("policy", policy);
     RetryLoops.requireNonNull("execution", execution);
@@ -362,12 +361,12 @@ public final class Engine {
   }
 
   /**
-   * {@link #timerFired(RetryPolicy, Execution, CircuitBreaker.Permit, NanoClock)}, for a driver that cannot ask
+   * {@link #timerFired(RetryPolicy, CallState, CircuitBreaker.Permit, NanoClock)}, for a driver that cannot ask
    * again after a wait (see {@link #gateFirm}): the rate limiter's answer is a firm reservation.
    *
    * @throws NullPointerException if {@code policy}, {@code execution} or {@code clock} is null
    */
-  public static long timerFiredFirm(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+  public static long timerFiredFirm(RetryPolicy<?> policy, CallState<?> execution, CircuitBreaker.Permit permit,
       NanoClock clock) {
     RetryLoops.requireNonNull("policy", policy);
     RetryLoops.requireNonNull("execution", execution);
@@ -383,14 +382,14 @@ public final class Engine {
    *
    * @throws NullPointerException if an argument is null
    */
-  public static <R> R stop(Execution<R> execution, StopReason reason, NanoClock clock) {
+  public static <R> R stop(CallState<R> execution, StopReason reason, NanoClock clock) {
     RetryLoops.requireNonNull("execution", execution);
     RetryLoops.requireNonNull("reason", reason);
     RetryLoops.requireNonNull("clock", clock);
     return Bridge.core().stop(execution, reason, clock);
   }
 
-  private static void requireHedging(Execution<?> execution) {
+  private static void requireHedging(CallState<?> execution) {
     RetryLoops.requireNonNull("execution", execution);
     if (execution.policy().hedging() == null) {
       throw new IllegalArgumentException("policy '" + execution.policy().name() + "' does not hedge");
@@ -406,7 +405,7 @@ public final class Engine {
    * @param startNanos the call's start (used only without an execution)
    * @throws NullPointerException if {@code policy} is null
    */
-  public static <R> void succeeded(RetryPolicy<R> policy, Execution<R> execution, R result, long startNanos,
+  public static <R> void succeeded(RetryPolicy<R> policy, CallState<R> execution, R result, long startNanos,
       long nowNanos) {
     RetryLoops.requireNonNull("policy", policy);
     if (execution == null) {
