@@ -416,6 +416,7 @@ final class AsyncCall<R, T extends R> extends CallFuture<T>
     }
   }
 
+  @SuppressWarnings("unchecked")
   private void decide(T result, Throwable failure, CircuitBreaker.Permit permit) {
     inFlight = null;
     RetryPolicy<R> policy = executor.policy;
@@ -428,7 +429,7 @@ final class AsyncCall<R, T extends R> extends CallFuture<T>
         execution = FirstAttempt.failed(policy, startNanos, now, executor.random, identity());
       }
       state = DONE;
-      execution.stopNanos(StopReason.CANCELLED, now);
+      discard((T) CallMachine.stopInFlight(execution, StopReason.CANCELLED, now));
       discard(result);
       return;
     }

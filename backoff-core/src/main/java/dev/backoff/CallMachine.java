@@ -1,6 +1,5 @@
 package dev.backoff;
 
-import dev.backoff.driver.Engine;
 import dev.backoff.driver.OutcomeJudge;
 import dev.backoff.driver.Verdict;
 import java.util.random.RandomGenerator;
@@ -65,9 +64,9 @@ final class CallMachine {
    * The breaker's answer when it refuses the attempt (null is its answer when the policy has no breaker); the
    * driver SPI's {@code Engine.CIRCUIT_OPEN}, so that a driver outside the core reads the same answer.
    */
-  static final CircuitBreaker.Permit OPEN = Engine.CIRCUIT_OPEN;
+  static final CircuitBreaker.Permit OPEN = RefusedPermit.CIRCUIT_OPEN;
   /** The gate's answer when the concurrency limiter refuses the attempt (the breaker's permit given back). */
-  static final CircuitBreaker.Permit LIMITED = new Sentinel("limited");
+  static final CircuitBreaker.Permit LIMITED = RefusedPermit.CONCURRENCY_LIMITED;
 
   /**
    * Hedging's effect: no further hedge may start (cancel a planned one's timer); the attempts in flight go
@@ -76,29 +75,6 @@ final class CallMachine {
   static final long NO_MORE_HEDGES = -7;
 
   private CallMachine() {}
-
-  /** A gate's answer that is not a permit. */
-  private static final class Sentinel implements CircuitBreaker.Permit {
-    private final String name;
-
-    Sentinel(String name) {
-      this.name = name;
-    }
-
-    @Override
-    public void onSuccess() {}
-
-    @Override
-    public void onFailure(FailureClass failureClass) {}
-
-    @Override
-    public void release() {}
-
-    @Override
-    public String toString() {
-      return name;
-    }
-  }
 
   // ---- input: start ------------------------------------------------------------------------------------
 
@@ -438,17 +414,45 @@ final class CallMachine {
   /**
    * The caller stopped the call ({@code CANCELLED}, {@code INTERRUPTED}) or its own deadline passed
    * ({@code DEADLINE_EXCEEDED}): no attempt starts after this; the budget's grant for a retry that never
-   * started and a held limiter token are given back. Returns the result the call held, which the driver
+   * started and a held limiter token are given back. A hedged call's attempts are those it started, the
+   * ones in flight (which the driver cancels) included. Returns the result the call held, which the driver
    * discards (nobody reads it), or null. No effect on a call that has already ended.
    */
   static <R> R stop(Execution<R> execution, StopReason reason, NanoClock clock) {
     if (execution.isDone()) {
       return null;
     }
-    execution.stopNanos(reason, clock.nanoTime());
-    if (execution.policy().hedging != null) {
-      ended(hedges(execution)); // the attempts in flight are cancelled
+    Hedges hedges = execution.policy().hedging == null ? null : hedges(execution);
+    if (hedges != null) {
+      execution.countStarted(hedges.started); // before the stop, which the listeners hear with the count
     }
+    execution.stopNanos(reason, clock.nanoTime());
+    if (hedges != null) {
+      ended(hedges); // the attempts in flight are cancelled
+    }
+    return execution.takeHeldResult();
+  }
+
+  /**
+   * {@link #stop}, for a call whose first attempt has not started (it waits for the rate limiter's token; the
+   * driver gives that token back): no attempt counts, none is in flight. The execution is the one the driver
+   * created for the stop.
+   */
+  static void stopBeforeFirstAttempt(Execution<?> execution, StopReason reason, NanoClock clock) {
+    execution.stopNanos(reason, clock.nanoTime());
+  }
+
+  /**
+   * The caller stopped an unhedged call while its attempt was in flight (the driver cancelled it; its outcome,
+   * if one still arrives, is not recorded): that attempt counts, as it does when a hedged call is stopped.
+   * No effect on a call that has already ended.
+   */
+  static <R> R stopInFlight(Execution<R> execution, StopReason reason, long nowNanos) {
+    if (execution.isDone()) {
+      return null;
+    }
+    execution.countStarted(execution.attempts() + 1);
+    execution.stopNanos(reason, nowNanos);
     return execution.takeHeldResult();
   }
 

@@ -1,6 +1,7 @@
 package dev.backoff;
 
 import dev.backoff.driver.AsyncAttempt;
+import dev.backoff.driver.CallState;
 import dev.backoff.driver.CoreAccess;
 import dev.backoff.driver.OutcomeJudge;
 import dev.backoff.driver.PolicyShapes;
@@ -11,6 +12,18 @@ import java.util.random.RandomGenerator;
 
 /** The core's side of the driver SPI's bridge: package-private engine internals, reached from the SPI only. */
 final class DriverAccess implements CoreAccess {
+  /**
+   * The execution behind a driver's handle (the core's own, the only implementation of {@link CallState}), or
+   * null for none (a call before its first failure, where the input allows it).
+   */
+  @SuppressWarnings("unchecked")
+  private static <R> Execution<R> of(CallState<R> state) {
+    if (state == null || state instanceof Execution<?>) {
+      return (Execution<R>) state;
+    }
+    throw new IllegalArgumentException("not a call state of the engine's: " + state);
+  }
+
   @Override
   public <R> boolean retriesResult(RetryPolicy<R> policy, R result) {
     return policy.retryOnResult != null && policy.retryOnResult.test(result);
@@ -28,25 +41,13 @@ final class DriverAccess implements CoreAccess {
   }
 
   @Override
-  public <R> Decision record(Execution<R> execution, R result, Throwable failure, Verdict verdict, long nowNanos) {
-    return execution.record(result, failure, verdict, nowNanos);
+  public <R> Decision record(CallState<R> execution, R result, Throwable failure, Verdict verdict, long nowNanos) {
+    return of(execution).record(result, failure, verdict, nowNanos);
   }
 
   @Override
-  public <R> StopReason tryHedge(Execution<R> execution, int started, FailureClass triggerClass, Throwable trigger,
-      long nowNanos) {
-    return execution.tryHedge(started, triggerClass, trigger, nowNanos);
-  }
-
-  @Override
-  public <R> Decision recordHedged(Execution<R> execution, R result, Throwable failure, Verdict verdict,
-      CircuitBreaker.Permit permit, long nowNanos) {
-    return execution.recordHedged(result, failure, verdict, permit, nowNanos);
-  }
-
-  @Override
-  public <R> void hedgeSucceeded(Execution<R> execution, R result, int attempt, long nowNanos) {
-    execution.succeedHedged(result, attempt, nowNanos);
+  public CircuitBreaker.Permit circuitOpen() {
+    return RefusedPermit.CIRCUIT_OPEN;
   }
 
   @Override
@@ -55,40 +56,40 @@ final class DriverAccess implements CoreAccess {
   }
 
   @Override
-  public CircuitBreaker.Permit admitRetry(Execution<?> execution) {
-    return CallMachine.admit(execution);
+  public CircuitBreaker.Permit admitRetry(CallState<?> execution) {
+    return CallMachine.admit(of(execution));
   }
 
   @Override
-  public CircuitBreaker.Permit admitHedge(Execution<?> execution) {
-    return CallMachine.admitHedge(execution);
+  public CircuitBreaker.Permit admitHedge(CallState<?> execution) {
+    return CallMachine.admitHedge(of(execution));
   }
 
   @Override
-  public long nextHedge(RetryPolicy<?> policy, Execution<?> execution, long nowNanos) {
-    return CallMachine.nextHedge(policy, execution, nowNanos);
+  public long nextHedge(RetryPolicy<?> policy, CallState<?> execution, long nowNanos) {
+    return CallMachine.nextHedge(policy, of(execution), nowNanos);
   }
 
   @Override
-  public long hedgeDue(Execution<?> execution, CircuitBreaker.Permit permit, long nowNanos) {
-    return CallMachine.hedgeDue(execution, permit, nowNanos);
+  public long hedgeDue(CallState<?> execution, CircuitBreaker.Permit permit, long nowNanos) {
+    return CallMachine.hedgeDue(of(execution), permit, nowNanos);
   }
 
   @Override
-  public <R> long hedgedOutcome(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+  public <R> long hedgedOutcome(CallState<R> execution, R result, Throwable failure, Verdict verdict,
       CircuitBreaker.Permit permit, long nowNanos) {
-    return CallMachine.hedgedOutcome(execution, result, failure, verdict, permit, nowNanos);
+    return CallMachine.hedgedOutcome(of(execution), result, failure, verdict, permit, nowNanos);
   }
 
   @Override
-  public <R> R hedgeWon(RetryPolicy<R> policy, Execution<R> execution, R result, int attempt,
+  public <R> R hedgeWon(RetryPolicy<R> policy, CallState<R> execution, R result, int attempt,
       CircuitBreaker.Permit permit, long startNanos, long nowNanos) {
-    return CallMachine.hedgeWon(policy, execution, result, null, attempt, permit, startNanos, nowNanos, null);
+    return CallMachine.hedgeWon(policy, of(execution), result, null, attempt, permit, startNanos, nowNanos, null);
   }
 
   @Override
-  public int hedgesStarted(Execution<?> execution) {
-    return CallMachine.hedgesStarted(execution);
+  public int hedgesStarted(CallState<?> execution) {
+    return CallMachine.hedgesStarted(of(execution));
   }
 
   @Override
@@ -112,9 +113,9 @@ final class DriverAccess implements CoreAccess {
   }
 
   @Override
-  public long timerFiredFirm(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+  public long timerFiredFirm(RetryPolicy<?> policy, CallState<?> execution, CircuitBreaker.Permit permit,
       NanoClock clock) {
-    return CallMachine.timerFired(policy, execution, permit, clock, false);
+    return CallMachine.timerFired(policy, of(execution), permit, clock, false);
   }
 
   @Override
@@ -140,20 +141,20 @@ final class DriverAccess implements CoreAccess {
   }
 
   @Override
-  public <R> long outcome(Execution<R> execution, R result, Throwable failure, Verdict verdict, long nowNanos,
+  public <R> long outcome(CallState<R> execution, R result, Throwable failure, Verdict verdict, long nowNanos,
       CircuitBreaker.Permit permit) {
-    return CallMachine.record(execution, result, failure, verdict, nowNanos, permit);
+    return CallMachine.record(of(execution), result, failure, verdict, nowNanos, permit);
   }
 
   @Override
-  public long timerFired(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+  public long timerFired(RetryPolicy<?> policy, CallState<?> execution, CircuitBreaker.Permit permit,
       NanoClock clock) {
-    return CallMachine.timerFired(policy, execution, permit, clock);
+    return CallMachine.timerFired(policy, of(execution), permit, clock);
   }
 
   @Override
-  public <R> R stop(Execution<R> execution, StopReason reason, NanoClock clock) {
-    return CallMachine.stop(execution, reason, clock);
+  public <R> R stop(CallState<R> execution, StopReason reason, NanoClock clock) {
+    return CallMachine.stop(of(execution), reason, clock);
   }
 
   @Override

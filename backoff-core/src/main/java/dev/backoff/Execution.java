@@ -1,30 +1,23 @@
 package dev.backoff;
 
+import dev.backoff.driver.CallState;
 import dev.backoff.driver.Verdict;
 import java.util.ArrayDeque;
 import java.util.random.RandomGenerator;
 
 /**
  * The decision engine for one call: given the outcome of each attempt, it says "success", "retry after D"
- * or "stop, because R", and tells the policy's budget and listeners. Every driver (sync and async
- * executors, the HTTP client, the simulator in virtual time) feeds it the same way:
- *
- * <pre>{@code
- * Execution<R> execution = Engine.newExecution(policy, startNanos, random);   // after the first attempt failed
- * Decision decision = execution.onFailure(failure, clock.nanoTime());
- * while (decision.isRetry()) { wait decision.delayNanos(); attempt again; decision = execution.onResult(...) }
- * }</pre>
- *
- * Drivers do not write that loop: they plug into the core's loops ({@code dev.backoff.driver.RetryLoops}),
- * which also judge outcomes with the driver's rules ({@code Engine.record}) and keep a first-try success
- * free of any execution.
+ * or "stop, because R", and tells the policy's budget and listeners. The call state machine
+ * ({@link CallMachine}) keeps it as the call's state; drivers outside the core hold it as a
+ * {@link CallState} (this class is that handle, so the handle costs nothing) and feed it only through
+ * {@code dev.backoff.driver.Engine}'s inputs.
  *
  * <p>Not thread-safe: one execution belongs to one call, whose attempts happen one after another.
  * Times are readings of the driver's clock; only differences are used, so they may wrap.
  *
  * @param <R> the result type
  */
-public final class Execution<R> {
+final class Execution<R> implements CallState<R> {
   /** Histories one exception instance may carry: nested retries need a few; a reused instance no more. */
   static final int MAX_HISTORIES = 8;
   /** The loops' allocation-free decisions ({@link #recordNanos}): the call succeeded. A retry is its delay, {@code >= 0}. */
@@ -94,7 +87,7 @@ public final class Execution<R> {
    * @throws NullPointerException if {@code failure} is null
    * @throws IllegalStateException if the call has already ended
    */
-  public Decision onFailure(Throwable failure, long nowNanos) {
+  Decision onFailure(Throwable failure, long nowNanos) {
     Nanos.requireNonNull("failure", failure);
     return decision(recordFailure(failure, policyHint(null, failure), nowNanos, null));
   }
@@ -105,7 +98,7 @@ public final class Execution<R> {
    *
    * @throws IllegalStateException if the call has already ended
    */
-  public Decision onResult(R result, long nowNanos) {
+  Decision onResult(R result, long nowNanos) {
     if (policy.retryOnResult == null || !policy.retryOnResult.test(result)) {
       return decision(succeed(result, nowNanos, null));
     }
@@ -122,7 +115,7 @@ public final class Execution<R> {
    *
    * @throws NullPointerException if {@code reason} is null
    */
-  public Decision stop(StopReason reason, long nowNanos) {
+  Decision stop(StopReason reason, long nowNanos) {
     Nanos.requireNonNull("reason", reason);
     if ((flags & DONE) != 0) {
       StopReason stopped = stopReason();
@@ -400,6 +393,17 @@ public final class Execution<R> {
   }
 
   /**
+   * The call is stopping with attempts in flight, {@code started} in all (the first included): each was made,
+   * so each counts among its attempts although its outcome is never recorded (as an attempt cut short by an
+   * interrupt is counted when its failure is recorded). No effect on a call that has ended.
+   */
+  void countStarted(int started) {
+    if ((flags & DONE) == 0 && started > attempts) {
+      attempts = started;
+    }
+  }
+
+  /**
    * The retry the engine decided on is starting now: for the loops, whose attempt can be cut short before its
    * outcome is recorded (an asynchronous call cancelled while its attempt is in flight). A {@link #stop}
    * after this keeps the budget's charge, as the retry did go ahead; recording the outcome implies it.
@@ -653,6 +657,7 @@ public final class Execution<R> {
    * fewer than {@code maxSuppressed} suppressed exceptions besides histories, and histories only while it
    * carries fewer than 8 (after that, {@link RetryHistory#of} reports an older call's).
    */
+  @Override
   public Throwable finalFailure() {
     Throwable failure = lastFailure();
     if (failure == null) {
@@ -740,47 +745,56 @@ public final class Execution<R> {
   }
 
   /** Attempts recorded so far. */
+  @Override
   public int attempts() {
     return attempts;
   }
 
   /** Retries scheduled so far. */
+  @Override
   public int retries() {
     return retriesScheduled;
   }
 
   /** The time from the call's start to the last recorded outcome, in nanoseconds. */
+  @Override
   public long elapsedNanos() {
     return lastNanos - startNanos;
   }
 
   /** The clock reading at which the call started. */
+  @Override
   public long startNanos() {
     return startNanos;
   }
 
   /** The last attempt's failure, or null if it returned a result. */
+  @Override
   public Throwable lastFailure() {
     return (flags & LAST_IS_FAILURE) != 0 ? (Throwable) last : null;
   }
 
   /** The last attempt's result (null if it failed). */
   @SuppressWarnings("unchecked")
+  @Override
   public R lastResult() {
     return (flags & LAST_IS_FAILURE) != 0 ? null : (R) last;
   }
 
   /** Why the call stopped, or null if it has not stopped (or succeeded). */
+  @Override
   public StopReason stopReason() {
     return stop == 0 ? null : STOP_REASONS[stop - 1];
   }
 
   /** True once the call has succeeded or stopped. */
+  @Override
   public boolean isDone() {
     return (flags & DONE) != 0;
   }
 
   /** The policy this execution follows. */
+  @Override
   public RetryPolicy<R> policy() {
     return policy;
   }

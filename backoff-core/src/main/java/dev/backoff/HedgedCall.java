@@ -607,12 +607,17 @@ final class HedgedCall<R, T extends R> extends CallFuture<T> {
       inHook = inHookHere();
       if (!finished) {
         finished = true;
+        boolean firstStarted = execution != null || !inFlight.isEmpty();
         toCancel = takeAll();
         if (execution == null) {
           execution = newExecution();
         }
-        // The caller's own outcome replaces a held result.
-        dropped = (T) CallMachine.stop(execution, StopReason.CANCELLED, executor.clock);
+        if (firstStarted) {
+          // The caller's own outcome replaces a held result; the attempts in flight count.
+          dropped = (T) CallMachine.stop(execution, StopReason.CANCELLED, executor.clock);
+        } else { // it waited for the rate limiter's token (given back by takeAll)
+          CallMachine.stopBeforeFirstAttempt(execution, StopReason.CANCELLED, executor.clock);
+        }
       }
     }
     // An attempt hook may be running on another thread, even when the call had already decided its outcome

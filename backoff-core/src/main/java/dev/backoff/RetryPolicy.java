@@ -12,7 +12,7 @@ import java.util.random.RandomGenerator;
 /**
  * When to retry, how long to wait, and when to give up: an immutable, thread-safe description shared by
  * every driver (the {@linkplain RetryExecutor synchronous executor}, the async executor, the HTTP client,
- * the simulator). Per-call state lives in an {@link Execution}, the decision engine.
+ * the simulator). Per-call state lives in the decision engine (one per call, created at its first failure).
  *
  * <h2>Defaults</h2>
  * {@code RetryPolicy.builder().build()} makes at most 3 attempts, waits with exponential backoff with full

@@ -7,6 +7,7 @@ import dev.backoff.HedgingVirtualDriver.Answer;
 import dev.backoff.driver.Engine;
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -405,6 +406,55 @@ class CallMachineTest {
             "13 attempt 3", "13 no more hedges (ATTEMPTS_EXHAUSTED)", "20 discard busy-1", "20 cancel attempt 2",
             "20 cancel attempt 3", "20 complete CANCELLED");
     assertThat(driver.discarded).containsExactly("busy-1");
+  }
+
+  /** Listeners that record how the call ended, as "CANCELLED after 1". */
+  static RetryListener<String> ends(List<String> heard) {
+    return new RetryListener<>() {
+      @Override
+      public void onSuccess(RetryEvent<String> event) {
+        heard.add("success after " + event.attempts());
+      }
+
+      @Override
+      public void onExhausted(RetryEvent<String> event) {
+        heard.add(event.stopReason() + " after " + event.attempts());
+      }
+
+      @Override
+      public void onAborted(RetryEvent<String> event) {
+        heard.add(event.stopReason() + " after " + event.attempts());
+      }
+    };
+  }
+
+  @Test
+  void aCancelAfterARefusedHedgeCountsTheFirstAttemptStillInFlight() {
+    HedgingVirtualDriver driver = new HedgingVirtualDriver();
+    // 2 slots, of which hedges may take 1: another call holds one, attempt 1 the other, so the hedge is refused.
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(2).retryShare(0.5).name("machine").build();
+    ConcurrencyLimiter.Permit other = limiter.tryAcquire(ConcurrencyLimiter.AttemptKind.FIRST);
+    List<String> heard = new ArrayList<>();
+    driver.cancelAt(25);
+
+    assertThat(driver.run(hedged(driver).concurrencyLimiter(limiter).listener(ends(heard)).build(),
+        n -> Answer.ok(50, "ok-" + n))).containsExactly("0 attempt 1", "0 hedge in 10ms",
+        "10 no more hedges (CONCURRENCY_LIMITED)", "25 cancel attempt 1", "25 complete CANCELLED");
+    assertThat(heard).as("the attempt in flight was made").containsExactly("CANCELLED after 1");
+    other.release();
+    assertThat(limiter.inFlight()).isZero();
+  }
+
+  @Test
+  void aCancelCountsEveryHedgeStartedAsAWinCountsItsCancelledLoser() {
+    List<String> heard = new ArrayList<>();
+    HedgingVirtualDriver cancelled = new HedgingVirtualDriver();
+    cancelled.cancelAt(15);
+    cancelled.run(hedged(cancelled).listener(ends(heard)).build(), n -> Answer.ok(50, "ok-" + n));
+    HedgingVirtualDriver won = new HedgingVirtualDriver();
+    won.run(hedged(won).listener(ends(heard)).build(), n -> Answer.ok(n == 2 ? 5 : 50, "ok-" + n));
+
+    assertThat(heard).containsExactly("CANCELLED after 2", "success after 2");
   }
 
   @Test

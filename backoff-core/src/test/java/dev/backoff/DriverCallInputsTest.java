@@ -3,6 +3,7 @@ package dev.backoff;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.backoff.driver.CallState;
 import dev.backoff.driver.Effect;
 import dev.backoff.driver.Engine;
 import dev.backoff.driver.Verdict;
@@ -95,7 +96,7 @@ class DriverCallInputsTest {
     now[0] = 3 * MS;
     Verdict verdict = Engine.judge(policy, null, null, FAILURE);
     assertThat(verdict).isSameAs(Verdict.RETRYABLE);
-    Execution<String> execution = Engine.firstFailed(policy, start, now[0], new Random(1), permit);
+    CallState<String> execution = Engine.firstFailed(policy, start, now[0], new Random(1), permit);
     assertThat(Engine.outcome(execution, null, FAILURE, verdict, now[0], permit)).isEqualTo(10 * MS);
 
     now[0] += 10 * MS;
@@ -128,7 +129,7 @@ class DriverCallInputsTest {
     CircuitBreaker breaker = breaker();
     RetryPolicy<String> policy = policy().circuitBreaker(breaker).build();
     CircuitBreaker.Permit permit = admitted(policy);
-    Execution<String> execution = Engine.firstFailed(policy, 0, 0, new Random(1), permit);
+    CallState<String> execution = Engine.firstFailed(policy, 0, 0, new Random(1), permit);
     assertThat(Engine.outcome(execution, null, FAILURE, Verdict.RETRYABLE, 0, permit)).isEqualTo(10 * MS);
 
     breaker.tryAcquire().onFailure(FailureClass.TRANSIENT); // another call's failure opens the breaker
@@ -162,14 +163,14 @@ class DriverCallInputsTest {
   void aRetryThatReChecksHoldsNoTokenAndStartsWhenTheRateAllows() {
     AdaptiveRateLimiter limiter = emptyLimiter();
     RetryPolicy<String> policy = policy().rateLimiter(limiter).build();
-    Execution<String> execution = Engine.firstFailed(policy, 0, 0, new Random(1), null);
+    CallState<String> execution = Engine.firstFailed(policy, 0, 0, new Random(1), null);
     assertThat(Engine.outcome(execution, null, FAILURE, Verdict.RETRYABLE, 0, null)).isEqualTo(10 * MS);
 
     now[0] = 10 * MS;
     reserveBeyondTheHorizon(limiter);
     long effect = Engine.timerFired(policy, execution, Engine.admit(policy), clock);
     assertThat(Effect.isRecheck(effect)).as("effect %d", effect).isTrue();
-    assertThat(execution.rateTokenHeld()).isFalse();
+    assertThat(((Execution<String>) execution).rateTokenHeld()).isFalse();
 
     now[0] += 60_000 * MS; // the bucket has refilled
     assertThat(Engine.timerFired(policy, execution, Engine.admit(policy), clock)).isEqualTo(Effect.START);
@@ -182,13 +183,13 @@ class DriverCallInputsTest {
     limiter.unreserve(); // the last firm slot given back: the retry's wait is one token's, within the horizon
     RetryPolicy<String> policy = policy().circuitBreaker(breaker).rateLimiter(limiter).build();
     CircuitBreaker.Permit permit = breaker.tryAcquire();
-    Execution<String> execution = Engine.firstFailed(policy, 0, 0, new Random(1), permit);
+    CallState<String> execution = Engine.firstFailed(policy, 0, 0, new Random(1), permit);
     assertThat(Engine.outcome(execution, null, FAILURE, Verdict.RETRYABLE, 0, permit)).isEqualTo(10 * MS);
 
     now[0] = 10 * MS;
     long wait = Engine.timerFired(policy, execution, Engine.admit(policy), clock);
     assertThat(wait).as("a firm wait for the token").isPositive();
-    assertThat(execution.rateTokenHeld()).isTrue();
+    assertThat(((Execution<String>) execution).rateTokenHeld()).isTrue();
 
     breaker.tryAcquire().onFailure(FailureClass.TRANSIENT); // opens while the retry waits, holding no permit
     now[0] += wait;
@@ -211,7 +212,7 @@ class DriverCallInputsTest {
   @Test
   void stopEndsAWaitingCallAndHandsBackItsHeldResult() {
     RetryPolicy<String> policy = policy().retryOnResult("busy"::equals).build();
-    Execution<String> execution = Engine.firstFailed(policy, 0, 0, new Random(1), null);
+    CallState<String> execution = Engine.firstFailed(policy, 0, 0, new Random(1), null);
     Verdict verdict = Engine.judge(policy, null, "busy", null);
     assertThat(Engine.outcome(execution, "busy", null, verdict, 0, null)).isEqualTo(10 * MS);
     assertThat(Engine.stop(execution, StopReason.CANCELLED, clock)).isEqualTo("busy");
@@ -228,7 +229,7 @@ class DriverCallInputsTest {
         .isInstanceOf(NullPointerException.class).hasMessageContaining("execution");
     assertThatThrownBy(() -> Engine.startNanos(policy, null)).isInstanceOf(NullPointerException.class)
         .hasMessageContaining("clock");
-    Execution<String> execution = Engine.firstFailed(policy, 0, 0, new Random(1), null);
+    CallState<String> execution = Engine.firstFailed(policy, 0, 0, new Random(1), null);
     assertThatThrownBy(() -> Engine.outcome(execution, null, FAILURE, Verdict.ACCEPT, 0, null))
         .isInstanceOf(IllegalArgumentException.class);
   }

@@ -4,13 +4,13 @@ import dev.backoff.CircuitBreaker;
 import dev.backoff.CircuitOpenException;
 import dev.backoff.ConcurrencyLimitedException;
 import dev.backoff.ConcurrencyLimiter;
-import dev.backoff.Execution;
 import dev.backoff.FailureClass;
 import dev.backoff.NanoClock;
 import dev.backoff.Pushback;
 import dev.backoff.RateLimitedException;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
+import dev.backoff.driver.CallState;
 import dev.backoff.driver.Effect;
 import dev.backoff.driver.Engine;
 import dev.backoff.driver.Verdict;
@@ -152,7 +152,7 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
     Verdict verdict = retryable ? Verdict.retryable(hint) : Verdict.stop(StopReason.NOT_RETRYABLE);
     CircuitBreaker.Permit permit = token.takePermit();
     long now = clock.nanoTime();
-    Execution<Object> execution = token.execution;
+    CallState<Object> execution = token.execution;
     if (execution == null) {
       execution = Engine.firstFailed(policy, token.startNanos, now, policy.random(), permit);
       token.execution = execution;
@@ -272,7 +272,7 @@ public final class AwsSdkRetryStrategy implements RetryStrategy {
   static final class Token implements RetryToken {
     final String scope;
     final long startNanos;
-    Execution<Object> execution;
+    CallState<Object> execution;
     /** The gate's permit for the attempt in flight (its breaker permit and concurrency slot), or null. */
     private HeldPermit held;
     int attempt = 1;

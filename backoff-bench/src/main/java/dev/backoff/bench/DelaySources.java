@@ -1,10 +1,11 @@
 package dev.backoff.bench;
 
 import dev.backoff.Backoff;
-import dev.backoff.Execution;
 import dev.backoff.Jitter;
 import dev.backoff.RetryPolicy;
+import dev.backoff.driver.CallState;
 import dev.backoff.driver.Engine;
+import dev.backoff.driver.Verdict;
 import dev.failsafe.RetryPolicyBuilder;
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.core.IntervalFunction;
@@ -206,11 +207,11 @@ public final class DelaySources {
     }
   }
 
-  /** Backoff's decision engine: one Execution per call, each failure classified and decided. */
+  /** Backoff's decision engine: one call state per call, each failure classified and decided. */
   static final class BackoffEngineSource extends DelaySource {
     private final RetryPolicy<Object> policy;
     private final RandomGenerator random = new SplittableRandom(SEED);
-    private Execution<Object> execution;
+    private CallState<Object> execution;
 
     BackoffEngineSource(Backoff backoff) {
       this.policy = RetryPolicy.builder().unlimitedAttempts().backoff(backoff).build();
@@ -224,7 +225,7 @@ public final class DelaySources {
     @Override
     long delayNanos(int retry) {
       // The engine takes time as an argument: the driver reads its clock once per attempt anyway.
-      return execution.onFailure(FAILURE, 0).delayNanos();
+      return Engine.record(execution, null, FAILURE, Verdict.RETRYABLE, 0).delayNanos();
     }
   }
 

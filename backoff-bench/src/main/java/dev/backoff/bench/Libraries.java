@@ -2,10 +2,11 @@ package dev.backoff.bench;
 
 import dev.backoff.Backoff;
 import dev.backoff.Decision;
-import dev.backoff.Execution;
 import dev.backoff.RetryExecutor;
 import dev.backoff.RetryPolicy;
+import dev.backoff.driver.CallState;
 import dev.backoff.driver.Engine;
+import dev.backoff.driver.Verdict;
 import dev.failsafe.Failsafe;
 import dev.failsafe.FailsafeExecutor;
 import dev.failsafe.function.CheckedSupplier;
@@ -28,7 +29,7 @@ public final class Libraries {
   /** Backoff's {@link RetryExecutor}. */
   public static final String BACKOFF = "backoff";
   /**
-   * Not a library: Backoff's decision engine ({@link Execution}) driven directly with a constant time, no
+   * Not a library: Backoff's decision engine ({@link CallState}) driven directly with a constant time, no
    * clock reads and no sleeper; the retry path's breakdown (the executor's extra cost is its clock reads).
    */
   public static final String BACKOFF_ENGINE = "backoff-engine-only";
@@ -89,17 +90,17 @@ public final class Libraries {
       try {
         return task.call();
       } catch (Exception first) {
-        Execution<String> execution = Engine.newExecution(policy, 0, policy.random());
-        Decision decision = execution.onFailure(first, 0);
+        CallState<String> execution = Engine.newExecution(policy, 0, policy.random());
+        Decision decision = Engine.record(execution, null, first, Verdict.RETRYABLE, 0);
         while (decision.isRetry()) {
           try {
             String result = task.call();
-            decision = execution.onResult(result, 0);
+            decision = Engine.record(execution, result, null, Engine.judge(policy, null, result, null), 0);
             if (decision.isSuccess()) {
               return result;
             }
           } catch (Exception failure) {
-            decision = execution.onFailure(failure, 0);
+            decision = Engine.record(execution, null, failure, Verdict.RETRYABLE, 0);
           }
         }
         throw (Exception) execution.finalFailure();

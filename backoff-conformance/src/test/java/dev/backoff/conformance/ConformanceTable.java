@@ -238,10 +238,7 @@ final class ConformanceTable {
    * by row name, each with why. Every driver's {@link DriverRunner#knownDisagreements()} includes them.
    */
   static Map<String, String> engineDisagreements() {
-    return Map.of("a refused hedge leaves the first attempt in flight", "listeners hear \"CANCELLED after 0\" "
-        + "although the call made 1 attempt (in flight when the caller stopped it; where a hedge wins, its "
-        + "cancelled loser is counted): every hedging driver hears the same count, so it is the engine's "
-        + "(backoff-core), not fixed yet");
+    return Map.of();
   }
 
   /** The message of the failure a call gets when the concurrency limiter refuses its first attempt. */

@@ -16,6 +16,21 @@ final class Bridge {
     access = implementation;
   }
 
+  /**
+   * {@link #core()}, initialising the core first if nothing has yet (for a constant of this package that is
+   * the core's, read before any policy is built).
+   */
+  static CoreAccess initialisedCore() {
+    if (access == null) {
+      try {
+        Class.forName("dev.backoff.RetryPolicy", true, Bridge.class.getClassLoader()); // registers the access
+      } catch (ClassNotFoundException missing) {
+        throw new NoClassDefFoundError("dev.backoff.RetryPolicy");
+      }
+    }
+    return core();
+  }
+
   static CoreAccess core() {
     CoreAccess a = access;
     if (a == null) {

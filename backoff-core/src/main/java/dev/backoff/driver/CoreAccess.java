@@ -2,7 +2,6 @@ package dev.backoff.driver;
 
 import dev.backoff.AsyncRetryExecutor;
 import dev.backoff.Decision;
-import dev.backoff.Execution;
 import dev.backoff.RetryExecutor;
 import dev.backoff.RetryPolicy;
 import java.util.concurrent.CompletableFuture;
@@ -33,47 +32,39 @@ public interface CoreAccess {
   boolean needsStartTime(RetryPolicy<?> policy);
 
   /** A new engine for one call. */
-  <R> Execution<R> newExecution(RetryPolicy<R> policy, long startNanos, RandomGenerator random);
+  <R> CallState<R> newExecution(RetryPolicy<R> policy, long startNanos, RandomGenerator random);
 
   /** Records an attempt's judged outcome and decides. */
-  <R> Decision record(Execution<R> execution, R result, Throwable failure, Verdict verdict, long nowNanos);
+  <R> Decision record(CallState<R> execution, R result, Throwable failure, Verdict verdict, long nowNanos);
 
-  /** Hedging: may another attempt start now (see {@link Engine#tryHedge}). */
-  <R> dev.backoff.StopReason tryHedge(Execution<R> execution, int started, dev.backoff.FailureClass triggerClass,
-      Throwable trigger, long nowNanos);
-
-  /** Hedging: records a failed attempt's outcome (see {@link Engine#recordHedged}). */
-  <R> Decision recordHedged(Execution<R> execution, R result, Throwable failure, Verdict verdict,
-      dev.backoff.CircuitBreaker.Permit permit, long nowNanos);
-
-  /** Hedging: records the winning attempt's result (see {@link Engine#hedgeSucceeded}). */
-  <R> void hedgeSucceeded(Execution<R> execution, R result, int attempt, long nowNanos);
+  /** The breaker's refusal, {@link Engine#CIRCUIT_OPEN}: the core's own, so that both compare it by identity. */
+  dev.backoff.CircuitBreaker.Permit circuitOpen();
 
   /** The gate's breaker: a permit, null without a breaker, or {@link Engine#CIRCUIT_OPEN} (see {@link Engine#admit}). */
   dev.backoff.CircuitBreaker.Permit admit(RetryPolicy<?> policy);
 
-  /** The gate's admission for the attempt after a wait of {@code execution}'s (see {@link Engine#admit(Execution)}). */
-  dev.backoff.CircuitBreaker.Permit admitRetry(Execution<?> execution);
+  /** The gate's admission for the attempt after a wait of {@code execution}'s (see {@link Engine#admit(CallState)}). */
+  dev.backoff.CircuitBreaker.Permit admitRetry(CallState<?> execution);
 
   /** The gate's admission for a hedge (see {@link Engine#admitHedge}). */
-  dev.backoff.CircuitBreaker.Permit admitHedge(Execution<?> execution);
+  dev.backoff.CircuitBreaker.Permit admitHedge(CallState<?> execution);
 
   /** Hedging: the next hedge's delay after an attempt started (see {@link Engine#nextHedge}). */
-  long nextHedge(RetryPolicy<?> policy, Execution<?> execution, long nowNanos);
+  long nextHedge(RetryPolicy<?> policy, CallState<?> execution, long nowNanos);
 
   /** Hedging: a planned hedge fell due (see {@link Engine#hedgeDue}). */
-  long hedgeDue(Execution<?> execution, dev.backoff.CircuitBreaker.Permit permit, long nowNanos);
+  long hedgeDue(CallState<?> execution, dev.backoff.CircuitBreaker.Permit permit, long nowNanos);
 
   /** Hedging: an attempt's outcome the judge did not accept (see {@link Engine#hedgedOutcome}). */
-  <R> long hedgedOutcome(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+  <R> long hedgedOutcome(CallState<R> execution, R result, Throwable failure, Verdict verdict,
       dev.backoff.CircuitBreaker.Permit permit, long nowNanos);
 
   /** Hedging: an attempt's accepted result wins the call (see {@link Engine#hedgeWon}). */
-  <R> R hedgeWon(RetryPolicy<R> policy, Execution<R> execution, R result, int attempt,
+  <R> R hedgeWon(RetryPolicy<R> policy, CallState<R> execution, R result, int attempt,
       dev.backoff.CircuitBreaker.Permit permit, long startNanos, long nowNanos);
 
   /** Hedging: the attempts the call has started (see {@link Engine#hedgesStarted}). */
-  int hedgesStarted(Execution<?> execution);
+  int hedgesStarted(CallState<?> execution);
 
   /** Records a call whose first attempt succeeded, without an execution. */
   <R> void firstTrySucceeded(RetryPolicy<R> policy, R result, long startNanos, long nowNanos);
@@ -87,7 +78,7 @@ public interface CoreAccess {
       dev.backoff.CircuitBreaker.Permit permit);
 
   /** {@link Engine#timerFiredFirm}. */
-  long timerFiredFirm(RetryPolicy<?> policy, Execution<?> execution, dev.backoff.CircuitBreaker.Permit permit,
+  long timerFiredFirm(RetryPolicy<?> policy, CallState<?> execution, dev.backoff.CircuitBreaker.Permit permit,
       dev.backoff.NanoClock clock);
 
   long gate(RetryPolicy<?> policy, long startNanos, dev.backoff.NanoClock clock,
@@ -104,19 +95,19 @@ public interface CoreAccess {
       dev.backoff.CircuitBreaker.Permit permit);
 
   /** The first attempt was not accepted (see {@link Engine#firstFailed}). */
-  <R> Execution<R> firstFailed(RetryPolicy<R> policy, long startNanos, long nowNanos, RandomGenerator random,
+  <R> CallState<R> firstFailed(RetryPolicy<R> policy, long startNanos, long nowNanos, RandomGenerator random,
       dev.backoff.CircuitBreaker.Permit permit);
 
   /** A judged outcome of an attempt after the first failure (see {@link Engine#outcome}). */
-  <R> long outcome(Execution<R> execution, R result, Throwable failure, Verdict verdict, long nowNanos,
+  <R> long outcome(CallState<R> execution, R result, Throwable failure, Verdict verdict, long nowNanos,
       dev.backoff.CircuitBreaker.Permit permit);
 
   /** A wait the machine asked for is over (see {@link Engine#timerFired}). */
-  long timerFired(RetryPolicy<?> policy, Execution<?> execution, dev.backoff.CircuitBreaker.Permit permit,
+  long timerFired(RetryPolicy<?> policy, CallState<?> execution, dev.backoff.CircuitBreaker.Permit permit,
       dev.backoff.NanoClock clock);
 
   /** The caller or a deadline stopped the call (see {@link Engine#stop}). */
-  <R> R stop(Execution<R> execution, dev.backoff.StopReason reason, dev.backoff.NanoClock clock);
+  <R> R stop(CallState<R> execution, dev.backoff.StopReason reason, dev.backoff.NanoClock clock);
 
   /** The synchronous loop. */
   <R, T extends R> T sync(RetryExecutor<R> executor, SyncAttempt<T> attempt, OutcomeJudge<R> judge) throws Exception;

@@ -11,7 +11,7 @@ public final class Effect {
   /** The call completed with the accepted result (the execution's last result, or the first attempt's). */
   public static final long SUCCEEDED = -1;
   /**
-   * The call completed without success; its execution says why ({@link dev.backoff.Execution#stopReason()})
+   * The call completed without success; its execution says why ({@link CallState#stopReason()})
    * and holds its last outcome (a retried result the call ends with, or the last failure).
    */
   public static final long STOPPED = -2;

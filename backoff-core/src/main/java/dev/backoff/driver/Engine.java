@@ -2,8 +2,6 @@ package dev.backoff.driver;
 
 import dev.backoff.CircuitBreaker;
 import dev.backoff.Decision;
-import dev.backoff.Execution;
-import dev.backoff.FailureClass;
 import dev.backoff.NanoClock;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
@@ -15,7 +13,7 @@ import java.util.random.RandomGenerator;
  * strategy, whose SDK runs the request loop and sleeps between attempts. Such a driver still
  * follows the first-attempt rule through these methods: {@link #succeeded} for every success (it records a
  * first-try success without an execution), {@link #newExecution} at the first failure, and
- * {@link #record} for every later outcome. Stateless and thread-safe; an {@link Execution} is not.
+ * {@link #record} for every later outcome. Stateless and thread-safe; an {@link CallState} is not.
  *
  * <h2>The call state machine</h2>
  * A driver that owns time feeds the core's call state machine its inputs and carries out the
@@ -45,39 +43,23 @@ import java.util.random.RandomGenerator;
  *       start attempt number {@link #hedgesStarted} with that permit and plan {@link #nextHedge}; a wait
  *       {@code >= 0}: the hedge falls due again after it (the rate limiter's token is held);
  *       {@link #NO_MORE_HEDGES}: the attempts in flight go on; {@link #CALL_ENDED}: nothing is in flight and
- *       no hedge may start, so the call ends ({@link Execution#stopReason()} says why).
+ *       no hedge may start, so the call ends ({@link CallState#stopReason()} says why).
  *   <li>An attempt's outcome is not accepted: {@link #hedgedOutcome} (creating the execution first if
  *       needed). A wait {@code >= 0} replaces the planned hedge by one after it; {@link #NO_MORE_HEDGES}
  *       cancels the planned hedge; {@link #CALL_ENDED} ends the call now (cancel the attempts in flight).
  *   <li>An attempt's result is accepted: {@link #hedgeWon}; cancel the others (give back their permits),
  *       whose outcomes are then not recorded.
  * </ol>
- * The lower-level steps ({@link #tryHedge}, {@link #recordHedged}, {@link #hedgeSucceeded}) stay for drivers
- * that keep their own bookkeeping; they leave the gate and the "no more hedges" rule to the driver.
  */
 public final class Engine {
   /** The breaker's answer from {@link #admit} when it refuses the attempt. */
-  public static final CircuitBreaker.Permit CIRCUIT_OPEN = new CircuitBreaker.Permit() {
-    @Override
-    public void onSuccess() {}
-
-    @Override
-    public void onFailure(FailureClass failureClass) {}
-
-    @Override
-    public void release() {}
-
-    @Override
-    public String toString() {
-      return "circuit open";
-    }
-  };
+  public static final CircuitBreaker.Permit CIRCUIT_OPEN = Bridge.initialisedCore().circuitOpen();
 
   /** Hedging's effect: start the hedged attempt now (see {@link #hedgeDue}). */
   public static final long HEDGE_START = -3;
   /** Hedging's effect: no further hedge may start; the attempts in flight go on. */
   public static final long NO_MORE_HEDGES = -7;
-  /** Hedging's effect: the call has ended without success ({@link Execution#stopReason()} says why). */
+  /** Hedging's effect: the call has ended without success ({@link CallState#stopReason()} says why). */
   public static final long CALL_ENDED = -2;
 
   private Engine() {}
@@ -100,7 +82,7 @@ public final class Engine {
    *
    * @throws NullPointerException if {@code execution} is null
    */
-  public static CircuitBreaker.Permit admit(Execution<?> execution) {
+  public static CircuitBreaker.Permit admit(CallState<?> execution) {
     RetryLoops.requireNonNull("execution", execution);
     return Bridge.core().admitRetry(execution);
   }
@@ -111,7 +93,7 @@ public final class Engine {
    *
    * @throws NullPointerException if {@code execution} is null
    */
-  public static CircuitBreaker.Permit admitHedge(Execution<?> execution) {
+  public static CircuitBreaker.Permit admitHedge(CallState<?> execution) {
     RetryLoops.requireNonNull("execution", execution);
     return Bridge.core().admitHedge(execution);
   }
@@ -125,7 +107,7 @@ public final class Engine {
    * @throws NullPointerException if {@code policy} is null
    * @throws IllegalArgumentException if the policy does not hedge
    */
-  public static long nextHedge(RetryPolicy<?> policy, Execution<?> execution, long nowNanos) {
+  public static long nextHedge(RetryPolicy<?> policy, CallState<?> execution, long nowNanos) {
     RetryLoops.requireNonNull("policy", policy);
     if (policy.hedging() == null) {
       throw new IllegalArgumentException("policy '" + policy.name() + "' does not hedge");
@@ -135,8 +117,9 @@ public final class Engine {
 
   /**
    * Hedging: the planned hedge fell due. Asks the gate as before any attempt (the breaker's answer
-   * {@code permit}, from {@link #admit}; then the rate limiter; then the engine's bounds and budget, as
-   * {@link #tryHedge} does) and answers {@link #HEDGE_START}, a wait {@code >= 0} for the limiter's token
+   * {@code permit}, from {@link #admitHedge}; then the rate limiter; then the engine's bounds: the hedging's
+   * attempt bound, the deadline, then the budget, which is charged for a granted hedge, and the listeners
+   * hear of it) and answers {@link #HEDGE_START}, a wait {@code >= 0} for the limiter's token
    * (the hedge falls due again after it), {@link #NO_MORE_HEDGES} or {@link #CALL_ENDED}. A permit not used
    * is given back.
    *
@@ -144,7 +127,7 @@ public final class Engine {
    * @throws IllegalArgumentException if the policy does not hedge
    * @throws IllegalStateException if the call has ended or no hedge is planned
    */
-  public static long hedgeDue(Execution<?> execution, CircuitBreaker.Permit permit, long nowNanos) {
+  public static long hedgeDue(CallState<?> execution, CircuitBreaker.Permit permit, long nowNanos) {
     requireHedging(execution);
     return Bridge.core().hedgeDue(execution, permit, nowNanos);
   }
@@ -159,10 +142,13 @@ public final class Engine {
    * @throws IllegalArgumentException if the policy does not hedge, or the verdict is {@link Verdict#ACCEPT}
    * @throws IllegalStateException if the call has already ended
    */
-  public static <R> long hedgedOutcome(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+  public static <R> long hedgedOutcome(CallState<R> execution, R result, Throwable failure, Verdict verdict,
       CircuitBreaker.Permit permit, long nowNanos) {
     requireHedging(execution);
     RetryLoops.requireNonNull("verdict", verdict);
+    if (verdict.isAccept()) { // before the machine counts the attempt as answered
+      throw new IllegalArgumentException("an accepted outcome is a win (hedgeWon), not a hedged outcome: " + verdict);
+    }
     return Bridge.core().hedgedOutcome(execution, result, failure, verdict, permit, nowNanos);
   }
 
@@ -176,7 +162,7 @@ public final class Engine {
    * @throws IllegalArgumentException if the policy does not hedge, or {@code attempt} is below 1
    * @throws IllegalStateException if the call has already ended
    */
-  public static <R> R hedgeWon(RetryPolicy<R> policy, Execution<R> execution, R result, int attempt,
+  public static <R> R hedgeWon(RetryPolicy<R> policy, CallState<R> execution, R result, int attempt,
       CircuitBreaker.Permit permit, long startNanos, long nowNanos) {
     RetryLoops.requireNonNull("policy", policy);
     if (execution != null) {
@@ -194,7 +180,7 @@ public final class Engine {
    * @throws NullPointerException if {@code execution} is null
    * @throws IllegalArgumentException if the policy does not hedge
    */
-  public static int hedgesStarted(Execution<?> execution) {
+  public static int hedgesStarted(CallState<?> execution) {
     requireHedging(execution);
     return Bridge.core().hedgesStarted(execution);
   }
@@ -217,7 +203,7 @@ public final class Engine {
    * @param random the jitter source (a simulator's seeded stream)
    * @throws NullPointerException if {@code policy} or {@code random} is null
    */
-  public static <R> Execution<R> newExecution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
+  public static <R> CallState<R> newExecution(RetryPolicy<R> policy, long startNanos, RandomGenerator random) {
     RetryLoops.requireNonNull("policy", policy);
     RetryLoops.requireNonNull("random", random);
     return Bridge.core().newExecution(policy, startNanos, random);
@@ -232,72 +218,11 @@ public final class Engine {
    * @throws IllegalArgumentException if a failure is accepted
    * @throws IllegalStateException if the call has already ended
    */
-  public static <R> Decision record(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+  public static <R> Decision record(CallState<R> execution, R result, Throwable failure, Verdict verdict,
       long nowNanos) {
     RetryLoops.requireNonNull("execution", execution);
     RetryLoops.requireNonNull("verdict", verdict);
     return Bridge.core().record(execution, result, failure, verdict, nowNanos);
-  }
-
-  /**
-   * Hedging: may one more attempt start now, alongside the {@code started} attempts the call has started?
-   * Applies the policy's bounds in order (the hedging's attempt bound, the deadline, then the budget, which
-   * is charged for a granted hedge) and tells the listeners of a granted hedge ({@code onHedgeSent}). The
-   * circuit breaker and the rate limiter are the driver's to ask, before this (the outcomes reach the
-   * limiter through {@link #recordHedged}). Does not end the call.
-   *
-   * @param triggerClass the class of the failure that triggered this hedge (the budget is asked for it), or
-   *     null when the hedging delay did ({@link dev.backoff.FailureClass#TRANSIENT} is asked)
-   * @param trigger that failure, or null (for the listeners)
-   * @return null if the hedge may start, else why no further hedge may: {@code ATTEMPTS_EXHAUSTED},
-   *     {@code DEADLINE_EXCEEDED} or {@code BUDGET_EXHAUSTED}
-   * @throws NullPointerException if {@code execution} is null
-   * @throws IllegalArgumentException if the execution's policy does not hedge
-   * @throws IllegalStateException if the call has already ended
-   */
-  public static <R> StopReason tryHedge(Execution<R> execution, int started, FailureClass triggerClass,
-      Throwable trigger, long nowNanos) {
-    requireHedging(execution);
-    return Bridge.core().tryHedge(execution, started, triggerClass, trigger, nowNanos);
-  }
-
-  /**
-   * Hedging: records the outcome of one of the attempts in flight that was not accepted (a failure, or a
-   * result the judge retries), with the breaker's permit for that attempt, which it reports. Returns a retry
-   * decision (the next hedge may start after its delay: zero, or the server's pushback), a stop decision
-   * with the call still running (no further hedge: the server said stop, or asked for longer than the
-   * policy's maximum pushback), or a stop decision that ended the call ({@link Execution#isDone()}: the
-   * failure was fatal). The budget hears of a retryable failure as after any attempt.
-   *
-   * @param result the attempt's result (null if it failed)
-   * @param failure the attempt's failure, or null
-   * @param permit the breaker's permit for this attempt, or null
-   * @throws NullPointerException if {@code execution} or {@code verdict} is null
-   * @throws IllegalArgumentException if the policy does not hedge, or the verdict is {@link Verdict#ACCEPT}
-   * @throws IllegalStateException if the call has already ended
-   */
-  public static <R> Decision recordHedged(Execution<R> execution, R result, Throwable failure, Verdict verdict,
-      CircuitBreaker.Permit permit, long nowNanos) {
-    requireHedging(execution);
-    RetryLoops.requireNonNull("verdict", verdict);
-    return Bridge.core().recordHedged(execution, result, failure, verdict, permit, nowNanos);
-  }
-
-  /**
-   * Hedging: attempt number {@code attempt} (1 for the first) returned the accepted {@code result}: the call
-   * succeeds, and the listeners hear which attempt won ({@code onHedgeWon} when it was a hedge). The driver
-   * reports the success to that attempt's breaker permit itself.
-   *
-   * @throws NullPointerException if {@code execution} is null
-   * @throws IllegalArgumentException if the policy does not hedge, or {@code attempt} is below 1
-   * @throws IllegalStateException if the call has already ended
-   */
-  public static <R> void hedgeSucceeded(Execution<R> execution, R result, int attempt, long nowNanos) {
-    requireHedging(execution);
-    if (attempt < 1) {
-      throw new IllegalArgumentException("attempt must be at least 1, was " + attempt);
-    }
-    Bridge.core().hedgeSucceeded(execution, result, attempt, nowNanos);
   }
 
   // ---- the call state machine's inputs (see Effect for their answers) ---------------------------------
@@ -392,7 +317,7 @@ public final class Engine {
    * @param random the jitter source (a simulator's seeded stream)
    * @throws NullPointerException if {@code policy} or {@code random} is null
    */
-  public static <R> Execution<R> firstFailed(RetryPolicy<R> policy, long startNanos, long nowNanos,
+  public static <R> CallState<R> firstFailed(RetryPolicy<R> policy, long startNanos, long nowNanos,
       RandomGenerator random, CircuitBreaker.Permit permit) {
     RetryLoops.requireNonNull("policy", policy);
     RetryLoops.requireNonNull("random", random);
@@ -408,7 +333,7 @@ public final class Engine {
    * @throws IllegalArgumentException if a failure is accepted
    * @throws IllegalStateException if the call has already ended
    */
-  public static <R> long outcome(Execution<R> execution, R result, Throwable failure, Verdict verdict,
+  public static <R> long outcome(CallState<R> execution, R result, Throwable failure, Verdict verdict,
       long nowNanos, CircuitBreaker.Permit permit) {
     RetryLoops.requireNonNull("execution", execution);
     RetryLoops.requireNonNull("verdict", verdict);
@@ -427,7 +352,7 @@ public final class Engine {
    *     driver's own, at hand): asked first, so that a call whose policy has none of them is not read
    * @throws NullPointerException if {@code policy}, {@code execution} or {@code clock} is null
    */
-  public static long timerFired(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+  public static long timerFired(RetryPolicy<?> policy, CallState<?> execution, CircuitBreaker.Permit permit,
       NanoClock clock) {
     RetryLoops.requireNonNull("policy", policy);
     RetryLoops.requireNonNull("execution", execution);
@@ -436,12 +361,12 @@ public final class Engine {
   }
 
   /**
-   * {@link #timerFired(RetryPolicy, Execution, CircuitBreaker.Permit, NanoClock)}, for a driver that cannot ask
+   * {@link #timerFired(RetryPolicy, CallState, CircuitBreaker.Permit, NanoClock)}, for a driver that cannot ask
    * again after a wait (see {@link #gateFirm}): the rate limiter's answer is a firm reservation.
    *
    * @throws NullPointerException if {@code policy}, {@code execution} or {@code clock} is null
    */
-  public static long timerFiredFirm(RetryPolicy<?> policy, Execution<?> execution, CircuitBreaker.Permit permit,
+  public static long timerFiredFirm(RetryPolicy<?> policy, CallState<?> execution, CircuitBreaker.Permit permit,
       NanoClock clock) {
     RetryLoops.requireNonNull("policy", policy);
     RetryLoops.requireNonNull("execution", execution);
@@ -457,14 +382,14 @@ public final class Engine {
    *
    * @throws NullPointerException if an argument is null
    */
-  public static <R> R stop(Execution<R> execution, StopReason reason, NanoClock clock) {
+  public static <R> R stop(CallState<R> execution, StopReason reason, NanoClock clock) {
     RetryLoops.requireNonNull("execution", execution);
     RetryLoops.requireNonNull("reason", reason);
     RetryLoops.requireNonNull("clock", clock);
     return Bridge.core().stop(execution, reason, clock);
   }
 
-  private static void requireHedging(Execution<?> execution) {
+  private static void requireHedging(CallState<?> execution) {
     RetryLoops.requireNonNull("execution", execution);
     if (execution.policy().hedging() == null) {
       throw new IllegalArgumentException("policy '" + execution.policy().name() + "' does not hedge");
@@ -480,7 +405,7 @@ public final class Engine {
    * @param startNanos the call's start (used only without an execution)
    * @throws NullPointerException if {@code policy} is null
    */
-  public static <R> void succeeded(RetryPolicy<R> policy, Execution<R> execution, R result, long startNanos,
+  public static <R> void succeeded(RetryPolicy<R> policy, CallState<R> execution, R result, long startNanos,
       long nowNanos) {
     RetryLoops.requireNonNull("policy", policy);
     if (execution == null) {

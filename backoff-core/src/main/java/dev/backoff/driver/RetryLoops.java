@@ -13,7 +13,7 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Both loops apply the first-attempt rule in one place: the clock is read before the first attempt only
  * when the policy has a deadline or listeners, and a call that succeeds at once tells the budget and
- * listeners without creating an {@link dev.backoff.Execution}, so a first-try success allocates nothing.
+ * listeners without creating an {@link CallState}, so a first-try success allocates nothing.
  * Both also give every driver the policy's attempt timeout (the asynchronous loop always; the synchronous
  * one when the policy interrupts on timeout) and attempt events for its listeners, so a driver adds
  * neither. Thread-safe (stateless).

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.backoff.Backoff;
 import dev.backoff.Decision;
-import dev.backoff.Execution;
 import dev.backoff.Pushback;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
@@ -28,7 +27,7 @@ class RetryPreviewTest {
    * {@code elapsed} nanoseconds into the call: the outcome a preview must agree with.
    */
   static Decision engine(Verdict verdict, int attempt, long elapsed) {
-    Execution<String> execution = Engine.newExecution(POLICY, 0, new SplittableRandom(1));
+    CallState<String> execution = Engine.newExecution(POLICY, 0, new SplittableRandom(1));
     for (int earlier = 1; earlier < attempt; earlier++) {
       assertThat(Engine.record(execution, "busy", null, Verdict.retryable(Pushback.NONE), 0).isRetry()).isTrue();
     }

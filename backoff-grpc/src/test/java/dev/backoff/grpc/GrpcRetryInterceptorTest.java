@@ -319,8 +319,8 @@ class GrpcRetryInterceptorTest {
     assertThat(server.cancelledAttempts()).isEqualTo(1);
     scheduler.advance(Duration.ofMinutes(1));
     assertThat(server.attempts()).isEqualTo(2);
-    // The engine counts recorded outcomes: the cancelled attempt's never came.
-    assertThat(events).last().isEqualTo("aborted after 1 attempts: CANCELLED");
+    // The cancelled attempt was made: it counts, though its outcome never came.
+    assertThat(events).last().isEqualTo("aborted after 2 attempts: CANCELLED");
   }
 
   @Test

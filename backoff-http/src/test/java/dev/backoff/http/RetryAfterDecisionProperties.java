@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.backoff.Backoff;
 import dev.backoff.Decision;
-import dev.backoff.Execution;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
+import dev.backoff.driver.CallState;
 import dev.backoff.driver.Engine;
 import dev.backoff.testing.FakeClock;
 import java.math.BigInteger;
@@ -70,7 +70,7 @@ class RetryAfterDecisionProperties {
     Exchange<Object> exchange = new Exchange<>(client, client.policy(), GET, true,
         HttpResponse.BodyHandlers.replacing(null), false);
     Response response = new Response(retryAfter);
-    Execution<HttpResponse<?>> execution = Engine.newExecution(client.policy(), 0, client.policy().random());
+    CallState<HttpResponse<?>> execution = Engine.newExecution(client.policy(), 0, client.policy().random());
     Decision decision = Engine.record(execution, response, null, exchange.judge(client.policy(), response, null), 0);
     if (decision.isRetry()) {
       return decision.delayNanos();

@@ -1,8 +1,8 @@
 package dev.backoff.sim;
 
 import dev.backoff.CircuitBreaker;
-import dev.backoff.Execution;
 import dev.backoff.RetryPolicy;
+import dev.backoff.driver.CallState;
 
 /**
  * A closed-loop client (which loops forever: think, call, retry per policy) or one open-loop logical
@@ -16,7 +16,7 @@ final class Caller extends SplitMix64 {
   long callStartNanos;
   long thinkNanos;
   boolean newCall = true;
-  Execution<Object> execution;
+  CallState<Object> execution;
   /** This client's own policy (with its own breaker), or null to use the run's. */
   RetryPolicy<Object> policy;
   /** The breaker's permit for the attempt in flight, until its outcome is known; null without a breaker. */

@@ -1,10 +1,10 @@
 package dev.backoff.sim;
 
 import dev.backoff.CircuitBreaker;
-import dev.backoff.Execution;
 import dev.backoff.NanoClock;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
+import dev.backoff.driver.CallState;
 import dev.backoff.driver.Effect;
 import dev.backoff.driver.Engine;
 import dev.backoff.driver.Verdict;
@@ -287,8 +287,8 @@ public final class Contention {
     long[] readVersion = new long[clients];
     boolean[] succeeded = new boolean[clients];
     long[] startNanos = new long[clients];
-    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic type: filled with Execution<Object> only
-    Execution<Object>[] executions = new Execution[clients];
+    @SuppressWarnings({"unchecked", "rawtypes"}) // an array of a generic type: filled with CallState<Object> only
+    CallState<Object>[] executions = new CallState[clients];
     for (int c = 0; c < clients; c++) {
       queue.schedule(delay(random, mean, deviation), READ, null, c);
     }
@@ -301,7 +301,7 @@ public final class Contention {
       long now = queue.time;
       clock[0] = now;
       int client = (int) queue.datum;
-      Execution<Object> execution = executions[client];
+      CallState<Object> execution = executions[client];
       switch (queue.kind) {
         case READ: {
           // An attempt starts: the gate (the breaker; +adaptive is refused for contention) is asked first.

@@ -1,9 +1,10 @@
 package dev.backoff.sim;
 
 import dev.backoff.Decision;
-import dev.backoff.Execution;
 import dev.backoff.RetryPolicy;
+import dev.backoff.driver.CallState;
 import dev.backoff.driver.Engine;
+import dev.backoff.driver.Verdict;
 
 /**
  * How much heap a run can need, estimated before it starts from what grows: the requests a storm leaves in
@@ -137,14 +138,14 @@ final class MemoryEstimate {
     long t = s.thinkMeanNanos;
     long attempts = 0;
     while (t < s.durationNanos) {
-      Execution<Object> execution = Engine.newExecution(policy, t, random);
+      CallState<Object> execution = Engine.newExecution(policy, t, random);
       while (t < s.durationNanos) {
         attempts++;
         if (attempts == MAX_REPLAYED) {
           return extrapolate(attempts, t, s.durationNanos);
         }
         t = saturatedAdd(t, s.timeoutNanos);
-        Decision decision = execution.onFailure(PolicySpec.TIMEOUT, t);
+        Decision decision = Engine.record(execution, null, PolicySpec.TIMEOUT, Verdict.RETRYABLE, t);
         if (!decision.isRetry()) {
           break;
         }
@@ -164,7 +165,7 @@ final class MemoryEstimate {
    */
   private static Call deadCall(Scenario s, RetryPolicy<Object> policy) {
     SplitMix64 random = SplitMix64.stream(s.seed, Integer.MAX_VALUE + 1L);
-    Execution<Object> execution = Engine.newExecution(policy, 0, random);
+    CallState<Object> execution = Engine.newExecution(policy, 0, random);
     long t = 0;
     double retained = 0;
     long attempts = 0;
@@ -175,7 +176,7 @@ final class MemoryEstimate {
         return new Call(s.durationNanos, retained * (s.durationNanos / (double) Math.max(1, t)));
       }
       t = saturatedAdd(t, s.timeoutNanos);
-      Decision decision = execution.onFailure(PolicySpec.TIMEOUT, t);
+      Decision decision = Engine.record(execution, null, PolicySpec.TIMEOUT, Verdict.RETRYABLE, t);
       if (!decision.isRetry()) {
         return new Call(t, retained);
       }

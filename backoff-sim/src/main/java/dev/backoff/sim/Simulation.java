@@ -4,12 +4,12 @@ import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.Decision;
-import dev.backoff.Execution;
 import dev.backoff.NanoClock;
 import dev.backoff.Pushback;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
 import dev.backoff.StopReason;
+import dev.backoff.driver.CallState;
 import dev.backoff.driver.Effect;
 import dev.backoff.driver.Engine;
 import dev.backoff.driver.Verdict;
@@ -347,7 +347,7 @@ final class Simulation {
     // The gate, through the call state machine: the first attempt's, the first attempt's after its wait for
     // a token, or a retry's when its wait is over.
     RetryPolicy<Object> callerPolicy = policyOf(caller);
-    Execution<Object> execution = caller.execution;
+    CallState<Object> execution = caller.execution;
     CircuitBreaker.Permit permit = execution != null ? Engine.admit(execution) : Engine.admit(callerPolicy);
     long effect;
     if (execution != null) {
@@ -418,7 +418,7 @@ final class Simulation {
     if (generation != hedge.generation) {
       return; // replaced, or the call has ended
     }
-    Execution<Object> execution = execution(caller);
+    CallState<Object> execution = execution(caller);
     CircuitBreaker.Permit permit = Engine.admitHedge(execution);
     long effect = Engine.hedgeDue(execution, permit, now);
     if (effect == Engine.HEDGE_START) {
@@ -504,7 +504,7 @@ final class Simulation {
   }
 
   /** The caller's execution, created at its call's first failure or first hedge. */
-  private Execution<Object> execution(Caller caller) {
+  private CallState<Object> execution(Caller caller) {
     if (caller.execution == null) {
       caller.execution = Engine.newExecution(callPolicy(caller), caller.callStartNanos, jitter(caller));
     }
@@ -679,7 +679,7 @@ final class Simulation {
   private void fail(Caller caller, Object result, Throwable failure, Verdict verdict, long now) {
     CircuitBreaker.Permit permit = caller.permit; // it hears the outcome before the engine decides
     caller.permit = null;
-    Execution<Object> execution = caller.execution;
+    CallState<Object> execution = caller.execution;
     if (execution == null) {
       execution = Engine.firstFailed(callPolicy(caller), caller.callStartNanos, now, jitter(caller), permit);
       caller.execution = execution;

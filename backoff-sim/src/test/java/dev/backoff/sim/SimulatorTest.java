@@ -2,6 +2,9 @@ package dev.backoff.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.backoff.driver.CallState;
+import dev.backoff.driver.Engine;
+import dev.backoff.driver.Verdict;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -202,15 +205,15 @@ class SimulatorTest {
   void firstRetryQuirkWaitsETimesTheThinkTime() {
     dev.backoff.RetryPolicy<Object> base = PolicySpec.parse("exponential-original", false).build(Integer.MAX_VALUE, null);
     dev.backoff.RetryPolicy<Object> quirk = PolicySpec.withFirstRetryAfter(base, 10_000_000_000L);
-    dev.backoff.Execution<Object> execution = dev.backoff.driver.Engine.newExecution(quirk, 0, new SplitMix64(7));
-    long first = execution.onFailure(PolicySpec.TIMEOUT, 2_000_000_000L).delayNanos();
+    CallState<Object> execution = Engine.newExecution(quirk, 0, new SplitMix64(7));
+    long first = Engine.record(execution, null, PolicySpec.TIMEOUT, Verdict.RETRYABLE, 2_000_000_000L).delayNanos();
     // e × 10 s = 27.18 s, gaussian jitter of 0.1 truncated at 3 deviations.
     assertThat(first / 1e9).isBetween(27.18 * 0.7, 27.18 * 1.3);
-    long second = execution.onFailure(PolicySpec.TIMEOUT, 40_000_000_000L).delayNanos();
+    long second = Engine.record(execution, null, PolicySpec.TIMEOUT, Verdict.RETRYABLE, 40_000_000_000L).delayNanos();
     assertThat(second / 1e9).isBetween(73.89 * 0.7, 73.89 * 1.3);
     // The textbook policy starts at 100 ms.
-    long textbook = dev.backoff.driver.Engine.newExecution(base, 0, new SplitMix64(7))
-        .onFailure(PolicySpec.TIMEOUT, 0).delayNanos();
+    long textbook = Engine.record(Engine.newExecution(base, 0, new SplitMix64(7)), null, PolicySpec.TIMEOUT,
+        Verdict.RETRYABLE, 0).delayNanos();
     assertThat(textbook / 1e6).isBetween(70.0, 130.0);
   }
 

@@ -384,7 +384,7 @@ class RetryLoopsTest {
     RetryPolicy<String> policy = policy().build();
 
     Engine.succeeded(policy, null, "first", clock.nanoTime(), clock.nanoTime() + 7);
-    dev.backoff.Execution<String> execution = Engine.newExecution(policy, 0, new java.util.Random(1));
+    CallState<String> execution = Engine.newExecution(policy, 0, new java.util.Random(1));
     assertThat(Engine.record(execution, null, new IOException("x"), Verdict.RETRYABLE, SECOND).isRetry()).isTrue();
     Engine.succeeded(policy, execution, "second", 0, 2 * SECOND);
 
