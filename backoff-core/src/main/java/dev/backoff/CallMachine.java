@@ -251,6 +251,23 @@ final class CallMachine {
   }
 
   /**
+   * The failure of a call whose first attempt the gate refused with {@code effect} ({@link #refusal}): the
+   * breaker's {@link CircuitOpenException}, the concurrency limiter's {@link ConcurrencyLimitedException} or the
+   * rate limiter's {@link RateLimitedException}, as the loops build them.
+   */
+  static RuntimeException refusedFirst(RetryPolicy<?> policy, long effect) {
+    StopReason reason = refusal(effect);
+    Object gate = reason == StopReason.CIRCUIT_OPEN ? policy.breaker
+        : reason == StopReason.CONCURRENCY_LIMITED ? policy.concurrencyLimiter : policy.rateLimiter;
+    if (gate == null) {
+      throw new IllegalArgumentException("the policy has no gate that refuses with " + reason);
+    }
+    return reason == StopReason.CIRCUIT_OPEN ? policy.breaker.openException()
+        : reason == StopReason.CONCURRENCY_LIMITED ? policy.concurrencyLimiter.refusal()
+        : RateGate.refusal(policy, reason);
+  }
+
+  /**
    * The whole gate in front of the first attempt, for the breaker's answer {@code permit} from
    * {@link #admit}: {@link #REFUSED_CIRCUIT_OPEN} or {@link #REFUSED_CONCURRENCY_LIMITED}, or the rate
    * limiter's answer ({@link #meter}). A driver asks it again after a re-check.

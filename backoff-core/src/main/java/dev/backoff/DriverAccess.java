@@ -51,6 +51,11 @@ final class DriverAccess implements CoreAccess {
   }
 
   @Override
+  public RuntimeException refusedFirst(RetryPolicy<?> policy, long effect) {
+    return CallMachine.refusedFirst(policy, effect);
+  }
+
+  @Override
   public CircuitBreaker.Permit admit(RetryPolicy<?> policy) {
     return CallMachine.admit(policy);
   }

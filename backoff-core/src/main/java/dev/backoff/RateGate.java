@@ -41,14 +41,23 @@ final class RateGate {
     if (reason == StopReason.CANCELLED) {
       throw new CancellationException("the call was cancelled while waiting for the rate limiter");
     }
-    RateLimitedException refused = policy.rateLimiter.refusal(reason == StopReason.RATE_LIMITED
-        ? "refused the first attempt: its wait for a token exceeded the limiter's maximum wait, "
-            + Nanos.format(policy.rateLimiter.maxWait().toNanos())
-        : "refused the first attempt: its wait for a token would end past the policy's deadline, "
-            + Nanos.format(policy.maxElapsedNanos));
+    RateLimitedException refused = refusal(policy, reason);
     if (recovery == null) {
       throw refused;
     }
     return recovery.recover(null, refused, new RetryHistory(policy.name, 0, 0, reason));
+  }
+
+  /**
+   * The failure of a call whose first attempt the rate limiter refused, for {@code reason}
+   * ({@link StopReason#RATE_LIMITED}: its wait exceeded the limiter's maximum; else the wait would end past the
+   * policy's deadline).
+   */
+  static RateLimitedException refusal(RetryPolicy<?> policy, StopReason reason) {
+    return policy.rateLimiter.refusal(reason == StopReason.RATE_LIMITED
+        ? "refused the first attempt: its wait for a token exceeded the limiter's maximum wait, "
+            + Nanos.format(policy.rateLimiter.maxWait().toNanos())
+        : "refused the first attempt: its wait for a token would end past the policy's deadline, "
+            + Nanos.format(policy.maxElapsedNanos));
   }
 }

@@ -233,4 +233,37 @@ class DriverCallInputsTest {
     assertThatThrownBy(() -> Engine.outcome(execution, null, FAILURE, Verdict.ACCEPT, 0, null))
         .isInstanceOf(IllegalArgumentException.class);
   }
+
+  @Test
+  void aRefusedFirstAttemptFailsAsTheCoresOwnDriversFailIt() {
+    CircuitBreaker breaker = breaker();
+    breaker.tryAcquire().onFailure(FailureClass.TRANSIENT);
+    breaker.tryAcquire().onFailure(FailureClass.TRANSIENT);
+    RetryPolicy<String> open = policy().circuitBreaker(breaker).build();
+    assertThat(Engine.gate(open, 0, clock, Engine.admit(open))).isEqualTo(Effect.REFUSED_CIRCUIT_OPEN);
+    assertThat(Engine.refusedFirst(open, Effect.REFUSED_CIRCUIT_OPEN)).isInstanceOf(CircuitOpenException.class)
+        .hasMessage("circuit breaker 'inputs' is OPEN and refused the call");
+
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(1).name("inputs").clock(clock).build();
+    ConcurrencyLimiter.Permit held = limiter.tryAcquire(ConcurrencyLimiter.AttemptKind.FIRST);
+    RetryPolicy<String> full = policy().concurrencyLimiter(limiter).build();
+    assertThat(Engine.gate(full, 0, clock, Engine.admit(full))).isEqualTo(Effect.REFUSED_CONCURRENCY_LIMITED);
+    assertThat(Engine.refusedFirst(full, Effect.REFUSED_CONCURRENCY_LIMITED))
+        .isInstanceOf(ConcurrencyLimitedException.class)
+        .hasMessage("concurrency limiter 'inputs' refused the first attempt: 1 attempts in flight, limit 1");
+    held.release();
+
+    RetryPolicy<String> limited = policy().rateLimiter(emptyLimiter()).maxElapsed(Duration.ofSeconds(1)).build();
+    assertThat(Engine.refusedFirst(limited, Effect.REFUSED_DEADLINE)).isInstanceOf(RateLimitedException.class)
+        .hasMessage("rate limiter 'inputs' refused the first attempt: its wait for a token would end past the "
+            + "policy's deadline, 1s");
+
+    assertThatThrownBy(() -> Engine.refusedFirst(open, Effect.START)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("not a refusal: " + Effect.START);
+    assertThatThrownBy(() -> Engine.refusedFirst(open, Effect.REFUSED_RATE_LIMITED))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("the policy has no gate that refuses with RATE_LIMITED");
+    assertThatThrownBy(() -> Engine.refusedFirst(null, Effect.REFUSED_CIRCUIT_OPEN))
+        .isInstanceOf(NullPointerException.class);
+  }
 }

@@ -3,7 +3,6 @@ package dev.backoff.conformance;
 import dev.backoff.StopReason;
 import dev.backoff.sim.SimulatedCall;
 import dev.backoff.sim.SimulatedCall.Answer;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CancellationException;
 
@@ -37,9 +36,10 @@ final class SimRunner implements DriverRunner {
     if (end.failure() != null) {
       return Outcome.failed(end.failure());
     }
-    return Outcome.failed(end.reason() == StopReason.CANCELLED
-        ? new CancellationException("the caller stopped the simulated call")
-        : new IllegalStateException("the simulated call was refused before its first attempt: " + end.reason()));
+    if (end.reason() == StopReason.CANCELLED) {
+      return Outcome.failed(new CancellationException("the caller stopped the simulated call"));
+    }
+    throw new AssertionError("the simulated call ended " + end.reason() + " with neither a result nor a failure");
   }
 
   @Override
@@ -52,15 +52,4 @@ final class SimRunner implements DriverRunner {
     return Map.of(Mechanism.RECOVERY, "the simulator cannot apply a recovery");
   }
 
-  @Override
-  public Map<String, String> knownDisagreements() {
-    Map<String, String> disagreements = new HashMap<>(ConformanceTable.engineDisagreements());
-    String refusedFirst = "the caller gets no failure: the driver SPI answers a first attempt refused by a gate with "
-        + "an Effect.REFUSED_* code, not the failure the core's loops build for it (RateGate, "
-        + "ConcurrencyLimiter.refusal, package-private), so the simulator counts the call as given up (attempts, "
-        + "listeners and the stop reason agree)";
-    disagreements.put("the limiter refuses the first attempt", refusedFirst);
-    disagreements.put("the concurrency limiter refuses the first attempt", refusedFirst);
-    return disagreements;
-  }
 }

@@ -40,6 +40,9 @@ public interface CoreAccess {
   /** The breaker's refusal, {@link Engine#CIRCUIT_OPEN}: the core's own, so that both compare it by identity. */
   dev.backoff.CircuitBreaker.Permit circuitOpen();
 
+  /** The failure of a call whose first attempt the gate refused with {@code effect} (see {@link Engine#refusedFirst}). */
+  RuntimeException refusedFirst(RetryPolicy<?> policy, long effect);
+
   /** The gate's breaker: a permit, null without a breaker, or {@link Engine#CIRCUIT_OPEN} (see {@link Engine#admit}). */
   dev.backoff.CircuitBreaker.Permit admit(RetryPolicy<?> policy);
 

@@ -225,6 +225,22 @@ public final class Engine {
     return Bridge.core().record(execution, result, failure, verdict, nowNanos);
   }
 
+  /**
+   * The failure a caller gets when the gate refused its call's first attempt with {@code effect} (one of
+   * {@link Effect#REFUSED_CIRCUIT_OPEN}, {@link Effect#REFUSED_CONCURRENCY_LIMITED},
+   * {@link Effect#REFUSED_RATE_LIMITED} or {@link Effect#REFUSED_DEADLINE}, answered by {@link #gate} before the
+   * call had an execution): the same exception, with the same message, as the core's own drivers give, for a
+   * driver to deliver or hand to the call's recovery.
+   *
+   * @throws NullPointerException if {@code policy} is null
+   * @throws IllegalArgumentException if {@code effect} is not a first attempt's refusal, or names a gate the
+   *     policy does not have
+   */
+  public static RuntimeException refusedFirst(RetryPolicy<?> policy, long effect) {
+    RetryLoops.requireNonNull("policy", policy);
+    return Bridge.core().refusedFirst(policy, effect);
+  }
+
   // ---- the call state machine's inputs (see Effect for their answers) ---------------------------------
 
   /**

@@ -559,7 +559,14 @@ final class Simulation {
       protection.limiterRefused[second]++;
     }
     metrics.gaveUp[second]++;
-    stopped(caller, reason != null ? reason : refusal(effect), now);
+    if (reason != null) {
+      stopped(caller, reason, now);
+    } else if (ends != null) { // a seam run's caller gets the failure a refused first attempt fails with
+      ends.ended(caller, null, Engine.refusedFirst(policyOf(caller), effect), refusal(effect), now);
+      endCall(caller, now);
+    } else {
+      endCall(caller, now);
+    }
   }
 
   /** Why a first attempt refused by a gate ({@code Effect.REFUSED_*}) was. */
@@ -717,7 +724,7 @@ final class Simulation {
    */
   private void stopped(Caller caller, StopReason reason, long now) {
     if (ends != null) {
-      Execution<Object> execution = caller.execution;
+      CallState<Object> execution = caller.execution;
       Throwable failure = execution == null ? null : execution.finalFailure();
       ends.ended(caller, execution == null || failure != null ? null : execution.lastResult(), failure, reason, now);
     }

@@ -82,8 +82,8 @@ public final class SimulatedCall {
    * @param result the accepted result, or the held result a stopped call ends with (a result the policy
    *     retries until it stopped), else null
    * @param failure the final failure of a call that stopped after a failure (the last attempt's, with the
-   *     earlier ones and the history attached), else null (also for a call refused before its first attempt,
-   *     and one whose caller stopped it)
+   *     earlier ones and the history attached), the gate's refusal for a call refused before its first
+   *     attempt ({@code Engine.refusedFirst}), else null (also for a call whose caller stopped it)
    * @param reason why it stopped, or null if it succeeded
    * @param at when it ended, in virtual time from its start
    * @param neverAnsweredAbandoned how many attempts that never answer the simulator abandoned (timed out,
