@@ -50,18 +50,12 @@ enum WindowMetric {
     return this == GOODPUT || this == GOODPUT_OF_CAPACITY || this == GOODPUT_OF_STARTED || this == AFTER_OF_BASELINE;
   }
 
-  /** A value as the table prints it: {@code 99.1}, {@code 98.8%}, {@code 7s}; {@code -} for NaN. */
+  /** A value as the table prints it: {@code 99.1}, {@code 98.8%}, {@code 7s}; {@code -} for NaN (as {@link Metric}). */
   String format(double value) {
-    if (Double.isNaN(value)) {
-      return "-";
-    }
-    if (Double.isInfinite(value)) {
-      return value > 0 ? "\u221e" : "-\u221e";
-    }
     return switch (unit) {
-      case RATE -> Values.format(value, 1);
-      case SHARE -> Values.format(100 * value, 1) + "%";
-      case SECONDS -> (value < 0 ? "-" : "") + Values.human(Math.round(Math.abs(value) * 1e9));
+      case RATE -> Double.isFinite(value) ? Values.format(value, 1) : Metric.AMPLIFICATION.format(value);
+      case SHARE -> Metric.SUCCESS_RATIO.format(value);
+      case SECONDS -> Metric.RECOVERY_TIME.format(value);
     };
   }
 }
