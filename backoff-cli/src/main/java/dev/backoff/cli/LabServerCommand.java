@@ -51,6 +51,12 @@ final class LabServerCommand implements Callable<Integer> {
           + "times of mean --base-latency, a slow tail to try hedging on). Default fixed.")
   String serviceDistribution = "fixed";
 
+  @Option(names = "--reject-status", paramLabel = "503|429",
+      description = "The status a request gets at once when the server holds --max-connections requests. With "
+          + "--knee-limit at or above --max-connections, a server of --max-connections / --base-latency "
+          + "requests per second that answers 429 above it, as the simulator's pool does. Default 503.")
+  int rejectStatus = 503;
+
   @Option(names = "--seed", paramLabel = "<integer>",
       description = "Seed of the exponential service-time draws. Default 1.")
   long seed = 1;
@@ -71,6 +77,9 @@ final class LabServerCommand implements Callable<Integer> {
       throw new Errors.UsageException("--service-distribution must be fixed or exponential, was '"
           + serviceDistribution + "'");
     }
+    if (rejectStatus != 503 && rejectStatus != 429) {
+      throw new Errors.UsageException("--reject-status must be 503 or 429, was " + rejectStatus);
+    }
     Scenario model = ScenarioKeyFlags.scenario(spec, ScenarioKeyFlags.KNEE);
     if (model.backlog() < 1) {
       throw new Errors.UsageException("--backlog must be at least 1 for a live server, was " + model.backlog());
@@ -78,7 +87,7 @@ final class LabServerCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     LabServer.Builder builder = LabServer.builder().port(port).latency(model.kneeLatency()).backlog(model.backlog())
-        .serviceDistribution(serviceDistribution).seed(seed)
+        .serviceDistribution(serviceDistribution).seed(seed).rejectStatus(rejectStatus)
         .report(line -> {
           out.println(LocalTime.now().format(TIME) + ": " + line);
           out.flush();
@@ -103,7 +112,8 @@ final class LabServerCommand implements Callable<Integer> {
     err.println("backoff lab server: " + base + "/api  " + server.latency()
         + ("exponential".equals(server.serviceDistribution()) ? ", exponential service times" : "")
         + ", backlog " + server.backlog()
-        + ", holding at most " + server.maxConnections() + " requests");
+        + ", holding at most " + server.maxConnections() + " requests"
+        + (server.rejectStatus() == 503 ? "" : " (" + server.rejectStatus() + " beyond them)"));
     err.println("  pause:  kill -STOP " + ProcessHandle.current().pid() + "  or  curl -X POST " + base
         + "/admin/pause");
     err.println("  resume: kill -CONT " + ProcessHandle.current().pid() + "  or  curl -X POST " + base

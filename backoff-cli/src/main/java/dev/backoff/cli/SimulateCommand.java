@@ -70,8 +70,10 @@ final class SimulateCommand implements Callable<Integer> {
   @Option(names = "--seeds", paramLabel = "<count>",
       description = "Run each policy over COUNT seeds (the scenario's seed, seed+1, ..., seed+COUNT-1) and report, "
           + "per policy, the share of runs that recovered and the mean, median and p90 of each headline number, "
-          + "with 95%% intervals. With --tipping-point: how many of the seeds came back at each length. See "
-          + "docs/simulator.md, 'Confidence and sweeps'.")
+          + "with 95%% intervals; with a pool server or a storm-protection policy, also goodput in the "
+          + "disturbance's second half against the capacity and the load, errors, the limiter's refusals and "
+          + "the return to the baseline. With --tipping-point: how many of the seeds came back at each length. "
+          + "See docs/simulator.md, 'Confidence and sweeps'.")
   Integer seeds;
 
   @Option(names = "--threads", paramLabel = "<count>",

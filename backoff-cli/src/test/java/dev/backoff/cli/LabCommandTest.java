@@ -136,6 +136,9 @@ class LabCommandTest {
     CliRunner server = CliRunner.run("lab", "server", "--service-distribution", "gamma", "--duration", "1s");
     assertThat(server.exitCode).isEqualTo(2);
     assertThat(server.err).contains("--service-distribution must be fixed or exponential, was 'gamma'");
+    CliRunner status = CliRunner.run("lab", "server", "--reject-status", "500", "--duration", "1s");
+    assertThat(status.exitCode).isEqualTo(2);
+    assertThat(status.err).contains("--reject-status must be 503 or 429, was 500");
   }
 
   @Test

@@ -83,7 +83,7 @@ class SimulateSeedsTest {
     assertThat(Files.readString(report.resolve("seeds.json"))).isEqualTo(
         CliRunner.run(args("--seeds", "3", "--format", "json")).out);
     assertThat(Files.readString(report.resolve("seeds.csv")).lines()).hasSize(7);
-    assertThat(Files.readString(report.resolve("seeds-summary.csv")).lines()).hasSize(1 + 2 * 6);
+    assertThat(Files.readString(report.resolve("seeds-summary.csv")).lines()).hasSize(1 + 2 * (6 + 9)); // 6 headline and 9 storm-protection numbers
   }
 
   @Test

@@ -48,9 +48,11 @@ public final class LabServer implements AutoCloseable {
   private final int maxConnections;
   private final int backlog;
   private final String serviceDistribution;
+  private final int rejectStatus;
 
   private LabServer(Builder builder) throws IOException {
     this.clock = builder.clock;
+    this.rejectStatus = builder.rejectStatus;
     this.backlog = builder.backlog;
     this.maxConnections = builder.maxConnections;
     long slotNanos = Math.max(1, builder.checkInterval.toNanos() / SLOTS_PER_CHECK);
@@ -130,7 +132,7 @@ public final class LabServer implements AutoCloseable {
     } else if (paused) {
       exchange.close(); // a stopped process answers nothing; the client sees the connection go
     } else {
-      exchange.respond(503, OVER_CAPACITY, "text/plain");
+      exchange.respond(rejectStatus, OVER_CAPACITY, "text/plain");
     }
   }
 
@@ -299,6 +301,11 @@ public final class LabServer implements AutoCloseable {
    */
   public String serviceDistribution() {
     return serviceDistribution;
+  }
+
+  /** The status a request gets when the server already holds its maximum: 503 or 429. */
+  public int rejectStatus() {
+    return rejectStatus;
   }
 
   /** Stops the server at once, closing every held connection. */
@@ -486,8 +493,26 @@ public final class LabServer implements AutoCloseable {
     private Duration idleTimeout = Duration.ofSeconds(30);
     private boolean exponentialService;
     private long seed = 1;
+    private int rejectStatus = 503;
 
     Builder() {}
+
+    /**
+     * The status a request gets at once when the server already holds {@link #maxConnections} requests:
+     * 503 (default) or 429, the simulator's {@code reject-status}. With the knee limit at or above
+     * {@code maxConnections}, every request takes the base latency, so the server serves
+     * {@code maxConnections / base latency} requests per second and throttles above that, as the
+     * simulator's pool does above its workers and queue. A 429 or 503 keeps the connection open.
+     *
+     * @throws IllegalArgumentException if neither 503 nor 429
+     */
+    public Builder rejectStatus(int status) {
+      if (status != 503 && status != 429) {
+        throw new IllegalArgumentException("rejectStatus must be 503 or 429, was " + status);
+      }
+      this.rejectStatus = status;
+      return this;
+    }
 
     /**
      * How each request's service time is drawn: {@code fixed} (default: the latency model's D, as in the
@@ -650,6 +675,7 @@ public final class LabServer implements AutoCloseable {
       copy.idleTimeout = idleTimeout;
       copy.exponentialService = exponentialService;
       copy.seed = seed;
+      copy.rejectStatus = rejectStatus;
       return new LabServer(copy);
     }
   }

@@ -542,7 +542,7 @@ final class NettyHttpServer implements AutoCloseable {
       if (!finished.compareAndSet(false, true)) {
         return;
       }
-      boolean close = !keepAlive || status >= 400 && status != 404 && status != 405 && status != 503;
+      boolean close = !keepAlive || status >= 400 && status != 404 && status != 405 && status != 429 && status != 503;
       FullHttpResponse response = response(status, body, contentType, List.of(extraHeaders), close,
           method.equals(HttpMethod.HEAD));
       onEventLoop(() -> connection.send(this, response, close));

@@ -2,6 +2,7 @@ package dev.backoff.lab;
 
 import dev.backoff.sim.KneeLatency;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -142,6 +143,23 @@ class LabServerTest {
     assertThat(refused.statusCode()).isEqualTo(503);
     assertThat(server.stats().refused()).isEqualTo(1);
     held.cancel(true);
+  }
+
+  @Test
+  void answers429BeyondMaxConnectionsWhenAskedToAndKeepsTheConnection() throws Exception {
+    server = LabServer.builder().maxConnections(1).rejectStatus(429)
+        .latency(KneeLatency.of(Duration.ofSeconds(30), 10, 1, 1)).start();
+    assertThat(server.rejectStatus()).isEqualTo(429);
+    CompletableFuture<HttpResponse<String>> held = sendAsync();
+    await(() -> server.stats().concurrency() == 1);
+    HttpResponse<String> throttled = get("/api");
+    assertThat(throttled.statusCode()).isEqualTo(429);
+    assertThat(throttled.headers().firstValue("Connection")).isNotEqualTo(java.util.Optional.of("close"));
+    assertThat(get("/api").statusCode()).isEqualTo(429);
+    assertThat(server.stats().refused()).isEqualTo(2);
+    held.cancel(true);
+    assertThatThrownBy(() -> LabServer.builder().rejectStatus(500))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("rejectStatus must be 503 or 429, was 500");
   }
 
   @Test

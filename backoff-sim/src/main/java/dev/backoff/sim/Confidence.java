@@ -46,8 +46,24 @@ public final class Confidence {
   public static Confidence run(Scenario scenario, int seeds, int threads, LongConsumer progress)
       throws InterruptedException {
     List<Runs.Task> tasks = Runs.seeds(scenario, seeds);
-    return of(scenario, seeds, Runs.summaries(tasks, threads, progress));
+    List<Run> runs = Runs.summariesWithProtection(tasks, threads, progress);
+    List<PolicyStats> policies = new ArrayList<>();
+    int i = 0;
+    for (PolicySpec spec : scenario.policies) {
+      List<Summary> summaries = new ArrayList<>(seeds);
+      List<ProtectionSummary> protection = new ArrayList<>(seeds);
+      for (Run run : runs.subList(i, i + seeds)) {
+        summaries.add(run.summary());
+        protection.add(run.protection());
+      }
+      policies.add(new PolicyStats(spec.name, summaries, protection));
+      i += seeds;
+    }
+    return new Confidence(scenario, seeds, policies);
   }
+
+  /** One run's summary and its storm-protection numbers. */
+  record Run(Summary summary, ProtectionSummary protection) {}
 
   /** The simulated seconds {@link #run} counts up to. */
   public static long totalSeconds(Scenario scenario, int seeds) {
@@ -98,6 +114,8 @@ public final class Confidence {
     private final int recovered;
     private final Map<RecoveryVerdict, Integer> verdicts;
     private final Map<Metric, Stats.Sample> samples = new EnumMap<>(Metric.class);
+    private final List<ProtectionSummary> protection;
+    private final Map<WindowMetric, Stats.Sample> windowSamples = new EnumMap<>(WindowMetric.class);
 
     /**
      * The statistics of one policy's runs (such as {@link Runs#summaries} returns for its tasks), in seed order.
@@ -114,7 +132,13 @@ public final class Confidence {
     }
 
     PolicyStats(String name, List<Summary> runs) {
+      this(name, runs, List.of());
+    }
+
+    /** With each run's storm-protection numbers, in the same order (or none). */
+    PolicyStats(String name, List<Summary> runs, List<ProtectionSummary> protection) {
       this.name = name;
+      this.protection = List.copyOf(protection);
       this.runs = List.copyOf(runs);
       Map<RecoveryVerdict, Integer> counts = new EnumMap<>(RecoveryVerdict.class);
       int count = 0;
@@ -131,6 +155,30 @@ public final class Confidence {
         }
         samples.put(metric, Stats.Sample.of(values));
       }
+      if (!this.protection.isEmpty()) {
+        for (WindowMetric metric : WindowMetric.values()) {
+          windowSamples.put(metric, Stats.Sample.of(values(metric)));
+        }
+      }
+    }
+
+    /** Each run's storm-protection numbers in seed order; empty when built from summaries alone. */
+    List<ProtectionSummary> protection() {
+      return protection;
+    }
+
+    /** A storm-protection number over the runs that have it; null when built from summaries alone. */
+    Stats.Sample sample(WindowMetric metric) {
+      return windowSamples.get(metric);
+    }
+
+    /** Each run's value of a storm-protection number, in seed order; NaN where a run has none. */
+    double[] values(WindowMetric metric) {
+      double[] values = new double[protection.size()];
+      for (int i = 0; i < values.length; i++) {
+        values[i] = metric.of(runs.get(i), protection.get(i));
+      }
+      return values;
     }
 
     /** The policy's name as given in the scenario. */

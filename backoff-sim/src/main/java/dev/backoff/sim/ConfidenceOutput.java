@@ -55,8 +55,159 @@ public final class ConfidenceOutput {
       }
     }
     appendTable(out, rows);
+    if (showsProtection(result)) {
+      out.append('\n').append(protectionTable(result));
+    }
     out.append('\n').append(verdictLines(result));
     return out.toString();
+  }
+
+  /**
+   * Whether the table shows the storm-protection block: when the runs carry their protection numbers and
+   * the server has a capacity (a pool) or a policy has an adaptive rate limiter, a concurrency limiter, a
+   * breaker or hedging.
+   */
+  static boolean showsProtection(Confidence result) {
+    if (result.policies().get(0).protection().isEmpty()) {
+      return false;
+    }
+    Scenario scenario = result.scenario();
+    boolean shows = scenario.serverModel == Scenario.ServerModel.POOL;
+    for (PolicySpec spec : scenario.policies) {
+      shows |= spec.adaptive != null || spec.concurrency != null || spec.breaker != null || spec.hedge != null;
+    }
+    return shows;
+  }
+
+  /** The index of the first policy with plain retries (no budget, no storm protection), or -1. */
+  static int plainPolicy(Scenario scenario) {
+    for (int i = 0; i < scenario.policies.size(); i++) {
+      PolicySpec spec = scenario.policies.get(i);
+      if (!spec.withBudget && spec.adaptive == null && spec.concurrency == null && spec.breaker == null
+          && spec.hedge == null) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** What the server's error answers are: {@code 429s} or {@code 503s} for a pool without crashes, else {@code errors}. */
+  static String errorsName(Scenario scenario) {
+    if (scenario.serverModel != Scenario.ServerModel.POOL) {
+      return "errors";
+    }
+    for (Fault fault : scenario.faults) {
+      if (fault.type == Fault.Type.CRASH) {
+        return "errors";
+      }
+    }
+    return scenario.rejectStatus + "s";
+  }
+
+  private static String protectionTable(Confidence result) {
+    Scenario scenario = result.scenario();
+    ProtectionSummary window = result.policies().get(0).protection().get(0);
+    boolean capacity = !Double.isNaN(window.capacity());
+    boolean shedding = false;
+    for (PolicySpec spec : scenario.policies) {
+      shedding |= spec.concurrency != null;
+    }
+    String errors = errorsName(scenario);
+    int plain = plainPolicy(scenario);
+    double plainErrors = plain < 0 ? Double.NaN
+        : result.policies().get(plain).sample(WindowMetric.ERRORS).mean().value();
+    boolean relative = plainErrors > 0;
+    String plainName = relative ? result.policies().get(plain).name() : "";
+    StringBuilder out = new StringBuilder();
+    if (window.windowStart() < 0) {
+      out.append("Storm protection: this scenario has no disturbance, so no window to measure goodput in.\n");
+    } else {
+      out.append("Storm protection in the disturbance's second half, seconds ").append(window.windowStart())
+          .append(" to ").append(window.windowEnd()).append(capacity
+              ? ", where the pool serves " + WindowMetric.GOODPUT.format(window.capacity()) + " req/s" : "")
+          .append(";\nmeans over the seeds with their 95% intervals (medians for back), worst = the worst seed's.\n");
+    }
+    out.append(capacity ? "goodput/capacity: successes per second, of that capacity; " : "goodput/s: successes per "
+            + "second; ")
+        .append("goodput/started: of the logical requests started in the window;\n")
+        .append("after/baseline: goodput from the disturbance's end to the run's end, of the baseline")
+        .append(relative ? "; " + errors + "/" + plainName + "'s: the mean " + errors + "/s of " + plainName + "'s"
+            : "").append(";\n")
+        .append(shedding ? "shed: the concurrency limiter's refusals over the run, first attempts of the requests "
+            + "started, retries and hedges of the retries scheduled;\n" : "")
+        .append("back: seconds from the disturbance's end until goodput stays at ")
+        .append(Values.format(100 * ProtectionSummary.BACK_SHARE, 0)).append("% of the baseline or more for ")
+        .append(ProtectionSummary.BACK_SECONDS).append(" s,\nand counted from the last second with ")
+        .append(errors.equals("errors") ? "an error" : "a " + errors.substring(0, errors.length() - 1))
+        .append(" before that (over the seeds with one).\n\n");
+    List<String> header = new ArrayList<>(List.of("policy"));
+    header.addAll(capacity ? List.of("goodput/capacity", "worst") : List.of("goodput/s"));
+    header.addAll(List.of("goodput/started", "worst", "after/baseline", "worst", errors + "/s"));
+    if (relative) {
+      header.add(errors + "/" + plainName + "'s");
+    }
+    if (shedding) {
+      header.addAll(List.of("first shed", "retries shed"));
+    }
+    header.addAll(List.of("back", "worst", "from last " + (errors.equals("errors") ? "error" : errors.substring(0,
+        errors.length() - 1)), "worst"));
+    List<String[]> rows = new ArrayList<>();
+    rows.add(header.toArray(new String[0]));
+    for (Confidence.PolicyStats p : result.policies()) {
+      List<String> row = new ArrayList<>(List.of(p.name()));
+      if (capacity) {
+        row.add(windowMean(p, WindowMetric.GOODPUT_OF_CAPACITY));
+        row.add(worst(p, WindowMetric.GOODPUT_OF_CAPACITY));
+      } else {
+        row.add(windowMean(p, WindowMetric.GOODPUT));
+      }
+      row.add(WindowMetric.GOODPUT_OF_STARTED.format(p.sample(WindowMetric.GOODPUT_OF_STARTED).mean().value()));
+      row.add(worst(p, WindowMetric.GOODPUT_OF_STARTED));
+      row.add(WindowMetric.AFTER_OF_BASELINE.format(p.sample(WindowMetric.AFTER_OF_BASELINE).mean().value()));
+      row.add(worst(p, WindowMetric.AFTER_OF_BASELINE));
+      double mean = p.sample(WindowMetric.ERRORS).mean().value();
+      row.add(WindowMetric.ERRORS.format(mean));
+      if (relative) {
+        row.add(WindowMetric.GOODPUT_OF_CAPACITY.format(mean / plainErrors));
+      }
+      if (shedding) {
+        row.add(windowMean(p, WindowMetric.FIRST_SHED));
+        row.add(windowMean(p, WindowMetric.RETRIES_SHED));
+      }
+      for (WindowMetric metric : new WindowMetric[] {WindowMetric.BACK, WindowMetric.BACK_FROM_LAST_ERROR}) {
+        Stats.Sample sample = p.sample(metric);
+        row.add(metric == WindowMetric.BACK && sample.missing() > 0 ? sample.missing() + " never"
+            : windowEstimate(metric, sample.median()));
+        row.add(worst(p, metric));
+      }
+      rows.add(row.toArray(new String[0]));
+    }
+    appendTable(out, rows);
+    return out.toString();
+  }
+
+  private static String windowMean(Confidence.PolicyStats p, WindowMetric metric) {
+    return windowEstimate(metric, p.sample(metric).mean());
+  }
+
+  private static String windowEstimate(WindowMetric metric, Stats.Estimate estimate) {
+    if (Double.isNaN(estimate.value())) {
+      return "-";
+    }
+    return metric.format(estimate.value()) + (Double.isNaN(estimate.lower()) ? ""
+        : " [" + metric.format(estimate.lower()) + ", " + metric.format(estimate.upper()) + "]");
+  }
+
+  /** The worst seed's value: the lowest for goodput, the highest for errors and times; {@code -} without any. */
+  private static String worst(Confidence.PolicyStats p, WindowMetric metric) {
+    Stats.Sample sample = p.sample(metric);
+    if (metric == WindowMetric.BACK && sample.missing() > 0) {
+      return "never";
+    }
+    if (sample.size() == 0) {
+      return "-";
+    }
+    return metric.format(metric.lowerIsWorse() ? sample.min() : sample.max());
   }
 
   private static String heading(Confidence result) {
@@ -161,9 +312,10 @@ public final class ConfidenceOutput {
    * empty; {@code verdictReason} is the sentence the verdict follows from, as in the single run's CSV.
    */
   public static String csv(Confidence result) {
+    boolean protection = !result.policies().get(0).protection().isEmpty();
     StringBuilder out = new StringBuilder("policy,seed,verdict,recovered,recoverySeconds,peakConcurrency,"
         + "amplification,successRatio,p99SuccessLatencySeconds,baselineGoodput,goodputAfterFault,logicalRequests,"
-        + "attempts,verdictReason\n");
+        + "attempts," + (protection ? PROTECTION_COLUMNS + "," : "") + "verdictReason\n");
     for (Confidence.PolicyStats p : result.policies()) {
       String name = csvField(p.name());
       List<Summary> runs = p.runs();
@@ -176,10 +328,29 @@ public final class ConfidenceOutput {
             .append(csvNumber(s.successRatio(), 4)).append(',').append(csvNumber(s.p99SuccessLatencySeconds(), 6))
             .append(',').append(csvNumber(s.baselineGoodput(), 3)).append(',')
             .append(csvNumber(s.goodputAfterFault(), 3)).append(',').append(s.logicalRequests()).append(',')
-            .append(s.attempts()).append(',').append(csvField(s.reason())).append('\n');
+            .append(s.attempts()).append(',');
+        if (protection) {
+          appendProtection(out, p.protection().get(i));
+        }
+        out.append(csvField(s.reason())).append('\n');
       }
     }
     return out.toString();
+  }
+
+  /** The per-run CSV's storm-protection columns ({@link ProtectionSummary}). */
+  static final String PROTECTION_COLUMNS = "windowStart,windowEnd,windowGoodput,windowCapacity,windowStarted,"
+      + "windowErrors,backSeconds,backFromLastErrorSeconds,retriesScheduled,concurrencyRefusedFirst,"
+      + "concurrencyRefusedRetries";
+
+  private static void appendProtection(StringBuilder out, ProtectionSummary p) {
+    out.append(p.windowStart() < 0 ? "" : Integer.toString(p.windowStart())).append(',')
+        .append(p.windowEnd() < 0 ? "" : Integer.toString(p.windowEnd())).append(',')
+        .append(csvNumber(p.goodput(), 3)).append(',').append(csvNumber(p.capacity(), 3)).append(',')
+        .append(csvNumber(p.started(), 3)).append(',').append(csvNumber(p.errors(), 3)).append(',')
+        .append(csvNumber(p.backSeconds(), 0)).append(',').append(csvNumber(p.backFromLastError(), 0)).append(',')
+        .append(p.retries()).append(',').append(p.refusedFirst() < 0 ? "" : Long.toString(p.refusedFirst()))
+        .append(',').append(p.refusedRetries() < 0 ? "" : Long.toString(p.refusedRetries())).append(',');
   }
 
   /**
@@ -198,18 +369,26 @@ public final class ConfidenceOutput {
           .append(csvNumber(p.recoveredShare(), 6)).append(',').append(csvNumber(wilson.lower(), 6)).append(',')
           .append(csvNumber(wilson.upper(), 6)).append(",,,,,,,,\n");
       for (Metric metric : NUMBERS) {
-        Stats.Sample sample = p.sample(metric);
-        out.append(name).append(',').append(metric.id()).append(',').append(sample.size()).append(',')
-            .append(sample.missing());
-        for (Stats.Estimate e : new Stats.Estimate[] {sample.mean(), sample.median(), sample.p90()}) {
-          out.append(',').append(csvNumber(e.value(), 6)).append(',').append(csvNumber(e.lower(), 6)).append(',')
-              .append(csvNumber(e.upper(), 6));
+        appendSampleRow(out, name, metric.id(), p.sample(metric));
+      }
+      if (!p.protection().isEmpty()) {
+        for (WindowMetric metric : WindowMetric.values()) {
+          appendSampleRow(out, name, metric.id, p.sample(metric));
         }
-        out.append(',').append(csvNumber(sample.min(), 6)).append(',').append(csvNumber(sample.max(), 6))
-            .append('\n');
       }
     }
     return out.toString();
+  }
+
+  private static void appendSampleRow(StringBuilder out, String name, String metric, Stats.Sample sample) {
+    out.append(name).append(',').append(metric).append(',').append(sample.size()).append(',')
+        .append(sample.missing());
+    for (Stats.Estimate e : new Stats.Estimate[] {sample.mean(), sample.median(), sample.p90()}) {
+      out.append(',').append(csvNumber(e.value(), 6)).append(',').append(csvNumber(e.lower(), 6)).append(',')
+          .append(csvNumber(e.upper(), 6));
+    }
+    out.append(',').append(csvNumber(sample.min(), 6)).append(',').append(csvNumber(sample.max(), 6))
+        .append('\n');
   }
 
   /**
@@ -244,21 +423,35 @@ public final class ConfidenceOutput {
       }
       json.endArray().field("metrics").object();
       for (Metric metric : NUMBERS) {
-        Stats.Sample sample = p.sample(metric);
-        json.field(metric.jsonName()).object().field("runs").number(sample.size())
-            .field("missing").number(sample.missing());
-        estimateJson(json.field("mean"), sample.mean());
-        estimateJson(json.field("median"), sample.median());
-        estimateJson(json.field("p90"), sample.p90());
-        json.field("min").decimal(sample.min(), 6).field("max").decimal(sample.max(), 6).field("values").array();
-        for (double value : p.values(metric)) {
-          json.decimal(value, 6);
-        }
-        json.endArray().endObject();
+        sampleJson(json, metric.jsonName(), p.sample(metric), p.values(metric));
       }
-      json.endObject().endObject();
+      json.endObject();
+      if (!p.protection().isEmpty()) {
+        ProtectionSummary window = p.protection().get(0);
+        json.field("protection").object().field("window").object()
+            .field("start").number(window.windowStart() < 0 ? null : window.windowStart())
+            .field("end").number(window.windowEnd() < 0 ? null : window.windowEnd())
+            .field("capacity").decimal(window.capacity(), 6).endObject();
+        for (WindowMetric metric : WindowMetric.values()) {
+          sampleJson(json, metric.jsonName, p.sample(metric), p.values(metric));
+        }
+        json.endObject();
+      }
+      json.endObject();
     }
     return json.endArray().endObject() + "\n";
+  }
+
+  private static void sampleJson(Json json, String name, Stats.Sample sample, double[] values) {
+    json.field(name).object().field("runs").number(sample.size()).field("missing").number(sample.missing());
+    estimateJson(json.field("mean"), sample.mean());
+    estimateJson(json.field("median"), sample.median());
+    estimateJson(json.field("p90"), sample.p90());
+    json.field("min").decimal(sample.min(), 6).field("max").decimal(sample.max(), 6).field("values").array();
+    for (double value : values) {
+      json.decimal(value, 6);
+    }
+    json.endArray().endObject();
   }
 
   private static void estimateJson(Json json, Stats.Estimate e) {

@@ -178,6 +178,17 @@ public final class Runs {
         seconds, 0).summary());
   }
 
+  /** As {@link #summaries}, with each run's storm-protection numbers taken from its series before they go. */
+  static List<Confidence.Run> summariesWithProtection(List<Task> tasks, int threads, LongConsumer progress)
+      throws InterruptedException {
+    checkArguments(tasks, threads);
+    checkMemory(tasks, threads, false);
+    return map(tasks, threads, progress, (task, seconds) -> {
+      PolicyResult result = Simulator.runOne(task.run, task.run.policies.get(0), seconds, 0);
+      return new Confidence.Run(result.summary(), ProtectionSummary.of(task.run, result));
+    });
+  }
+
   private static void checkArguments(List<Task> tasks, int threads) {
     Objects.requireNonNull(tasks, "tasks");
     for (Task task : tasks) {
@@ -235,8 +246,8 @@ public final class Runs {
         + Math.max(1, (long) Math.ceil(total / MemoryEstimate.USABLE_HEAP / (1L << 30)) + 1) + "g");
   }
 
-  /** What one kept summary costs (the record and its boxed recovery time), rounded up. */
-  static final long SUMMARY_BYTES = 128;
+  /** What one kept summary costs (the record, its boxed recovery time and its protection numbers), rounded up. */
+  static final long SUMMARY_BYTES = 256;
 
   /** One unit of work for {@link #map}: its result, reporting simulated seconds completed of this unit. */
   interface Job<T, R> {

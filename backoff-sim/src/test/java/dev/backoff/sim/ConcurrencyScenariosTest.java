@@ -9,7 +9,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The concurrency limiter's scenario files under docs/scenarios give what docs/storm-protection.md reports
- * over 20 seeds (bench/limiter-scenarios.py), checked here on seeds 1 to 3 for time: each +concurrency policy
+ * over 20 seeds (`backoff simulate --seeds 20`), checked here on seeds 1 to 3 for time: each +concurrency policy
  * holds goodput within 10% of the server's capacity during the overload (or of the offered load after the
  * pause), sheds a larger share of the retries that fall due than of the first attempts, and is back at 90% of
  * the offered load after the fault. Seeded, so deterministic; a few seconds per scenario: tagged slow.
