@@ -129,20 +129,8 @@ class ConcurrencyLimiterProperties {
     List<ConcurrencyLimiter.Slot> completed = new ArrayList<>();
     for (Action action : actions) {
       switch (action.move()) {
-        case FIRST, RETRY, HEDGE -> {
-          AttemptKind kind = AttemptKind.valueOf(action.move().name());
-          int before = held.size();
-          HandOut handOut = new HandOut();
-          ConcurrencyLimiter.Slot slot = limiter.acquire(kind, handOut);
-          assertThat(slot != null).as("%s at %d in flight, limit %d", kind, before, limit)
-              .isEqualTo(before < (kind == AttemptKind.FIRST ? limit : retries));
-          if (slot != null) {
-            assertThat(held).as("granted while held").noneMatch(h -> h.slot == slot);
-            handOut.slot = slot;
-            held.add(handOut);
-            all.add(handOut);
-          }
-        }
+        case FIRST, RETRY, HEDGE -> grant(limiter, AttemptKind.valueOf(action.move().name()),
+            held.size() < (action.move() == Move.FIRST ? limit : retries), held, all);
         case SUCCESS, DROP, FAIL, RELEASE -> {
           if (!held.isEmpty()) {
             HandOut handOut = held.remove(action.pick() % held.size());
@@ -180,6 +168,19 @@ class ConcurrencyLimiterProperties {
           .isNotNull();
     }
     assertThat(limiter.tryAcquire(AttemptKind.FIRST)).isNull();
+  }
+
+  /** Asks for a slot of this kind, which must be granted exactly if {@code grants}; records the hand-out. */
+  private static void grant(ConcurrencyLimiter limiter, AttemptKind kind, boolean grants, List<HandOut> held,
+      List<HandOut> all) {
+    HandOut handOut = new HandOut();
+    handOut.slot = limiter.acquire(kind, handOut);
+    assertThat(handOut.slot != null).as("%s at %d in flight", kind, held.size()).isEqualTo(grants);
+    if (handOut.slot != null) {
+      assertThat(held).as("granted while held").noneMatch(h -> h.slot == handOut.slot);
+      held.add(handOut);
+      all.add(handOut);
+    }
   }
 
   /** One grant of a slot, with the breaker's permit it carries, which counts its completions. */
