@@ -80,7 +80,9 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  * always reads the clock). Once enabled, those readings also move the rate along its curve (about 16
  * updates a second at the default bucket: the curve changes over seconds), and every throttle reads the
  * clock. An enabled {@link #reserve()} reads the clock once, to refill the bucket exactly: so a call that
- * goes through at once reads it once, at any rate above 16 responses per bucket. The state is guarded by one small
+ * goes through at once reads it once, at any rate above 16 responses per bucket. While the bucket stays full
+ * (callers below the fill rate) the refill is a comparison with a time computed once per rate and token count
+ * (past it the refill is known to reach the capacity), not a division: the same tokens to the last bit. The state is guarded by one small
  * lock, held only for a few arithmetic operations (never while waiting, never while a listener runs), rather
  * than lock-free: a rate update changes a dozen numbers together, and a lock-free copy of them would
  * allocate on every response. Nothing allocates after construction.
@@ -156,6 +158,11 @@ public final class AdaptiveRateLimiter {
   private double maxCapacity;
   private double tokens; // may be negative: reservations waiting for their tokens
   private long lastRefillNanos;
+  // A shortcut of refill that changes no result: from these tokens (NaN: none yet), any refill at least
+  // fullAfterNanos after the last fills the bucket to its capacity, so that a limiter whose bucket stays full
+  // (a call rate below the fill rate) refills with a comparison, not a division (see fillsAfter).
+  private double fullFrom = Double.NaN;
+  private long fullAfterNanos;
   private double measuredRate;
   // Counted without the lock (so that responses before the first throttle take none); a bucket is closed,
   // and lastBucket moved, under the lock.
@@ -374,15 +381,38 @@ public final class AdaptiveRateLimiter {
   private void setRate(double rate) {
     fillRate = Math.max(rate, minFillRate);
     maxCapacity = Math.max(rate, minCapacity);
+    fullFrom = Double.NaN;
   }
 
   /** Adds the tokens earned since the last refill, up to the capacity. Under the lock. */
   private void refill(long now) {
     long elapsed = now - lastRefillNanos;
     if (elapsed > 0) {
-      tokens = Math.min(maxCapacity, tokens + elapsed / NANOS_PER_SECOND * fillRate);
+      if (tokens != fullFrom) {
+        fullFrom = tokens;
+        fullAfterNanos = fillsAfter(tokens, maxCapacity, fillRate);
+      }
+      tokens = elapsed >= fullAfterNanos ? maxCapacity
+          : Math.min(maxCapacity, tokens + elapsed / NANOS_PER_SECOND * fillRate);
       lastRefillNanos = now;
     }
+  }
+
+  /**
+   * An elapsed time {@code e} at which the refill from {@code from} tokens, {@code from + e / 1e9 × fillRate}
+   * in doubles, reaches {@code capacity}; {@link Long#MAX_VALUE} if none is found at once. Every longer time
+   * does too (each floating-point step of that expression is monotonic in {@code e}), so a refill at least that
+   * long gives exactly the capacity, as the expression capped at it would.
+   */
+  static long fillsAfter(double from, double capacity, double fillRate) {
+    long candidate = Nanos.fromDouble(Math.ceil((capacity - from) / fillRate * NANOS_PER_SECOND));
+    for (int tries = 0; tries < 3 && candidate < Long.MAX_VALUE / 2; tries++) {
+      if (from + candidate / NANOS_PER_SECOND * fillRate >= capacity) {
+        return candidate;
+      }
+      candidate += 1 + (candidate >> 20); // rounding fell short: a little longer
+    }
+    return Long.MAX_VALUE;
   }
 
   /**

@@ -64,13 +64,14 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  * }</pre>
  *
  * <h2>Cost and threads</h2>
- * Thread-safe. Acquiring is a compare-and-set on the in-flight count and a pop from a lock-free stack of
- * reusable permits (one per slot, created the first time that many attempts are in flight at once), so once
- * the peak concurrency has been reached acquiring and completing allocate nothing; the adaptive algorithms
- * read the {@linkplain Builder#clock clock} once at acquire and once at a sample, and update the limit under a
- * lock held for a few arithmetic operations. A fixed limiter reads no clock. A permit object is reused once
- * completed: complete it once and drop the reference (a second completion of a permit that was handed out
- * again would complete the new holder's attempt).
+ * Thread-safe. The count of attempts in flight and the top of a lock-free stack of reusable permits (one per
+ * slot, created the first time that many attempts are in flight at once) share one word: acquiring is one
+ * compare-and-set on it, completing one on the permit (so that a second completion changes nothing) and one on
+ * the word. Once the peak concurrency has been reached acquiring and completing allocate nothing. The adaptive
+ * algorithms read the {@linkplain Builder#clock clock} once at acquire and once at a sample, and update the
+ * limit under a lock held for a few arithmetic operations; a fixed limiter reads no clock and takes no lock.
+ * A permit object is reused once completed: complete it once and drop the reference (a second completion of a
+ * permit that was handed out again would complete the new holder's attempt).
  */
 public final class ConcurrencyLimiter {
   /** The largest {@code maxLimit} (and fixed limit): the limiter keeps one reusable permit per slot. */
@@ -102,12 +103,16 @@ public final class ConcurrencyLimiter {
   static final int AIMD = 1;
   static final int GRADIENT = 2;
 
-  private static final AtomicIntegerFieldUpdater<ConcurrencyLimiter> IN_FLIGHT =
-      AtomicIntegerFieldUpdater.newUpdater(ConcurrencyLimiter.class, "inFlight");
   private static final AtomicIntegerFieldUpdater<ConcurrencyLimiter> CREATED =
       AtomicIntegerFieldUpdater.newUpdater(ConcurrencyLimiter.class, "created");
-  private static final AtomicLongFieldUpdater<ConcurrencyLimiter> FREE_HEAD =
-      AtomicLongFieldUpdater.newUpdater(ConcurrencyLimiter.class, "freeHead");
+  private static final AtomicLongFieldUpdater<ConcurrencyLimiter> SLOTS_STATE =
+      AtomicLongFieldUpdater.newUpdater(ConcurrencyLimiter.class, "slotsState");
+  // The layout of slotsState: the free stack's top (slot index + 1, 0 when empty) in the low 17 bits, the
+  // attempts in flight in the next 17 (at most MAX_SLOTS = 2^16 each), a stamp in the top 30.
+  private static final int TOP_BITS = 17;
+  private static final long TOP_MASK = (1L << TOP_BITS) - 1;
+  private static final long IN_FLIGHT_ONE = 1L << TOP_BITS;
+  private static final long STAMP_ONE = 1L << (2 * TOP_BITS);
   private static final AtomicLongFieldUpdater<ConcurrencyLimiter> REFUSED_FIRST =
       AtomicLongFieldUpdater.newUpdater(ConcurrencyLimiter.class, "refusedFirst");
   private static final AtomicLongFieldUpdater<ConcurrencyLimiter> REFUSED_LATER =
@@ -127,7 +132,6 @@ public final class ConcurrencyLimiter {
   private final long minRttWindowNanos;
 
   private volatile int limit;
-  private volatile int inFlight;
   private volatile long refusedFirst;
   private volatile long refusedLater;
 
@@ -137,12 +141,22 @@ public final class ConcurrencyLimiter {
   private long minRttNanos = -1; // -1: no sample in this window yet
   private long windowStartNanos;
 
-  // Reusable permits: a Treiber stack of slot indices whose head is (stamp << 32 | index + 1), 0 when empty;
-  // the stamp grows on every change, so that a head read before another thread's pop and push is not taken for
-  // the same head (the ABA problem).
+  // Reusable permits. Up to BITMAP_SLOTS slots (every fixed(n) with n <= 64, and adaptive limiters bounded so):
+  // slotsState is a bitmap of the slots held, so that taking a slot (its bit set; the count is the bits set) and
+  // giving it back (its bit cleared, or nothing if it is clear already: a second completion) are one
+  // compare-and-set each, as a semaphore's acquire and release are; the slots are made at construction.
+  // More slots: a Treiber stack of slot indices, whose head shares one word with the count of attempts in
+  // flight, so that taking a slot (the count up, the top popped) and giving it back (pushed, the count down) are
+  // one compare-and-set each (see TOP_BITS), plus one on the slot's state that makes a second completion change
+  // nothing. The stamp grows on every change, so that a word read before another
+  // thread's pop and push is not taken for the same word (the ABA problem). Every change keeps
+  // (slots on the stack) + (attempts in flight) = (slots created or about to be): a take from an empty stack
+  // counts one in flight and then creates its slot, so at most maxLimit slots are ever created.
+  private static final int BITMAP_SLOTS = Long.SIZE;
+  private final boolean bitmap;
   private final Slot[] slots;
-  private final int[] nextFree;
-  private volatile long freeHead;
+  private final int[] nextFree; // below slot i on the stack: the slot index + 1, 0 at the bottom
+  private volatile long slotsState;
   private volatile int created;
 
   private ConcurrencyLimiter(Builder b) {
@@ -161,7 +175,13 @@ public final class ConcurrencyLimiter {
     this.limit = b.initialLimit;
     this.estimate = b.initialLimit;
     this.slots = new Slot[maxLimit];
-    this.nextFree = new int[maxLimit];
+    this.bitmap = maxLimit <= BITMAP_SLOTS;
+    this.nextFree = bitmap ? null : new int[maxLimit];
+    if (bitmap) {
+      for (int i = 0; i < maxLimit; i++) {
+        slots[i] = new Slot(this, i);
+      }
+    }
   }
 
   /**
@@ -209,20 +229,46 @@ public final class ConcurrencyLimiter {
   Slot acquire(AttemptKind kind, CircuitBreaker.Permit permit) {
     int current = limit;
     int allowed = kind == AttemptKind.FIRST ? current : retryLimit(current, retryShare);
-    int taken;
-    do {
-      taken = inFlight;
+    while (true) {
+      long word = slotsState;
+      int taken = inFlightOf(word);
       if (taken >= allowed) {
         (kind == AttemptKind.FIRST ? REFUSED_FIRST : REFUSED_LATER).incrementAndGet(this);
         return null;
       }
-    } while (!IN_FLIGHT.compareAndSet(this, taken, taken + 1));
-    Slot slot = pop();
-    slot.startNanos = algorithm == FIXED ? 0 : clock.nanoTime();
-    slot.inFlightAtStart = taken + 1;
-    slot.breakerPermit = permit;
-    slot.state = Slot.HELD; // a volatile write: publishes the fields above to whoever completes the slot
-    return slot;
+      Slot slot;
+      if (bitmap) { // taken < allowed <= maxLimit <= 64: a clear bit below maxLimit
+        int index = Long.numberOfTrailingZeros(~word);
+        slot = SLOTS_STATE.compareAndSet(this, word, word | 1L << index) ? slots[index] : null;
+      } else {
+        int top = (int) (word & TOP_MASK) - 1;
+        long below = top < 0 ? 0 : nextFree[top];
+        slot = SLOTS_STATE.compareAndSet(this, word, ((word & ~TOP_MASK) + STAMP_ONE + IN_FLIGHT_ONE) | below)
+            ? top < 0 ? create() : slots[top]
+            : null;
+      }
+      if (slot != null) {
+        boolean wrote = algorithm != FIXED;
+        if (wrote) { // only the adaptive algorithms take a sample
+          slot.startNanos = clock.nanoTime();
+          slot.inFlightAtStart = taken + 1;
+        }
+        if (slot.breakerPermit != permit) {
+          slot.breakerPermit = permit;
+          wrote = true;
+        }
+        if (wrote || !bitmap)
+        // A release store (no fence), of a value the slot's state never had in the last hand-out (the bitmap's
+        // slots count their hand-outs in odd numbers, never FREE): publishes the fields above to whoever
+        // completes the slot, which reads the state first.
+        Slot.STATE.lazySet(slot, bitmap ? (slot.state + 2) | 1 : Slot.HELD);
+        return slot;
+      }
+    }
+  }
+
+  private int inFlightOf(long word) {
+    return bitmap ? Long.bitCount(word) : (int) ((word >>> TOP_BITS) & TOP_MASK);
   }
 
   /**
@@ -240,7 +286,7 @@ public final class ConcurrencyLimiter {
 
   /** Attempts in flight now (slots taken and not yet completed). */
   public int inFlight() {
-    return inFlight;
+    return inFlightOf(slotsState);
   }
 
   /** First attempts refused since the limiter was built. */
@@ -286,7 +332,7 @@ public final class ConcurrencyLimiter {
   /** The exception a refused first attempt fails with. */
   ConcurrencyLimitedException refusal() {
     return new ConcurrencyLimitedException("concurrency limiter '" + name + "' refused the first attempt: "
-        + inFlight + " attempts in flight, limit " + limit);
+        + inFlight() + " attempts in flight, limit " + limit);
   }
 
   @Override
@@ -298,7 +344,7 @@ public final class ConcurrencyLimiter {
       default -> "fixed";
     };
     return "ConcurrencyLimiter[" + name + ": " + kind + ", limit " + limit + " in [" + minLimit + ", " + maxLimit
-        + "], " + inFlight + " in flight, retry share " + retryShare + "]";
+        + "], " + inFlight() + " in flight, retry share " + retryShare + "]";
   }
 
   // ---- the algorithms ------------------------------------------------------------------------------------
@@ -359,38 +405,49 @@ public final class ConcurrencyLimiter {
 
   // ---- reusable permits ----------------------------------------------------------------------------------
 
-  private Slot pop() {
-    while (true) {
-      long head = freeHead;
-      int top = (int) head - 1;
-      if (top < 0) {
-        int index = CREATED.getAndIncrement(this);
-        if (index < slots.length) {
-          Slot slot = new Slot(this, index); // first use of this many slots at once
-          slots[index] = slot; // published by the stack's head when it is first freed
-          return slot;
-        }
-        CREATED.decrementAndGet(this);
-        return new Slot(this, -1); // a race past the slots' count: a one-off permit, never pooled
-      }
-      long next = (((head >>> 32) + 1) << 32) | (nextFree[top] & 0xFFFF_FFFFL);
-      if (FREE_HEAD.compareAndSet(this, head, next)) {
-        return slots[top];
-      }
-    }
+  /** Whether {@code slot} is taken (not completed since it was last handed out). */
+  private boolean holds(Slot slot) {
+    return bitmap ? (slotsState & 1L << slot.index) != 0 : slot.state != Slot.FREE;
   }
 
-  private void free(Slot slot) {
-    if (slot.index >= 0) {
+  /** The slot of a take that found the stack empty: the first time this many attempts are in flight at once. */
+  private Slot create() {
+    int index = CREATED.getAndIncrement(this);
+    Slot slot = new Slot(this, index); // index < maxLimit: see slotsState
+    slots[index] = slot; // published by the stack's word when it is first freed
+    return slot;
+  }
+
+  /**
+   * Gives the slot back, unless it was given back already (a second completion); whether it was. The caller
+   * has read the slot's fields: once it is back, another attempt may take it.
+   */
+  private boolean free(Slot slot) {
+    int index = slot.index;
+    if (bitmap) {
+      long bit = 1L << index;
       while (true) {
-        long head = freeHead;
-        nextFree[slot.index] = (int) head;
-        if (FREE_HEAD.compareAndSet(this, head, (((head >>> 32) + 1) << 32) | (slot.index + 1L))) {
-          break;
+        long word = slotsState;
+        if ((word & bit) == 0) {
+          return false;
+        }
+        if (SLOTS_STATE.compareAndSet(this, word, word & ~bit)) {
+          return true;
         }
       }
     }
-    IN_FLIGHT.decrementAndGet(this); // after the push: slots off the stack never outnumber the count
+    if (!Slot.STATE.compareAndSet(slot, Slot.HELD, Slot.FREE)) {
+      return false;
+    }
+    // (A bitmap's slot keeps the breaker's permit it completed until it is handed out again: one per slot.)
+    slot.breakerPermit = null; // not kept while the slot waits on the stack
+    while (true) {
+      long word = slotsState;
+      nextFree[index] = (int) (word & TOP_MASK);
+      if (SLOTS_STATE.compareAndSet(this, word, ((word & ~TOP_MASK) + STAMP_ONE - IN_FLIGHT_ONE) | (index + 1L))) {
+        return true;
+      }
+    }
   }
 
   /**
@@ -404,7 +461,7 @@ public final class ConcurrencyLimiter {
     private static final int SUCCESS = 0;
     private static final int DROPPED = 1;
     private static final int IGNORED = 2;
-    private static final AtomicIntegerFieldUpdater<Slot> STATE =
+    static final AtomicIntegerFieldUpdater<Slot> STATE =
         AtomicIntegerFieldUpdater.newUpdater(Slot.class, "state");
 
     private final ConcurrencyLimiter limiter;
@@ -455,14 +512,15 @@ public final class ConcurrencyLimiter {
 
     /** Frees the slot and takes the sample; returns the breaker's permit to complete, or null. */
     private CircuitBreaker.Permit complete(int outcome) {
-      if (!STATE.compareAndSet(this, HELD, FREE)) {
-        return null; // completed already
+      if (state == FREE && !limiter.bitmap) { // a volatile read: the fields below as the slot's taker wrote them
+        return null; // completed already (a stack's slot), or never handed out
       }
       long start = startNanos;
       int used = inFlightAtStart;
       CircuitBreaker.Permit permit = breakerPermit;
-      breakerPermit = null;
-      limiter.free(this);
+      if (!limiter.free(this)) {
+        return null; // completed already
+      }
       if (outcome != IGNORED) {
         limiter.sample(start, used, outcome == DROPPED);
       }
@@ -471,7 +529,7 @@ public final class ConcurrencyLimiter {
 
     @Override
     public String toString() {
-      return "ConcurrencyLimiter.Permit[" + limiter.name + (state == HELD ? ", held]" : ", free]");
+      return "ConcurrencyLimiter.Permit[" + limiter.name + (limiter.holds(this) ? ", held]" : ", free]");
     }
   }
 

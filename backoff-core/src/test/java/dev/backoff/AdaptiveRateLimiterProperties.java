@@ -114,4 +114,28 @@ class AdaptiveRateLimiterProperties {
       }
     }
   }
+
+  /**
+   * The refill's shortcut gives what the refill computes: from any tokens up to the capacity, at any fill rate
+   * and capacity, every elapsed time from {@code fillsAfter} on fills the bucket to exactly its capacity by the
+   * refill's own expression, and the shortcut is not given up for a refill due within decades.
+   */
+  @Property(tries = 2000)
+  void theRefillShortcutFillsTheBucketExactlyWhenTheRefillWould(
+      @ForAll @DoubleRange(min = 1, max = 1e7) double capacity, @ForAll @DoubleRange(min = 0.5, max = 1e12) double fillRate,
+      @ForAll @DoubleRange(min = -1e4, max = 1) double fraction, @ForAll @IntRange(min = 0, max = 1000) int later) {
+    double from = fraction * capacity; // from far below zero (reservations waiting) to full
+    long after = AdaptiveRateLimiter.fillsAfter(from, capacity, fillRate);
+    if ((capacity - from) / fillRate < 1e9) { // a refill due within 30 years
+      assertThat(after).as("a threshold is found").isLessThan(Long.MAX_VALUE);
+    }
+    if (after == Long.MAX_VALUE) {
+      return; // no shortcut: the refill computes
+    }
+    long first = Math.max(1, after);
+    for (long elapsed : new long[] {first, Nanos.add(first, later), Nanos.add(Nanos.add(first, first), first)}) {
+      assertThat(Math.min(capacity, from + elapsed / 1e9 * fillRate)).as("refilled after %d ns", elapsed)
+          .isEqualTo(capacity);
+    }
+  }
 }

@@ -13,6 +13,7 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
 import net.jqwik.api.constraints.DoubleRange;
 import net.jqwik.api.constraints.IntRange;
 
@@ -93,5 +94,128 @@ class ConcurrencyLimiterProperties {
     ConcurrencyLimiter.Permit again = limiter.tryAcquire(AttemptKind.FIRST);
     assertThat(again).as("a free limiter grants a first attempt").isNotNull();
     again.release();
+  }
+
+  enum Move { FIRST, RETRY, HEDGE, SUCCESS, DROP, FAIL, RELEASE, AGAIN }
+
+  record Action(Move move, int pick) {}
+
+  /** Mostly acquisitions, so that even 70 slots fill up; {@code pick} chooses the permit a completion is of. */
+  @Provide
+  Arbitrary<List<Action>> actions() {
+    Arbitrary<Move> moves = Arbitraries.frequencyOf(Tuple.of(3, Arbitraries.of(Move.FIRST)),
+        Tuple.of(2, Arbitraries.of(Move.RETRY, Move.HEDGE)),
+        Tuple.of(2, Arbitraries.of(Move.SUCCESS, Move.DROP, Move.FAIL, Move.RELEASE)),
+        Tuple.of(2, Arbitraries.of(Move.AGAIN)));
+    return Combinators.combine(moves, Arbitraries.integers().between(0, 1000)).as(Action::new)
+        .list().ofMinSize(1).ofMaxSize(500);
+  }
+
+  /**
+   * A fixed limiter, small (its slots in a bitmap word) or large (a stack of slots), under any interleaving of
+   * acquisitions, completions of held permits and completions again of permits completed before: the count in
+   * flight is always the permits held (so never negative, never above the limit), a retry or hedge is granted
+   * exactly while fewer than the retry share's slots are taken, a permit is never granted while held, and each
+   * hand-out is completed once (its breaker's permit with it): a second completion changes nothing, unless the
+   * permit was handed out again meanwhile, when it completes the new hand-out (the documented reuse).
+   */
+  @Property(tries = 200)
+  void aFixedLimiterCountsEachHandOutOnce(@ForAll("limits") int limit,
+      @ForAll @DoubleRange(min = 0.05, max = 1.0) double retryShare, @ForAll("actions") List<Action> actions) {
+    ConcurrencyLimiter limiter = ConcurrencyLimiter.fixed(limit).retryShare(retryShare).build();
+    int retries = ConcurrencyLimiter.retryLimit(limit, retryShare);
+    List<HandOut> held = new ArrayList<>();
+    List<HandOut> all = new ArrayList<>();
+    List<ConcurrencyLimiter.Slot> completed = new ArrayList<>();
+    for (Action action : actions) {
+      switch (action.move()) {
+        case FIRST, RETRY, HEDGE -> grant(limiter, AttemptKind.valueOf(action.move().name()),
+            held.size() < (action.move() == Move.FIRST ? limit : retries), held, all);
+        case SUCCESS, DROP, FAIL, RELEASE -> {
+          if (!held.isEmpty()) {
+            HandOut handOut = held.remove(action.pick() % held.size());
+            complete(handOut.slot, action.move());
+            handOut.expected = 1;
+            completed.add(handOut.slot);
+          }
+        }
+        case AGAIN -> {
+          if (!completed.isEmpty()) {
+            ConcurrencyLimiter.Slot slot = completed.get(action.pick() % completed.size());
+            for (HandOut again : held) { // handed out again since: this completes that hand-out
+              if (again.slot == slot) {
+                held.remove(again);
+                again.expected = 1;
+                break;
+              }
+            }
+            complete(slot, Move.values()[3 + action.pick() % 4]);
+          }
+        }
+        default -> throw new AssertionError(action);
+      }
+      assertThat(limiter.inFlight()).as("in flight after %s", action).isEqualTo(held.size()).isBetween(0, limit);
+      for (HandOut handOut : all) {
+        assertThat(handOut.completions).as("completions of a hand-out, after %s", action).isEqualTo(handOut.expected);
+      }
+    }
+    held.forEach(h -> h.slot.release());
+    completed.forEach(ConcurrencyLimiter.Slot::release); // each completed already: nothing changes
+    assertThat(limiter.inFlight()).isZero();
+    assertThat(all).allMatch(h -> h.completions == 1, "every hand-out completed once");
+    for (int i = 0; i < limit; i++) {
+      assertThat(limiter.tryAcquire(AttemptKind.FIRST)).as("grant %d of %d on a free limiter", i + 1, limit)
+          .isNotNull();
+    }
+    assertThat(limiter.tryAcquire(AttemptKind.FIRST)).isNull();
+  }
+
+  /** Asks for a slot of this kind, which must be granted exactly if {@code grants}; records the hand-out. */
+  private static void grant(ConcurrencyLimiter limiter, AttemptKind kind, boolean grants, List<HandOut> held,
+      List<HandOut> all) {
+    HandOut handOut = new HandOut();
+    handOut.slot = limiter.acquire(kind, handOut);
+    assertThat(handOut.slot != null).as("%s at %d in flight", kind, held.size()).isEqualTo(grants);
+    if (handOut.slot != null) {
+      assertThat(held).as("granted while held").noneMatch(h -> h.slot == handOut.slot);
+      held.add(handOut);
+      all.add(handOut);
+    }
+  }
+
+  /** One grant of a slot, with the breaker's permit it carries, which counts its completions. */
+  private static final class HandOut implements CircuitBreaker.Permit {
+    ConcurrencyLimiter.Slot slot;
+    int completions;
+    int expected;
+
+    @Override
+    public void onSuccess() {
+      completions++;
+    }
+
+    @Override
+    public void onFailure(FailureClass failureClass) {
+      completions++;
+    }
+
+    @Override
+    public void release() {
+      completions++;
+    }
+  }
+
+  @Provide
+  Arbitrary<Integer> limits() {
+    return Arbitraries.oneOf(Arbitraries.integers().between(1, 8), Arbitraries.integers().between(60, 70));
+  }
+
+  private static void complete(ConcurrencyLimiter.Slot slot, Move how) {
+    switch (how) {
+      case SUCCESS -> slot.onSuccess();
+      case DROP -> slot.onDropped();
+      case FAIL -> slot.onFailure(FailureClass.THROTTLED);
+      default -> slot.release();
+    }
   }
 }

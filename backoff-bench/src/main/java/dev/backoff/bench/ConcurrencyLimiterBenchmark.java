@@ -41,7 +41,8 @@ import org.openjdk.jmh.annotations.Warmup;
  *       {@code onComplete}), Failsafe 3.3.2's {@code Bulkhead} ({@code tryAcquirePermit},
  *       {@code releasePermit}) and Netflix concurrency-limits 0.5.4's {@code SimpleLimiter} with its
  *       {@code AIMDLimit}, {@code Gradient2Limit} and {@code VegasLimit} ({@code acquire},
- *       {@code onSuccess}). Every limit starts at 20 slots, bounded by 1000 where it adapts.
+ *       {@code onSuccess}). Every limit starts at 20 slots, bounded by 1000 where it adapts; {@code backoff-fixed-100}
+ *       is a fixed limiter of 100, above the 64 slots a limiter keeps in one bitmap word.
  *   <li>{@link #retryPath}: a call whose task fails twice and then succeeds ({@link FailingTwice}), each of
  *       its three attempts taking a slot: a Backoff policy without and with each of its limiters, against
  *       Resilience4j's {@code Retry} around a bulkhead-decorated task and Failsafe's retry policy composed
@@ -58,7 +59,7 @@ public class ConcurrencyLimiterBenchmark {
   /** The limiters compared by {@link #acquireRelease}. */
   @State(Scope.Thread)
   public static class Slots {
-    @Param({"backoff-fixed", "backoff-aimd", "backoff-gradient", "resilience4j-bulkhead", "failsafe-bulkhead",
+    @Param({"backoff-fixed", "backoff-fixed-100", "backoff-aimd", "backoff-gradient", "resilience4j-bulkhead", "failsafe-bulkhead",
         "netflix-aimd", "netflix-gradient2", "netflix-vegas"})
     public String limiter;
 
@@ -68,6 +69,7 @@ public class ConcurrencyLimiterBenchmark {
     public void setUp() {
       acquireRelease = switch (limiter) {
         case "backoff-fixed" -> backoff(ConcurrencyLimiter.fixed(20).build());
+        case "backoff-fixed-100" -> backoff(ConcurrencyLimiter.fixed(100).build()); // over 64 slots: the stack
         case "backoff-aimd" -> backoff(ConcurrencyLimiter.aimd().build());
         case "backoff-gradient" -> backoff(ConcurrencyLimiter.gradient().build());
         case "resilience4j-bulkhead" -> {

@@ -19,7 +19,7 @@ class ConcurrencyLimiterBenchmarkSetupTest {
   @Test
   void everyLimiterAcquiresAndReleasesWithoutARefusal() throws Exception {
     List<String> limiters = values(ConcurrencyLimiterBenchmark.Slots.class, "limiter");
-    assertThat(limiters).hasSize(8).contains("backoff-gradient", "resilience4j-bulkhead", "failsafe-bulkhead",
+    assertThat(limiters).hasSize(9).contains("backoff-fixed-100", "backoff-gradient", "resilience4j-bulkhead", "failsafe-bulkhead",
         "netflix-aimd", "netflix-gradient2", "netflix-vegas");
     ConcurrencyLimiterBenchmark benchmark = new ConcurrencyLimiterBenchmark();
     for (String limiter : limiters) {
