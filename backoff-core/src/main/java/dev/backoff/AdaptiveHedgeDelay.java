@@ -40,7 +40,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * {@linkplain Builder#initialDelay(Duration) initial delay}. From then on it is the nearest-rank quantile of
  * the last {@code window} latencies (the {@code ceil(q × n)}-th smallest), rounded up to its histogram
  * bucket's upper bound (at most 1/16 above the latency: the buckets split each power of two of nanoseconds
- * in 16; latencies from 2^41 ns, about 36 minutes, count as 2^41 - 1), and kept within the {@linkplain Builder#bounds(Duration, Duration) bounds}. It is computed again
+ * in 16; latencies from 2^41 ns, about 36 minutes, count as 2^41 - 1), and kept within the
+ * {@linkplain Builder#bounds(Duration, Duration) bounds}. It is computed again
  * every {@code window / 50} latencies (at least every latency for small windows), so reading it is one
  * volatile read.
  *

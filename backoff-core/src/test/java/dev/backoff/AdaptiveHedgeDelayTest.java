@@ -54,7 +54,8 @@ class AdaptiveHedgeDelayTest {
     for (int i = 0; i < 19; i++) {
       delay.record(30 * MS);
     }
-    assertThat(delay.delayNanos()).as("19 of the last 20 are 30 ms (30e6 >> 20 = 28: its bucket ends at 29 × 2^20 - 1)")
+    // 19 of the last 20 are 30 ms: 30e6 >> 20 = 28, so its bucket ends at 29 × 2^20 - 1.
+    assertThat(delay.delayNanos())
         .isEqualTo(29L * (1 << 20) - 1);
     for (int i = 0; i < 20; i++) {
       delay.record(90 * MS);
@@ -135,31 +136,6 @@ class AdaptiveHedgeDelayTest {
     assertThat(Hedging.percentile(0.999)).isEqualTo("99.9");
   }
 
-  /** A budget that grants every retry and hedge and counts them. */
-  private static final class CountingBudget implements RetryBudget {
-    int asked;
-
-    @Override
-    public void onCall() {}
-
-    @Override
-    public void onFailure(FailureClass failureClass) {}
-
-    @Override
-    public boolean tryAcquire(FailureClass failureClass) {
-      asked++;
-      return true;
-    }
-
-    @Override
-    public void onSuccess(int retries, FailureClass lastRetryClass) {}
-
-    @Override
-    public double level() {
-      return 0;
-    }
-  }
-
   @Test
   void aHedgeTheRetryBudgetRefusesGivesItsTokenBack() {
     AdaptiveHedgeDelay delay = AdaptiveHedgeDelay.builder().window(10).maxExtraLoad(1)
@@ -185,7 +161,7 @@ class AdaptiveHedgeDelayTest {
   void theMachineRecordsSuccessfulCallsAndHedgesAtTheLiveDelayWithinTheCap() {
     AdaptiveHedgeDelay delay = AdaptiveHedgeDelay.builder().window(10).warmUp(2).maxExtraLoad(0.4)
         .initialDelay(Duration.ofMillis(100)).build();
-    CountingBudget budget = new CountingBudget();
+    ExecutionTest.CountingBudget budget = new ExecutionTest.CountingBudget(100);
     for (int call = 0; call < 2; call++) {
       HedgingVirtualDriver driver = new HedgingVirtualDriver();
       assertThat(driver.run(policy(driver, delay, budget), n -> Answer.ok(20, "ok")))
@@ -198,13 +174,15 @@ class AdaptiveHedgeDelayTest {
         .as("3 first attempts credited 1.2 tokens: this hedge goes, charged to the retry budget").containsExactly(
             "0 attempt 1", "0 hedge in 20ms", "20 attempt 2", "20 no more hedges (ATTEMPTS_EXHAUSTED)",
             "25 won by attempt 2", "25 cancel attempt 1", "25 complete succeeded hedge");
-    assertThat(budget.asked).isEqualTo(1);
+    assertThat(budget.log).filteredOn(entry -> entry.startsWith("acquire")).hasSize(1);
     assertThat(delay.latenciesRecorded()).as("a hedge's win records the time from the call's start").isEqualTo(3);
     HedgingVirtualDriver capped = new HedgingVirtualDriver();
-    assertThat(capped.run(policy(capped, delay, budget), n -> Answer.ok(80, "late"))).as("0.2 + 0.4 tokens: refused; the delay is now the hedge's win at 20.97 + 5 ms, in its bucket ending at 25 × 2^20 - 1")
+    // 0.2 + 0.4 tokens: refused; the delay is now the hedge's win at 20.97 + 5 ms, its bucket ending at 25 × 2^20 - 1.
+    assertThat(capped.run(policy(capped, delay, budget), n -> Answer.ok(80, "late")))
         .containsExactly("0 attempt 1", "0 hedge in 26ms", "26 no more hedges (null)", "80 won by attempt 1",
             "80 complete succeeded late");
-    assertThat(budget.asked).as("a hedge the cap refused is not charged").isEqualTo(1);
+    assertThat(budget.log).as("a hedge the cap refused is not charged")
+        .filteredOn(entry -> entry.startsWith("acquire")).hasSize(1);
     assertThat(delay.hedgesSent()).isEqualTo(1);
     assertThat(delay.hedgesRefused()).isEqualTo(1);
   }
