@@ -7,25 +7,21 @@ import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
-import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * What a hedged call's delay costs per call (docs/benchmarks.md): a fixed delay is a field read; an adaptive
  * one records the call's latency (a ring slot, two histogram counters, and every 20th call the quantile over
  * the histogram) and reads the delay (a volatile read). Both in one run, so only their ratio counts on a busy
- * machine.
+ * machine. Its iterations come from the command line (docs/benchmarks.md).
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
-@Warmup(iterations = 3, time = 1)
-@Measurement(iterations = 5, time = 1)
 @Fork(1)
 @State(Scope.Thread)
 public class HedgeDelayBenchmark {
