@@ -502,6 +502,9 @@ final class CallMachine {
    */
   static long nextHedge(RetryPolicy<?> policy, Execution<?> execution, long nowNanos) {
     if (execution == null) {
+      if (policy.hedging.adaptive != null) {
+        policy.hedging.adaptive.firstAttemptStarted(); // the extra-load cap earns its share of a hedge
+      }
       return firstHedgeRefusal(policy) == null ? policy.hedging.delayNanos() : NO_MORE_HEDGES;
     }
     return plan(execution, hedges(execution), policy.hedging.delayNanos(), nowNanos);
@@ -546,6 +549,9 @@ final class CallMachine {
    * Input: the planned hedge fell due, with the gate's answer from {@link #admitHedge} (asked by the driver,
    * as before every attempt). The gate is the same as before a retry: the breaker, the rate limiter, then the
    * engine ({@link Execution#tryHedge}: the attempt bound, the deadline, the budget, which is charged).
+   * An adaptive delay's extra-load cap is asked before the engine for a hedge the delay brought (not one a
+   * failure brought, which is a retry): without its token the hedge is not sent ({@link #NO_MORE_HEDGES},
+   * though a later failure still starts the next attempt).
    * Answers {@link #START} (start attempt {@link #hedgesStarted} with {@code permit}, then plan
    * {@link #nextHedge}); a wait {@code >= 0} for the limiter's token (the token held by the execution, the
    * permit given back: the hedge falls due again after it), or for a re-check when the wait is beyond the
@@ -598,6 +604,14 @@ final class CallMachine {
       }
       tokenHeld = true;
     }
+    AdaptiveHedgeDelay cap = hedges.triggered ? null : policy.hedging.adaptive; // a failure's hedge is a retry
+    if (cap != null && hedges.inFlight > 0 && !cap.tryHedge()) { // over the extra-load cap: this hedge only
+      release(permit);
+      if (tokenHeld) {
+        policy.rateLimiter.unreserve();
+      }
+      return NO_MORE_HEDGES; // not noMore: a failure still starts the next attempt
+    }
     StopReason refusal;
     try {
       refusal = execution.tryHedge(hedges.started, hedges.triggered ? execution.lastFailureClass() : null,
@@ -607,12 +621,18 @@ final class CallMachine {
       if (tokenHeld) {
         policy.rateLimiter.unreserve();
       }
+      if (cap != null) {
+        cap.hedgeNotSent();
+      }
       throw unexpected;
     }
     if (refusal != null) {
       release(permit);
       if (tokenHeld) {
         policy.rateLimiter.unreserve();
+      }
+      if (cap != null) {
+        cap.hedgeNotSent();
       }
       return noMore(execution, hedges, refusal, nowNanos);
     }
@@ -668,7 +688,11 @@ final class CallMachine {
     if (permit != null) {
       permit.onSuccess();
     }
+    AdaptiveHedgeDelay adaptive = policy.hedging.adaptive;
     if (execution == null) {
+      if (adaptive != null) {
+        adaptive.record(nowNanos - startNanos);
+      }
       FirstAttempt.succeeded(policy, result, startNanos, nowNanos, call);
       return null;
     }
@@ -676,6 +700,9 @@ final class CallMachine {
     hedges.inFlight--;
     giveBackToken(execution);
     R held = execution.takeHeldResult(); // before the success, which makes this result the execution's last
+    if (adaptive != null && held == null && execution.lastFailure() == null) { // no attempt failed: a latency
+      adaptive.record(nowNanos - startNanos);
+    }
     execution.succeedHedged(result, attempt, nowNanos);
     ended(hedges);
     return held;

@@ -48,10 +48,13 @@ public final class Hedging {
 
   private final long delayNanos;
   private final int maxHedges;
+  /** The live delay and extra-load cap, or null for a fixed delay. */
+  final AdaptiveHedgeDelay adaptive;
 
-  private Hedging(long delayNanos, int maxHedges) {
+  private Hedging(long delayNanos, int maxHedges, AdaptiveHedgeDelay adaptive) {
     this.delayNanos = delayNanos;
     this.maxHedges = maxHedges;
+    this.adaptive = adaptive;
   }
 
   /**
@@ -63,7 +66,32 @@ public final class Hedging {
    * @throws IllegalArgumentException if {@code delay} is negative
    */
   public static Hedging after(Duration delay) {
-    return new Hedging(Nanos.nonNegative("hedging delay", delay), UNBOUNDED);
+    return new Hedging(Nanos.nonNegative("hedging delay", delay), UNBOUNDED, null);
+  }
+
+  /**
+   * Hedging whose delay follows a quantile of recent call latencies, with a cap on the extra load its hedges
+   * add (see {@link AdaptiveHedgeDelay}). {@code delay} holds the live state: build it once per dependency
+   * and share it between the calls that reach it (a fresh one per call would never leave its warm-up).
+   *
+   * @throws NullPointerException if {@code delay} is null
+   */
+  public static Hedging adaptive(AdaptiveHedgeDelay delay) {
+    if (delay == null) {
+      throw new NullPointerException("delay must not be null");
+    }
+    return new Hedging(0, UNBOUNDED, delay);
+  }
+
+  /**
+   * Hedging at this quantile of recent call latencies with {@link AdaptiveHedgeDelay}'s other defaults (its
+   * bounds, 1 ms and 10 s, an initial delay of 10 s until 100 latencies are known, at most 5 hedges per 100
+   * calls). The state lives in the returned object: build the policy once and share it.
+   *
+   * @throws IllegalArgumentException if {@code quantile} is not in (0, 1)
+   */
+  public static Hedging atQuantile(double quantile) {
+    return adaptive(AdaptiveHedgeDelay.builder().quantile(quantile).build());
   }
 
   /**
@@ -77,17 +105,22 @@ public final class Hedging {
     if (maxHedges < 1) {
       throw new IllegalArgumentException("maxHedges must be at least 1, was " + maxHedges);
     }
-    return new Hedging(delayNanos, maxHedges);
+    return new Hedging(delayNanos, maxHedges, adaptive);
   }
 
-  /** The hedging delay. */
+  /** The hedging delay (an adaptive one's delay now). */
   public Duration delay() {
-    return Duration.ofNanos(delayNanos);
+    return Duration.ofNanos(delayNanos());
   }
 
-  /** The hedging delay in nanoseconds. */
+  /** The hedging delay in nanoseconds (an adaptive one's delay now). */
   public long delayNanos() {
-    return delayNanos;
+    return adaptive == null ? delayNanos : adaptive.delayNanos();
+  }
+
+  /** The adaptive delay's live state, or null if the delay is fixed. */
+  public AdaptiveHedgeDelay adaptiveDelay() {
+    return adaptive;
   }
 
   /** The most hedges besides the original attempt, or {@link #UNBOUNDED} if {@code maxAttempts} alone bounds them. */
@@ -102,17 +135,23 @@ public final class Hedging {
 
   @Override
   public boolean equals(Object other) {
-    return other instanceof Hedging h && h.delayNanos == delayNanos && h.maxHedges == maxHedges;
+    return other instanceof Hedging h && h.delayNanos == delayNanos && h.maxHedges == maxHedges
+        && h.adaptive == adaptive;
   }
 
   @Override
   public int hashCode() {
-    return Long.hashCode(delayNanos) * 31 + maxHedges;
+    return (Long.hashCode(delayNanos) * 31 + maxHedges) * 31 + System.identityHashCode(adaptive);
   }
 
   @Override
   public String toString() {
-    return "hedging after " + Nanos.format(delayNanos) + (maxHedges == UNBOUNDED ? "" : ", at most " + maxHedges
-        + " hedges");
+    return (adaptive == null ? "hedging after " + Nanos.format(delayNanos) : "hedging at " + adaptive)
+        + (maxHedges == UNBOUNDED ? "" : ", at most " + maxHedges + " hedges");
+  }
+
+  /** A quantile as a percentile's digits: 0.95 is "95", 0.999 is "99.9". */
+  static String percentile(double quantile) {
+    return java.math.BigDecimal.valueOf(quantile).movePointRight(2).stripTrailingZeros().toPlainString();
   }
 }

@@ -158,4 +158,57 @@ class RetryPathAllocationTest {
           .isLessThanOrEqualTo(ASYNC_CALL_BYTES + 1.0);
     }
   }
+
+  @Test
+  void anAdaptiveHedgeDelaysMachineStepsAllocateNothing() {
+    AdaptiveHedgeDelay delay = AdaptiveHedgeDelay.builder().window(1000).warmUp(10).build();
+    RetryPolicy<String> policy = RetryPolicy.<String>builder().hedging(Hedging.adaptive(delay)).build();
+    long sum = 0;
+    for (int round = 0; round < 2; round++) { // the first warms up
+      long before = threads.getCurrentThreadAllocatedBytes();
+      for (int i = 0; i < CALLS; i++) { // a first attempt that wins: its start, its latency recorded
+        sum += CallMachine.nextHedge(policy, null, i);
+        CallMachine.hedgeWon(policy, null, "ok", null, 1, null, i, i + 1000 + i % 97, null);
+        if (delay.tryHedge()) {
+          sum++;
+        }
+      }
+      long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+      if (round == 1) {
+        assertThat(allocated).as("bytes allocated by %d adaptive first-attempt wins", CALLS).isLessThan(4 * 1024);
+      }
+    }
+    assertThat(delay.latenciesRecorded()).isEqualTo(2 * CALLS);
+    assertThat(sum).isPositive();
+  }
+
+  @Test
+  void aHedgedCallAllocatesAsMuchWithAnAdaptiveDelayAsWithAFixedOne() {
+    java.util.concurrent.Future<?> never = new CompletableFuture<>(); // a timer that does not fire
+    RetryScheduler scheduler = (task, delayNanos) -> never;
+    Supplier<CompletionStage<String>> supplier = () -> CompletableFuture.completedFuture("ok");
+    double[] bytes = new double[2];
+    for (int kind = 0; kind < 2; kind++) {
+      Hedging hedging = kind == 0 ? Hedging.after(java.time.Duration.ofMillis(50)) : Hedging.atQuantile(0.95);
+      AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(RetryPolicy.<String>builder().hedging(hedging)
+          .build(), scheduler);
+      CompletableFuture<?>[] kept = new CompletableFuture<?>[CALLS];
+      long fewest = Long.MAX_VALUE;
+      for (int round = 0; round < 4; round++) { // the quietest of three rounds after one to warm up
+        long before = threads.getCurrentThreadAllocatedBytes();
+        for (int i = 0; i < CALLS; i++) {
+          kept[i] = executor.call(supplier);
+        }
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+        if (round > 0) {
+          fewest = Math.min(fewest, allocated);
+        }
+      }
+      assertThat(kept[CALLS - 1].join()).isEqualTo("ok");
+      bytes[kind] = fewest / (double) CALLS;
+    }
+    assertThat(bytes[1]).as("bytes per adaptive hedged call against a fixed one's %.1f", bytes[0])
+        .isLessThanOrEqualTo(bytes[0] + 1.0);
+    assertThat(bytes[0]).as("a hedged call's objects are bounded").isLessThan(1024);
+  }
 }

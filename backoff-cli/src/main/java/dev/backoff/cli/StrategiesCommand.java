@@ -60,7 +60,7 @@ final class StrategiesCommand implements Callable<Integer> {
         + BudgetSpec.DEFAULT + "): " + String.join(", ", BudgetSpec.usage()) + ".");
     out.println("Add +breaker[:rate%:window:wait:trials] for a circuit breaker (default +breaker:50%:20:30s:3; the "
         + "window is a number of calls or a duration), +adaptive[:wait|fail|max-wait] for AWS's adaptive rate "
-        + "limiter, +hedge:delay[:max-hedges] for hedging (simulate only), "
+        + "limiter, +hedge:delay|pNN[:max-hedges][:key=value...] for hedging (simulate only), "
         + "+concurrency[:gradient|aimd|fixed=n][:key=value...] for an adaptive concurrency limit (lab only; keys "
         + String.join(", ", PolicySpec.Concurrency.KEYS) + "). Suffixes combine: full-jitter+budget+breaker.");
     out.flush();

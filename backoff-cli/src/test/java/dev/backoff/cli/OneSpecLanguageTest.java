@@ -93,7 +93,7 @@ class OneSpecLanguageTest {
     assertUsage(CliRunner.run("lab", "demo", "--policies", "fixed+breaker:150%"), message);
     assertUsage(CliRunner.run("lab", "client", "--policy", "fixed+breaker:150%", "--duration", "1s"), message);
     assertThat(CliRunner.run("strategies").out).contains("+breaker[:rate%:window:wait:trials]",
-        "+adaptive[:wait|fail|max-wait]", "+hedge:delay[:max-hedges]");
+        "+adaptive[:wait|fail|max-wait]", "+hedge:delay|pNN[:max-hedges][:key=value...]");
     CliRunner others = CliRunner.run("simulate", "--policies", "fixed+adaptive:fail,fixed+hedge:50ms", "--clients",
         "20", "--duration", "10s", "--faults", "none", "--format", "json");
     assertThat(others.exitCode).as(others.err).isZero();

@@ -1,5 +1,6 @@
 package dev.backoff.spec;
 
+import dev.backoff.AdaptiveHedgeDelay;
 import dev.backoff.AdaptiveRateLimiter;
 import dev.backoff.Backoff;
 import dev.backoff.CircuitBreaker;
@@ -25,7 +26,9 @@ import java.util.Map;
  *       the sustainable send rate from throttling answers; MAX_WAIT {@code wait} (the default: wait as long
  *       as it takes), {@code fail} (fail fast when no token is there) or a duration.
  *   <li>{@code +hedge:DELAY[:MAX]}: {@linkplain Hedge hedging}: another attempt after DELAY without an
- *       answer, up to MAX (default 1) hedges besides the first attempt.
+ *       answer, up to MAX (default 1) hedges besides the first attempt; {@code +hedge:p95[:MAX][:KEY=VALUE...]}
+ *       takes the delay from a live quantile of recent latencies, with a cap on the extra load
+ *       ({@link AdaptiveHedge}'s keys).
  *   <li>{@code +concurrency[:ALGORITHM][:KEY=VALUE...]}: a {@linkplain Concurrency concurrency limiter}, an
  *       adaptive limit on attempts in flight that refuses retries and hedges first; ALGORITHM {@code gradient}
  *       (the default), {@code aimd} or {@code fixed=N}, then keys such as {@code max=200} or
@@ -52,7 +55,7 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
   public static final String BUDGET_SUFFIX = "+budget";
 
   private static final List<String> SUFFIXES = List.of("+budget", "+breaker[:rate%:window:wait:trials]",
-      "+adaptive[:wait|fail|max-wait]", "+hedge:delay[:max-hedges]",
+      "+adaptive[:wait|fail|max-wait]", "+hedge:delay|pNN[:max-hedges][:key=value...]",
       "+concurrency[:gradient|aimd|fixed=n][:key=value...]");
   private static final List<String> SUFFIX_NAMES = List.of("budget", "breaker", "adaptive", "hedge", "concurrency");
 
@@ -409,12 +412,20 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
    * The settings of {@code +hedge:DELAY[:MAX]}, hedging: when an attempt has had no answer for DELAY, another
    * one is sent alongside it, up to MAX hedges (1 to 10; default 1) besides the first attempt; the first
    * acceptable answer wins and the others are abandoned. DELAY is required (no default suits every
-   * service: it should sit near the latency's 95th percentile). Immutable and thread-safe.
+   * service: it should sit near the latency's 95th percentile), or {@code pNN} ({@code p95}, {@code p99.9}):
+   * the delay then follows that quantile of recent latencies, with {@link AdaptiveHedge}'s keys after MAX
+   * ({@code +hedge:p95:max-extra-load=0.1}). Immutable and thread-safe.
    *
-   * @param delayNanos DELAY in nanoseconds, 0 or more
+   * @param delayNanos DELAY in nanoseconds, 0 or more (an adaptive delay's initial delay)
    * @param maxHedges MAX
+   * @param adaptive the adaptive delay's settings, or null for a fixed DELAY
    */
-  public record Hedge(long delayNanos, int maxHedges) {
+  public record Hedge(long delayNanos, int maxHedges, AdaptiveHedge adaptive) {
+    /** A fixed DELAY's hedging. */
+    public Hedge(long delayNanos, int maxHedges) {
+      this(delayNanos, maxHedges, null);
+    }
+
     /**
      * The hedging of {@code +hedge:DELAY:MAX} from its parameters (null: the default; DELAY has none), as
      * {@link Breaker#of}.
@@ -425,30 +436,201 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
       return parameters(new String[] {delay, maxHedges}, values -> parse("", values));
     }
 
+    /**
+     * The hedging of the suffix from its settings one by one, for configuration that keeps each in a key of
+     * its own (the Spring starter's properties): {@code delay} (a duration or {@code pNN}), {@code max-hedges}
+     * and {@link AdaptiveHedge#KEYS}. A missing or null value takes its default.
+     *
+     * @throws IllegalArgumentException naming the bad key and its value, as for the suffix
+     */
+    public static Hedge of(Map<String, String> settings) {
+      Map<String, String> given = new java.util.LinkedHashMap<>();
+      settings.forEach((key, value) -> {
+        if (value != null && !value.trim().isEmpty()) {
+          given.put(key.trim().toLowerCase(Locale.ROOT), value.trim().toLowerCase(Locale.ROOT));
+        }
+      });
+      List<String> parameters = new java.util.ArrayList<>();
+      parameters.add(given.remove("delay"));
+      parameters.add(given.remove("max-hedges"));
+      given.forEach((key, value) -> parameters.add(key + "=" + value));
+      return parameters(parameters.toArray(new String[0]), values -> parse("", values));
+    }
+
     static Hedge parse(String policy, String[] parameters) {
       if (parameters.length == 0 || parameters[0] == null) {
         throw bad(policy, "+hedge needs a delay, such as +hedge:50ms");
       }
-      if (parameters.length > 2) {
+      String first = parameters[0].trim();
+      boolean quantile = first.startsWith("p");
+      int keysFrom = parameters.length > 1 && parameters[1] != null && (parameters[1].contains("=")
+          || AdaptiveHedge.KEYS.contains(parameters[1].trim())) ? 1 : 2; // MAX, or the keys at once
+      if (!quantile && keysFrom == 1) {
+        throw bad(policy, "hedge " + parameters[1].trim() + ": keys apply to a quantile's delay (+hedge:p95:"
+            + parameters[1].trim() + ")");
+      }
+      if (!quantile && parameters.length > 2) {
         throw bad(policy, "+hedge takes at most 2 parameters (+hedge:delay[:max-hedges])");
+      }
+      int max = keysFrom > 1 && parameters.length > 1 && parameters[1] != null
+          ? (int) whole(policy, "hedge max-hedges", parameters[1], 1, 10) : 1;
+      if (quantile) {
+        AdaptiveHedge adaptive = AdaptiveHedge.parse(policy, first,
+            java.util.Arrays.copyOfRange(parameters, Math.min(keysFrom, parameters.length), parameters.length));
+        return new Hedge(adaptive.initialDelayNanos(), max, adaptive);
       }
       long delay;
       try {
-        delay = Durations.parseNanos(parameters[0]);
+        delay = Durations.parseNanos(first);
       } catch (IllegalArgumentException e) {
-        throw bad(policy, "hedge delay '" + Durations.show(parameters[0]) + "': " + e.getMessage());
+        throw bad(policy, "hedge delay '" + Durations.show(first) + "': " + e.getMessage()
+            + (first.contains("=") ? " (keys follow a quantile: +hedge:p95:" + first + ")" : ""));
       }
-      int max = parameters.length > 1 && parameters[1] != null
-          ? (int) whole(policy, "hedge max-hedges", parameters[1], 1, 10) : 1;
       return new Hedge(delay, max);
     }
 
     /**
-     * The core's {@link Hedging} for these settings. A policy that uses it needs {@code maxAttempts} of at
+     * The core's {@link Hedging} for these settings (an adaptive one with a fresh {@link AdaptiveHedgeDelay}:
+     * call this once per policy and share the policy). A policy that uses it needs {@code maxAttempts} of at
      * least MAX + 1.
      */
     public Hedging hedging() {
-      return Hedging.after(Duration.ofNanos(delayNanos)).maxHedges(maxHedges);
+      Hedging hedging = adaptive == null ? Hedging.after(Duration.ofNanos(delayNanos))
+          : Hedging.adaptive(adaptive.delay());
+      return hedging.maxHedges(maxHedges);
+    }
+
+    /**
+     * The suffix in its shortest form, which parses back to these settings: {@code +hedge:50ms},
+     * {@code +hedge:50ms:2}, {@code +hedge:p95}, {@code +hedge:p99:2:max-extra-load=0.1} (an adaptive delay's
+     * keys only where they differ from their defaults, in the order of {@link AdaptiveHedge#KEYS}).
+     */
+    public String canonical() {
+      String text = "+hedge:" + (adaptive == null ? Durations.format(delayNanos)
+          : "p" + BigDecimal.valueOf(adaptive.quantile()).movePointRight(2).stripTrailingZeros().toPlainString());
+      return text + (maxHedges == 1 ? "" : ":" + maxHedges) + (adaptive == null ? "" : adaptive.keys());
+    }
+  }
+
+  /**
+   * An adaptive hedging delay's settings ({@code +hedge:pNN[:MAX][:KEY=VALUE...]}, {@link AdaptiveHedgeDelay}):
+   * the quantile, then the keys, each at most once and in any order:
+   *
+   * <ul>
+   *   <li>{@code min-delay}, {@code max-delay}: the delay's bounds; default 1ms and 10s;
+   *   <li>{@code initial-delay}: the delay until {@code warm-up} latencies are known, within the bounds; default
+   *       the max-delay;
+   *   <li>{@code max-extra-load}: the most hedges per first attempt, in (0, 1]; default 0.05;
+   *   <li>{@code window}: how many recent latencies the quantile is taken over, in [10, 1000000]; default 1000;
+   *   <li>{@code warm-up}: how many latencies must be known first, in [1, window]; default 100 (or the window).
+   * </ul>
+   *
+   * @param quantile the quantile, in (0, 1) ({@code p95}: 0.95)
+   * @param minDelayNanos {@code min-delay}
+   * @param maxDelayNanos {@code max-delay}
+   * @param initialDelayNanos {@code initial-delay}
+   * @param maxExtraLoad {@code max-extra-load}
+   * @param window {@code window}
+   * @param warmUp {@code warm-up}
+   */
+  public record AdaptiveHedge(double quantile, long minDelayNanos, long maxDelayNanos, long initialDelayNanos,
+      double maxExtraLoad, int window, int warmUp) {
+    /** Every key, in the order help texts and the canonical form list them. */
+    public static final List<String> KEYS = List.of("min-delay", "max-delay", "initial-delay", "max-extra-load",
+        "window", "warm-up");
+
+    static AdaptiveHedge parse(String policy, String quantileText, String[] parameters) {
+      double quantile = percentile(policy, quantileText);
+      Map<String, String> values = new java.util.LinkedHashMap<>();
+      for (String parameter : parameters) {
+        if (parameter == null) {
+          throw bad(policy, "hedge: an empty parameter; write KEY=VALUE (" + String.join(", ", KEYS) + ")");
+        }
+        String[] pair = parameter.split("=", 2);
+        String key = pair[0].trim();
+        if (!KEYS.contains(key)) {
+          String closest = Suggestions.closest(key, KEYS);
+          throw bad(policy, "hedge parameter '" + Durations.show(key) + "': unknown"
+              + (closest == null ? "" : "; did you mean '" + closest + "'?") + "; known: " + String.join(", ", KEYS)
+              + (pair.length == 1 ? " (max-hedges comes right after the quantile)" : ""));
+        }
+        if (pair.length < 2 || pair[1].trim().isEmpty()) {
+          throw bad(policy, "hedge " + key + " needs a value, such as " + key + "="
+              + (key.endsWith("delay") ? "50ms" : key.equals("max-extra-load") ? "0.05" : "100"));
+        }
+        if (values.put(key, pair[1].trim()) != null) {
+          throw bad(policy, "hedge " + key + " is given twice");
+        }
+      }
+      long min = delay(policy, values, "min-delay", 1_000_000);
+      long max = delay(policy, values, "max-delay", 10_000_000_000L);
+      if (min > max) {
+        throw bad(policy, "hedge min-delay " + Durations.format(min) + " must not exceed max-delay "
+            + Durations.format(max));
+      }
+      long initial = delay(policy, values, "initial-delay", max);
+      if (initial < min || initial > max) {
+        throw bad(policy, "hedge initial-delay " + Durations.format(initial) + " must lie within min-delay "
+            + Durations.format(min) + " and max-delay " + Durations.format(max));
+      }
+      double load = setting(policy, "hedge max-extra-load", values.get("max-extra-load"), 0.05, PolicySpec::decimal);
+      if (!(load > 0 && load <= 1)) {
+        throw bad(policy, "hedge max-extra-load '" + values.get("max-extra-load") + "': out of range (0..1]");
+      }
+      String windowText = values.get("window");
+      int window = windowText == null ? 1000 : (int) whole(policy, "hedge window", windowText, 10, 1_000_000);
+      String warmUpText = values.get("warm-up");
+      int warmUp = warmUpText == null ? Math.min(100, window) : (int) whole(policy, "hedge warm-up", warmUpText, 1,
+          window);
+      return new AdaptiveHedge(quantile, min, max, initial, load, window, warmUp);
+    }
+
+    private static double percentile(String policy, String text) {
+      BigDecimal value;
+      try {
+        value = new BigDecimal(text.substring(1));
+      } catch (NumberFormatException e) {
+        throw bad(policy, "hedge quantile '" + Durations.show(text) + "': not pNN (such as p95 or p99.9)");
+      }
+      if (value.signum() <= 0 || value.compareTo(BigDecimal.valueOf(100)) >= 0) {
+        throw bad(policy, "hedge quantile '" + Durations.show(text) + "': out of range (p0..p100, both excluded)");
+      }
+      return value.movePointLeft(2).doubleValue();
+    }
+
+    private static long delay(String policy, Map<String, String> values, String key, long fallback) {
+      return setting(policy, "hedge " + key, values.get(key), fallback, Durations::parseNanos);
+    }
+
+    /** The keys whose values differ from their defaults, each as {@code :key=value}. */
+    String keys() {
+      StringBuilder text = new StringBuilder();
+      if (minDelayNanos != 1_000_000) {
+        text.append(":min-delay=").append(Durations.format(minDelayNanos));
+      }
+      if (maxDelayNanos != 10_000_000_000L) {
+        text.append(":max-delay=").append(Durations.format(maxDelayNanos));
+      }
+      if (initialDelayNanos != maxDelayNanos) {
+        text.append(":initial-delay=").append(Durations.format(initialDelayNanos));
+      }
+      if (maxExtraLoad != 0.05) {
+        text.append(":max-extra-load=").append(BigDecimal.valueOf(maxExtraLoad).stripTrailingZeros().toPlainString());
+      }
+      if (window != 1000) {
+        text.append(":window=").append(window);
+      }
+      if (warmUp != Math.min(100, window)) {
+        text.append(":warm-up=").append(warmUp);
+      }
+      return text.toString();
+    }
+
+    /** A fresh {@link AdaptiveHedgeDelay} with these settings. */
+    public AdaptiveHedgeDelay delay() {
+      return AdaptiveHedgeDelay.builder().quantile(quantile).bounds(Duration.ofNanos(minDelayNanos),
+          Duration.ofNanos(maxDelayNanos)).initialDelay(Duration.ofNanos(initialDelayNanos)).maxExtraLoad(maxExtraLoad)
+          .window(window).warmUp(warmUp).build();
     }
   }
 
@@ -640,13 +822,7 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
     }
 
     private static double number(String policy, Map<String, String> values, String key, double fallback) {
-      return setting(policy, values, key, fallback, value -> {
-        try {
-          return new BigDecimal(value.replace("_", "")).doubleValue();
-        } catch (NumberFormatException e) {
-          throw new IllegalArgumentException("not a number", e);
-        }
-      });
+      return setting(policy, values, key, fallback, PolicySpec::decimal);
     }
 
     private static long duration(String policy, Map<String, String> values, String key, long fallback) {
@@ -657,18 +833,9 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
       return nanos;
     }
 
-    /** The value of {@code key} parsed, or {@code fallback} without one; a parser's message names the key. */
     private static <T> T setting(String policy, Map<String, String> values, String key, T fallback,
         java.util.function.Function<String, T> parser) {
-      String value = values.get(key);
-      if (value == null) {
-        return fallback;
-      }
-      try {
-        return parser.apply(value);
-      } catch (IllegalArgumentException e) {
-        throw bad(policy, "concurrency " + key + " '" + Durations.show(value) + "': " + e.getMessage());
-      }
+      return PolicySpec.setting(policy, "concurrency " + key, values.get(key), fallback, parser);
     }
 
     /**
@@ -725,6 +892,27 @@ public record PolicySpec(String text, String base, boolean withBudget, Breaker b
             .retryShare(retryShare).backoffRatio(backoffRatio).smoothing(smoothing).queueAllowance(queueAllowance)
             .minRttWindow(Duration.ofNanos(minRttWindowNanos));
       };
+    }
+  }
+
+  /** {@code value} parsed, or {@code fallback} without one; a parser's message names the setting. */
+  private static <T> T setting(String policy, String name, String value, T fallback,
+      java.util.function.Function<String, T> parser) {
+    if (value == null) {
+      return fallback;
+    }
+    try {
+      return parser.apply(value);
+    } catch (IllegalArgumentException e) {
+      throw bad(policy, name + " '" + Durations.show(value) + "': " + e.getMessage());
+    }
+  }
+
+  private static double decimal(String value) {
+    try {
+      return new BigDecimal(value.replace("_", "")).doubleValue();
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("not a number", e);
     }
   }
 

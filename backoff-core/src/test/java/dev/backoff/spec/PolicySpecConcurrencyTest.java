@@ -107,7 +107,7 @@ class PolicySpecConcurrencyTest {
   void badParametersAreNamed() {
     List<String[]> cases = List.of(
         new String[] {"fixed+concurency", "unknown suffix '+concurency'; did you mean '+concurrency'?; use +budget, "
-            + "+breaker[:rate%:window:wait:trials], +adaptive[:wait|fail|max-wait], +hedge:delay[:max-hedges], "
+            + "+breaker[:rate%:window:wait:trials], +adaptive[:wait|fail|max-wait], +hedge:delay|pNN[:max-hedges][:key=value...], "
             + "+concurrency[:gradient|aimd|fixed=n][:key=value...]"},
         new String[] {"fixed+concurrency+concurrency", "+concurrency is given twice"},
         new String[] {"fixed+concurrency:vegas", "concurrency algorithm 'vegas': unknown; use gradient, aimd or fixed=N"},

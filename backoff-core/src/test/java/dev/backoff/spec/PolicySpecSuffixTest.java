@@ -59,7 +59,7 @@ class PolicySpecSuffixTest {
     assertBad("fixed+budget:grpc", "bad policy 'fixed+budget:grpc': +budget takes no parameters (the budget "
         + "itself is set where the policy is used, such as the simulator's budget key)");
     assertBad("fixed+", "bad policy 'fixed+': unknown suffix '+'; use +budget, "
-        + "+breaker[:rate%:window:wait:trials], +adaptive[:wait|fail|max-wait], +hedge:delay[:max-hedges], "
+        + "+breaker[:rate%:window:wait:trials], +adaptive[:wait|fail|max-wait], +hedge:delay|pNN[:max-hedges][:key=value...], "
         + "+concurrency[:gradient|aimd|fixed=n][:key=value...]");
     assertBad("fixed+breaker:150%", "bad policy 'fixed+breaker:150%': breaker failure rate '150%': out of range (0..100]%");
     assertBad("fixed+breaker:0", "bad policy 'fixed+breaker:0': breaker failure rate '0': out of range (0..100]%");

@@ -1,6 +1,7 @@
 package dev.backoff.micrometer;
 
 import dev.backoff.AdaptiveRateLimiter;
+import dev.backoff.AdaptiveHedgeDelay;
 import dev.backoff.ConcurrencyLimiter;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.RetryBudget;
@@ -74,6 +75,11 @@ import java.util.concurrent.atomic.LongAdder;
  *   <tr><td>{@code backoff.concurrency.refused}</td><td>function counter, tags {@code limiter},
  *       {@code attempt}</td><td>attempts it refused: {@code first} (first attempts, each failing its call)
  *       and {@code retry_or_hedge} (retries and hedges, shed first)</td></tr>
+ *   <tr><td>{@code backoff.hedge.delay}</td><td>gauge, tag {@code policy}</td><td>an adaptive hedging
+ *       delay's current delay in seconds, for delays bound with {@link #bindHedgeDelay}</td></tr>
+ *   <tr><td>{@code backoff.hedges.capped}</td><td>function counters, tags {@code policy},
+ *       {@code outcome}</td><td>hedges its extra-load cap let go ({@code sent}) and those it refused
+ *       ({@code refused}: the hedge was not sent)</td></tr>
  * </table>
  *
  * <pre>{@code
@@ -233,6 +239,26 @@ public final class BackoffMetrics implements RetryListener<Object> {
     FunctionCounter.builder("backoff.concurrency.refused", limiter, ConcurrencyLimiter::refusedRetriesAndHedges)
         .description("Attempts the concurrency limiter refused").tags(tags).tag("attempt", "retry_or_hedge")
         .register(registry);
+  }
+
+  /**
+   * Reports an adaptive hedging delay's current delay and its extra-load cap's sent and refused hedges (see the
+   * table above), tagged {@code policy=policyName}. The gauge holds the delay weakly, as Micrometer gauges do.
+   *
+   * @throws NullPointerException if an argument is null
+   */
+  public void bindHedgeDelay(String policyName, AdaptiveHedgeDelay delay) {
+    Objects.requireNonNull(policyName, "policyName must not be null");
+    Objects.requireNonNull(delay, "delay must not be null");
+    Tags tags = commonTags.and("policy", policyName);
+    Gauge.builder("backoff.hedge.delay", delay, d -> d.delayNanos() / 1e9)
+        .description("The adaptive hedging delay now").baseUnit("seconds").tags(tags).register(registry);
+    for (String outcome : new String[] {"sent", "refused"}) {
+      FunctionCounter.builder("backoff.hedges.capped", delay,
+              d -> outcome.equals("sent") ? d.hedgesSent() : d.hedgesRefused())
+          .description("Hedges the extra-load cap let go or refused").tags(tags).tag("outcome", outcome)
+          .register(registry);
+    }
   }
 
   /**

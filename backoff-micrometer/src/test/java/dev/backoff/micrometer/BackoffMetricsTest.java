@@ -3,6 +3,7 @@ package dev.backoff.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.backoff.AdaptiveHedgeDelay;
 import dev.backoff.AsyncRetryExecutor;
 import dev.backoff.Backoff;
 import dev.backoff.ConcurrencyLimiter;
@@ -286,6 +287,39 @@ class BackoffMetricsTest {
     assertThat(gauge("backoff.concurrency.limit", "search")).isEqualTo(10);
     limiter.tryAcquire(ConcurrencyLimiter.AttemptKind.FIRST).onDropped();
     assertThat(gauge("backoff.concurrency.limit", "search")).isEqualTo(5);
+  }
+
+  @Test
+  void anAdaptiveHedgeDelaysDelayAndTheHedgesItsCapSentAndRefused() {
+    AdaptiveHedgeDelay delay = AdaptiveHedgeDelay.builder().window(10).warmUp(1)
+        .bounds(Duration.ZERO, Duration.ofSeconds(1)).initialDelay(Duration.ofMillis(500)).maxExtraLoad(0.5).build();
+    metrics.bindHedgeDelay("reads", delay);
+    assertThat(registry.get("backoff.hedge.delay").tags("policy", "reads").gauge().value()).isEqualTo(0.5);
+    delay.record(15); // under 32 ns a latency is its own bucket
+    assertThat(registry.get("backoff.hedge.delay").tags("policy", "reads").gauge().value()).isEqualTo(15e-9);
+    // Two calls' first attempts earn one hedge: the first that falls due goes, the second is refused.
+    RetryPolicy<String> policy = RetryPolicy.<String>builder().name("reads").hedging(Hedging.adaptive(delay).maxHedges(1))
+        .build();
+    FakeScheduler scheduler = new FakeScheduler(clock);
+    AsyncRetryExecutor<String> executor = AsyncRetryExecutor.of(policy, scheduler)
+        .withClock(clock);
+    List<CompletableFuture<String>> pending = new ArrayList<>();
+    for (int call = 0; call < 2; call++) {
+      CompletableFuture<String> answer = new CompletableFuture<>();
+      pending.add(answer);
+      executor.call(() -> answer);
+    }
+    scheduler.advance(Duration.ofMillis(1));
+    assertThat(capped("reads", "sent")).isEqualTo(1);
+    assertThat(capped("reads", "refused")).isEqualTo(1);
+    pending.forEach(answer -> answer.complete("ok"));
+    assertThatThrownBy(() -> metrics.bindHedgeDelay("reads", null)).isInstanceOf(NullPointerException.class)
+        .hasMessage("delay must not be null");
+  }
+
+  private double capped(String policy, String outcome) {
+    return registry.get("backoff.hedges.capped").tags("policy", policy, "outcome", outcome, "service", "test")
+        .functionCounter().count();
   }
 
   private double gauge(String name, String limiter) {

@@ -58,7 +58,7 @@ public final class Scenario {
             "storm-exponential-full-jitter+budget"),
         "policies to compare (see 'backoff strategies': the experiment's storm-*, strategies like "
             + "full-jitter:100ms:20s, presets; suffixes +budget, +breaker[:rate%:window:wait:trials], +adaptive[:wait|fail|max-wait], "
-            + "+hedge:delay[:max-hedges])");
+            + "+hedge:delay|pNN[:max-hedges][:key=value...])");
     key("max-attempts", "the policy's own", "attempt limit, the first attempt included, or unlimited; when set it "
         + "applies to every policy, presets and storm-* too (unset, or own: each policy's own, as everywhere: a "
         + "strategy 3, as the library's default, a preset its own, storm-* unlimited; own undoes a scenario "

@@ -230,6 +230,9 @@ final class Simulation {
         }
         if (scenario.breakerPerClient && spec.breaker != null) {
           caller.policy = spec.build(scenario.maxAttempts, budget, newBreaker("#" + i), limiter, concurrencyLimiter);
+          if (spec.hedge != null && spec.hedge.adaptive() != null) { // one adaptive delay per run, as the budget
+            caller.policy = caller.policy.toBuilder().hedging(policy.hedging()).build();
+          }
         }
         think(caller, 0);
       }

@@ -63,6 +63,29 @@ class AdaptiveAndHedgingSimulationTest {
   }
 
   @Test
+  void anAdaptiveDelayFollowsALatencyShiftWhereAFixedOneFloodsTheServer() {
+    // docs/scenarios/hedging-adaptive-shift.yaml for one seed: 200 ms more per request from 20 s to 50 s.
+    SimulationResult result = run(POOL, Map.of("rate", 50, "max-attempts", 3, "duration", "70s",
+        "faults", "latency@20s+30s:200ms", "policies", "full-jitter+hedge:150ms,full-jitter+hedge:p95"));
+    PolicyResult fixed = result.policies().get(0);
+    PolicyResult adaptive = result.policies().get(1);
+    long fixedGood = 0;
+    long adaptiveGood = 0;
+    long started = 0;
+    for (int t = 30; t < 50; t++) { // the shift's second part: the queue has had 10 s to fill
+      fixedGood += fixed.series().get(t).goodput();
+      adaptiveGood += adaptive.series().get(t).goodput();
+      started += adaptive.series().get(t).newRequests();
+    }
+    assertThat(adaptiveGood).as("the adaptive delay serves the offered load").isGreaterThan(started * 9 / 10);
+    assertThat(fixedGood).as("every call hedges at 150 ms: the server cannot keep up").isLessThan(adaptiveGood / 2);
+    // The cap: at most 5 hedges per 100 calls over the run.
+    assertThat(adaptive.hedgesSent()).isLessThanOrEqualTo(adaptive.summary().logicalRequests() / 20);
+    assertThat(adaptive.hedgesSent()).isPositive();
+    assertThat(fixed.summary().amplification()).isGreaterThan(1.2);
+  }
+
+  @Test
   void theAdaptiveLimiterLearnsFromThrottlesAndKeepsAmplificationNearOne() {
     SimulationResult result = run(THROTTLING, Map.of("policies", "full-jitter,full-jitter+adaptive,full-jitter+adaptive:fail"));
     PolicyResult plain = result.policies().get(0);

@@ -40,6 +40,9 @@ public class BackoffMetricsAutoConfiguration {
       if (policy.concurrencyLimiter() != null) {
         metrics.bindConcurrencyLimiter(policy.concurrencyLimiter());
       }
+      if (policy.hedging() != null && policy.hedging().adaptiveDelay() != null) {
+        metrics.bindHedgeDelay(policy.name(), policy.hedging().adaptiveDelay());
+      }
       return metrics.instrument(policy);
     };
   }

@@ -602,7 +602,9 @@ public class BackoffProperties {
 
   /**
    * A policy's hedging, {@code backoff.policies.<name>.hedging.*}: the hedging of the spec language's
-   * {@code +hedge:DELAY[:MAX]}. Only asynchronous calls hedge ({@code CompletionStage} and {@code Mono}
+   * {@code +hedge:DELAY[:MAX]}, or with {@code delay: p95} its adaptive delay ({@code +hedge:p95[:MAX][:KEY=VALUE...]}:
+   * the delay follows that quantile of recent call latencies, and {@code max-extra-load} caps the hedges; one
+   * live delay per policy). Only asynchronous calls hedge ({@code CompletionStage} and {@code Mono}
    * methods, the WebClient filter); a plain or {@code Flux} method, or the RestClient customizer, naming a
    * hedging policy fails the context.
    */
@@ -617,9 +619,28 @@ public class BackoffProperties {
 
     /**
      * How long an attempt may go unanswered before the next one starts alongside it, such as {@code 50ms}
-     * (about the call's 95th-percentile latency). Required.
+     * (about the call's 95th-percentile latency), or a quantile of recent call latencies, such as {@code p95}
+     * (the adaptive delay, which the keys below tune). Required.
      */
     private String delay;
+
+    /** Adaptive delay: the least delay, such as {@code 5ms}. Default 1ms. */
+    private String minDelay;
+
+    /** Adaptive delay: the greatest delay, such as {@code 2s}. Default 10s. */
+    private String maxDelay;
+
+    /** Adaptive delay: the delay until {@code warm-up} latencies are known. Default the max-delay. */
+    private String initialDelay;
+
+    /** Adaptive delay: the most hedges per first attempt, in (0, 1], such as {@code 0.05}. Default 0.05. */
+    private String maxExtraLoad;
+
+    /** Adaptive delay: how many recent latencies the quantile is taken over, 10 to 1000000. Default 1000. */
+    private Integer window;
+
+    /** Adaptive delay: how many latencies must be known first, 1 to the window. Default 100 (or the window). */
+    private Integer warmUp;
 
     /**
      * The most hedges besides the first attempt, 1 to 10; {@code max-attempts} must allow them (at least
@@ -655,6 +676,66 @@ public class BackoffProperties {
     /** Sets the most hedges. */
     public void setMaxHedges(Integer maxHedges) {
       this.maxHedges = maxHedges;
+    }
+
+    /** The adaptive delay's least delay as written, or null. */
+    public String getMinDelay() {
+      return minDelay;
+    }
+
+    /** Sets the adaptive delay's least delay. */
+    public void setMinDelay(String minDelay) {
+      this.minDelay = minDelay;
+    }
+
+    /** The adaptive delay's greatest delay as written, or null. */
+    public String getMaxDelay() {
+      return maxDelay;
+    }
+
+    /** Sets the adaptive delay's greatest delay. */
+    public void setMaxDelay(String maxDelay) {
+      this.maxDelay = maxDelay;
+    }
+
+    /** The adaptive delay's initial delay as written, or null. */
+    public String getInitialDelay() {
+      return initialDelay;
+    }
+
+    /** Sets the adaptive delay's initial delay. */
+    public void setInitialDelay(String initialDelay) {
+      this.initialDelay = initialDelay;
+    }
+
+    /** The cap on hedges per first attempt as written, or null. */
+    public String getMaxExtraLoad() {
+      return maxExtraLoad;
+    }
+
+    /** Sets the cap on hedges per first attempt. */
+    public void setMaxExtraLoad(String maxExtraLoad) {
+      this.maxExtraLoad = maxExtraLoad;
+    }
+
+    /** The adaptive delay's window, or null. */
+    public Integer getWindow() {
+      return window;
+    }
+
+    /** Sets the adaptive delay's window. */
+    public void setWindow(Integer window) {
+      this.window = window;
+    }
+
+    /** The adaptive delay's warm-up, or null. */
+    public Integer getWarmUp() {
+      return warmUp;
+    }
+
+    /** Sets the adaptive delay's warm-up. */
+    public void setWarmUp(Integer warmUp) {
+      this.warmUp = warmUp;
     }
   }
 

@@ -275,9 +275,18 @@ public final class BackoffRegistry {
       throw new BackoffConfigurationException(prefix + "delay", null, "hedging needs a delay, such as 50ms (about "
           + "the call's 95th-percentile latency: no default suits every service)");
     }
-    return settings(prefix, new String[] {"delay", "max-hedges"},
-        new String[] {settings.getDelay(), settings.getMaxHedges() == null ? null : settings.getMaxHedges().toString()},
-        given -> PolicySpec.Hedge.of(given[0], given.length > 1 ? given[1] : null));
+    String[] keys = {"delay", "max-hedges", "min-delay", "max-delay", "initial-delay", "max-extra-load", "window",
+        "warm-up"};
+    String[] values = {settings.getDelay(), text(settings.getMaxHedges()), settings.getMinDelay(),
+        settings.getMaxDelay(), settings.getInitialDelay(), settings.getMaxExtraLoad(), text(settings.getWindow()),
+        text(settings.getWarmUp())};
+    return settings(prefix, keys, values, given -> {
+      Map<String, String> named = new LinkedHashMap<>();
+      for (int i = 0; i < given.length; i++) {
+        named.put(keys[i], given[i]);
+      }
+      return PolicySpec.Hedge.of(named);
+    });
   }
 
   /**

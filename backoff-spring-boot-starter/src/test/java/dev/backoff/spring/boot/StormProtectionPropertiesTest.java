@@ -321,6 +321,26 @@ class StormProtectionPropertiesTest {
   }
 
   @Test
+  void anAdaptiveDelayFromPropertiesIsOneLiveDelayPerPolicy() {
+    runner.withPropertyValues("backoff.policies.reads.max-attempts=3", "backoff.policies.reads.hedging.delay=p99",
+        "backoff.policies.reads.hedging.max-hedges=2", "backoff.policies.reads.hedging.max-extra-load=0.1",
+        "backoff.policies.reads.hedging.min-delay=5ms", "backoff.policies.reads.hedging.initial-delay=200ms",
+        "backoff.policies.reads.hedging.window=200", "backoff.policies.reads.hedging.warm-up=20").run(context -> {
+          Hedging hedging = context.getBean(BackoffRegistry.class).policy("reads").hedging();
+          assertThat(hedging.maxHedges()).isEqualTo(2);
+          dev.backoff.AdaptiveHedgeDelay delay = hedging.adaptiveDelay();
+          assertThat(delay.quantile()).isEqualTo(0.99);
+          assertThat(delay.maxExtraLoad()).isEqualTo(0.1);
+          assertThat(delay.minDelay()).isEqualTo(Duration.ofMillis(5));
+          assertThat(delay.delay()).isEqualTo(Duration.ofMillis(200));
+          assertThat(delay.window()).isEqualTo(200);
+          assertThat(delay.warmUp()).isEqualTo(20);
+          assertThat(context.getBean(BackoffRegistry.class).policy("reads").hedging().adaptiveDelay())
+              .as("the registry keeps one policy, so one live delay").isSameAs(delay);
+        });
+  }
+
+  @Test
   void aPlainOrFluxMethodUnderAHedgingPolicyFailsTheContextNamingTheMethod() {
     runner.withPropertyValues(READS).withBean(PlainHedged.class).run(context ->
         assertThat(context).getFailure().rootCause().isInstanceOf(BackoffConfigurationException.class)
@@ -351,6 +371,12 @@ class StormProtectionPropertiesTest {
         {"hedging.max-hedges=11", "hedging.max-hedges", "out of range (1..10)"},
         {"hedging.max-hedges=3", "hedging.max-hedges", "set backoff.policies.db.max-attempts to at least 4"},
         {"hedging.max-hedges=1", "hedging.delay", "hedging needs a delay"},
+        {"hedging.delay=p100", "hedging.delay", "hedge quantile 'p100': out of range"},
+        {"hedging.max-extra-load=2", "hedging.max-extra-load", "hedge max-extra-load '2': out of range (0..1]"},
+        {"hedging.window=5", "hedging.window", "hedge window '5': out of range (10..1000000)"},
+        {"hedging.warm-up=0", "hedging.warm-up", "hedge warm-up '0': out of range"},
+        {"hedging.min-delay=30s", "hedging.min-delay", "hedge min-delay 30s must not exceed max-delay 10s"},
+        {"hedging.initial-delay=1m", "hedging.initial-delay", "hedge initial-delay 1m must lie within"},
         {"max-attempts=1", "max-attempts", "set backoff.policies.db.max-attempts to at least 2 for hedging"},
         {"strategy=full-jitter+breaker", "strategy", "+breaker is circuit-breaker.*"},
     };
@@ -362,6 +388,9 @@ class StormProtectionPropertiesTest {
       }
       if ((c[0].startsWith("hedging.max-hedges=") || c[0].startsWith("max-attempts=")) && !c[2].contains("delay")) {
         properties.add(p + "hedging.delay=50ms");
+      }
+      if (c[0].startsWith("hedging.") && !c[0].startsWith("hedging.delay") && !c[0].startsWith("hedging.max-hedges")) {
+        properties.add(p + "hedging.delay=p95"); // the adaptive delay's keys
       }
       runner.withPropertyValues(properties.toArray(String[]::new)).run(context -> {
         assertThat(context).as(c[0]).hasFailed();
