@@ -11,16 +11,22 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.backoff.testing.ScriptedHttpServer;
 import dev.backoff.testing.ScriptedRandom;
+import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.SdkClient;
 import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
-import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * AWS's 2026 retry behaviour end to end: a {@code DynamoDbClient} built with the SDK's opt-in
@@ -88,20 +94,17 @@ class Retries2026Test {
   @Test
   @Tag("slow")
   void theDynamoDbClientHonoursRetryAfterWholeUnderThe2026BehaviourAndSoDoesItsPreset() throws Exception {
-    List<Consumer<ClientOverrideConfiguration.Builder>> strategies = new java.util.ArrayList<>(oursAndTheSdks());
+    List<Consumer<ClientOverrideConfiguration.Builder>> strategies = new ArrayList<>(oursAndTheSdks());
     strategies.add(o -> o.retryStrategy(AwsSdkRetryStrategy.builder(AwsRetryMode.STANDARD_2026).dynamoDb()
         .configurePolicy(p -> p.random(new ScriptedRandom(0.1)).pushbackAboveBackoff(Duration.ofSeconds(5)))
         .build()));
     Duration[] floors = {Duration.ofSeconds(9), Duration.ofSeconds(9), Duration.ofMillis(5_003)};
+    Duration[] waits = firstWaitsSideBySide(strategies.size(), () -> new ScriptedHttpServer(
+            dynamoError(500, "InternalServerError").header("x-amz-retry-after", "7000").header("Retry-After", "9"),
+            item()),
+        (server, run) -> client2026(server, strategies.get(run)), DynamoDbRetryTest::getItem);
     for (int run = 0; run < strategies.size(); run++) {
-      try (ScriptedHttpServer server = new ScriptedHttpServer(
-          dynamoError(500, "InternalServerError").header("x-amz-retry-after", "7000").header("Retry-After", "9"),
-          item());
-          DynamoDbClient client = client2026(server, strategies.get(run))) {
-        getItem(client);
-        assertThat(gaps(server.requests())[0]).as("run %d", run)
-            .isBetween(floors[run], floors[run].plus(Duration.ofSeconds(2)));
-      }
+      assertThat(waits[run]).as("run %d", run).isBetween(floors[run], floors[run].plus(Duration.ofSeconds(2)));
     }
   }
 
@@ -118,15 +121,54 @@ class Retries2026Test {
             .build(),
         o -> { }); // the client's own 2026 standard strategy
     Duration[] floors = {Duration.ofMillis(5_005), Duration.ofSeconds(5)};
+    Duration[] waits = firstWaitsSideBySide(strategies.size(), () -> new ScriptedHttpServer(
+            S3RetryTest.s3Error(500, "InternalError").header("x-amz-retry-after", "7000").header("Retry-After", "9"),
+            S3RetryTest.emptyListing()),
+        (server, run) -> optedIn(() -> S3RetryTest.client(server, strategies.get(run))), S3RetryTest::list);
     for (int run = 0; run < strategies.size(); run++) {
-      Consumer<ClientOverrideConfiguration.Builder> retries = strategies.get(run);
-      try (ScriptedHttpServer server = new ScriptedHttpServer(
-          S3RetryTest.s3Error(500, "InternalError").header("x-amz-retry-after", "7000").header("Retry-After", "9"),
-          S3RetryTest.emptyListing());
-          S3Client client = optedIn(() -> S3RetryTest.client(server, retries))) {
-        S3RetryTest.list(client);
-        assertThat(gaps(server.requests())[0]).as("run %d", run)
-            .isBetween(floors[run], Duration.ofMillis(6_900));
+      assertThat(waits[run]).as("run %d", run).isBetween(floors[run], Duration.ofMillis(6_900));
+    }
+  }
+
+  /** A server answering a call's attempts; its constructor may fail to bind. */
+  interface ServerFactory {
+    ScriptedHttpServer start() throws IOException;
+  }
+
+  /**
+   * Starts {@code runs} servers and builds a client on each, one after another (the 2026 opt-in is a system
+   * property read while a client is built), then makes every client's call on a thread of its own and
+   * returns, per run, the wait between the server's first two requests. The calls only wait out what their
+   * own server's headers ask, so they wait side by side rather than one after another (seconds each); a
+   * call's failure fails the test.
+   */
+  static <C extends SdkClient> Duration[] firstWaitsSideBySide(int runs, ServerFactory servers,
+      BiFunction<ScriptedHttpServer, Integer, C> clients, Consumer<C> call) throws Exception {
+    List<ScriptedHttpServer> started = new ArrayList<>();
+    List<C> built = new ArrayList<>();
+    ExecutorService threads = Executors.newFixedThreadPool(runs);
+    try {
+      for (int run = 0; run < runs; run++) {
+        started.add(servers.start());
+        built.add(clients.apply(started.get(run), run));
+      }
+      List<Future<?>> calls = new ArrayList<>();
+      for (C client : built) {
+        calls.add(threads.submit(() -> call.accept(client)));
+      }
+      for (Future<?> made : calls) {
+        made.get();
+      }
+      Duration[] waits = new Duration[runs];
+      for (int run = 0; run < runs; run++) {
+        waits[run] = gaps(started.get(run).requests())[0];
+      }
+      return waits;
+    } finally {
+      threads.shutdownNow();
+      built.forEach(SdkClient::close);
+      for (ScriptedHttpServer server : started) {
+        server.close();
       }
     }
   }

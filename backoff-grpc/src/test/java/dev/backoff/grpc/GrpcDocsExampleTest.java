@@ -100,11 +100,31 @@ class GrpcDocsExampleTest {
           .intercept(GrpcRetryInterceptor.of(hedged))
           .build();
       // [/hedging]
+      long start = System.nanoTime();
       String reply = ClientCalls.blockingUnaryCall(channel, SAY,
           CallOptions.DEFAULT.withDeadlineAfter(30, TimeUnit.SECONDS), "get order 42");
+      long answeredAfter = System.nanoTime() - start;
+      assertThat(reply).isEqualTo("order 42"); // a hedge's: the first attempt never answers
+      long delay = Duration.ofMillis(40).toNanos();
+      List<Long> arrivals = server.arrivals();
+      assertThat(arrivals).as("attempts that reached the server").hasSizeGreaterThanOrEqualTo(2);
+      assertThat(arrivals.get(1) - start).as("the hedge left after its delay, ns").isGreaterThanOrEqualTo(delay);
+      if (answeredAfter < 2 * delay) {
+        // Answered before a second hedge was due: none may follow, not even after its time has passed.
+        Thread.sleep(Duration.ofNanos(4 * delay - answeredAfter).toMillis());
+        assertThat(server.attempts()).as("attempts, answered after %d ms", answeredAfter / 1_000_000).isEqualTo(2);
+      } else {
+        // A busy machine delivered the hedge's answer later than the next hedge delay: a second hedge may have
+        // left, no earlier than two delays after the call began, and never a fourth attempt.
+        arrivals = server.arrivals();
+        assertThat(arrivals).as("attempts, answered after %d ms", answeredAfter / 1_000_000).hasSizeBetween(2, 3);
+        if (arrivals.size() == 3) {
+          assertThat(arrivals.get(2) - start).as("the second hedge's departure, ns").isGreaterThanOrEqualTo(2 * delay);
+        }
+      }
+      System.out.println("hedging example: answered after " + answeredAfter / 1_000_000 + " ms, "
+          + server.attempts() + " attempts");
       channel.shutdownNow();
-      assertThat(reply).isEqualTo("order 42");
-      assertThat(server.attempts()).isEqualTo(2);
 
       // [hedging-export]
       GrpcServiceConfig config = GrpcServiceConfig.hedgingPolicy(hedged).requireExact();

@@ -12,12 +12,12 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * A server streams a 300 MB body with a retryable status; the client runs in a forked JVM with a 64 MB
+ * A server streams a 150 MB body with a retryable status; the client runs in a forked JVM with a 32 MB
  * heap, so buffering any response whole (or even a fifth of it) fails the call with an OutOfMemoryError.
  */
 @Tag("slow")
 class HugeBodyTest {
-  static final long BODY = 300L * 1024 * 1024;
+  static final long BODY = 150L * 1024 * 1024;
 
   @ParameterizedTest(name = "{0}, {1}, {2} attempts, {3}")
   @CsvSource({
@@ -56,6 +56,6 @@ class HugeBodyTest {
   }
 
   static ForkedJvm.Result fork(String... args) throws InterruptedException {
-    return ForkedJvm.run(HugeBodyClientMain.class, List.of("-Xmx64m"), Duration.ofSeconds(60), args);
+    return ForkedJvm.run(HugeBodyClientMain.class, List.of("-Xmx32m"), Duration.ofSeconds(60), args);
   }
 }

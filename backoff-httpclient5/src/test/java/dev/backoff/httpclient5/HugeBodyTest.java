@@ -12,13 +12,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * A server streams a 200 MB body with a retryable status; the client runs in a forked JVM with a 64 MB
+ * A server streams a 100 MB body with a retryable status; the client runs in a forked JVM with a 32 MB
  * heap, so buffering any response whole (or even a third of it) fails the call with an OutOfMemoryError.
  * Retried responses must be released after a bounded read; the last one streams to the caller whole.
  */
 @Tag("slow")
 class HugeBodyTest {
-  static final long BODY = 200L * 1024 * 1024;
+  static final long BODY = 100L * 1024 * 1024;
   /** What a discarded response may have taken from the server: read-ahead, client and kernel buffers. */
   static final long DISCARD_BOUND = 32L * 1024 * 1024;
 
@@ -54,6 +54,6 @@ class HugeBodyTest {
   }
 
   static ForkedJvm.Result fork(String... args) throws InterruptedException {
-    return ForkedJvm.run(HugeBodyClientMain.class, List.of("-Xmx64m"), Duration.ofSeconds(90), args);
+    return ForkedJvm.run(HugeBodyClientMain.class, List.of("-Xmx32m"), Duration.ofSeconds(90), args);
   }
 }

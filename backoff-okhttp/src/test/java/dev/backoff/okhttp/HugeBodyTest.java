@@ -17,13 +17,13 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * MockWebServer answers 503 with a 200 MB body, streamed (never held whole on either side); the client
- * runs in a forked JVM with a 64 MB heap, so buffering any response whole (or a third of it) fails the
+ * MockWebServer answers 503 with a 100 MB body, streamed (never held whole on either side); the client
+ * runs in a forked JVM with a 32 MB heap, so buffering any response whole (or a third of it) fails the
  * call with an OutOfMemoryError. The caller that streams the last body checks every byte in order.
  */
 @Tag("slow")
 class HugeBodyTest {
-  static final long BODY = 200L * 1024 * 1024;
+  static final long BODY = 100L * 1024 * 1024;
 
   /** The byte at {@code offset} of every body: a pattern that is not all zeros. */
   static byte expected(long offset) {
@@ -88,6 +88,6 @@ class HugeBodyTest {
   }
 
   static ForkedJvm.Result fork(String... args) throws InterruptedException {
-    return ForkedJvm.run(HugeBodyClientMain.class, List.of("-Xmx64m"), Duration.ofSeconds(120), args);
+    return ForkedJvm.run(HugeBodyClientMain.class, List.of("-Xmx32m"), Duration.ofSeconds(120), args);
   }
 }
