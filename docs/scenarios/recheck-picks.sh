@@ -105,4 +105,7 @@ concurrency-storm recovers>=0.95,amplification<=1.3 --seeds 3 --budget 192
 shedding-pool recovers>=0.95,amplification<=1.3 --seeds 3 --budget 192
 hedging-tail success-ratio>=0.99,p99<=1s --seeds 3 --budget 192
 hedging-overload success-ratio>=0.99,p99<=1s --seeds 3 --budget 192
+hedging-adaptive success-ratio>=0.99,p99<=1s --seeds 3 --budget 192
+hedging-adaptive-shift success-ratio>=0.99,p99<=1s --seeds 3 --budget 192
+hedging-adaptive-overload success-ratio>=0.99,p99<=1s --seeds 3 --budget 192
 EOF

@@ -45,7 +45,10 @@ public record Objective(Metric metric, boolean strict, double threshold, String 
     RECOVERS("recovers", true, Unit.FRACTION),
     /** Mean over the seeds of the share of logical requests that succeeded; higher is better. */
     SUCCESS_RATIO("success-ratio", true, Unit.FRACTION),
-    /** Mean over the seeds of attempts per logical request (at least 1); lower is better. */
+    /**
+     * Mean over the seeds of attempts per logical request (at least 1, unless a concurrency limit refuses
+     * requests before their first attempt); lower is better.
+     */
     AMPLIFICATION("amplification", false, Unit.NUMBER),
     /**
      * Mean over the seeds of the p99 latency of the successful requests, in seconds; a run without a success
@@ -232,8 +235,8 @@ public record Objective(Metric metric, boolean strict, double threshold, String 
       }
       case NUMBER -> {
         BigDecimal number = decimal(value);
-        if (number.compareTo(BigDecimal.ONE) < 0) {
-          throw new IllegalArgumentException("must be at least 1 (every request makes one attempt)");
+        if (number.signum() <= 0) { // below 1 where a concurrency limit refuses requests before their first attempt
+          throw new IllegalArgumentException("must be more than 0 (attempts per request)");
         }
         return number.doubleValue();
       }

@@ -76,7 +76,8 @@ class ObjectiveTest {
     assertBad("recovers>=1.5", "bad objective 'recovers>=1.5': recovers value '1.5': must be a fraction from 0 to 1");
     assertBad("recovers>=120%", "must be a fraction from 0 to 1 (or 0% to 100%)");
     assertBad("recovers>=lots", "recovers value 'lots': not a number");
-    assertBad("amplification<=0.5", "amplification value '0.5': must be at least 1");
+    assertBad("amplification<=0", "amplification value '0': must be more than 0 (attempts per request)");
+    assertThat(Objective.parseAll("amplification<=0.9")).hasSize(1); // a concurrency limit's refusals can make it < 1
     assertBad("peak-concurrency<=10.5", "must be a whole number of requests");
     assertBad("recovers>=0.9,,p99<=1s", "empty objective in 'recovers>=0.9,,p99<=1s' (a stray comma?)");
     assertBad("", "no objective given; write them like recovers>=0.95,amplification<=1.3,p99<=10s");
