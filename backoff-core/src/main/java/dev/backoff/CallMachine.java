@@ -1,5 +1,6 @@
 package dev.backoff;
 
+import dev.backoff.driver.Effect;
 import dev.backoff.driver.OutcomeJudge;
 import dev.backoff.driver.Verdict;
 import java.util.random.RandomGenerator;
@@ -235,19 +236,7 @@ final class CallMachine {
 
   /** The reason a first attempt was refused by a gate, for a {@code REFUSED_*} effect. */
   static StopReason refusal(long effect) {
-    if (effect == REFUSED_CIRCUIT_OPEN) {
-      return StopReason.CIRCUIT_OPEN;
-    }
-    if (effect == REFUSED_RATE_LIMITED) {
-      return StopReason.RATE_LIMITED;
-    }
-    if (effect == REFUSED_DEADLINE) {
-      return StopReason.DEADLINE_EXCEEDED;
-    }
-    if (effect == REFUSED_CONCURRENCY_LIMITED) {
-      return StopReason.CONCURRENCY_LIMITED;
-    }
-    throw new IllegalArgumentException("not a refusal: " + effect);
+    return Effect.refusal(effect); // the SPI's numbers are the machine's (DriverCallInputsTest)
   }
 
   /**

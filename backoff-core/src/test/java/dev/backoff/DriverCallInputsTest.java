@@ -258,6 +258,11 @@ class DriverCallInputsTest {
         .hasMessage("rate limiter 'inputs' refused the first attempt: its wait for a token would end past the "
             + "policy's deadline, 1s");
 
+    assertThat(Effect.refusal(Effect.REFUSED_CIRCUIT_OPEN)).isEqualTo(StopReason.CIRCUIT_OPEN);
+    assertThat(Effect.refusal(Effect.REFUSED_RATE_LIMITED)).isEqualTo(StopReason.RATE_LIMITED);
+    assertThat(Effect.refusal(Effect.REFUSED_DEADLINE)).isEqualTo(StopReason.DEADLINE_EXCEEDED);
+    assertThat(Effect.refusal(Effect.REFUSED_CONCURRENCY_LIMITED)).isEqualTo(StopReason.CONCURRENCY_LIMITED);
+    assertThatThrownBy(() -> Effect.refusal(Effect.STOPPED)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> Engine.refusedFirst(open, Effect.START)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("not a refusal: " + Effect.START);
     assertThatThrownBy(() -> Engine.refusedFirst(open, Effect.REFUSED_RATE_LIMITED))

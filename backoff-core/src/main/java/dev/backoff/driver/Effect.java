@@ -1,5 +1,7 @@
 package dev.backoff.driver;
 
+import dev.backoff.StopReason;
+
 /**
  * The call state machine's effects, as the numbers {@link Engine}'s machine inputs answer with, so that no
  * path allocates: a wait ({@code >= 0}, its length in nanoseconds, then the timer's input), {@link #START},
@@ -54,5 +56,29 @@ public final class Effect {
       throw new IllegalArgumentException("not a re-check: " + effect);
     }
     return RECHECK - effect;
+  }
+
+  /**
+   * Why a first attempt refused by a gate was refused: the stop reason of a {@code REFUSED_*} effect
+   * ({@link #REFUSED_CIRCUIT_OPEN}: {@code CIRCUIT_OPEN}, {@link #REFUSED_RATE_LIMITED}: {@code RATE_LIMITED},
+   * {@link #REFUSED_DEADLINE}: {@code DEADLINE_EXCEEDED}, {@link #REFUSED_CONCURRENCY_LIMITED}:
+   * {@code CONCURRENCY_LIMITED}).
+   *
+   * @throws IllegalArgumentException if {@code effect} is not a first attempt's refusal
+   */
+  public static StopReason refusal(long effect) {
+    if (effect == REFUSED_CIRCUIT_OPEN) {
+      return StopReason.CIRCUIT_OPEN;
+    }
+    if (effect == REFUSED_RATE_LIMITED) {
+      return StopReason.RATE_LIMITED;
+    }
+    if (effect == REFUSED_DEADLINE) {
+      return StopReason.DEADLINE_EXCEEDED;
+    }
+    if (effect == REFUSED_CONCURRENCY_LIMITED) {
+      return StopReason.CONCURRENCY_LIMITED;
+    }
+    throw new IllegalArgumentException("not a refusal: " + effect);
   }
 }

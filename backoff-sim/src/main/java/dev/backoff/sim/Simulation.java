@@ -565,22 +565,11 @@ final class Simulation {
     if (reason != null) {
       stopped(caller, reason, now);
     } else if (ends != null) { // a seam run's caller gets the failure a refused first attempt fails with
-      ends.ended(caller, null, Engine.refusedFirst(policyOf(caller), effect), refusal(effect), now);
+      ends.ended(caller, null, Engine.refusedFirst(policyOf(caller), effect), Effect.refusal(effect), now);
       endCall(caller, now);
     } else {
       endCall(caller, now);
     }
-  }
-
-  /** Why a first attempt refused by a gate ({@code Effect.REFUSED_*}) was. */
-  private static StopReason refusal(long effect) {
-    if (effect == Effect.REFUSED_CIRCUIT_OPEN) {
-      return StopReason.CIRCUIT_OPEN;
-    }
-    if (effect == Effect.REFUSED_RATE_LIMITED) {
-      return StopReason.RATE_LIMITED;
-    }
-    return effect == Effect.REFUSED_CONCURRENCY_LIMITED ? StopReason.CONCURRENCY_LIMITED : StopReason.DEADLINE_EXCEEDED;
   }
 
   /**
