@@ -10,6 +10,7 @@ import dev.backoff.testing.ScriptedRandom;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
@@ -48,6 +49,15 @@ class ConformanceProperties {
     for (DriverRunner runner : ConformanceTest.runners()) {
       assertThat(observe(runner, row, draws)).as(runner.name()).isEqualTo(reference);
     }
+  }
+
+  /**
+   * The fifth attempt starts exactly at the deadline (waits 0.6 + 1.2 + 2.4 + 4.8 s = 9 s): every driver lets it
+   * answer, as the blocking executor does; the gRPC attempt's token millisecond of deadline must not end it.
+   */
+  @Example
+  void anAttemptStartedAtTheDeadlineIsAnsweredByEveryDriver() throws Exception {
+    everyDriverAgreesWithTheBlockingExecutor(4, 5, List.of(6), 9);
   }
 
   private static Observed observe(DriverRunner runner, Scenario row, double[] draws) throws Exception {

@@ -35,7 +35,10 @@ import java.util.concurrent.TimeUnit;
  * response message, a retryable failure {@code UNAVAILABLE} (with a {@code grpc-retry-pushback-ms} trailer for
  * a pushback), an abort {@code INVALID_ARGUMENT} (not retryable), an attempt that never completes a call the
  * server never answers (it records the client's cancellation). Everything runs on the calling thread (direct
- * executors) and the interceptor's timers on a fake scheduler, so the waits are exact. The caller cancels the
+ * executors), and every timer (the interceptor's, and the channel's and the server's for an attempt's deadline) on
+ * a fake scheduler, so the waits are exact and an attempt's deadline passes in the trial's time, never while the
+ * in-process server answers (with real timers, an attempt started at the policy's deadline, whose own deadline is
+ * a token millisecond, failed when the machine took longer than that to answer it). The caller cancels the
  * stub's future; the failure it gets is the last attempt's status, whose description is the script's message.
  */
 final class GrpcRunner implements DriverRunner {
@@ -90,9 +93,10 @@ final class GrpcRunner implements DriverRunner {
     ServerServiceDefinition service = ServerServiceDefinition.builder("conformance.Script")
         .addMethod(ATTEMPT, ServerCalls.asyncUnaryCall((request, responses) -> answer(trial, responses)))
         .build();
-    Server server = InProcessServerBuilder.forName(name).directExecutor().addService(service).build().start();
+    Server server = InProcessServerBuilder.forName(name).directExecutor().scheduledExecutorService(scheduler)
+        .addService(service).build().start();
     ManagedChannel channel = InProcessChannelBuilder.forName(name).directExecutor().disableRetry()
-        .intercept(interceptor.build()).build();
+        .scheduledExecutorService(scheduler).intercept(interceptor.build()).build();
     try {
       Future<String> call = ClientCalls.futureUnaryCall(channel.newCall(ATTEMPT, CallOptions.DEFAULT), "call");
       AsyncRunner.runToEnd(trial, scheduler, call);
