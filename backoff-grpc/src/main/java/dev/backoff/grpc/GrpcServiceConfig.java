@@ -1,7 +1,9 @@
 package dev.backoff.grpc;
 
 import dev.backoff.Backoff;
+import dev.backoff.AdaptiveHedgeDelay;
 import dev.backoff.Hedging;
+import dev.backoff.spec.Durations;
 import dev.backoff.Jitter;
 import dev.backoff.RetryBudget;
 import dev.backoff.RetryPolicy;
@@ -189,9 +191,21 @@ public final class GrpcServiceConfig {
             + " maxHedgedAttempts (" + GRPC_DEFAULT_MAX_ATTEMPTS + " unless raised with"
             + " ManagedChannelBuilder.maxHedgedAttempts)");
       }
+      long delayNanos = hedging.delayNanos(); // an adaptive delay's value now, read once
+      AdaptiveHedgeDelay adaptive = hedging.adaptiveDelay();
+      if (adaptive != null) {
+        unexpressed.add("adaptive hedging delay (quantile " + adaptive.quantile()
+            + " of recent latencies): gRPC's hedgingDelay is fixed; exported as its value now, "
+            + Durations.format(delayNanos) + " (" + adaptive.latenciesRecorded() + " latencies recorded; "
+            + (adaptive.latenciesRecorded() < adaptive.warmUp() ? "still the initial delay" : "it will move")
+            + "); export again for a newer value");
+        unexpressed.add("the hedges' load cap (at most " + adaptive.maxExtraLoad()
+            + " hedges per first attempt): gRPC's hedgingPolicy has none (retryThrottling counts failures,"
+            + " not hedges)");
+      }
       Map<String, Object> hedge = new LinkedHashMap<>();
       hedge.put("maxAttempts", (double) maxAttempts);
-      hedge.put("hedgingDelay", seconds(hedging.delayNanos()));
+      hedge.put("hedgingDelay", seconds(delayNanos));
       hedge.put("nonFatalStatusCodes", codeNames(codes));
       methodConfig.put("hedgingPolicy", Collections.unmodifiableMap(hedge));
     }

@@ -4,6 +4,7 @@ import static dev.backoff.grpc.ScriptedServer.SAY;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.backoff.AdaptiveHedgeDelay;
 import dev.backoff.Backoff;
 import dev.backoff.CircuitBreaker;
 import dev.backoff.FailureClass;
@@ -243,6 +244,31 @@ class GrpcServiceConfigTest {
 
     assertThat(config.isExact()).isTrue();
     assertThat(config.toJson()).contains("\"hedgingPolicy\":{\"maxAttempts\":3,\"hedgingDelay\":\"0s\"");
+  }
+
+  @Test
+  void anAdaptiveDelayIsExportedAsItsValueNowAndSaidNotToBeExpressible() {
+    AdaptiveHedgeDelay delay = AdaptiveHedgeDelay.builder().quantile(0.9).initialDelay(Duration.ofMillis(300))
+        .warmUp(10).bounds(Duration.ofMillis(1), Duration.ofSeconds(1)).build();
+    RetryPolicy<Object> policy = RetryPolicy.<Object>builder().maxAttempts(3).hedging(Hedging.adaptive(delay))
+        .build();
+
+    GrpcServiceConfig warming = GrpcServiceConfig.hedgingPolicy(policy);
+    assertThat(warming.isExact()).isFalse();
+    assertThat(warming.toJson()).contains("\"hedgingDelay\":\"0.3s\"");
+    assertThat(warming.unexpressed()).contains("adaptive hedging delay (quantile 0.9 of recent latencies): gRPC's"
+        + " hedgingDelay is fixed; exported as its value now, 300ms (0 latencies recorded; still the initial"
+        + " delay); export again for a newer value");
+    assertThat(warming.unexpressed()).anySatisfy(line -> assertThat(line).startsWith(
+        "the hedges' load cap (at most 0.05 hedges per first attempt): gRPC's hedgingPolicy has none"));
+
+    for (int i = 1; i <= 10; i++) {
+      delay.record(TimeUnit.MILLISECONDS.toNanos(10 * i)); // 10..100 ms: the 0.9 quantile is about 90 ms
+    }
+    GrpcServiceConfig warm = GrpcServiceConfig.hedgingPolicy(policy);
+    assertThat(delay.delayNanos()).isBetween(TimeUnit.MILLISECONDS.toNanos(80), TimeUnit.MILLISECONDS.toNanos(101));
+    assertThat(warm.unexpressed()).anySatisfy(line -> assertThat(line).contains("10 latencies recorded; it will move"));
+    assertThat(warm.toJson()).doesNotContain("\"0.3s\"");
   }
 
   @Test
