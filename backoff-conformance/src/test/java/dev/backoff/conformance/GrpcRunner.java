@@ -7,6 +7,7 @@ import dev.backoff.grpc.GrpcRetryInterceptor;
 import dev.backoff.testing.FakeClock;
 import dev.backoff.testing.FakeScheduler;
 import io.grpc.CallOptions;
+import io.grpc.Deadline;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
 import io.grpc.MethodDescriptor;
@@ -35,10 +36,11 @@ import java.util.concurrent.TimeUnit;
  * response message, a retryable failure {@code UNAVAILABLE} (with a {@code grpc-retry-pushback-ms} trailer for
  * a pushback), an abort {@code INVALID_ARGUMENT} (not retryable), an attempt that never completes a call the
  * server never answers (it records the client's cancellation). Everything runs on the calling thread (direct
- * executors), and every timer (the interceptor's, and the channel's and the server's for an attempt's deadline) on
- * a fake scheduler, so the waits are exact and an attempt's deadline passes in the trial's time, never while the
- * in-process server answers (with real timers, an attempt started at the policy's deadline, whose own deadline is
- * a token millisecond, failed when the machine took longer than that to answer it). The caller cancels the
+ * executors), every timer (the interceptor's, and the channel's and the server's for an attempt's deadline) on a
+ * fake scheduler and an attempt's deadline read on the fake clock, so the waits are exact and an attempt's
+ * deadline passes in the trial's time, never while the in-process server answers (in real time, an attempt
+ * started at the policy's deadline, whose own deadline is a token millisecond, failed when the machine took
+ * longer than that to answer it). The caller cancels the
  * stub's future; the failure it gets is the last attempt's status, whose description is the script's message.
  */
 final class GrpcRunner implements DriverRunner {
@@ -88,7 +90,13 @@ final class GrpcRunner implements DriverRunner {
     FakeScheduler scheduler = new FakeScheduler(clock);
     @SuppressWarnings("unchecked") // every message of this method is a String, which the row's rules read
     RetryPolicy<Object> policy = (RetryPolicy<Object>) (RetryPolicy<?>) trial.policy(clock);
-    GrpcRetryInterceptor.Builder interceptor = GrpcRetryInterceptor.builder().policy(policy).scheduler(scheduler);
+    GrpcRetryInterceptor.Builder interceptor = GrpcRetryInterceptor.builder().policy(policy).scheduler(scheduler)
+        .deadlineTicker(new Deadline.Ticker() {
+          @Override
+          public long nanoTime() {
+            return clock.nanoTime();
+          }
+        });
     String name = InProcessServerBuilder.generateName();
     ServerServiceDefinition service = ServerServiceDefinition.builder("conformance.Script")
         .addMethod(ATTEMPT, ServerCalls.asyncUnaryCall((request, responses) -> answer(trial, responses)))

@@ -10,6 +10,7 @@ import io.grpc.CallOptions;
 import io.grpc.Channel;
 import io.grpc.ClientCall;
 import io.grpc.ClientInterceptor;
+import io.grpc.Deadline;
 import io.grpc.MethodDescriptor;
 import io.grpc.Status;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import java.util.EnumSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Predicate;
 
@@ -125,6 +127,7 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
   private final Set<Status.Code> retryable;
   private final boolean[] retryableByCode;
   private final long attemptTimeoutNanos; // 0: none
+  private final Deadline.Ticker ticker; // the clock an attempt's deadline is read on, in a call without its own
   private final boolean hedges;
   private final AsyncRetryExecutor<Object> executor;
   // For methods that may not be hedged: the policy without hedging (the same as executor when it does not hedge).
@@ -154,6 +157,7 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
         })
         .build();
     this.attemptTimeoutNanos = builder.attemptTimeoutNanos;
+    this.ticker = builder.deadlineTicker;
     this.hedges = policy.hedging() != null;
     this.executor = AsyncRetryExecutor.of(policy, builder.scheduler);
     this.unhedged = hedges ? AsyncRetryExecutor.of(policy.toBuilder().hedging(null).build(), builder.scheduler)
@@ -237,6 +241,14 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
     return attemptTimeoutNanos;
   }
 
+  /**
+   * A deadline {@code nanos} from now on the {@linkplain Builder#deadlineTicker deadline ticker}, for an attempt
+   * of a call without a deadline of its own (gRPC cannot compare deadlines read on different tickers).
+   */
+  Deadline attemptDeadline(long nanos) {
+    return Deadline.after(nanos, TimeUnit.NANOSECONDS, ticker);
+  }
+
   @Override
   public String toString() {
     return "GrpcRetryInterceptor[" + policy + ", retrying " + retryable + "]";
@@ -250,6 +262,7 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
     private RetryPolicy<Object> policy = RetryPolicy.defaults();
     private final EnumSet<Status.Code> retryable = EnumSet.copyOf(GrpcStatusRules.DEFAULT_RETRYABLE);
     private ScheduledExecutorService scheduler = AsyncRetryExecutor.defaultScheduler();
+    private Deadline.Ticker deadlineTicker = Deadline.getSystemTicker();
     private long attemptTimeoutNanos;
     private Predicate<? super MethodDescriptor<?, ?>> hedgeable = IDEMPOTENT;
 
@@ -328,6 +341,22 @@ public final class GrpcRetryInterceptor implements ClientInterceptor {
      */
     public Builder scheduler(ScheduledExecutorService scheduler) {
       this.scheduler = Objects.requireNonNull(scheduler, "scheduler must not be null");
+      return this;
+    }
+
+    /**
+     * The clock on which gRPC reads the deadline this interceptor gives an attempt (the policy's time left, the
+     * {@linkplain #attemptTimeout attempt timeout}) in a call without a deadline of its own. Default: the
+     * system's ({@link Deadline#getSystemTicker()}). A test that runs the policy on a fake clock and the
+     * channel's and server's timers on a fake scheduler (their {@code scheduledExecutorService}) gives the
+     * same fake time here, so an attempt's deadline passes in the test's time and never while a slow machine
+     * answers it. A call with a deadline of its own (its options' or its context's) keeps the system's for its
+     * attempts too: gRPC cannot compare deadlines read on different tickers.
+     *
+     * @throws NullPointerException if {@code ticker} is null
+     */
+    public Builder deadlineTicker(Deadline.Ticker ticker) {
+      this.deadlineTicker = Objects.requireNonNull(ticker, "ticker must not be null");
       return this;
     }
 

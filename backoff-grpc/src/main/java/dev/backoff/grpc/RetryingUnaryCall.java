@@ -257,7 +257,8 @@ final class RetryingUnaryCall<ReqT, RespT> extends ClientCall<ReqT, RespT>
     if (own != null && own.timeRemaining(TimeUnit.NANOSECONDS) <= limit) {
       return callOptions;
     }
-    return callOptions.withDeadline(Deadline.after(limit, TimeUnit.NANOSECONDS));
+    return callOptions.withDeadline(deadline == null ? interceptor.attemptDeadline(limit)
+        : Deadline.after(limit, TimeUnit.NANOSECONDS));
   }
 
   @Override

@@ -498,6 +498,7 @@ class GrpcRetryInterceptorTest {
         .hasMessage("attemptTimeout must be positive, was PT-0.005S");
     assertThatThrownBy(() -> builder.policy(null)).hasMessage("policy must not be null");
     assertThatThrownBy(() -> builder.scheduler(null)).hasMessage("scheduler must not be null");
+    assertThatThrownBy(() -> builder.deadlineTicker(null)).hasMessage("ticker must not be null");
     assertThatThrownBy(() -> builder.hedgeIf(null)).hasMessage("hedgeable must not be null");
     assertThat(builder.retryOnlyOn().build().retryableStatusCodes()).isEmpty();
     assertThat(GrpcRetryInterceptor.builder().build().retryableStatusCodes())
