@@ -30,8 +30,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "advise", mixinStandardHelpOptions = true, sortOptions = false,
     modelTransformer = AdviseCommand.ScenarioFlags.class,
-    description = {"Search retry policies (strategy families, their parameters, attempt limits, retry budgets and "
-        + "admission control: the adaptive rate limiter, a concurrency limit) "
+    description = {"Search retry policies (strategy families, their parameters, attempt limits, retry budgets, "
+        + "admission control: the adaptive rate limiter, a concurrency limit, and, with --hedging, hedging) "
         + "for those meeting your objectives in a scenario, over several seeds; print them, the trade-off "
         + "between success ratio, amplification and p99, and the most robust one as Java, the simulate commands that "
         + "reproduce its runs and Spring properties.",
@@ -43,7 +43,8 @@ import picocli.CommandLine.Spec;
             + "rate) 20%% lower and higher, every fault 50%% shorter and longer, and each load change with each fault "
             + "change; the recommendation is the most robust of those shown to meet every objective in every check "
             + "(the 95%% interval within the bound, on --held-out-seeds runs per check); equally robust ones (worst-case "
-            + "margins equal to 0.1%%) go to the simpler policy, with fewer of a budget and an admission control.",
+            + "margins equal to 0.1%%) go to the simpler policy, with fewer of a budget, an admission control and "
+            + "hedging.",
         "Exit 1 when no policy meets every objective, or none of those checked is shown to hold them in every "
             + "check: the output names the objective that binds, the closest value with its interval, and where."})
 final class AdviseCommand implements Callable<Integer> {
@@ -68,8 +69,9 @@ final class AdviseCommand implements Callable<Integer> {
 
   @Option(names = "--budget", paramLabel = "<count>", defaultValue = "400",
       description = "The most simulation runs to spend (candidates × seeds): the grid (" + Advisor.GRID_SIZE
-          + " candidates, and " + Advisor.PROTECTED_BLOCK + " for each further --protection: 64 by default), then "
-          + "refinement around the best. Default: ${DEFAULT-VALUE}.")
+          + " candidates, " + Advisor.PROTECTED_BLOCK + " for each further --protection: 64 by default, and "
+          + Advisor.HEDGED_BLOCK + " for each further --hedging), then refinement around the best. "
+          + "Default: ${DEFAULT-VALUE}.")
   int budget;
 
   @Option(names = "--check-top", paramLabel = "<count>", defaultValue = "" + Advisor.Settings.CHECKED,
@@ -93,6 +95,16 @@ final class AdviseCommand implements Callable<Integer> {
           + "(+concurrency:aimd), or all. The first gets the whole grid, each other one a block of "
           + Advisor.PROTECTED_BLOCK + " candidates; refinement moves between them. Default: ${DEFAULT-VALUE}.")
   String protection;
+
+  @Option(names = "--hedging", paramLabel = "<spec>[,<spec>...]", defaultValue = "none",
+      description = "The hedging searched with every policy, for idempotent calls only (a hedge sends the request "
+          + "again): none, a quantile of recent latencies with the load cap (p95: +hedge:p95, with +hedge's "
+          + "parameters such as p99:max-extra-load=0.1) or a fixed delay (150ms: +hedge:150ms). none comes "
+          + "first; the first gets the whole grid, each other one a block of " + Advisor.HEDGED_BLOCK
+          + " candidates (2 or 3 attempts, with and without a budget: a hedged call does not use the backoff); "
+          + "refinement moves between them. Not with the adaptive rate limiter (the simulator does not run "
+          + "both). Default: ${DEFAULT-VALUE}: the default search does not hedge.")
+  String hedging;
 
   @Option(names = "--threads", paramLabel = "<count>",
       description = "Runs at once. Default: the processors available. The advice does not depend on it.")
@@ -153,15 +165,21 @@ final class AdviseCommand implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new Errors.UsageException("--protection: " + e.getMessage());
     }
+    List<PolicyCandidate.Hedge> hedges;
+    try {
+      hedges = PolicyCandidate.Hedge.parseAll(hedging);
+    } catch (IllegalArgumentException e) {
+      throw new Errors.UsageException("--hedging: " + e.getMessage());
+    }
     Advisor.Settings settings;
     try {
       settings = new Advisor.Settings(seeds, budget, threads == null ? Runs.defaultThreads() : threads, preferred,
-          checkTop, heldOut, protections);
+          checkTop, heldOut, protections, hedges);
     } catch (IllegalArgumentException e) {
       String message = e.getMessage();
       String flag = message.startsWith("seeds") ? "--seeds" : message.startsWith("threads") ? "--threads"
           : message.startsWith("checked") ? "--check-top" : message.startsWith("held-out") ? "--held-out-seeds"
-          : "--budget";
+          : message.startsWith("hedging") ? "--hedging" : "--budget";
       throw new Errors.UsageException(flag + ": " + message);
     }
     try {

@@ -51,6 +51,16 @@ final class LabServerCommand implements Callable<Integer> {
           + "times of mean --base-latency, a slow tail to try hedging on). Default fixed.")
   String serviceDistribution = "fixed";
 
+  @Option(names = "--slow-fraction", paramLabel = "<number>",
+      description = "A slow tail: this share of the requests (from 0 to 1, 1 excluded; drawn with --seed) takes "
+          + "--slow-latency where the others take --base-latency (above the knee they slow down with the others). "
+          + "Default 0: none.")
+  double slowFraction;
+
+  @Option(names = "--slow-latency", paramLabel = "<duration>", converter = DurationConverter.class,
+      description = "What a slow request takes (see --slow-fraction); must be above --base-latency.")
+  Duration slowLatency;
+
   @Option(names = "--reject-status", paramLabel = "503|429",
       description = "The status a request gets at once when the server holds --max-connections requests. With "
           + "--knee-limit at or above --max-connections, a server of --max-connections / --base-latency "
@@ -58,7 +68,7 @@ final class LabServerCommand implements Callable<Integer> {
   int rejectStatus = 503;
 
   @Option(names = "--seed", paramLabel = "<integer>",
-      description = "Seed of the exponential service-time draws. Default 1.")
+      description = "Seed of the exponential service-time draws and of which requests are slow. Default 1.")
   long seed = 1;
 
   @Override
@@ -80,14 +90,29 @@ final class LabServerCommand implements Callable<Integer> {
     if (rejectStatus != 503 && rejectStatus != 429) {
       throw new Errors.UsageException("--reject-status must be 503 or 429, was " + rejectStatus);
     }
+    if (!(slowFraction >= 0 && slowFraction < 1)) {
+      throw new Errors.UsageException("--slow-fraction must be from 0 to 1 (1 excluded), was " + slowFraction);
+    }
+    if (slowFraction > 0 && slowLatency == null) {
+      throw new Errors.UsageException("--slow-fraction " + Numbers.text(slowFraction) + " needs --slow-latency, "
+          + "such as --slow-latency 400ms");
+    }
+    if (slowFraction == 0 && slowLatency != null) {
+      throw new Errors.UsageException("--slow-latency needs --slow-fraction above 0, such as --slow-fraction 0.03");
+    }
     Scenario model = ScenarioKeyFlags.scenario(spec, ScenarioKeyFlags.KNEE);
+    if (slowLatency != null && slowLatency.compareTo(model.kneeLatency().base()) <= 0) {
+      throw new Errors.UsageException("--slow-latency " + Durations.format(slowLatency) + " must be above "
+          + "--base-latency " + Durations.format(model.kneeLatency().base()));
+    }
     if (model.backlog() < 1) {
       throw new Errors.UsageException("--backlog must be at least 1 for a live server, was " + model.backlog());
     }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     LabServer.Builder builder = LabServer.builder().port(port).latency(model.kneeLatency()).backlog(model.backlog())
-        .serviceDistribution(serviceDistribution).seed(seed).rejectStatus(rejectStatus)
+        .serviceDistribution(serviceDistribution).slowTail(slowFraction, slowLatency).seed(seed)
+        .rejectStatus(rejectStatus)
         .report(line -> {
           out.println(LocalTime.now().format(TIME) + ": " + line);
           out.flush();
@@ -111,6 +136,8 @@ final class LabServerCommand implements Callable<Integer> {
     String base = "http://127.0.0.1:" + server.port();
     err.println("backoff lab server: " + base + "/api  " + server.latency()
         + ("exponential".equals(server.serviceDistribution()) ? ", exponential service times" : "")
+        + (server.slowFraction() == 0 ? "" : ", " + Numbers.text(100 * server.slowFraction()) + "% of requests "
+            + Durations.format(server.slowLatency()))
         + ", backlog " + server.backlog()
         + ", holding at most " + server.maxConnections() + " requests"
         + (server.rejectStatus() == 503 ? "" : " (" + server.rejectStatus() + " beyond them)"));

@@ -141,8 +141,15 @@ class AdviseCommandTest {
             List.of("--seeds", "2", "--budget", "40", "--check-top", "10")),
         // Admission control only: every candidate, the recommendation included, has the adaptive rate limiter.
         org.junit.jupiter.params.provider.Arguments.of(0, small, "recovers>=0.5,amplification<=1.3",
-            List.of("--seeds", "1", "--budget", "6", "--check-top", "2", "--protection", "adaptive")));
+            List.of("--seeds", "1", "--budget", "6", "--check-top", "2", "--protection", "adaptive")),
+        // Hedging only, on a slow tail: every candidate, the recommendation included, hedges at the live p95.
+        org.junit.jupiter.params.provider.Arguments.of(0, TAIL, "success-ratio>=0.99,p99<=210ms",
+            List.of("--seeds", "1", "--budget", "4", "--check-top", "2", "--protection", "none", "--hedging", "p95")));
   }
+
+  /** A slow tail at a quarter of capacity (docs/scenarios/hedging-adaptive.yaml's service, 60 s). */
+  private static final String TAIL = "client: open\nrate: 50\nserver: pool\nworkers: 20\nservice-time: 50ms\n"
+      + "service-distribution: exponential\ntimeout: 2s\nduration: 60s\nfaults: none\n";
 
   /**
    * Verdicts and the recommendation follow from the numbers printed beside them: every objective's verdict in
@@ -234,7 +241,10 @@ class AdviseCommandTest {
       assertThat(advised.get("runs").asInt()).isEqualTo(seeds);
       assertThat(seeds).isEqualTo(name.equals("training") ? root.get("search").get("seeds").asInt()
           : Math.max(heldOut, seeds));
-      if (extra.contains("--protection")) {
+      if (extra.contains("--hedging")) {
+        assertThat(recommended.get("hedging").asText()).isEqualTo("p95");
+        assertThat(words).contains(recommended.get("policy").asText()).anyMatch(w -> w.endsWith("+hedge:p95"));
+      } else if (extra.contains("--protection")) {
         assertThat(recommended.get("protection").asText()).isEqualTo("adaptive");
         assertThat(words).contains(recommended.get("policy").asText()).anyMatch(w -> w.endsWith("+adaptive"));
       }
@@ -330,6 +340,19 @@ class AdviseCommandTest {
     assertThat(protection.exitCode).isEqualTo(2);
     assertThat(protection.err).startsWith("backoff: --protection: unknown protection 'bulkhead'; use none, adaptive, "
         + "concurrency, concurrency:aimd or all\n");
+    java.util.Map<List<String>, String> hedging = new java.util.LinkedHashMap<>();
+    hedging.put(List.of("none,nnoe"), "unknown hedging 'nnoe'; did you mean 'none'?; use none, a quantile such as "
+        + "p95 (the adaptive delay) or a delay such as 150ms\n");
+    hedging.put(List.of("p100"), "hedging 'p100': hedge quantile 'p100': out of range (p0..p100, both excluded)\n");
+    hedging.put(List.of("p95", "--protection", "adaptive"), "hedging [p95] with only the adaptive rate limiter "
+        + "leaves nothing to search");
+    hedging.forEach((flags, message) -> {
+      List<String> arguments = new ArrayList<>(List.of("--objective", "recovers>=0.5", "--hedging"));
+      arguments.addAll(flags);
+      CliRunner run = advise(arguments.toArray(new String[0]));
+      assertThat(run.exitCode).as(flags.toString()).isEqualTo(2);
+      assertThat(run.err).as(flags.toString()).startsWith("backoff: --hedging: " + message);
+    });
     CliRunner format = advise("--objective", "recovers>=0.5", "--format", "xml");
     assertThat(format.exitCode).isEqualTo(2);
     assertThat(format.err).startsWith("backoff: --format: unknown format 'xml'; use table or json\n");

@@ -142,6 +142,27 @@ class LabCommandTest {
   }
 
   @Test
+  void aBadSlowTailIsAUsageErrorNamingTheFlag() {
+    java.util.Map<java.util.List<String>, String> cases = new java.util.LinkedHashMap<>();
+    cases.put(java.util.List.of("--slow-fraction", "1.5", "--slow-latency", "400ms"),
+        "--slow-fraction must be from 0 to 1 (1 excluded), was 1.5");
+    cases.put(java.util.List.of("--slow-fraction", "0.05"),
+        "--slow-fraction 0.05 needs --slow-latency, such as --slow-latency 400ms");
+    cases.put(java.util.List.of("--slow-latency", "400ms"), "--slow-latency needs --slow-fraction above 0");
+    cases.put(java.util.List.of("--slow-fraction", "0.05", "--slow-latency", "50ms"),
+        "--slow-latency 50ms must be above --base-latency 100ms");
+    cases.put(java.util.List.of("--slow-fraction", "0.05", "--slow-latency", "400"), "--slow-latency");
+    cases.forEach((flags, message) -> {
+      java.util.List<String> arguments = new java.util.ArrayList<>(
+          java.util.List.of("lab", "server", "--duration", "1s"));
+      arguments.addAll(flags);
+      CliRunner server = CliRunner.run(arguments.toArray(new String[0]));
+      assertThat(server.exitCode).as(flags.toString()).isEqualTo(2);
+      assertThat(server.err).as(flags.toString()).contains(message);
+    });
+  }
+
+  @Test
   void calibrateComparesHedgesPerRequestWithTheSimulator() {
     CliRunner result = CliRunner.run("lab", "calibrate", "--no-live", "--seeds", "2", "--clients", "100",
         "--policies", "storm-exponential+hedge:150ms");

@@ -40,6 +40,7 @@ public final class ClientFleet implements AutoCloseable {
   private final Counters counters = new Counters();
   private final LatencyHistogram latencies = new LatencyHistogram();
   private final boolean hedging;
+  private final dev.backoff.AdaptiveHedgeDelay hedgeDelay;
   private volatile boolean closed;
 
   private ClientFleet(Builder builder) {
@@ -56,7 +57,10 @@ public final class ClientFleet implements AutoCloseable {
         .executor(httpExecutor)
         .build();
     HttpRequest request = HttpRequest.newBuilder(builder.uri).timeout(builder.timeout).GET().build();
-    this.hedging = builder.policy.build().hedging() != null;
+    dev.backoff.Hedging hedges = builder.policy.build().hedging();
+    this.hedging = hedges != null;
+    // The builder holds one Hedging, so the sender's policy shares this adaptive delay (its live state).
+    this.hedgeDelay = hedges == null ? null : hedges.adaptiveDelay();
     this.sender = new HttpSender(http, request, builder.policy, builder.timeout, scheduler, counters);
   }
 
@@ -122,6 +126,11 @@ public final class ClientFleet implements AutoCloseable {
   /** Whether the fleet's policy hedges. */
   boolean hedging() {
     return hedging;
+  }
+
+  /** The policy's adaptive hedging delay ({@code +hedge:p95}), shared by the fleet's calls; null without one. */
+  dev.backoff.AdaptiveHedgeDelay hedgeDelay() {
+    return hedgeDelay;
   }
 
   /** The latencies of the logical requests that succeeded so far, from their start to their success. */

@@ -54,7 +54,8 @@ public final class LabClientRun {
       LabSummary summary = LabSummary.detect(samples, running.totals())
           .withP99SuccessLatency(running.latencies().quantileSeconds(0.99));
       return json ? LabReport.clientJson(policy, running.clients(), summary, samples)
-          : LabReport.summaryTable(policy, summary, running.totals());
+          : LabReport.summaryTable(policy, summary, running.totals())
+              + LabReport.latencyAndHedgeDelayRows(running.latencies(), running.hedgeDelay());
     }
   }
 }

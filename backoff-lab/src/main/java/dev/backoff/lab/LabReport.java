@@ -63,6 +63,25 @@ final class LabReport {
     return text.toString().stripTrailing();
   }
 
+  /**
+   * Rows for the end of a client run's summary: the p50 latency of the logical requests that succeeded, and,
+   * with an adaptive hedging delay, its delay at the end and the load cap's decisions (hedges it let go and
+   * refused, against its most extra load).
+   */
+  static String latencyAndHedgeDelayRows(LatencyHistogram latencies, dev.backoff.AdaptiveHedgeDelay delay) {
+    StringBuilder text = new StringBuilder("\n");
+    double p50 = latencies.quantileSeconds(0.5);
+    row(text, "p50 latency", Double.isNaN(p50) ? "n/a"
+        : dev.backoff.spec.Durations.formatTruncated(Math.round(p50 * 1e9)) + " (logical requests that succeeded)");
+    if (delay != null) {
+      row(text, "hedge delay", dev.backoff.spec.Durations.formatTruncated(delay.delayNanos()) + " at the end (p"
+          + java.math.BigDecimal.valueOf(delay.quantile() * 100).stripTrailingZeros().toPlainString()
+          + " of the last " + delay.window() + " latencies); load cap: " + delay.hedgesSent() + " hedges sent, "
+          + delay.hedgesRefused() + " refused (at most " + delay.maxExtraLoad() + " per first attempt)");
+    }
+    return text.toString().stripTrailing();
+  }
+
   private static void row(StringBuilder text, String name, String value) {
     text.append(String.format(Locale.ROOT, "%-20s %s%n", name + ":", value));
   }

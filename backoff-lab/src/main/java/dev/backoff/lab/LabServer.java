@@ -48,6 +48,8 @@ public final class LabServer implements AutoCloseable {
   private final int maxConnections;
   private final int backlog;
   private final String serviceDistribution;
+  private final double slowFraction;
+  private final Duration slowLatency;
   private final int rejectStatus;
 
   private LabServer(Builder builder) throws IOException {
@@ -57,10 +59,20 @@ public final class LabServer implements AutoCloseable {
     this.maxConnections = builder.maxConnections;
     long slotNanos = Math.max(1, builder.checkInterval.toNanos() / SLOTS_PER_CHECK);
     java.util.function.DoubleSupplier serviceFactor = null;
-    if (builder.exponentialService) {
+    if (builder.exponentialService || builder.slowFraction > 0) {
       java.util.SplittableRandom random = new java.util.SplittableRandom(builder.seed);
-      serviceFactor = () -> -Math.log(1 - random.nextDouble()); // exponential, mean 1; 1 - u avoids log(0)
+      boolean exponential = builder.exponentialService;
+      double slowFraction = builder.slowFraction;
+      double slowFactor = slowFraction > 0 ? (double) builder.slowLatency.toNanos() / builder.latency.base().toNanos()
+          : 1;
+      serviceFactor = () -> {
+        double factor = exponential ? -Math.log(1 - random.nextDouble()) : 1; // mean 1; 1 - u avoids log(0)
+        // The slow draw only when asked, so that an exponential server's draws stay what they were.
+        return slowFraction > 0 && random.nextDouble() < slowFraction ? factor * slowFactor : factor;
+      };
     }
+    this.slowFraction = builder.slowFraction;
+    this.slowLatency = builder.slowLatency;
     this.core = new ServerCore<>(builder.latency, slotNanos, SLOTS_PER_CHECK, builder.backlog,
         builder.maxConnections, serviceFactor);
     this.serviceDistribution = builder.exponentialService ? "exponential" : "fixed";
@@ -303,6 +315,16 @@ public final class LabServer implements AutoCloseable {
     return serviceDistribution;
   }
 
+  /** The share of requests that take {@link #slowLatency()} (0 without a slow tail). */
+  public double slowFraction() {
+    return slowFraction;
+  }
+
+  /** What a slow request takes where the others take the base latency; null without a slow tail. */
+  public Duration slowLatency() {
+    return slowLatency;
+  }
+
   /** The status a request gets when the server already holds its maximum: 503 or 429. */
   public int rejectStatus() {
     return rejectStatus;
@@ -492,6 +514,8 @@ public final class LabServer implements AutoCloseable {
     /** Idle keep-alive connections are closed after this, as the JDK's own server does by default. */
     private Duration idleTimeout = Duration.ofSeconds(30);
     private boolean exponentialService;
+    private double slowFraction;
+    private Duration slowLatency;
     private long seed = 1;
     private int rejectStatus = 503;
 
@@ -530,7 +554,29 @@ public final class LabServer implements AutoCloseable {
       return this;
     }
 
-    /** The seed of the service-time draws (default 1; only used by an exponential distribution). */
+    /**
+     * A slow tail: each request, with probability {@code fraction} (drawn from the {@link #seed}), takes
+     * {@code latency} where the others take the base latency; its service time is the latency model's D times
+     * {@code latency / base} (times its exponential draw with that distribution), so above the knee it slows
+     * with the others. {@code fraction} 0 (the default) turns it off.
+     *
+     * @throws IllegalArgumentException if {@code fraction} is outside [0, 1) ({@link #start} refuses a
+     *     {@code latency} not above the latency model's base latency)
+     * @throws NullPointerException if {@code fraction} is above 0 and {@code latency} is null
+     */
+    public Builder slowTail(double fraction, Duration latency) {
+      if (!(fraction >= 0 && fraction < 1)) {
+        throw new IllegalArgumentException("slowFraction must be from 0 to 1 (1 excluded), was " + fraction);
+      }
+      if (fraction > 0 && latency == null) {
+        throw new NullPointerException("slowLatency must not be null with a slow fraction");
+      }
+      this.slowFraction = fraction;
+      this.slowLatency = fraction > 0 ? latency : null;
+      return this;
+    }
+
+    /** The seed of the service-time draws (default 1; used by an exponential distribution and a slow tail). */
     public Builder seed(long seed) {
       this.seed = seed;
       return this;
@@ -658,8 +704,13 @@ public final class LabServer implements AutoCloseable {
      *
      * @throws IOException if the port cannot be bound
      * @throws IllegalStateException if {@code ulimit -n} is too low for {@code maxConnections}
+     * @throws IllegalArgumentException if a slow tail's latency is not above the base latency
      */
     public LabServer start() throws IOException {
+      if (slowFraction > 0 && slowLatency.compareTo(latency.base()) <= 0) {
+        throw new IllegalArgumentException("slowLatency must be above the base latency "
+            + dev.backoff.spec.Durations.format(latency.base()) + ", was " + dev.backoff.spec.Durations.format(slowLatency));
+      }
       if (maxConnections > 0) {
         FileDescriptors.require(maxConnections, "a server holding --max-connections " + maxConnections);
       }
@@ -674,6 +725,8 @@ public final class LabServer implements AutoCloseable {
       copy.headerTimeout = headerTimeout;
       copy.idleTimeout = idleTimeout;
       copy.exponentialService = exponentialService;
+      copy.slowFraction = slowFraction;
+      copy.slowLatency = slowLatency;
       copy.seed = seed;
       copy.rejectStatus = rejectStatus;
       return new LabServer(copy);

@@ -131,6 +131,38 @@ class FleetHedgingTest {
     }
   }
 
+  /**
+   * The adaptive delay ({@code +hedge:p95}) against a server whose every 20th request or so is slow: once it
+   * has its warm-up latencies it leaves its initial delay (the 10 s maximum), hedges go out and win, every
+   * hedge the fleet counts is one the delay let go, and those stay within the load cap: at most 5 per 100
+   * first attempts. About 5 s: 20 clients, until 600 requests.
+   */
+  @Test
+  @org.junit.jupiter.api.Tag("slow")
+  void theAdaptiveDelayHedgesASlowTailWithinItsLoadCap() throws Exception {
+    try (LabServer server = LabServer.builder().latency(FLAT_50MS).slowTail(0.03, Duration.ofMillis(400)).seed(3)
+        .maxConnections(400).start()) {
+      ClientFleet fleet = ClientFleet.builder().uri(server.apiUri()).clients(20).think(Duration.ofMillis(50))
+          .timeout(TIMEOUT).policy("fixed:10ms+hedge:p95:warm-up=50:window=200").start();
+      dev.backoff.AdaptiveHedgeDelay delay = fleet.hedgeDelay();
+      assertThat(delay).isNotNull();
+      try {
+        waitFor(fleet::totals, t -> t.hedgesWon() >= 3 && t.requests() >= 600);
+      } finally {
+        fleet.close();
+      }
+      FleetTotals totals = waitFor(fleet::totals, t -> t.attempts() == t.ok() + t.errors() + t.timeouts()
+          + t.cancelled() && t.succeeded() + t.failed() == t.requests());
+      assertThat(delay.delay()).isLessThan(Duration.ofSeconds(10));
+      assertThat(totals.hedgesSent()).isPositive().isLessThanOrEqualTo(delay.hedgesSent());
+      // The cap is credited 0.05 per first attempt, and every first attempt is a logical request's.
+      assertThat((double) delay.hedgesSent()).isLessThanOrEqualTo(0.05 * totals.requests());
+      assertThat(LabReport.latencyAndHedgeDelayRows(fleet.latencies(), delay))
+          .contains("p50 latency:", "hedge delay:", "load cap: " + delay.hedgesSent() + " hedges sent, "
+              + delay.hedgesRefused() + " refused (at most 0.05 per first attempt)");
+    }
+  }
+
   @Test
   void aFleetWithoutHedgingReportsNoHedges() {
     FleetTotals counts = new FleetTotals(3, 2, 1, 0, 1, 2, 2, 0);

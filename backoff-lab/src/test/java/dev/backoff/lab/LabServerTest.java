@@ -145,6 +145,50 @@ class LabServerTest {
     held.cancel(true);
   }
 
+  /**
+   * A slow tail: of 40 requests sent at once, each one the seeded draw makes slow takes at least the slow
+   * latency (a wait the server honours, so a lower bound only); the count comes from replaying the draws.
+   */
+  @Test
+  void aSlowTailMakesTheDrawnShareOfRequestsTakeTheSlowLatency() throws Exception {
+    server = LabServer.builder().latency(KneeLatency.of(Duration.ofMillis(20), 1000, 1.05, 15))
+        .slowTail(0.25, Duration.ofMillis(600)).seed(5).start();
+    java.util.SplittableRandom draws = new java.util.SplittableRandom(5);
+    int slow = 0;
+    for (int i = 0; i < 40; i++) {
+      slow += draws.nextDouble() < 0.25 ? 1 : 0;
+    }
+    assertThat(slow).isBetween(1, 39);
+    List<CompletableFuture<Long>> answers = new ArrayList<>();
+    for (int i = 0; i < 40; i++) {
+      long start = System.nanoTime();
+      answers.add(sendAsync().thenApply(response -> {
+        assertThat(response.statusCode()).isEqualTo(200);
+        return System.nanoTime() - start;
+      }));
+    }
+    long atLeastSlow = 0;
+    for (CompletableFuture<Long> answer : answers) {
+      atLeastSlow += answer.get(30, TimeUnit.SECONDS) >= Duration.ofMillis(600).toNanos() ? 1 : 0;
+    }
+    assertThat(atLeastSlow).isGreaterThanOrEqualTo(slow);
+    assertThat(server.slowFraction()).isEqualTo(0.25);
+    assertThat(server.slowLatency()).isEqualTo(Duration.ofMillis(600));
+  }
+
+  @Test
+  void aSlowTailIsValidated() {
+    assertThatThrownBy(() -> LabServer.builder().slowTail(1, Duration.ofMillis(400)))
+        .hasMessage("slowFraction must be from 0 to 1 (1 excluded), was 1.0");
+    assertThatThrownBy(() -> LabServer.builder().slowTail(-0.1, Duration.ofMillis(400)))
+        .hasMessage("slowFraction must be from 0 to 1 (1 excluded), was -0.1");
+    assertThatThrownBy(() -> LabServer.builder().slowTail(0.1, null))
+        .hasMessage("slowLatency must not be null with a slow fraction");
+    assertThatThrownBy(() -> LabServer.builder().latency(KneeLatency.of(Duration.ofMillis(100), 30, 1.05, 15))
+        .slowTail(0.1, Duration.ofMillis(100)).start())
+        .hasMessage("slowLatency must be above the base latency 100ms, was 100ms");
+  }
+
   @Test
   void answers429BeyondMaxConnectionsWhenAskedToAndKeepsTheConnection() throws Exception {
     server = LabServer.builder().maxConnections(1).rejectStatus(429)

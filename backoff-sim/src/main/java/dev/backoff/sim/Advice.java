@@ -477,7 +477,7 @@ public final class Advice {
         out.append(checked.get(0).candidate().label()).append(" is shown to hold every objective in every check on ")
             .append(heldOut()).append(" held-out seeds or more; the checked policies, most robust first (shown first, "
             + "then the widest worst-case margin, then the next widest; margins equal to 0.1%: the simpler policy, "
-            + "with fewer of a budget and an admission control):\n");
+            + "with fewer of a budget, an admission control and hedging):\n");
       }
       out.append("\nheld-out results (the scenario as given; each policy on the held-out seeds it ran):\n");
       List<Evaluation> heldOut = new ArrayList<>();
@@ -777,7 +777,7 @@ public final class Advice {
       PolicyCandidate c = recommended.candidate();
       json.object().field("policy").string(c.policySpec()).field("maxAttempts").number(c.maxAttempts())
           .field("budget").string(c.budget())
-        .field("protection").string(c.protection().id()).field("java").string(c.javaCode());
+        .field("protection").string(c.protection().id()).field("hedging").string(c.hedge().id()).field("java").string(c.javaCode());
       json.field("simulateArguments").array();
       for (String argument : c.simulateArguments()) {
         json.string(argument);
@@ -826,7 +826,7 @@ public final class Advice {
       PolicyCandidate c = r.candidate();
       json.object().field("policy").string(c.policySpec()).field("maxAttempts").number(c.maxAttempts())
           .field("budget").string(c.budget())
-        .field("protection").string(c.protection().id()).field("robust").bool(r.robust()).field("stage").string(r.stage().name().toLowerCase(java.util.Locale.ROOT)
+        .field("protection").string(c.protection().id()).field("hedging").string(c.hedge().id()).field("robust").bool(r.robust()).field("stage").string(r.stage().name().toLowerCase(java.util.Locale.ROOT)
               .replace('_', '-')).field("status").string(r.status())
           .field("training").object();
       metrics(json, r.training());
@@ -862,7 +862,7 @@ public final class Advice {
     PolicyCandidate c = e.candidate();
     json.object().field("policy").string(c.policySpec()).field("maxAttempts").number(c.maxAttempts())
         .field("budget").string(c.budget())
-        .field("protection").string(c.protection().id());
+        .field("protection").string(c.protection().id()).field("hedging").string(c.hedge().id());
     metrics(json, e);
     json.endObject();
   }

@@ -13,9 +13,10 @@ import java.util.function.LongConsumer;
 
 /**
  * The policy advisor: searches strategy families and their parameters (first delay, multiplier, cap, jitter,
- * attempt limit, retry budget kind and size) and admission control (none, the adaptive rate limiter, an adaptive
- * concurrency limit: {@link PolicyCandidate.Protection}) for the policies that meet a list of {@link Objective}s
- * in a scenario, judged over several seeds.
+ * attempt limit, retry budget kind and size), admission control (none, the adaptive rate limiter, an adaptive
+ * concurrency limit: {@link PolicyCandidate.Protection}) and, when asked, hedging (a fixed delay or a live
+ * quantile: {@link PolicyCandidate.Hedge}) for the policies that meet a list of {@link Objective}s in a scenario,
+ * judged over several seeds.
  *
  * <p><b>Method.</b> Every candidate is a policy in the one policy grammar ({@link PolicyCandidate}) run in the
  * scenario once per seed (the scenario's seed, then the next ones), so one candidate costs {@code seeds} runs;
@@ -28,10 +29,15 @@ import java.util.function.LongConsumer;
  *       decorrelated jitter, fixed) × first delay 100 ms or 1 s (multiplier 2, cap 20 s) × 3 or 8 attempts × no
  *       budget or AWS's token bucket, and the presets aws-standard and google-cloud with and without that
  *       budget; then, for each further protection, {@value #PROTECTED_BLOCK}: the five families with a first delay
- *       of 100 ms, 3 or 8 attempts, no budget. The family varies fastest, so a budget too small for the whole
- *       grid still sees every family.
+ *       of 100 ms, 3 or 8 attempts, no budget; then, for each further hedging ({@link Settings#hedges}; none but
+ *       the first by default), {@value #HEDGED_BLOCK}: full jitter from 100 ms (a hedged call does not use the
+ *       backoff, so one family stands for all), 2 or 3 attempts, no budget or the token bucket. The first
+ *       hedging applies to every block. A candidate that cannot run is left out: the adaptive rate limiter with
+ *       hedging, or an attempt limit without room for the hedges. The family varies fastest, so a budget too
+ *       small for the whole grid still sees every family.
  *   <li><b>Refinement</b>, best first: the best-ranked candidate not yet refined has its neighbours run: the
- *       same policy with each other protection searched, the first delay and cap halved and doubled, the
+ *       same policy with each other protection and each other hedging searched, the first delay and cap halved
+ *       and doubled (not for a hedged candidate, which does not use them), the
  *       multiplier one step along 1.5, 2, 3, 4, the attempt limit one step along 2, 3, 4, 5, 6, 8, 10, 15, 20, and
  *       the budget added (token bucket, gRPC throttling or ratio, with their defaults), removed, or one size step
  *       smaller or larger. It stops when the budget cannot pay for another candidate, or when the
@@ -45,7 +51,9 @@ import java.util.function.LongConsumer;
  * ({@link Settings#prefer()}, by default the success ratio: the most requests served within the bounds), then
  * by their smallest relative margin over the objectives ({@link Objective#margin}, the one most comfortably
  * inside all the bounds first), then by the sum of those margins; the others follow by their total relative
- * shortfall, smallest first. Remaining ties go by the candidate's label, so the order is total.
+ * shortfall, smallest first. Remaining ties go to the simpler candidate ({@link PolicyCandidate#mechanisms}: the
+ * same numbers without a budget, an admission control or hedging need not be paid for), then by the candidate's
+ * label, so the order is total.
  *
  * <p><b>Re-check.</b> The search's best are, in part, the candidates its seeds favoured. So the best
  * {@link Settings#checked} candidates meeting every objective (one whose training runs equal a better one's
@@ -76,6 +84,8 @@ public final class Advisor {
   public static final int GRID_SIZE = 44;
   /** Candidates in the grid phase for each further admission control. */
   public static final int PROTECTED_BLOCK = 10;
+  /** Candidates in the grid phase for each further hedging. */
+  public static final int HEDGED_BLOCK = 4;
   /** The refinement stops when this many of the best candidates have been refined. */
   public static final int REFINED_TOP = 5;
 
@@ -109,9 +119,12 @@ public final class Advisor {
    * @param protections the admission controls searched, in {@link PolicyCandidate.Protection} order: the first
    *     gets the whole grid, each other one a block of {@value Advisor#PROTECTED_BLOCK}; refinement moves between
    *     them
+   * @param hedges the hedging searched, none first if it is searched (see {@link PolicyCandidate.Hedge#parseAll}):
+   *     the first applies to the whole grid, each other one gets a block of {@value Advisor#HEDGED_BLOCK};
+   *     refinement moves between them
    */
   public record Settings(int seeds, int runs, int threads, Objective.Metric prefer, int checked, int heldOutSeeds,
-      List<PolicyCandidate.Protection> protections) {
+      List<PolicyCandidate.Protection> protections, List<PolicyCandidate.Hedge> hedges) {
     /** The candidates re-checked by default. */
     public static final int CHECKED = 5;
     /** {@link #heldOutSeeds} sized to the objectives. */
@@ -123,6 +136,21 @@ public final class Advisor {
      */
     public static final List<PolicyCandidate.Protection> PROTECTIONS = List.of(PolicyCandidate.Protection.NONE,
         PolicyCandidate.Protection.ADAPTIVE, PolicyCandidate.Protection.CONCURRENCY);
+    /**
+     * The hedging searched by default: none. Hedging sends a request twice, which only an idempotent call may
+     * do, and the scenario cannot say whether yours is; so it is searched only when asked.
+     */
+    public static final List<PolicyCandidate.Hedge> HEDGES = List.of(PolicyCandidate.Hedge.NONE);
+
+    /**
+     * Settings searching the default {@link #HEDGES} (none).
+     *
+     * @throws IllegalArgumentException as the canonical constructor
+     */
+    public Settings(int seeds, int runs, int threads, Objective.Metric prefer, int checked, int heldOutSeeds,
+        List<PolicyCandidate.Protection> protections) {
+      this(seeds, runs, threads, prefer, checked, heldOutSeeds, protections, HEDGES);
+    }
 
     /**
      * Settings searching the default {@link #PROTECTIONS}.
@@ -166,17 +194,30 @@ public final class Advisor {
      *
      * @throws IllegalArgumentException naming the bad value: seeds outside 1..1000, runs below seeds (not even
      *     one candidate), threads outside 1..1024, checked outside 1..100, held-out seeds outside 0..1000, no
-     *     protection or one given twice
-     * @throws NullPointerException if {@code prefer} or {@code protections} is null
+     *     protection or one given twice, no hedging or one given twice, or only the adaptive rate limiter with
+     *     only hedging (the simulator does not run them together)
+     * @throws NullPointerException if {@code prefer}, {@code protections} or {@code hedges} is null
      */
     public Settings {
       java.util.Objects.requireNonNull(prefer, "prefer");
       java.util.Objects.requireNonNull(protections, "protections");
+      java.util.Objects.requireNonNull(hedges, "hedges");
       if (protections.isEmpty() || new HashSet<>(protections).size() != protections.size()) {
         throw new IllegalArgumentException("protections must name each of " + PolicyCandidate.Protection.ids()
             + " at most once, and at least one, was " + protections);
       }
       protections = protections.stream().sorted().toList();
+      if (hedges.isEmpty() || new HashSet<>(hedges).size() != hedges.size()) {
+        throw new IllegalArgumentException("hedging must name each value at most once, and at least one, was "
+            + hedges.stream().map(PolicyCandidate.Hedge::id).toList());
+      }
+      hedges = hedges.stream().sorted(java.util.Comparator.comparing((PolicyCandidate.Hedge h) -> h.delay() != null))
+          .toList();
+      if (protections.equals(List.of(PolicyCandidate.Protection.ADAPTIVE)) && hedges.get(0).delay() != null) {
+        throw new IllegalArgumentException("hedging " + hedges.stream().map(PolicyCandidate.Hedge::id).toList()
+            + " with only the adaptive rate limiter leaves nothing to search: the simulator does not run +adaptive "
+            + "with +hedge; add none to the hedging or another protection");
+      }
       if (seeds < 1 || seeds > 1000) {
         throw new IllegalArgumentException("seeds must be from 1 to 1000, was " + seeds);
       }
@@ -283,47 +324,75 @@ public final class Advisor {
     return grid(Settings.PROTECTIONS);
   }
 
+  /** The grid phase's candidates without hedging, in the order they are run. */
+  static List<PolicyCandidate> grid(List<PolicyCandidate.Protection> protections) {
+    return grid(protections, Settings.HEDGES);
+  }
+
   /**
    * The grid phase's candidates, in the order they are run: the {@value #GRID_SIZE} of the first protection, then
    * a block of {@value #PROTECTED_BLOCK} for each other one: the five families with a first delay of 100 ms, 3 or
-   * 8 attempts and no budget (the limiter is the protection; refinement adds a budget).
+   * 8 attempts and no budget (the limiter is the protection; refinement adds a budget); every one with the first
+   * hedging. Then a block of {@value #HEDGED_BLOCK} for each other hedging, with the first protection that can
+   * run with it: full jitter from 100 ms (a hedged call does not use the backoff), 2 or 3 attempts, no budget or
+   * the token bucket (hedges are charged to it). Candidates that cannot run ({@link PolicyCandidate#fits}) are
+   * left out.
    */
-  static List<PolicyCandidate> grid(List<PolicyCandidate.Protection> protections) {
+  static List<PolicyCandidate> grid(List<PolicyCandidate.Protection> protections,
+      List<PolicyCandidate.Hedge> hedges) {
     List<PolicyCandidate> grid = new ArrayList<>();
     PolicyCandidate.Family[] families = {PolicyCandidate.Family.FULL_JITTER, PolicyCandidate.Family.EQUAL_JITTER,
         PolicyCandidate.Family.DECORRELATED, PolicyCandidate.Family.NO_JITTER, PolicyCandidate.Family.FIXED};
     PolicyCandidate.Protection first = protections.get(0);
+    PolicyCandidate.Hedge hedge = hedges.get(0);
     for (String budget : new String[] {null, TOKEN_BUCKET}) {
       for (int attempts : new int[] {3, 8}) {
         for (Duration initial : new Duration[] {Duration.ofMillis(100), Duration.ofSeconds(1)}) {
           for (PolicyCandidate.Family family : families) {
-            grid.add(candidate(family, initial, attempts, budget, first));
+            add(grid, family, initial, attempts, budget, first, hedge);
           }
         }
       }
-      grid.add(PolicyCandidate.preset(Preset.AWS_STANDARD, budget).withProtection(first));
-      grid.add(PolicyCandidate.preset(Preset.GOOGLE_CLOUD, budget).withProtection(first));
+      for (Preset preset : new Preset[] {Preset.AWS_STANDARD, Preset.GOOGLE_CLOUD}) {
+        if (PolicyCandidate.fits(first, hedge, preset.maxAttempts())) {
+          grid.add(PolicyCandidate.preset(preset, budget).withProtection(first).withHedge(hedge));
+        }
+      }
     }
     for (PolicyCandidate.Protection protection : protections.subList(1, protections.size())) {
       for (int attempts : new int[] {3, 8}) {
         for (PolicyCandidate.Family family : families) {
-          grid.add(candidate(family, Duration.ofMillis(100), attempts, null, protection));
+          add(grid, family, Duration.ofMillis(100), attempts, null, protection, hedge);
+        }
+      }
+    }
+    for (PolicyCandidate.Hedge other : hedges.subList(1, hedges.size())) {
+      PolicyCandidate.Protection protection = protections.stream()
+          .filter(p -> PolicyCandidate.fits(p, other, Integer.MAX_VALUE)).findFirst().orElse(null);
+      for (String budget : new String[] {null, TOKEN_BUCKET}) {
+        for (int attempts : new int[] {2, 3}) {
+          if (protection != null) {
+            add(grid, PolicyCandidate.Family.FULL_JITTER, Duration.ofMillis(100), attempts, budget, protection, other);
+          }
         }
       }
     }
     return grid;
   }
 
-  private static PolicyCandidate candidate(PolicyCandidate.Family family, Duration initial, int attempts, String budget,
-      PolicyCandidate.Protection protection) {
-    boolean capped = family != PolicyCandidate.Family.FIXED;
-    return new PolicyCandidate(family, null, initial, family.exponential() ? 2 : 0,
-        capped ? Duration.ofSeconds(20) : null, attempts, budget, protection);
+  /** Adds the candidate if it can run ({@link PolicyCandidate#fits}). */
+  private static void add(List<PolicyCandidate> grid, PolicyCandidate.Family family, Duration initial, int attempts,
+      String budget, PolicyCandidate.Protection protection, PolicyCandidate.Hedge hedge) {
+    if (PolicyCandidate.fits(protection, hedge, attempts)) {
+      boolean capped = family != PolicyCandidate.Family.FIXED;
+      grid.add(new PolicyCandidate(family, null, initial, family.exponential() ? 2 : 0,
+          capped ? Duration.ofSeconds(20) : null, attempts, budget, protection, hedge));
+    }
   }
 
-  /** How many candidates the grid phase has for these protections. */
-  static int gridSize(List<PolicyCandidate.Protection> protections) {
-    return GRID_SIZE + PROTECTED_BLOCK * (protections.size() - 1);
+  /** How many candidates the grid phase has for these protections and hedging. */
+  static int gridSize(List<PolicyCandidate.Protection> protections, List<PolicyCandidate.Hedge> hedges) {
+    return grid(protections, hedges).size();
   }
 
   /** The refinement's neighbours of a candidate among the default protections, in the order they are run. */
@@ -331,19 +400,32 @@ public final class Advisor {
     return neighbours(c, Settings.PROTECTIONS);
   }
 
+  /** The refinement's neighbours of a candidate among these protections, without other hedging. */
+  static List<PolicyCandidate> neighbours(PolicyCandidate c, List<PolicyCandidate.Protection> protections) {
+    return neighbours(c, protections, List.of(c.hedge()));
+  }
+
   /**
    * The refinement's neighbours of a candidate, in the order they are run: the candidate with each other
-   * protection searched, then one strategy parameter, the attempt limit or the budget one step away.
+   * protection searched, then with each other hedging searched, then one strategy parameter (not for a hedged
+   * candidate: a hedged call does not use the backoff), the attempt limit or the budget one step away. Those
+   * that cannot run ({@link PolicyCandidate#fits}) are left out.
    */
-  static List<PolicyCandidate> neighbours(PolicyCandidate c, List<PolicyCandidate.Protection> protections) {
+  static List<PolicyCandidate> neighbours(PolicyCandidate c, List<PolicyCandidate.Protection> protections,
+      List<PolicyCandidate.Hedge> hedges) {
     List<PolicyCandidate> out = new ArrayList<>();
     for (PolicyCandidate.Protection protection : protections) {
-      if (protection != c.protection()) {
+      if (protection != c.protection() && PolicyCandidate.fits(protection, c.hedge(), c.attemptLimit())) {
         out.add(c.withProtection(protection));
       }
     }
+    for (PolicyCandidate.Hedge hedge : hedges) {
+      if (!hedge.equals(c.hedge()) && PolicyCandidate.fits(c.protection(), hedge, c.attemptLimit())) {
+        out.add(c.withHedge(hedge));
+      }
+    }
     PolicyCandidate.Family family = c.family();
-    if (family != PolicyCandidate.Family.PRESET) {
+    if (family != PolicyCandidate.Family.PRESET && c.hedge().delay() == null) {
       for (Duration initial : new Duration[] {c.initial().dividedBy(2), c.initial().multipliedBy(2)}) {
         if (initial.compareTo(SHORTEST) >= 0 && initial.compareTo(c.cap() == null ? LONGEST : c.cap()) <= 0) {
           out.add(new PolicyCandidate(family, null, initial, c.multiplier(), c.cap(), c.maxAttempts(), c.budget(),
@@ -364,9 +446,13 @@ public final class Advisor {
               c.protection()));
         }
       }
+    }
+    if (family != PolicyCandidate.Family.PRESET) {
       for (int attempts : steps(ATTEMPTS, c.maxAttempts())) {
-        out.add(new PolicyCandidate(family, null, c.initial(), c.multiplier(), c.cap(), attempts, c.budget(),
-            c.protection()));
+        if (PolicyCandidate.fits(c.protection(), c.hedge(), attempts)) {
+          out.add(new PolicyCandidate(family, null, c.initial(), c.multiplier(), c.cap(), attempts, c.budget(),
+              c.protection(), c.hedge()));
+        }
       }
     }
     for (String budget : budgetSteps(c.budget())) {
@@ -443,6 +529,7 @@ public final class Advisor {
     return meetingFirst.thenComparing(surelyFirst).thenComparing(preferredAmongMeeting)
         .thenComparing(Comparator.comparingDouble((Evaluation e) -> primaryScore(e, objectives)).reversed())
         .thenComparing(Comparator.comparingDouble((Evaluation e) -> secondaryScore(e, objectives)).reversed())
+        .thenComparingInt(e -> e.candidate().mechanisms())
         .thenComparing(e -> e.candidate().label());
   }
 
@@ -504,7 +591,7 @@ public final class Advisor {
     }
 
     Advice run(boolean attemptsInScenario) throws InterruptedException {
-      List<PolicyCandidate> grid = affordable(grid(settings.protections()));
+      List<PolicyCandidate> grid = affordable(grid(settings.protections(), settings.hedges()));
       gridRun = grid.size();
       evaluate(grid);
       Set<String> refined = new HashSet<>();
@@ -526,7 +613,7 @@ public final class Advisor {
         }
         refined.add(next.candidate().label());
         List<PolicyCandidate> fresh = new ArrayList<>();
-        for (PolicyCandidate neighbour : neighbours(next.candidate(), settings.protections())) {
+        for (PolicyCandidate neighbour : neighbours(next.candidate(), settings.protections(), settings.hedges())) {
           if (!seen.contains(neighbour.label())) {
             fresh.add(neighbour);
           }
@@ -538,7 +625,8 @@ public final class Advisor {
       int searchRuns = runsUsed;
       List<Robustness.Check> checks = Robustness.checks(base);
       List<Robustness> checked = check(ranked, checks);
-      return new Advice(base, objectives, settings, ranked, gridSize(settings.protections()), gridRun, evaluations.size() - gridRun,
+      return new Advice(base, objectives, settings, ranked, gridSize(settings.protections(), settings.hedges()), gridRun,
+          evaluations.size() - gridRun,
           searchRuns, converged, new Advice.Checking(checks, checked, runsUsed - searchRuns), attemptsInScenario);
     }
 

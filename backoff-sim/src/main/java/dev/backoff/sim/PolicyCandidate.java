@@ -14,9 +14,9 @@ import java.util.Objects;
 
 /**
  * A policy the {@linkplain Advisor advisor} considers: a strategy family with its parameters, an attempt limit,
- * an optional retry budget and an optional admission control ({@link Protection}: the adaptive rate limiter or
- * an adaptive concurrency limit), written in the one policy grammar ({@link #policySpec()}, {@link
- * #budgetSpec()}) and, for the recommendation, as Java builder code, {@code simulate} arguments and Spring
+ * an optional retry budget, an optional admission control ({@link Protection}: the adaptive rate limiter or
+ * an adaptive concurrency limit) and optional hedging ({@link Hedge}: a fixed delay or a live quantile), written
+ * in the one policy grammar ({@link #policySpec()}, {@link #budgetSpec()}) and, for the recommendation, as Java builder code, {@code simulate} arguments and Spring
  * properties. Immutable and thread-safe.
  *
  * @param family the strategy family
@@ -28,9 +28,11 @@ import java.util.Objects;
  * @param maxAttempts the attempt limit, the first attempt included; null keeps a preset's own limit
  * @param budget the retry budget in the budget grammar ({@code token-bucket:500:5:10}), or null for none
  * @param protection the admission control in front of the attempts ({@link Protection#NONE} for none)
+ * @param hedge the hedging ({@link Hedge#NONE} for none); a hedged call does not use the backoff (a failed
+ *     attempt starts the next one at once), so only the attempt limit, budget and protection matter beside it
  */
 public record PolicyCandidate(Family family, String preset, Duration initial, double multiplier, Duration cap,
-    Integer maxAttempts, String budget, Protection protection) {
+    Integer maxAttempts, String budget, Protection protection, Hedge hedge) {
 
   /**
    * The admission control the advisor searches, as the policy grammar's suffixes: none, the adaptive rate limiter
@@ -105,6 +107,118 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
   }
 
   /**
+   * The hedging the advisor searches ({@code advise --hedging}): none, or the policy grammar's {@code +hedge}
+   * suffix, a fixed delay ({@code +hedge:150ms}) or the delay taken from a live latency quantile with a cap on
+   * the extra load ({@code +hedge:p95}, {@code +hedge:p99:max-extra-load=0.1}). Immutable and thread-safe.
+   *
+   * @param delay the suffix's parameters in their shortest form ({@code p95}, {@code 150ms}, {@code 100ms:2}),
+   *     or null for no hedging
+   */
+  public record Hedge(String delay) {
+    /** No hedging. */
+    public static final Hedge NONE = new Hedge(null);
+
+    /** What {@link #parse} suggests for a mistyped name. */
+    private static final List<String> NAMES = List.of("none", "p95", "p99");
+
+    /**
+     * Checks the delay and writes it in its shortest form.
+     *
+     * @throws IllegalArgumentException if {@code delay} is not what {@code +hedge:} takes, naming what is wrong
+     */
+    public Hedge {
+      if (delay != null && delay.contains("+")) {
+        throw new IllegalArgumentException("'" + Values.show(delay) + "' is more than a hedging delay: give what "
+            + "+hedge: takes, without other suffixes");
+      }
+      if (delay != null) {
+        delay = settings(delay).canonical().substring("+hedge:".length());
+      }
+    }
+
+    private static dev.backoff.spec.PolicySpec.Hedge settings(String delay) {
+      String policy = "fixed:1s+hedge:" + delay;
+      try {
+        return dev.backoff.spec.PolicySpec.parse(policy).hedge();
+      } catch (IllegalArgumentException e) {
+        // The spec's message names the whole policy; here the value alone was given.
+        String message = e.getMessage();
+        String lead = "bad policy '" + policy + "': ";
+        throw new IllegalArgumentException(message.startsWith(lead) ? message.substring(lead.length()) : message, e);
+      }
+    }
+
+    /** The suffix's settings, null for none. */
+    dev.backoff.spec.PolicySpec.Hedge settings() {
+      return delay == null ? null : settings(delay);
+    }
+
+    /** The name {@code advise --hedging} takes: {@code none}, or the delay ({@code p95}, {@code 150ms}). */
+    public String id() {
+      return delay == null ? "none" : delay;
+    }
+
+    /** The policy grammar's suffix ({@code +hedge:p95}, ...), empty for {@link #NONE}. */
+    public String suffix() {
+      return delay == null ? "" : "+hedge:" + delay;
+    }
+
+    /** The attempts a hedged call needs room for (MAX hedges besides the first attempt); 1 without hedging. */
+    int attemptsNeeded() {
+      return delay == null ? 1 : settings().maxHedges() + 1;
+    }
+
+    /**
+     * Parses one value: {@code none}, or what {@code +hedge:} takes ({@code p95}, {@code p99.9:2},
+     * {@code p95:max-extra-load=0.1}, {@code 150ms}).
+     *
+     * @throws IllegalArgumentException naming the value and what is wrong with it (with the closest name when a
+     *     name was mistyped)
+     * @throws NullPointerException if {@code text} is null
+     */
+    public static Hedge parse(String text) {
+      String value = text.trim().toLowerCase(java.util.Locale.ROOT);
+      if (value.equals("none")) {
+        return NONE;
+      }
+      if (value.isEmpty()) {
+        throw new IllegalArgumentException("empty hedging value (a stray comma?); use none, a quantile such as p95 "
+            + "or a delay such as 150ms");
+      }
+      if (!value.matches("(p[0-9.]|[0-9.]).*")) {
+        String closest = dev.backoff.spec.Suggestions.closest(value.split(":", 2)[0], NAMES);
+        throw new IllegalArgumentException("unknown hedging '" + Values.show(text.trim()) + "'"
+            + (closest == null ? "" : "; did you mean '" + closest + "'?")
+            + "; use none, a quantile such as p95 (the adaptive delay) or a delay such as 150ms");
+      }
+      try {
+        return new Hedge(value);
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("hedging '" + Values.show(text.trim()) + "': " + e.getMessage(), e);
+      }
+    }
+
+    /**
+     * Parses a comma-separated list of values ({@code none,p95,150ms}), each once (a value repeated, in any
+     * spelling of the same hedging, counts once); {@code none} first if given, the others in the order given.
+     *
+     * @throws IllegalArgumentException as {@link #parse}
+     * @throws NullPointerException if {@code text} is null
+     */
+    public static List<Hedge> parseAll(String text) {
+      List<Hedge> chosen = new ArrayList<>();
+      for (String part : text.split(",", -1)) {
+        Hedge hedge = parse(part);
+        if (!chosen.contains(hedge)) {
+          chosen.add(hedge);
+        }
+      }
+      chosen.sort(java.util.Comparator.comparing((Hedge h) -> h.delay != null)); // stable: none first
+      return List.copyOf(chosen);
+    }
+  }
+
+  /**
    * A candidate without admission control ({@link Protection#NONE}).
    *
    * @throws NullPointerException as the canonical constructor
@@ -113,6 +227,17 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
   public PolicyCandidate(Family family, String preset, Duration initial, double multiplier, Duration cap,
       Integer maxAttempts, String budget) {
     this(family, preset, initial, multiplier, cap, maxAttempts, budget, Protection.NONE);
+  }
+
+  /**
+   * A candidate without hedging ({@link Hedge#NONE}).
+   *
+   * @throws NullPointerException as the canonical constructor
+   * @throws IllegalArgumentException as the canonical constructor
+   */
+  public PolicyCandidate(Family family, String preset, Duration initial, double multiplier, Duration cap,
+      Integer maxAttempts, String budget, Protection protection) {
+    this(family, preset, initial, multiplier, cap, maxAttempts, budget, protection, Hedge.NONE);
   }
 
   /** The strategy families the advisor searches. */
@@ -144,14 +269,16 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
   /**
    * Checks that the parameters make a valid policy in the one grammar.
    *
-   * @throws NullPointerException if {@code family} or {@code protection} is null, or a parameter the family needs
-   *     is null
-   * @throws IllegalArgumentException if the spec or the budget does not parse (naming the bad part), or
-   *     {@code maxAttempts} is below 1
+   * @throws NullPointerException if {@code family}, {@code protection} or {@code hedge} is null, or a parameter
+   *     the family needs is null
+   * @throws IllegalArgumentException if the spec or the budget does not parse (naming the bad part),
+   *     {@code maxAttempts} is below 1, the attempt limit leaves no room for the hedges, or the candidate hedges
+   *     with the adaptive rate limiter (which the simulator does not run: see {@link #fits})
    */
   public PolicyCandidate {
     Objects.requireNonNull(family, "family");
     Objects.requireNonNull(protection, "protection");
+    Objects.requireNonNull(hedge, "hedge");
     if (family == Family.PRESET) {
       Objects.requireNonNull(preset, "preset");
     } else {
@@ -168,6 +295,27 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
     }
     budget = budget == null ? null : canonicalBudget(budget);
     BackoffSpec.parse(strategySpec(family, preset, initial, multiplier, cap)).toBackoff();
+    int attempts = maxAttempts != null ? maxAttempts : Preset.byName(preset).maxAttempts();
+    if (!fits(protection, hedge, attempts)) {
+      throw new IllegalArgumentException(protection == Protection.ADAPTIVE && hedge.delay() != null
+          ? "the simulator does not run +adaptive with +hedge (a hedge waiting for the limiter's token is not modelled)"
+          : "maxAttempts " + attempts + " leaves no room for " + hedge.suffix() + " (it needs "
+              + hedge.attemptsNeeded() + ")");
+    }
+  }
+
+  /**
+   * True if a candidate can have this protection, hedging and attempt limit: the attempt limit leaves room for
+   * the hedges, and the adaptive rate limiter does not come with hedging (the simulator does not model a hedge
+   * waiting for the limiter's token).
+   */
+  static boolean fits(Protection protection, Hedge hedge, int maxAttempts) {
+    return maxAttempts >= hedge.attemptsNeeded() && (protection != Protection.ADAPTIVE || hedge.delay() == null);
+  }
+
+  /** The attempt limit this candidate runs with: its own, or its preset's. */
+  int attemptLimit() {
+    return maxAttempts != null ? maxAttempts : Preset.byName(preset).maxAttempts();
   }
 
   /**
@@ -185,20 +333,26 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
 
   /** This candidate with another budget (null: none). */
   PolicyCandidate withBudget(String other) {
-    return new PolicyCandidate(family, preset, initial, multiplier, cap, maxAttempts, other, protection);
+    return new PolicyCandidate(family, preset, initial, multiplier, cap, maxAttempts, other, protection, hedge);
   }
 
   /** This candidate with another admission control. */
   PolicyCandidate withProtection(Protection other) {
-    return new PolicyCandidate(family, preset, initial, multiplier, cap, maxAttempts, budget, other);
+    return new PolicyCandidate(family, preset, initial, multiplier, cap, maxAttempts, budget, other, hedge);
+  }
+
+  /** This candidate with other hedging. */
+  PolicyCandidate withHedge(Hedge other) {
+    return new PolicyCandidate(family, preset, initial, multiplier, cap, maxAttempts, budget, protection, other);
   }
 
   /**
-   * How many mechanisms besides the strategy and its attempt limit it has: a budget and an admission control
-   * count one each. Among equally robust candidates the advisor prefers the simpler (see {@link Robustness}).
+   * How many mechanisms besides the strategy and its attempt limit it has: a budget, an admission control and
+   * hedging count one each. Among equally robust candidates the advisor prefers the simpler (see
+   * {@link Robustness}).
    */
   public int mechanisms() {
-    return (budget == null ? 0 : 1) + (protection == Protection.NONE ? 0 : 1);
+    return (budget == null ? 0 : 1) + (protection == Protection.NONE ? 0 : 1) + (hedge.delay() == null ? 0 : 1);
   }
 
   /** The strategy (or preset) in the one grammar, without the budget: {@code exponential:100ms:2:20s:full}. */
@@ -218,11 +372,13 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
   }
 
   /**
-   * The policy as {@code simulate --policies} takes it: the strategy, with {@code +budget} if it has one and the
-   * admission control's suffix ({@code +adaptive}, {@code +concurrency}, ...) if it has one.
+   * The policy as {@code simulate --policies} takes it: the strategy, with {@code +budget} if it has one, the
+   * admission control's suffix ({@code +adaptive}, {@code +concurrency}, ...) if it has one and the hedging's
+   * ({@code +hedge:p95}, ...) if it hedges.
    */
   public String policySpec() {
-    return strategySpec() + (budget == null ? "" : dev.backoff.spec.PolicySpec.BUDGET_SUFFIX) + protection.suffix();
+    return strategySpec() + (budget == null ? "" : dev.backoff.spec.PolicySpec.BUDGET_SUFFIX) + protection.suffix()
+        + hedge.suffix();
   }
 
   /** The budget in the budget grammar, or null for none. */
@@ -314,6 +470,10 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
     } else if (protection != Protection.NONE) {
       policy.append("\n    .concurrencyLimiter(limiter)");
     }
+    if (hedge.delay() != null) {
+      lines.add(0, "// A hedged policy runs asynchronously (AsyncRetryExecutor or an async client driver).");
+      policy.append("\n    .hedging(").append(hedgingJava(hedge.settings(), imports)).append(")");
+    }
     policy.append("\n    .build();");
     lines.add(policy.toString());
     StringBuilder out = new StringBuilder();
@@ -323,6 +483,28 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
       out.append(line).append('\n');
     }
     return out.toString();
+  }
+
+  private static String hedgingJava(dev.backoff.spec.PolicySpec.Hedge settings, List<String> imports) {
+    imports.add("dev.backoff.Hedging");
+    dev.backoff.spec.PolicySpec.AdaptiveHedge adaptive = settings.adaptive();
+    String hedging;
+    if (adaptive == null) {
+      imports.add("java.time.Duration");
+      hedging = "Hedging.after(" + durationJava(Duration.ofNanos(settings.delayNanos())) + ")";
+    } else if (settings.canonical().indexOf('=') < 0) { // every key at its default
+      hedging = "Hedging.atQuantile(" + number(adaptive.quantile()) + ")";
+    } else {
+      imports.add("dev.backoff.AdaptiveHedgeDelay");
+      imports.add("java.time.Duration");
+      hedging = "Hedging.adaptive(AdaptiveHedgeDelay.builder().quantile(" + number(adaptive.quantile()) + ")"
+          + "\n        .bounds(" + durationJava(Duration.ofNanos(adaptive.minDelayNanos())) + ", "
+          + durationJava(Duration.ofNanos(adaptive.maxDelayNanos())) + ")"
+          + ".initialDelay(" + durationJava(Duration.ofNanos(adaptive.initialDelayNanos())) + ")"
+          + "\n        .maxExtraLoad(" + number(adaptive.maxExtraLoad()) + ").window(" + adaptive.window()
+          + ").warmUp(" + adaptive.warmUp() + ").build())";
+    }
+    return hedging + ".maxHedges(" + settings.maxHedges() + ")"; // without it, maxAttempts alone bounds them
   }
 
   private String backoffJava(List<String> imports) {
@@ -372,7 +554,8 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
    * The properties of backoff-spring-boot-starter that configure this policy under {@code name}, in order:
    * {@code backoff.policies.NAME.strategy}, {@code .max-attempts} and {@code .budget}, the admission control
    * ({@code .rate-limiter.max-wait=wait} or {@code .concurrency-limiter.algorithm=gradient|aimd}, each at its
-   * defaults), and the budget as {@code backoff.budgets.NAME.spec}.
+   * defaults), the hedging ({@code .hedging.delay=p95}, and {@code .hedging.max-hedges} and the adaptive delay's
+   * keys where they differ from their defaults), and the budget as {@code backoff.budgets.NAME.spec}.
    *
    * @throws IllegalArgumentException if {@code name} is not a plain property name (letters, digits, hyphens)
    */
@@ -391,6 +574,16 @@ public record PolicyCandidate(Family family, String preset, Duration initial, do
       case CONCURRENCY -> properties.put(prefix + "concurrency-limiter.algorithm", "gradient");
       case CONCURRENCY_AIMD -> properties.put(prefix + "concurrency-limiter.algorithm", "aimd");
       default -> { }
+    }
+    if (hedge.delay() != null) {
+      // The suffix's parameters as the starter's hedging.* keys: the delay, then MAX and any KEY=VALUE.
+      String[] parts = hedge.delay().split(":");
+      properties.put(prefix + "hedging.delay", parts[0]);
+      for (int i = 1; i < parts.length; i++) {
+        String[] pair = parts[i].split("=", 2);
+        properties.put(prefix + "hedging." + (pair.length == 1 ? "max-hedges" : pair[0]),
+            pair.length == 1 ? pair[0] : pair[1]);
+      }
     }
     if (budget != null) {
       properties.put(prefix + "budget", name);

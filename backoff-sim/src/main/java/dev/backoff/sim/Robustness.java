@@ -448,8 +448,8 @@ public final class Robustness {
    * Robust first, then the most robust: the worst-case margins compared smallest first (the smallest margin
    * decides; when two candidates tie on it, the next smallest does, and so on), each to a tenth of a percent of
    * its bound as the tables print it; when every margin ties so, the simpler policy first (fewer
-   * {@linkplain PolicyCandidate#mechanisms() mechanisms}: no budget and no admission control before one, one
-   * before both), then the exact margins.
+   * {@linkplain PolicyCandidate#mechanisms() mechanisms}: none of a budget, an admission control and hedging
+   * before one, one before two), then the exact margins.
    */
   static int compare(Robustness a, Robustness b) {
     if (a.robust() != b.robust()) {

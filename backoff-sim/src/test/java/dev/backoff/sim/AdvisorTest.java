@@ -393,6 +393,74 @@ class AdvisorTest {
   }
 
   @Test
+  void hedgingGetsABlockOfItsOwnAndItsNeighboursKeepTheBackoffTheyDoNotUse() {
+    PolicyCandidate.Hedge p95 = PolicyCandidate.Hedge.parse("p95");
+    List<PolicyCandidate.Hedge> hedges = List.of(PolicyCandidate.Hedge.NONE, p95);
+    List<PolicyCandidate> grid = Advisor.grid(Advisor.Settings.PROTECTIONS, hedges);
+    assertThat(grid).hasSize(Advisor.GRID_SIZE + 2 * Advisor.PROTECTED_BLOCK + Advisor.HEDGED_BLOCK)
+        .hasSize(Advisor.gridSize(Advisor.Settings.PROTECTIONS, hedges));
+    assertThat(grid.subList(0, grid.size() - Advisor.HEDGED_BLOCK)).isEqualTo(Advisor.grid());
+    assertThat(grid.subList(grid.size() - Advisor.HEDGED_BLOCK, grid.size())).extracting(PolicyCandidate::label)
+        .containsExactly("exponential:100ms:2:20s:full+hedge:p95 x2", "exponential:100ms:2:20s:full+hedge:p95 x3",
+            "exponential:100ms:2:20s:full+budget+hedge:p95 x2 token-bucket:500:5:10",
+            "exponential:100ms:2:20s:full+budget+hedge:p95 x3 token-bucket:500:5:10");
+    // Hedging first: the whole grid hedges, but not with the adaptive rate limiter, which the simulator does not
+    // run with hedging; a hedge that needs more attempts leaves the 2-attempt candidates out.
+    List<PolicyCandidate> hedged = Advisor.grid(Advisor.Settings.PROTECTIONS, List.of(p95,
+        PolicyCandidate.Hedge.parse("150ms:2")));
+    assertThat(hedged).hasSize(Advisor.GRID_SIZE + Advisor.PROTECTED_BLOCK + Advisor.HEDGED_BLOCK / 2);
+    assertThat(hedged).noneMatch(c -> c.protection() == PolicyCandidate.Protection.ADAPTIVE)
+        .allMatch(c -> c.hedge().delay() != null);
+    for (PolicyCandidate c : hedged) {
+      assertThat(SMALL.with(c.scenarioKeys()).policyNames()).containsExactly(c.policySpec());
+    }
+    PolicyCandidate c = grid.get(grid.size() - 1);
+    assertThat(Advisor.neighbours(c, Advisor.Settings.PROTECTIONS, hedges)).extracting(PolicyCandidate::label)
+        .containsExactly(
+            "exponential:100ms:2:20s:full+budget+concurrency+hedge:p95 x3 token-bucket:500:5:10",
+            "exponential:100ms:2:20s:full+budget x3 token-bucket:500:5:10",
+            "exponential:100ms:2:20s:full+budget+hedge:p95 x2 token-bucket:500:5:10",
+            "exponential:100ms:2:20s:full+budget+hedge:p95 x4 token-bucket:500:5:10",
+            "exponential:100ms:2:20s:full+budget+hedge:p95 x3 token-bucket:200:5:10",
+            "exponential:100ms:2:20s:full+budget+hedge:p95 x3 token-bucket:1000:5:10",
+            "exponential:100ms:2:20s:full+hedge:p95 x3");
+    assertThat(Advisor.neighbours(grid.get(0), Advisor.Settings.PROTECTIONS, hedges)).extracting(PolicyCandidate::label)
+        .contains("exponential:100ms:2:20s:full+hedge:p95 x3", "exponential:50ms:2:20s:full x3");
+    assertThatThrownBy(() -> new Advisor.Settings(1, 4, 1, Metric.SUCCESS_RATIO, 1, 0,
+        List.of(PolicyCandidate.Protection.ADAPTIVE), List.of(p95)))
+        .hasMessage("hedging [p95] with only the adaptive rate limiter leaves nothing to search: the simulator does "
+            + "not run +adaptive with +hedge; add none to the hedging or another protection");
+    assertThatThrownBy(() -> new Advisor.Settings(1, 4, 1, Metric.SUCCESS_RATIO, 1, 0,
+        Advisor.Settings.PROTECTIONS, List.of(p95, PolicyCandidate.Hedge.parse("p95.0"))))
+        .hasMessage("hedging must name each value at most once, and at least one, was [p95, p95]");
+  }
+
+  /**
+   * A slow tail at a quarter of capacity, where only hedging brings p99 under 210 ms: the advisor searching
+   * none and p95 recommends a hedged policy, shown on held-out seeds, and every unhedged one misses the bound.
+   */
+  @Test
+  void findsThatOnlyHedgingCutsTheTail() throws InterruptedException {
+    Scenario tail = Scenario.of(Map.of("client", "open", "rate", "50", "server", "pool", "workers", "20",
+        "service-time", "50ms", "service-distribution", "exponential", "timeout", "2s", "duration", "60s",
+        "faults", "none"));
+    List<Objective> objectives = Objective.parseAll("success-ratio>=0.99,amplification<=1.2,p99<=210ms");
+    List<PolicyCandidate.Hedge> hedges = PolicyCandidate.Hedge.parseAll("none,p95");
+    int grid = Advisor.gridSize(List.of(PolicyCandidate.Protection.NONE), hedges);
+    Advice advice = Advisor.advise(tail, objectives, new Advisor.Settings(2, 2 * grid, 2, Metric.SUCCESS_RATIO, 2, 0,
+        List.of(PolicyCandidate.Protection.NONE), hedges), null);
+    Objective p99 = objectives.get(2);
+    for (Evaluation e : advice.ranked()) {
+      if (e.candidate().hedge().delay() == null) {
+        assertThat(p99.isMetBy(e.value(Metric.P99))).as(e.candidate().label()).isFalse();
+      }
+    }
+    assertThat(advice.recommended()).isNotNull();
+    assertThat(advice.recommended().candidate().hedge().id()).isEqualTo("p95");
+    assertThat(advice.recommended().candidate().budget()).isNull(); // equal numbers: the simpler policy
+  }
+
+  @Test
   void theHeldOutCountIsTheFewestOnWhichEveryRunRecoveringShowsTheBound() {
     for (String bound : List.of("0.5", "0.8", "0.9", "0.95", "0.99")) {
       Objective objective = Objective.parseAll("recovers>=" + bound).get(0);
@@ -468,6 +536,21 @@ class AdvisorTest {
     both.sort(Robustness::compare);
     assertThat(both).extracting(r -> r.candidate().mechanisms()).containsExactly(0, 1, 2);
     assertThat(both).allSatisfy(r -> assertThat(r.robust()).isTrue());
+  }
+
+  @Test
+  void runsThatTieGoToTheSimplerCandidateBeforeTheName() {
+    Summary run = Simulator.run(SMALL.with(Map.of("duration", "40s", "faults", "none", "policies", "fixed:1s",
+        "max-attempts", "3"))).policies().get(0).summary();
+    PolicyCandidate plain = new PolicyCandidate(Family.FIXED, null, Duration.ofSeconds(1), 0, null, 3, null);
+    List<Evaluation> tied = new java.util.ArrayList<>();
+    for (PolicyCandidate c : List.of(plain.withBudget(Advisor.TOKEN_BUCKET), plain.withHedge(
+        PolicyCandidate.Hedge.parse("p95")).withBudget(Advisor.TOKEN_BUCKET), plain)) {
+      tied.add(new Evaluation(c, List.of(run, run)));
+    }
+    tied.sort(Advisor.ranking(Objective.parseAll("success-ratio>=0.5"), Metric.SUCCESS_RATIO));
+    assertThat(tied).extracting(e -> e.candidate().label()).containsExactly("fixed:1s x3",
+        "fixed:1s+budget x3 token-bucket:500:5:10", "fixed:1s+budget+hedge:p95 x3 token-bucket:500:5:10");
   }
 
   @Test

@@ -44,7 +44,12 @@ class PolicyCandidateTest {
         candidate(Family.FULL_JITTER, "100ms", 2, "20s", 8, null).withProtection(PolicyCandidate.Protection.ADAPTIVE),
         candidate(Family.FIXED, "1s", 0, null, 3, "token-bucket").withProtection(
             PolicyCandidate.Protection.CONCURRENCY),
-        PolicyCandidate.preset(Preset.AWS_STANDARD, null).withProtection(PolicyCandidate.Protection.CONCURRENCY_AIMD));
+        PolicyCandidate.preset(Preset.AWS_STANDARD, null).withProtection(PolicyCandidate.Protection.CONCURRENCY_AIMD),
+        candidate(Family.FULL_JITTER, "100ms", 2, "20s", 2, null).withHedge(PolicyCandidate.Hedge.parse("p95")),
+        candidate(Family.FIXED, "1s", 0, null, 3, "token-bucket").withProtection(
+            PolicyCandidate.Protection.CONCURRENCY).withHedge(PolicyCandidate.Hedge.parse("150ms:2")),
+        PolicyCandidate.preset(Preset.AWS_STANDARD, null).withHedge(
+            PolicyCandidate.Hedge.parse("p99:window=500:max-extra-load=0.1")));
   }
 
   @Test
@@ -52,11 +57,14 @@ class PolicyCandidateTest {
     assertThat(everyKind()).extracting(PolicyCandidate::policySpec).containsExactly(
         "exponential:100ms:2:20s:full+budget", "exponential:250ms:1.5:1m:equal", "exponential:12.5ms:3:2.5s:none+budget",
         "decorrelated:1s:30s+budget", "fixed:1.5s", "aws-standard+budget", "google-cloud",
-        "exponential:100ms:2:20s:full+adaptive", "fixed:1s+budget+concurrency", "aws-standard+concurrency:aimd");
+        "exponential:100ms:2:20s:full+adaptive", "fixed:1s+budget+concurrency", "aws-standard+concurrency:aimd",
+        "exponential:100ms:2:20s:full+hedge:p95", "fixed:1s+budget+concurrency+hedge:150ms:2",
+        "aws-standard+hedge:p99:max-extra-load=0.1:window=500");
     assertThat(everyKind()).extracting(PolicyCandidate::budgetSpec).containsExactly(
         "token-bucket:500:5:10", null, "grpc:20:0.2", "ratio:0.1:10:30s", null, "token-bucket:100:5:10", null, null,
-        "token-bucket:500:5:10", null);
-    assertThat(everyKind()).extracting(PolicyCandidate::mechanisms).containsExactly(1, 0, 1, 1, 0, 1, 0, 1, 2, 1);
+        "token-bucket:500:5:10", null, null, "token-bucket:500:5:10", null);
+    assertThat(everyKind()).extracting(PolicyCandidate::mechanisms)
+        .containsExactly(1, 0, 1, 1, 0, 1, 0, 1, 2, 1, 1, 3, 1);
     assertThat(everyKind().get(8).label()).isEqualTo("fixed:1s+budget+concurrency x3 token-bucket:500:5:10");
   }
 
@@ -71,6 +79,41 @@ class PolicyCandidateTest {
         .hasMessage("unknown protection 'bulkhead'; use none, adaptive, concurrency, concurrency:aimd or all");
     assertThatThrownBy(() -> PolicyCandidate.Protection.parseAll(""))
         .hasMessage("unknown protection ''; use none, adaptive, concurrency, concurrency:aimd or all");
+  }
+
+  @Test
+  void hedgingIsParsedFromWhatTheHedgeSuffixTakes() {
+    assertThat(PolicyCandidate.Hedge.parseAll("150ms, P95 ,none,p95.0,0.15s")).extracting(PolicyCandidate.Hedge::id)
+        .containsExactly("none", "150ms", "p95");
+    assertThat(PolicyCandidate.Hedge.parse("p99:2:max-extra-load=0.05:window=500").suffix())
+        .isEqualTo("+hedge:p99:2:window=500");
+    assertThat(PolicyCandidate.Hedge.parse("none")).isEqualTo(PolicyCandidate.Hedge.NONE);
+    assertThat(PolicyCandidate.Hedge.NONE.suffix()).isEmpty();
+    Map<String, String> refused = new java.util.LinkedHashMap<>();
+    refused.put("none,nnoe", "unknown hedging 'nnoe'; did you mean 'none'?; use none, a quantile such as p95 (the "
+        + "adaptive delay) or a delay such as 150ms");
+    refused.put("adaptive", "unknown hedging 'adaptive'; use none, a quantile such as p95 (the adaptive delay) or a "
+        + "delay such as 150ms");
+    refused.put("p95x", "hedging 'p95x': hedge quantile 'p95x': not pNN (such as p95 or p99.9)");
+    refused.put("150", "hedging '150': hedge delay '150': ");
+    refused.put("p95:windw=10", "hedging 'p95:windw=10': hedge parameter 'windw': unknown; did you mean 'window'?");
+    refused.put("none,", "empty hedging value (a stray comma?)");
+    refused.put("p95+budget", "hedging 'p95+budget': 'p95+budget' is more than a hedging delay");
+    refused.forEach((text, message) -> assertThatThrownBy(() -> PolicyCandidate.Hedge.parseAll(text)).as(text)
+        .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith(message));
+  }
+
+  @Test
+  void aCandidateThatCannotRunIsRefused() {
+    PolicyCandidate two = candidate(Family.FIXED, "1s", 0, null, 2, null);
+    assertThatThrownBy(() -> two.withHedge(PolicyCandidate.Hedge.parse("p95:2")))
+        .hasMessage("maxAttempts 2 leaves no room for +hedge:p95:2 (it needs 3)");
+    assertThatThrownBy(() -> two.withProtection(PolicyCandidate.Protection.ADAPTIVE)
+        .withHedge(PolicyCandidate.Hedge.parse("p95")))
+        .hasMessage("the simulator does not run +adaptive with +hedge (a hedge waiting for the limiter's token is not "
+            + "modelled)");
+    assertThat(PolicyCandidate.fits(PolicyCandidate.Protection.CONCURRENCY, PolicyCandidate.Hedge.parse("p95"), 2))
+        .isTrue();
   }
 
   @Test
@@ -100,6 +143,15 @@ class PolicyCandidateTest {
     assertThat(everyKind().get(9).springProperties("b")).containsExactly(
         Map.entry("backoff.policies.b.strategy", "aws-standard"),
         Map.entry("backoff.policies.b.concurrency-limiter.algorithm", "aimd"));
+    assertThat(everyKind().get(11).springProperties("c")).containsExactly(
+        Map.entry("backoff.policies.c.strategy", "fixed:1s"), Map.entry("backoff.policies.c.max-attempts", "3"),
+        Map.entry("backoff.policies.c.concurrency-limiter.algorithm", "gradient"),
+        Map.entry("backoff.policies.c.hedging.delay", "150ms"), Map.entry("backoff.policies.c.hedging.max-hedges", "2"),
+        Map.entry("backoff.policies.c.budget", "c"), Map.entry("backoff.budgets.c.spec", "token-bucket:500:5:10"));
+    assertThat(everyKind().get(12).springProperties("d")).containsExactly(
+        Map.entry("backoff.policies.d.strategy", "aws-standard"), Map.entry("backoff.policies.d.hedging.delay", "p99"),
+        Map.entry("backoff.policies.d.hedging.max-extra-load", "0.1"),
+        Map.entry("backoff.policies.d.hedging.window", "500"));
     assertThatThrownBy(() -> everyKind().get(0).springProperties("Not OK"))
         .hasMessage("name must be lower-case letters, digits and hyphens, was 'Not OK'");
   }
@@ -167,6 +219,7 @@ class PolicyCandidateTest {
             .isEqualTo(c.protection() == PolicyCandidate.Protection.ADAPTIVE);
         assertThat(policy.concurrencyLimiter() != null).as(c.label())
             .isEqualTo(c.protection().id().startsWith("concurrency"));
+        assertThat(String.valueOf(policy.hedging())).as(c.label()).isEqualTo(String.valueOf(simulated.hedging()));
         if (c.budget() == null) {
           assertThat(policy.budget()).as(c.label()).isNull();
         } else {
