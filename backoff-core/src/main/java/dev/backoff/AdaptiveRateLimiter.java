@@ -27,9 +27,21 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  *       {@code t_last}; the new rate is {@code beta * W_max} ({@linkplain Builder#beta beta} {@code 0.7}).
  *       The first throttle enables the limiter; if no bucket has closed yet, the measured rate is first
  *       raised to the open bucket's count over a whole bucket (the cold start: not 0, which would drop the
- *       rate to its floor). A throttle less than one time bucket after the last cut is the same congestion
- *       event (the answer to a request sent before the cut): it is counted but cuts nothing, and the rate
- *       stays at most where it is.
+ *       rate to its floor). <b>One cut per congestion event</b>: a throttle that comes before every
+ *       request that took its token before the last cut was due to be sent, plus one time bucket, is the
+ *       same congestion event (the answer to a request admitted at the old rate): it is counted but cuts
+ *       nothing, and the rate stays at most where it is. A firm reservation (see below) made before a cut is
+ *       sent up to one horizon after it, at the old rate, and the server's answer takes a round trip more, so
+ *       a burst of throttles can span more than a bucket after the cut; counting it once is TCP's rule (one
+ *       window reduction per congestion event, as in CUBIC; NewReno, RFC 6582, ignores further losses of
+ *       segments sent before its reduction, its recovery point). The limiter cannot tell which request
+ *       a response answers ({@link #onResponse(boolean)} carries no send time), so it bounds the event by
+ *       time: the latest due time of a reservation taken before the cut (it knows every one it granted),
+ *       plus one time bucket for the answer, the round trip this limiter already assumed (a server slower
+ *       than a bucket to answer a throttle is cut again after it). The AWS SDKs, their 2026 revision
+ *       included, cut on every throttle; their revised token bucket re-prices waiters at the rate of the
+ *       moment they are served, so requests still waiting at a cut are slowed by it, where a firm
+ *       reservation here keeps its price: hence the event reaches to the last one's due time.
  *   <li><b>Otherwise</b> (once enabled): the new rate is {@code C * (t - t_last - K)^3 + W_max}
  *       ({@linkplain Builder#scaleConstant scale constant} {@code C = 0.4}): it starts at
  *       {@code beta * W_max} right after the throttle, flattens out at {@code W_max} after {@code K}
@@ -67,7 +79,8 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  * revisions): the bucket starts full when the first throttle enables it; a firm reservation keeps its place
  * (the tokens held go below zero) instead of being woken and re-checked, which keeps {@code reserve}
  * non-blocking for event loops and the simulator; a fill rate lowered after a reservation does not lengthen
- * that reservation's wait; the cold start and the one cut per congestion event above.
+ * that reservation's wait (its throttle belongs to the cut's congestion event); the cold start and the one
+ * cut per congestion event above.
  *
  * <h2>Cost and threads</h2>
  * Thread-safe. Until the first throttle, {@link #reserve()} is one volatile read: no clock read, no lock,
@@ -175,7 +188,11 @@ public final class AdaptiveRateLimiter {
   private double maxRate; // W_max
   private double timeWindow; // K, seconds
   private double lastThrottleSeconds;
-  private long lastDecreaseNanos;
+  // Until this time a throttle belongs to the last cut's congestion event: the time by which every request
+  // that took its token before the cut was due to be sent, plus a time bucket for its answer.
+  private long eventEndNanos;
+  // The latest time at which a firm reservation was due to be sent (a token taken at once is due when taken).
+  private long lastDueNanos;
   private long waits;
   private long rechecks;
   private long refusals;
@@ -194,6 +211,7 @@ public final class AdaptiveRateLimiter {
     this.maxWaitNanos = b.maxWaitNanos;
     this.listeners = b.listeners.toArray(new Listener[0]);
     this.originNanos = clock.nanoTime();
+    this.lastDueNanos = originNanos;
   }
 
   /** A builder with the AWS SDKs' defaults, the system clock and no limit on waits. */
@@ -267,6 +285,10 @@ public final class AdaptiveRateLimiter {
       } else {
         tokens -= 1;
         waits++;
+        long due = now + waitNanos;
+        if (due - lastDueNanos > 0) {
+          lastDueNanos = due;
+        }
       }
     }
     if (deferred) {
@@ -331,9 +353,9 @@ public final class AdaptiveRateLimiter {
       }
       double t = (now - originNanos) / NANOS_PER_SECOND;
       double calculated;
-      if (throttled && enabled && now - lastDecreaseNanos < bucketNanos) {
-        // The same congestion event as the last decrease (responses to requests sent before it): the rate
-        // is not cut again, nor raised: the curve goes on from that decrease at the next success.
+      if (throttled && enabled && now - eventEndNanos < 0) {
+        // The same congestion event as the last decrease (an answer to a request that took its token before
+        // it): the rate is not cut again, nor raised: the curve goes on from that decrease at the next success.
         throttles++;
         double x = t - lastThrottleSeconds - timeWindow;
         calculated = Math.min(scaleConstant * x * x * x + maxRate, fillRate);
@@ -346,7 +368,8 @@ public final class AdaptiveRateLimiter {
         maxRate = enabled ? Math.min(measuredRate, fillRate) : measuredRate;
         timeWindow = Math.cbrt(maxRate * (1 - beta) / scaleConstant);
         lastThrottleSeconds = t;
-        lastDecreaseNanos = now;
+        // Firm reservations made before the cut still go out at the old rate, up to one horizon after it.
+        eventEndNanos = (lastDueNanos - now > 0 ? lastDueNanos : now) + bucketNanos;
         calculated = maxRate * beta;
         throttles++;
       } else {

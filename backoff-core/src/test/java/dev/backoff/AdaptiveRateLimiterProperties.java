@@ -58,7 +58,8 @@ class AdaptiveRateLimiterProperties {
     }
     AdaptiveRateLimiter limiter = builder.build();
     long bucketNanos = bucketMillis * 1_000_000L;
-    long lastDecrease = 0;
+    long eventEnd = 0;
+    long lastDue = now.get(); // the latest time a firm reservation was due to be sent
     for (Step step : steps) {
       double before = limiter.fillRate();
       boolean wasEnabled = limiter.enabled();
@@ -66,10 +67,11 @@ class AdaptiveRateLimiterProperties {
         case SUCCESS -> limiter.onResponse(false);
         case THROTTLE -> {
           limiter.onResponse(true);
-          // Throttles within one time bucket of a decrease are the same congestion event: no second cut.
-          boolean decrease = !wasEnabled || now.get() - lastDecrease >= bucketNanos;
+          // Throttles before every reservation made before a decrease was due, plus one time bucket, are
+          // the same congestion event: no second cut.
+          boolean decrease = !wasEnabled || now.get() - eventEnd >= 0;
           if (decrease) {
-            lastDecrease = now.get();
+            eventEnd = (lastDue - now.get() > 0 ? lastDue : now.get()) + bucketNanos;
           }
           if (wasEnabled) {
             assertThat(limiter.fillRate()).as("a throttle never raises the rate").isLessThanOrEqualTo(before);
@@ -90,6 +92,7 @@ class AdaptiveRateLimiterProperties {
           } else {
             assertThat(result == AdaptiveRateLimiter.REFUSED || (result >= 0 && result <= maxWait))
                 .as("wait %d within %d", result, maxWait).isTrue();
+            lastDue = laterDue(lastDue, now.get(), result);
           }
         }
         case RESERVE -> {
@@ -99,6 +102,7 @@ class AdaptiveRateLimiterProperties {
           } else {
             assertThat(wait == AdaptiveRateLimiter.REFUSED || (wait >= 0 && wait <= maxWait))
                 .as("wait %d within %d", wait, maxWait).isTrue();
+            lastDue = laterDue(lastDue, now.get(), wait);
           }
         }
         case UNRESERVE -> limiter.unreserve();
@@ -113,6 +117,11 @@ class AdaptiveRateLimiterProperties {
         assertThat(limiter.fillRate()).isZero();
       }
     }
+  }
+
+  /** The later of {@code lastDue} and the end of a firm wait {@code wait} from {@code now} (0: none, REFUSED: none). */
+  private static long laterDue(long lastDue, long now, long wait) {
+    return wait > 0 && now + wait - lastDue > 0 ? now + wait : lastDue;
   }
 
   /**
