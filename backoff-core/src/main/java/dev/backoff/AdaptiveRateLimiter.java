@@ -69,6 +69,13 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  * attempt, the first included: it waits on its sleeper (synchronous calls) or scheduler (asynchronous
  * calls), and stops with {@link StopReason#RATE_LIMITED} on a refusal.
  *
+ * <p><b>Spaced behind the last.</b> While a firm reservation is still to be sent, no request goes at once, and
+ * a new firm one waits at least until one refill interval ({@code 1 / fillRate}, rounded down to whole
+ * nanoseconds) after it. The tokens owed are priced at the fill rate of the moment, so without this a rate
+ * raised while reservations waited would let the next one fall a few milliseconds after one priced at the
+ * old rate: two requests closer than either rate allows, which a server with no queue answers with a
+ * throttle below its capacity. A slot {@link #unreserve() given back} stays in that schedule.
+ *
  * <p>{@link #reserveOrRecheck()} (what a composed policy's call uses, through every driver): a wait within the horizon (the
  * longer of a time bucket and {@code 1 / fillRate}) is firm as above, a longer one takes no token and the
  * caller asks again after one horizon, priced at the rate of that moment. Without it, reservations made
@@ -79,8 +86,9 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  * revisions): the bucket starts full when the first throttle enables it; a firm reservation keeps its place
  * (the tokens held go below zero) instead of being woken and re-checked, which keeps {@code reserve}
  * non-blocking for event loops and the simulator; a fill rate lowered after a reservation does not lengthen
- * that reservation's wait (its throttle belongs to the cut's congestion event); the cold start and the one
- * cut per congestion event above.
+ * that reservation's wait (its throttle belongs to the cut's congestion event), and one raised does not let
+ * a later reservation overtake it (spaced behind the last); the cold start and the one cut per congestion
+ * event above.
  *
  * <h2>Cost and threads</h2>
  * Thread-safe. Until the first throttle, {@link #reserve()} is one volatile read: no clock read, no lock,
@@ -191,7 +199,8 @@ public final class AdaptiveRateLimiter {
   // Until this time a throttle belongs to the last cut's congestion event: the time by which every request
   // that took its token before the cut was due to be sent, plus a time bucket for its answer.
   private long eventEndNanos;
-  // The latest time at which a firm reservation was due to be sent (a token taken at once is due when taken).
+  // When the last firm reservation is due to be sent: a later one is spaced at least one refill interval after
+  // it, and a throttle before it (plus a bucket) belongs to the congestion event of a cut made before it.
   private long lastDueNanos;
   private long waits;
   private long rechecks;
@@ -211,7 +220,7 @@ public final class AdaptiveRateLimiter {
     this.maxWaitNanos = b.maxWaitNanos;
     this.listeners = b.listeners.toArray(new Listener[0]);
     this.originNanos = clock.nanoTime();
-    this.lastDueNanos = originNanos;
+    this.lastDueNanos = originNanos - 1; // none pending
   }
 
   /** A builder with the AWS SDKs' defaults, the system clock and no limit on waits. */
@@ -268,12 +277,20 @@ public final class AdaptiveRateLimiter {
     boolean deferred = false;
     synchronized (lock) {
       refill(now);
-      if (tokens >= 1) {
+      long pending = lastDueNanos - now; // at least 0: a firm reservation is still to be sent
+      if (tokens >= 1 && pending < 0) {
         tokens -= 1;
         return 0;
       }
       // Round up: a wait that ends a fraction of a nanosecond early would find the token not yet there.
-      waitNanos = Math.max(1, Nanos.fromDouble(Math.ceil((1 - tokens) / fillRate * NANOS_PER_SECOND)));
+      waitNanos = tokens >= 1 ? 0 : Nanos.fromDouble(Math.ceil((1 - tokens) / fillRate * NANOS_PER_SECOND));
+      if (pending >= 0) {
+        // Not before one refill interval (rounded down: never later than the tokens alone would say at a
+        // steady rate) after the last firm reservation, which a rate raised since may not overtake.
+        long interval = Nanos.fromDouble(Math.floor(NANOS_PER_SECOND / fillRate));
+        waitNanos = Math.max(waitNanos, Nanos.add(pending, interval));
+      }
+      waitNanos = Math.max(1, waitNanos);
       long horizon = Math.max(bucketNanos, Nanos.fromDouble(Math.ceil(NANOS_PER_SECOND / fillRate)));
       if (waitNanos > maxWaitNanos) {
         refused = true;
@@ -285,10 +302,7 @@ public final class AdaptiveRateLimiter {
       } else {
         tokens -= 1;
         waits++;
-        long due = now + waitNanos;
-        if (due - lastDueNanos > 0) {
-          lastDueNanos = due;
-        }
+        lastDueNanos = now + waitNanos; // later than the last: spaced after it, or after now when none is pending
       }
     }
     if (deferred) {
@@ -313,7 +327,8 @@ public final class AdaptiveRateLimiter {
   /**
    * Gives back the token of a reservation that will not be sent (its caller was interrupted or cancelled,
    * or gave up at its deadline). Call it only for a reservation that returned a positive wait; the tokens
-   * never exceed the capacity.
+   * never exceed the capacity. Its slot stays in the schedule (see "Spaced behind the last"): the limiter does
+   * not know which slot it was, and moving the last one back could put the next request on one still due.
    */
   public void unreserve() {
     if (!enabled) {

@@ -334,6 +334,42 @@ class AdaptiveRateLimiterTest {
   }
 
   /**
+   * A rate raised while firm reservations wait prices the new ones at the new rate, but queues them one
+   * refill interval after the last one made before: they do not overtake it. Before, the tokens owed were
+   * re-priced at the new rate, so the next request was due 37.6 ms after the last old one instead of 63.9 ms:
+   * two requests closer than either rate allows, which a server with no queue answers with a 429.
+   */
+  @Test
+  void aRaisedRateQueuesNewReservationsBehindTheOldOnes() {
+    long origin = now.get();
+    AdaptiveRateLimiter limiter = limiter().sendRateCeiling(1_000).build();
+    throttleAfterTenResponses(limiter, origin); // at 0.2 s: W_max 20, K = cbrt(15) s, fill 14, 14 tokens
+    for (int i = 0; i < 14; i++) {
+      assertThat(limiter.reserveOrRecheck()).isZero();
+    }
+    for (int k = 1; k <= 7; k++) {
+      assertThat(limiter.reserveOrRecheck()).isEqualTo((long) Math.ceil(k * 1e9 / 14));
+    }
+    // The last is due at 0.7 s. At 0.45 s a success moves the rate along its curve: 0.4 (0.25 - K)^3 + 20.
+    at(origin, 450);
+    limiter.onResponse(false);
+    double fill = 0.4 * Math.pow(0.25 - Math.cbrt(15), 3) + 20;
+    assertThat(limiter.fillRate()).isCloseTo(fill, within(1e-9));
+    assertThat(limiter.fillRate()).isCloseTo(15.646, within(0.001));
+    assertThat(limiter.tokens()).as("-7 + 0.25 s * 14").isCloseTo(-3.5, EXACT);
+    long interval = (long) Math.floor(1e9 / limiter.fillRate()); // 63.9 ms
+    long repriced = (long) Math.ceil(4.5e9 / limiter.fillRate()); // what the tokens alone say: 287.6 ms
+    assertThat(repriced).as("due 37.6 ms after the last old one").isLessThan(250 * MS + interval);
+    assertThat(limiter.reserveOrRecheck()).as("0.25 s to the last old one, then an interval")
+        .isEqualTo(250 * MS + interval);
+    assertThat(limiter.reserveOrRecheck()).as("and the next an interval later").isEqualTo(250 * MS + 2 * interval);
+    // Once every reservation is due (the last at 0.45 s + 0.25 s + 2 intervals, about 0.828 s) and the
+    // bucket holds a token again (-5 + 0.45 s * 15.646 = 2.04 at 0.9 s), a request goes at once.
+    at(origin, 900);
+    assertThat(limiter.reserveOrRecheck()).isZero();
+  }
+
+  /**
    * A loop's reservation ({@link AdaptiveRateLimiter#reserveOrRecheck()}) is firm only within the horizon
    * (the longer of a time bucket and 1 / fillRate); beyond it no token is taken and the caller asks again
    * after one horizon, so it is priced at the rate of that moment, not held to a slot priced at a low rate.
