@@ -58,7 +58,9 @@ class LossSystemTest {
   /**
    * docs/storm-protection.md: at 10% of plain retries' 677.1 429s a second, a Poisson sender may send 156.9/s,
    * of which 43.2% are rejected, for 89.2 successes a second: 89.2% of the 100/s capacity. At the adaptive
-   * limiter's measured 74.8 successes a second it would send 89.8/s and draw 15.0 429s a second.
+   * limiter's 74.8 successes a second (before its reservations were spaced) it would send 89.8/s and draw 15.0
+   * 429s a second; at its 0.8 429s a second (after) it gets 48.1 successes a second, and for the limiter's
+   * 91.5 it would send 184.8/s and draw 93.3 429s a second, 13.8% of plain retries'.
    */
   @Test
   void theSteadyOverloadWithNoQueue() {
@@ -70,6 +72,11 @@ class LossSystemTest {
     assertThat(sameGoodput).isCloseTo(89.8, within(0.05));
     assertThat(LossSystem.rejections(10, 0.1, sameGoodput)).isCloseTo(15.0, within(0.05));
     assertThat(LossSystem.goodput(10, 0.1, 200)).as("all of the offered 200/s").isCloseTo(92.4, within(0.05));
+    assertThat(LossSystem.goodput(10, 0.1, LossSystem.rateForRejections(10, 0.1, 0.8))).isCloseTo(48.1, within(0.05));
+    double limiterGoodput = bisectGoodput(91.5);
+    assertThat(limiterGoodput).isCloseTo(184.8, within(0.05));
+    assertThat(LossSystem.rejections(10, 0.1, limiterGoodput)).isCloseTo(93.3, within(0.05));
+    assertThat(LossSystem.rejections(10, 0.1, limiterGoodput) / 677.1).isCloseTo(0.138, within(0.0005));
   }
 
   private static double bisectGoodput(double goodput) {
