@@ -27,9 +27,21 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  *       {@code t_last}; the new rate is {@code beta * W_max} ({@linkplain Builder#beta beta} {@code 0.7}).
  *       The first throttle enables the limiter; if no bucket has closed yet, the measured rate is first
  *       raised to the open bucket's count over a whole bucket (the cold start: not 0, which would drop the
- *       rate to its floor). A throttle less than one time bucket after the last cut is the same congestion
- *       event (the answer to a request sent before the cut): it is counted but cuts nothing, and the rate
- *       stays at most where it is.
+ *       rate to its floor). <b>One cut per congestion event</b>: a throttle that comes before every
+ *       request that took its token before the last cut was due to be sent, plus one time bucket, is the
+ *       same congestion event (the answer to a request admitted at the old rate): it is counted but cuts
+ *       nothing, and the rate stays at most where it is. A firm reservation (see below) made before a cut is
+ *       sent up to one horizon after it, at the old rate, and the server's answer takes a round trip more, so
+ *       a burst of throttles can span more than a bucket after the cut; counting it once is TCP's rule (one
+ *       window reduction per congestion event, as in CUBIC; NewReno, RFC 6582, ignores further losses of
+ *       segments sent before its reduction, its recovery point). The limiter cannot tell which request
+ *       a response answers ({@link #onResponse(boolean)} carries no send time), so it bounds the event by
+ *       time: the latest due time of a reservation taken before the cut (it knows every one it granted),
+ *       plus one time bucket for the answer, the round trip this limiter already assumed (a server slower
+ *       than a bucket to answer a throttle is cut again after it). The AWS SDKs, their 2026 revision
+ *       included, cut on every throttle; their revised token bucket re-prices waiters at the rate of the
+ *       moment they are served, so requests still waiting at a cut are slowed by it, where a firm
+ *       reservation here keeps its price: hence the event reaches to the last one's due time.
  *   <li><b>Otherwise</b> (once enabled): the new rate is {@code C * (t - t_last - K)^3 + W_max}
  *       ({@linkplain Builder#scaleConstant scale constant} {@code C = 0.4}): it starts at
  *       {@code beta * W_max} right after the throttle, flattens out at {@code W_max} after {@code K}
@@ -57,6 +69,13 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  * attempt, the first included: it waits on its sleeper (synchronous calls) or scheduler (asynchronous
  * calls), and stops with {@link StopReason#RATE_LIMITED} on a refusal.
  *
+ * <p><b>Spaced behind the last.</b> While a firm reservation is still to be sent, no request goes at once, and
+ * a new firm one waits at least until one refill interval ({@code 1 / fillRate}, rounded down to whole
+ * nanoseconds) after it. The tokens owed are priced at the fill rate of the moment, so without this a rate
+ * raised while reservations waited would let the next one fall a few milliseconds after one priced at the
+ * old rate: two requests closer than either rate allows, which a server with no queue answers with a
+ * throttle below its capacity. A slot {@link #unreserve() given back} stays in that schedule.
+ *
  * <p>{@link #reserveOrRecheck()} (what a composed policy's call uses, through every driver): a wait within the horizon (the
  * longer of a time bucket and {@code 1 / fillRate}) is firm as above, a longer one takes no token and the
  * caller asks again after one horizon, priced at the rate of that moment. Without it, reservations made
@@ -67,7 +86,9 @@ import java.util.concurrent.atomic.AtomicLongFieldUpdater;
  * revisions): the bucket starts full when the first throttle enables it; a firm reservation keeps its place
  * (the tokens held go below zero) instead of being woken and re-checked, which keeps {@code reserve}
  * non-blocking for event loops and the simulator; a fill rate lowered after a reservation does not lengthen
- * that reservation's wait; the cold start and the one cut per congestion event above.
+ * that reservation's wait (its throttle belongs to the cut's congestion event), and one raised does not let
+ * a later reservation overtake it (spaced behind the last); the cold start and the one cut per congestion
+ * event above.
  *
  * <h2>Cost and threads</h2>
  * Thread-safe. Until the first throttle, {@link #reserve()} is one volatile read: no clock read, no lock,
@@ -175,7 +196,12 @@ public final class AdaptiveRateLimiter {
   private double maxRate; // W_max
   private double timeWindow; // K, seconds
   private double lastThrottleSeconds;
-  private long lastDecreaseNanos;
+  // Until this time a throttle belongs to the last cut's congestion event: the time by which every request
+  // that took its token before the cut was due to be sent, plus a time bucket for its answer.
+  private long eventEndNanos;
+  // When the last firm reservation is due to be sent: a later one is spaced at least one refill interval after
+  // it, and a throttle before it (plus a bucket) belongs to the congestion event of a cut made before it.
+  private long lastDueNanos;
   private long waits;
   private long rechecks;
   private long refusals;
@@ -194,6 +220,7 @@ public final class AdaptiveRateLimiter {
     this.maxWaitNanos = b.maxWaitNanos;
     this.listeners = b.listeners.toArray(new Listener[0]);
     this.originNanos = clock.nanoTime();
+    this.lastDueNanos = originNanos - 1; // none pending
   }
 
   /** A builder with the AWS SDKs' defaults, the system clock and no limit on waits. */
@@ -250,12 +277,20 @@ public final class AdaptiveRateLimiter {
     boolean deferred = false;
     synchronized (lock) {
       refill(now);
-      if (tokens >= 1) {
+      long pending = lastDueNanos - now; // at least 0: a firm reservation is still to be sent
+      if (tokens >= 1 && pending < 0) {
         tokens -= 1;
         return 0;
       }
       // Round up: a wait that ends a fraction of a nanosecond early would find the token not yet there.
-      waitNanos = Math.max(1, Nanos.fromDouble(Math.ceil((1 - tokens) / fillRate * NANOS_PER_SECOND)));
+      waitNanos = tokens >= 1 ? 0 : Nanos.fromDouble(Math.ceil((1 - tokens) / fillRate * NANOS_PER_SECOND));
+      if (pending >= 0) {
+        // Not before one refill interval (rounded down: never later than the tokens alone would say at a
+        // steady rate) after the last firm reservation, which a rate raised since may not overtake.
+        long interval = Nanos.fromDouble(Math.floor(NANOS_PER_SECOND / fillRate));
+        waitNanos = Math.max(waitNanos, Nanos.add(pending, interval));
+      }
+      waitNanos = Math.max(1, waitNanos);
       long horizon = Math.max(bucketNanos, Nanos.fromDouble(Math.ceil(NANOS_PER_SECOND / fillRate)));
       if (waitNanos > maxWaitNanos) {
         refused = true;
@@ -267,6 +302,7 @@ public final class AdaptiveRateLimiter {
       } else {
         tokens -= 1;
         waits++;
+        lastDueNanos = now + waitNanos; // later than the last: spaced after it, or after now when none is pending
       }
     }
     if (deferred) {
@@ -291,7 +327,8 @@ public final class AdaptiveRateLimiter {
   /**
    * Gives back the token of a reservation that will not be sent (its caller was interrupted or cancelled,
    * or gave up at its deadline). Call it only for a reservation that returned a positive wait; the tokens
-   * never exceed the capacity.
+   * never exceed the capacity. Its slot stays in the schedule (see "Spaced behind the last"): the limiter does
+   * not know which slot it was, and moving the last one back could put the next request on one still due.
    */
   public void unreserve() {
     if (!enabled) {
@@ -331,9 +368,9 @@ public final class AdaptiveRateLimiter {
       }
       double t = (now - originNanos) / NANOS_PER_SECOND;
       double calculated;
-      if (throttled && enabled && now - lastDecreaseNanos < bucketNanos) {
-        // The same congestion event as the last decrease (responses to requests sent before it): the rate
-        // is not cut again, nor raised: the curve goes on from that decrease at the next success.
+      if (throttled && enabled && now - eventEndNanos < 0) {
+        // The same congestion event as the last decrease (an answer to a request that took its token before
+        // it): the rate is not cut again, nor raised: the curve goes on from that decrease at the next success.
         throttles++;
         double x = t - lastThrottleSeconds - timeWindow;
         calculated = Math.min(scaleConstant * x * x * x + maxRate, fillRate);
@@ -346,7 +383,8 @@ public final class AdaptiveRateLimiter {
         maxRate = enabled ? Math.min(measuredRate, fillRate) : measuredRate;
         timeWindow = Math.cbrt(maxRate * (1 - beta) / scaleConstant);
         lastThrottleSeconds = t;
-        lastDecreaseNanos = now;
+        // Firm reservations made before the cut still go out at the old rate, up to one horizon after it.
+        eventEndNanos = (lastDueNanos - now > 0 ? lastDueNanos : now) + bucketNanos;
         calculated = maxRate * beta;
         throttles++;
       } else {

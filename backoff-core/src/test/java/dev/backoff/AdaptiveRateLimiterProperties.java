@@ -58,7 +58,8 @@ class AdaptiveRateLimiterProperties {
     }
     AdaptiveRateLimiter limiter = builder.build();
     long bucketNanos = bucketMillis * 1_000_000L;
-    long lastDecrease = 0;
+    long eventEnd = 0;
+    long lastDue = now.get() - 1; // when the last firm reservation is due to be sent (none yet)
     for (Step step : steps) {
       double before = limiter.fillRate();
       boolean wasEnabled = limiter.enabled();
@@ -66,10 +67,11 @@ class AdaptiveRateLimiterProperties {
         case SUCCESS -> limiter.onResponse(false);
         case THROTTLE -> {
           limiter.onResponse(true);
-          // Throttles within one time bucket of a decrease are the same congestion event: no second cut.
-          boolean decrease = !wasEnabled || now.get() - lastDecrease >= bucketNanos;
+          // Throttles before every reservation made before a decrease was due, plus one time bucket, are
+          // the same congestion event: no second cut.
+          boolean decrease = !wasEnabled || now.get() - eventEnd >= 0;
           if (decrease) {
-            lastDecrease = now.get();
+            eventEnd = (lastDue - now.get() > 0 ? lastDue : now.get()) + bucketNanos;
           }
           if (wasEnabled) {
             assertThat(limiter.fillRate()).as("a throttle never raises the rate").isLessThanOrEqualTo(before);
@@ -90,6 +92,8 @@ class AdaptiveRateLimiterProperties {
           } else {
             assertThat(result == AdaptiveRateLimiter.REFUSED || (result >= 0 && result <= maxWait))
                 .as("wait %d within %d", result, maxWait).isTrue();
+            assertSpaced(result, lastDue, now.get(), before);
+            lastDue = laterDue(lastDue, now.get(), result);
           }
         }
         case RESERVE -> {
@@ -99,9 +103,11 @@ class AdaptiveRateLimiterProperties {
           } else {
             assertThat(wait == AdaptiveRateLimiter.REFUSED || (wait >= 0 && wait <= maxWait))
                 .as("wait %d within %d", wait, maxWait).isTrue();
+            assertSpaced(wait, lastDue, now.get(), before);
+            lastDue = laterDue(lastDue, now.get(), wait);
           }
         }
-        case UNRESERVE -> limiter.unreserve();
+        case UNRESERVE -> limiter.unreserve(); // its slot stays in the schedule
         case ADVANCE -> now.addAndGet(step.amount());
       }
       assertThat(limiter.measuredSendRate()).as("measured").isGreaterThanOrEqualTo(0).isFinite();
@@ -113,6 +119,24 @@ class AdaptiveRateLimiterProperties {
         assertThat(limiter.fillRate()).isZero();
       }
     }
+  }
+
+  /**
+   * While a firm reservation is still to be sent (due at or after {@code now}), no request goes at once and a
+   * new firm one is due at least one refill interval (rounded down) after it, at the rate it was priced at.
+   */
+  private static void assertSpaced(long result, long lastDue, long now, double fillRate) {
+    if (lastDue - now < 0 || result < 0) {
+      return;
+    }
+    assertThat(result).as("nothing goes at once while a reservation is pending").isPositive();
+    assertThat(now + result - lastDue).as("spaced after the pending reservation")
+        .isGreaterThanOrEqualTo((long) Math.floor(1e9 / fillRate));
+  }
+
+  /** The later of {@code lastDue} and the end of a firm wait {@code wait} from {@code now} (0: none, REFUSED: none). */
+  private static long laterDue(long lastDue, long now, long wait) {
+    return wait > 0 && now + wait - lastDue > 0 ? now + wait : lastDue;
   }
 
   /**

@@ -269,8 +269,9 @@ class AdaptiveRateLimiterTest {
   }
 
   /**
-   * Throttles within one time bucket of a decrease are the same congestion event (answers to requests sent
-   * before the cut): counted, but the rate is not cut again; a throttle a bucket or more later cuts it.
+   * With no reservation waiting at a decrease, throttles within one time bucket of it are the same congestion
+   * event (answers to requests sent before the cut): counted, but the rate is not cut again; a throttle a
+   * bucket or more later cuts it.
    */
   @Test
   void throttlesWithinABucketOfACutAreOneCongestionEvent() {
@@ -288,6 +289,84 @@ class AdaptiveRateLimiterTest {
     assertThat(limiter.measuredSendRate()).isCloseTo(23.2, EXACT);
     assertThat(limiter.fillRate()).isCloseTo(9.8, EXACT);
     assertThat(limiter.throttles()).isEqualTo(3);
+  }
+
+  /**
+   * One burst of 429s whose answers span more than a time bucket after the cut is still one congestion
+   * event when its requests took their tokens before the cut: firm reservations made at the old rate go out
+   * up to one horizon after it, and their throttles come back a bucket later still. They cut nothing; the
+   * first throttle after the last of them is due plus a bucket cuts. (Before, the throttle 0.6 s after the
+   * cut cut the rate a second time, to 0.7 * 4.16 = 2.912/s.)
+   */
+  @Test
+  void aBurstAdmittedBeforeACutIsOneCongestionEventEvenWhenItsAnswersSpanBuckets() {
+    long origin = now.get();
+    AdaptiveRateLimiter limiter = limiter().sendRateCeiling(1_000).build();
+    throttleAfterTenResponses(limiter, origin); // the first cut, at 0.2 s: W_max 20, fill 14, 14 tokens
+    at(origin, 1_000);
+    // The bucket is full again (14 tokens): 14 requests go at once, 7 more wait k/14 s, the last due at 1.5 s.
+    for (int i = 0; i < 14; i++) {
+      assertThat(limiter.reserveOrRecheck()).isZero();
+    }
+    for (int k = 1; k <= 7; k++) {
+      assertThat(limiter.reserveOrRecheck()).isEqualTo((long) Math.ceil(k * 1e9 / 14));
+    }
+    // A throttle at 1.0 s, 0.8 s after the first cut: a new event. It closes buckets 0 and 1 with 11
+    // responses in 1 s: measured 0.8 * 11 + 0.2 * 20 = 12.8 = W_max (below the fill rate 14): fill 8.96.
+    limiter.onResponse(true);
+    assertThat(limiter.fillRate()).isCloseTo(0.7 * 12.8, EXACT);
+    // 0.6 s and 0.99 s after that cut (more than a bucket): answers to the requests sent up to 1.5 s.
+    at(origin, 1_600);
+    limiter.onResponse(true); // closes bucket 2 with 1 response: measured 0.8 * 2 + 0.2 * 12.8 = 4.16
+    assertThat(limiter.measuredSendRate()).isCloseTo(4.16, EXACT);
+    assertThat(limiter.fillRate()).as("not cut again").isCloseTo(0.7 * 12.8, EXACT);
+    at(origin, 1_999);
+    limiter.onResponse(true);
+    assertThat(limiter.fillRate()).as("not cut again").isCloseTo(0.7 * 12.8, EXACT);
+    assertThat(limiter.throttles()).isEqualTo(4);
+    // 2.0 s: the last reservation made before the cut was due at 1.5 s, and a bucket has passed since.
+    // Closes bucket 3 with 2 responses: measured 0.8 * 4 + 0.2 * 4.16 = 4.032 = W_max; fill 2.8224.
+    at(origin, 2_000);
+    limiter.onResponse(true);
+    assertThat(limiter.measuredSendRate()).isCloseTo(4.032, EXACT);
+    assertThat(limiter.fillRate()).isCloseTo(0.7 * 4.032, EXACT);
+    assertThat(limiter.throttles()).isEqualTo(5);
+  }
+
+  /**
+   * A rate raised while firm reservations wait prices the new ones at the new rate, but queues them one
+   * refill interval after the last one made before: they do not overtake it. Before, the tokens owed were
+   * re-priced at the new rate, so the next request was due 37.6 ms after the last old one instead of 63.9 ms:
+   * two requests closer than either rate allows, which a server with no queue answers with a 429.
+   */
+  @Test
+  void aRaisedRateQueuesNewReservationsBehindTheOldOnes() {
+    long origin = now.get();
+    AdaptiveRateLimiter limiter = limiter().sendRateCeiling(1_000).build();
+    throttleAfterTenResponses(limiter, origin); // at 0.2 s: W_max 20, K = cbrt(15) s, fill 14, 14 tokens
+    for (int i = 0; i < 14; i++) {
+      assertThat(limiter.reserveOrRecheck()).isZero();
+    }
+    for (int k = 1; k <= 7; k++) {
+      assertThat(limiter.reserveOrRecheck()).isEqualTo((long) Math.ceil(k * 1e9 / 14));
+    }
+    // The last is due at 0.7 s. At 0.45 s a success moves the rate along its curve: 0.4 (0.25 - K)^3 + 20.
+    at(origin, 450);
+    limiter.onResponse(false);
+    double fill = 0.4 * Math.pow(0.25 - Math.cbrt(15), 3) + 20;
+    assertThat(limiter.fillRate()).isCloseTo(fill, within(1e-9));
+    assertThat(limiter.fillRate()).isCloseTo(15.646, within(0.001));
+    assertThat(limiter.tokens()).as("-7 + 0.25 s * 14").isCloseTo(-3.5, EXACT);
+    long interval = (long) Math.floor(1e9 / limiter.fillRate()); // 63.9 ms
+    long repriced = (long) Math.ceil(4.5e9 / limiter.fillRate()); // what the tokens alone say: 287.6 ms
+    assertThat(repriced).as("due 37.6 ms after the last old one").isLessThan(250 * MS + interval);
+    assertThat(limiter.reserveOrRecheck()).as("0.25 s to the last old one, then an interval")
+        .isEqualTo(250 * MS + interval);
+    assertThat(limiter.reserveOrRecheck()).as("and the next an interval later").isEqualTo(250 * MS + 2 * interval);
+    // Once every reservation is due (the last at 0.45 s + 0.25 s + 2 intervals, about 0.828 s) and the
+    // bucket holds a token again (-5 + 0.45 s * 15.646 = 2.04 at 0.9 s), a request goes at once.
+    at(origin, 900);
+    assertThat(limiter.reserveOrRecheck()).isZero();
   }
 
   /**

@@ -199,6 +199,10 @@ class CallMachineTest {
     return limiter;
   }
 
+  /**
+   * The token given back is found by the re-check, but the others' last slot is due at that very moment (a
+   * slot given back stays in the limiter's schedule), so the call goes one refill interval after it.
+   */
   @Test
   void aWaitBeyondTheHorizonIsAReCheckThatFindsASlotGivenBackMeanwhile() {
     VirtualTimeDriver driver = new VirtualTimeDriver();
@@ -206,10 +210,12 @@ class CallMachineTest {
     driver.duringRecheck = limiter::unreserve; // another call, waiting firmly, gave its slot up
 
     assertThat(driver.run(policy().rateLimiter(limiter).build(), attempt -> "ok")).containsExactly(
-        "recheck " + 500 * MS, "attempt 1", "complete succeeded ok");
+        "recheck " + 500 * MS, "wait for token " + (long) Math.floor(1e9 / 14), "attempt 1",
+        "complete succeeded ok");
     assertThat(limiter.rechecks()).isEqualTo(1);
-    assertThat(limiter.tokens()).as("7 slots taken by others, 1 given back and taken by this call, 7 refilled")
-        .isEqualTo(-7 + 1 - 1 + 7, within(1e-9));
+    assertThat(limiter.tokens())
+        .as("7 slots taken by others, 1 given back and taken by this call, 7 refilled, 1 more during its wait")
+        .isEqualTo(-7 + 1 - 1 + 7 + 1, within(1e-6));
   }
 
   @Test
@@ -255,10 +261,13 @@ class CallMachineTest {
     for (int i = 0; i < 13; i++) { // others leave one token, the first attempt's
       assertThat(limiter.reserve()).isZero();
     }
+    long[] lastDue = {0}; // when the last of the others' firm slots is due
     driver.duringWait = attempt -> { // during the backoff others take firm slots up to 0.6 s ahead
       for (int taken = 0; (1 - limiter.tokens()) / limiter.fillRate() * 1e9 <= 600 * MS; taken++) {
         assertThat(taken).as("slots taken").isLessThan(100);
-        assertThat(limiter.reserve()).isPositive();
+        long wait = limiter.reserve();
+        assertThat(wait).isPositive();
+        lastDue[0] = driver.now + wait;
       }
       return attempt;
     };
@@ -267,8 +276,12 @@ class CallMachineTest {
       double old = limiter.fillRate();
       limiter.onResponse(false);
       double shortOf = 1 - limiter.tokens(); // refilled to this instant by the response
-      firm[0] = (long) Math.ceil(shortOf / limiter.fillRate() * 1e9);
-      firm[1] = (long) Math.ceil(shortOf / old * 1e9);
+      // The tokens' price at the rate of the moment, but not before one refill interval after the others'
+      // last slot, which a raised rate may not overtake (AdaptiveRateLimiter: "Spaced behind the last").
+      long pending = lastDue[0] - driver.now;
+      firm[0] = Math.max((long) Math.ceil(shortOf / limiter.fillRate() * 1e9),
+          pending + (long) Math.floor(1e9 / limiter.fillRate()));
+      firm[1] = Math.max((long) Math.ceil(shortOf / old * 1e9), pending + (long) Math.floor(1e9 / old));
     };
 
     List<String> trace = driver.run(policy().rateLimiter(limiter).build(), attempt -> {

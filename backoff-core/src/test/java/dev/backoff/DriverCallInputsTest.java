@@ -179,14 +179,15 @@ class DriverCallInputsTest {
   @Test
   void aRetryWaitingForItsTokenIsRefusedByABreakerThatOpenedMeanwhileAndGivesTheTokenBack() {
     CircuitBreaker breaker = breaker();
-    AdaptiveRateLimiter limiter = emptyLimiter();
-    limiter.unreserve(); // the last firm slot given back: the retry's wait is one token's, within the horizon
+    AdaptiveRateLimiter limiter = emptyLimiter(); // at 7/s, its last firm slot due at 1/7 s
     RetryPolicy<String> policy = policy().circuitBreaker(breaker).rateLimiter(limiter).build();
     CircuitBreaker.Permit permit = breaker.tryAcquire();
     CallState<String> execution = Engine.firstFailed(policy, 0, 0, new Random(1), permit);
     assertThat(Engine.outcome(execution, null, FAILURE, Verdict.RETRYABLE, 0, permit)).isEqualTo(10 * MS);
 
-    now[0] = 10 * MS;
+    // The retry's timer fires late, after that slot was due: the next token is 0.95 token (136 ms) away,
+    // within the horizon (1/7 s).
+    now[0] = 150 * MS;
     long wait = Engine.timerFired(policy, execution, Engine.admit(policy), clock);
     assertThat(wait).as("a firm wait for the token").isPositive();
     assertThat(((Execution<String>) execution).rateTokenHeld()).isTrue();
