@@ -79,6 +79,22 @@ class LossSystemTest {
     assertThat(LossSystem.rejections(10, 0.1, limiterGoodput) / 677.1).isCloseTo(0.138, within(0.0005));
   }
 
+  /**
+   * The lab's runs of the same server (docs/storm-protection.md, "The limiter against that bound"): for each
+   * run's goodput, the rate and the 429s a random sender would need for it. The waiting limiter's three runs
+   * (65.6, 51.7, 53.6 req/s) drew 1.1, 2.0 and 1.1 429s a second where a random sender draws 6.2, 1.3 and 1.7
+   * for the same goodput; the concurrency limiter's run (84.4 req/s) drew 42.7 against 38.7.
+   */
+  @Test
+  void theLabsRunsAgainstTheRandomSendersCurve() {
+    double[][] runs = {{65.6, 71.76, 6.17}, {51.7, 53.00, 1.30}, {53.6, 55.25, 1.65}, {84.4, 123.14, 38.74}};
+    for (double[] run : runs) {
+      double rate = bisectGoodput(run[0]);
+      assertThat(rate).as("the rate for %s/s", run[0]).isCloseTo(run[1], within(0.01));
+      assertThat(LossSystem.rejections(10, 0.1, rate)).as("its 429s").isCloseTo(run[2], within(0.01));
+    }
+  }
+
   private static double bisectGoodput(double goodput) {
     double low = 0;
     double high = 1_000;
