@@ -83,7 +83,7 @@ class LabCommandTest {
       assertThat(result.exitCode).isZero();
       assertThat(result.err).containsPattern("OK: [0-9.]+ req/sec, errors: [0-9.]+ req/sec, timedout: [0-9.]+ req/sec");
       assertThat(result.out).startsWith("{\"policy\":\"fixed\",\"clients\":20,\"summary\":{\"baselineGoodput\":")
-          .contains("\"recovered\":null", "\"series\":[{\"t\":0,");
+          .contains("\"recovered\":null", "\"p50SuccessLatencySeconds\":", "\"hedgeDelay\":null,\"series\":[{\"t\":0,");
       assertThat(server.stats().answered()).isPositive();
     }
   }

@@ -53,7 +53,8 @@ public final class LabClientRun {
       List<LabSample> samples = recorder.samples();
       LabSummary summary = LabSummary.detect(samples, running.totals())
           .withP99SuccessLatency(running.latencies().quantileSeconds(0.99));
-      return json ? LabReport.clientJson(policy, running.clients(), summary, samples)
+      return json ? LabReport.clientJson(policy, running.clients(), summary, samples, running.latencies(),
+              running.hedgeDelay())
           : LabReport.summaryTable(policy, summary, running.totals())
               + LabReport.latencyAndHedgeDelayRows(running.latencies(), running.hedgeDelay());
     }

@@ -30,10 +30,30 @@ final class LabReport {
     return json.endArray().toString();
   }
 
-  /** A client run as JSON: {@code {"policy":…,"clients":…,"summary":{…},"series":[…]}}. */
-  public static String clientJson(String policy, int clients, LabSummary summary, List<LabSample> samples) {
-    return Json.compact().object().field("policy").string(policy).field("clients").number(clients)
-        .field("summary").raw(summary.toJson()).field("series").raw(seriesJson(samples)).endObject().toString();
+  /**
+   * A client run as JSON: {@code {"policy":…,"clients":…,"summary":{…},"p50SuccessLatencySeconds":…,
+   * "hedgeDelay":{…}|null,"series":[…]}}, with what the table's closing rows show ({@link
+   * #latencyAndHedgeDelayRows}): the p50 latency of the logical requests that succeeded (null with none) and,
+   * with an adaptive hedging delay ({@code delay} not null), its delay at the end, quantile, window and the load
+   * cap's decisions.
+   */
+  public static String clientJson(String policy, int clients, LabSummary summary, List<LabSample> samples,
+      LatencyHistogram latencies, dev.backoff.AdaptiveHedgeDelay delay) {
+    Json json = Json.compact().object().field("policy").string(policy).field("clients").number(clients)
+        .field("summary").raw(summary.toJson())
+        .field("p50SuccessLatencySeconds").decimal(latencies.quantileSeconds(0.5), 6)
+        .field("hedgeDelay");
+    if (delay == null) {
+      json.nullValue();
+    } else {
+      json.object().field("delaySeconds").decimal(delay.delayNanos() / 1e9, 6)
+          .field("quantile").numberText(java.math.BigDecimal.valueOf(delay.quantile()).toPlainString())
+          .field("window").number(delay.window())
+          .field("hedgesSent").number(delay.hedgesSent()).field("hedgesRefused").number(delay.hedgesRefused())
+          .field("maxExtraLoad").numberText(java.math.BigDecimal.valueOf(delay.maxExtraLoad()).toPlainString())
+          .endObject();
+    }
+    return json.field("series").raw(seriesJson(samples)).endObject().toString();
   }
 
   /** A client run's summary as aligned lines. */

@@ -160,6 +160,12 @@ class FleetHedgingTest {
       assertThat(LabReport.latencyAndHedgeDelayRows(fleet.latencies(), delay))
           .contains("p50 latency:", "hedge delay:", "load cap: " + delay.hedgesSent() + " hedges sent, "
               + delay.hedgesRefused() + " refused (at most 0.05 per first attempt)");
+      // The JSON carries what those rows show.
+      LabSummary summary = LabSummary.detect(List.of(), totals);
+      assertThat(LabReport.clientJson("p", 20, summary, List.of(), fleet.latencies(), delay))
+          .containsPattern("\"p50SuccessLatencySeconds\":0\\.[0-9]+,")
+          .contains("\"hedgeDelay\":{\"delaySeconds\":", "\"quantile\":0.95,\"window\":200,\"hedgesSent\":"
+              + delay.hedgesSent() + ",\"hedgesRefused\":" + delay.hedgesRefused() + ",\"maxExtraLoad\":0.05}");
     }
   }
 
