@@ -37,7 +37,9 @@ import picocli.CommandLine.Spec;
         + "reproduce its runs and Spring properties.",
         "Objectives: a comma-separated list of METRIC>=VALUE or METRIC<=VALUE (the metric's good direction): "
             + "recovers (fraction of seeds recovered, 0.95 or 95%%), success-ratio (fraction), amplification "
-            + "(attempts per request), p99 and recovery-time (durations such as 10s), peak-concurrency (requests). "
+            + "(attempts per request), p99 and recovery-time (durations such as 10s), peak-concurrency (requests), "
+            + "goodput (successes per second against a pool server's capacity in the disturbance's second half, as "
+            + "simulate --seeds shows it; a fraction; refused for a scenario without that capacity). "
             + "Each is judged on the mean over the seeds (recovery-time: over the seeds that recovered).",
         "The best policies meeting every objective are re-checked on held-out seeds, with the load (clients or "
             + "rate) 20%% lower and higher, every fault 50%% shorter and longer, and each load change with each fault "
@@ -110,7 +112,7 @@ final class AdviseCommand implements Callable<Integer> {
       description = "Runs at once. Default: the processors available. The advice does not depend on it.")
   Integer threads;
 
-  @Option(names = "--prefer", paramLabel = "recovers|success-ratio|amplification|p99|recovery-time|peak-concurrency",
+  @Option(names = "--prefer", paramLabel = "recovers|success-ratio|amplification|p99|recovery-time|peak-concurrency|goodput",
       defaultValue = "success-ratio",
       description = "Among the policies meeting every objective, the best is the one best on this metric (then the "
           + "one most comfortably inside every bound). Default: ${DEFAULT-VALUE}, the most requests served.")

@@ -305,7 +305,7 @@ class AdviseCommandTest {
         + "p99 value '10': ");
     assertThat(result.err.lines().toList().get(1)).isEqualTo("Objectives look like "
         + "'recovers>=0.95,amplification<=1.3,p99<=10s'; metrics: recovers, success-ratio, amplification, p99, "
-        + "recovery-time, peak-concurrency. Try 'backoff advise --help'.");
+        + "recovery-time, peak-concurrency, goodput. Try 'backoff advise --help'.");
     CliRunner unknown = advise("--objective", "latency<=1s");
     assertThat(unknown.exitCode).isEqualTo(2);
     assertThat(unknown.err).startsWith("backoff: --objective: bad objective 'latency<=1s': unknown metric 'latency'");
@@ -360,6 +360,11 @@ class AdviseCommandTest {
         "--objective", "recovers>=0.5");
     assertThat(noFault.exitCode).isEqualTo(2);
     assertThat(noFault.err).startsWith("backoff: faults: objective 'recovers>=0.5' asks about recovery");
+    CliRunner noCapacity = advise("--objective", "goodput>=0.9");
+    assertThat(noCapacity.exitCode).isEqualTo(2);
+    assertThat(noCapacity.out).isEmpty();
+    assertThat(noCapacity.err.lines().toList().get(0)).isEqualTo("backoff: server: objective 'goodput>=0.9' is goodput "
+        + "against the server's capacity, but the knee server has no capacity of its own (only a pool server has one)");
   }
 
   @Test

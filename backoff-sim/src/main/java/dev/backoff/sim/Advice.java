@@ -424,7 +424,13 @@ public final class Advice {
     return objective.metric().format(e.value(objective.metric())) + " (" + e.candidate().label() + ")";
   }
 
-  private static final Objective.Metric[] COLUMNS = Objective.Metric.values();
+  /** The metrics shown: all but goodput, which only a scenario with a capacity has, unless it is asked about. */
+  private List<Objective.Metric> columns() {
+    boolean goodput = settings.prefer() == Objective.Metric.GOODPUT
+        || objectives.stream().anyMatch(o -> o.metric() == Objective.Metric.GOODPUT);
+    return java.util.Arrays.stream(Objective.Metric.values())
+        .filter(m -> goodput || m != Objective.Metric.GOODPUT).toList();
+  }
 
   /** The advice as text, for a terminal (see docs/simulator.md for an example). */
   public String table() {
@@ -650,7 +656,7 @@ public final class Advice {
     if (robust != null) {
       header.add("robust");
     }
-    for (Objective.Metric metric : COLUMNS) {
+    for (Objective.Metric metric : columns()) {
       header.add(metric.id());
     }
     rows.add(header.toArray(String[]::new));
@@ -667,7 +673,7 @@ public final class Advice {
       if (robust != null) {
         row.add(robust.get(evaluations.indexOf(e)));
       }
-      for (Objective.Metric metric : COLUMNS) {
+      for (Objective.Metric metric : columns()) {
         row.add(cell(e, metric) + marker(e, metric));
       }
       rows.add(row.toArray(String[]::new));
@@ -858,7 +864,7 @@ public final class Advice {
     json.endArray().endObject();
   }
 
-  private static void evaluation(Json json, Evaluation e) {
+  private void evaluation(Json json, Evaluation e) {
     PolicyCandidate c = e.candidate();
     json.object().field("policy").string(c.policySpec()).field("maxAttempts").number(c.maxAttempts())
         .field("budget").string(c.budget())
@@ -867,10 +873,10 @@ public final class Advice {
     json.endObject();
   }
 
-  private static void metrics(Json json, Evaluation e) {
+  private void metrics(Json json, Evaluation e) {
     json.field("recoveredRuns").number(e.recoveredRuns()).field("runs").number(e.runs().size());
     json.field("metrics").object();
-    for (Objective.Metric metric : COLUMNS) {
+    for (Objective.Metric metric : columns()) {
       Evaluation.Interval interval = e.interval(metric);
       json.field(metric.id()).object().field("value").decimal(e.value(metric), 4)
           .field("low").decimal(interval.low(), 4).field("high").decimal(interval.high(), 4).endObject();

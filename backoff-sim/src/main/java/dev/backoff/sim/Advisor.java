@@ -271,7 +271,10 @@ public final class Advisor {
    * @throws NullPointerException if an argument other than {@code progress} is null
    * @throws IllegalArgumentException if {@code objectives} is empty, or the held-out seeds are sized to them and
    *     one cannot be shown ({@link Settings#heldOut})
-   * @throws ScenarioException if an objective needs a disturbance to recover from and the scenario has none,
+   * @throws ScenarioException if an objective needs a disturbance to recover from and the scenario has none, a
+   *     {@code goodput} objective (or preference) needs the server's capacity and the scenario has none (a server
+   *     other than a pool, no disturbance, or a pool serving nothing in its window: {@code simulate --seeds}
+   *     shows no goodput/capacity for it),
    *     the seeds would pass the largest seed, or the runs in flight could need more heap than this JVM has
    * @throws InterruptedException if the calling thread is interrupted (the runs under way are cancelled)
    */
@@ -294,6 +297,19 @@ public final class Advisor {
           throw new ScenarioException("faults", "objective '" + objective + "' asks about recovery, but the scenario "
               + "has no fault (and no load step, spike or ramp) to recover from");
         }
+      }
+    }
+    String noCapacity = ProtectionSummary.noCapacity(base);
+    if (noCapacity != null) {
+      for (Objective objective : objectives) {
+        if (objective.metric() == Objective.Metric.GOODPUT) {
+          throw new ScenarioException("server", "objective '" + objective + "' is goodput against the server's "
+              + "capacity, but " + noCapacity);
+        }
+      }
+      if (settings.prefer() == Objective.Metric.GOODPUT) {
+        throw new ScenarioException("server", "preferring goodput (against the server's capacity) needs a capacity, "
+            + "but " + noCapacity);
       }
     }
     Search search = new Search(base, objectives, settings, progress);
@@ -664,11 +680,11 @@ public final class Advisor {
           tasks.addAll(heldOutTasks(e, check, 0, screen));
         }
       }
-      List<Summary> summaries = runAll(tasks);
-      Map<Evaluation, List<List<Summary>>> runs = new LinkedHashMap<>();
+      List<Confidence.Run> summaries = runAll(tasks);
+      Map<Evaluation, List<List<Confidence.Run>>> runs = new LinkedHashMap<>();
       int next = 0;
       for (Evaluation e : chosen) {
-        List<List<Summary>> byCheck = new ArrayList<>();
+        List<List<Confidence.Run>> byCheck = new ArrayList<>();
         for (int c = 0; c < running.size(); c++) {
           byCheck.add(new ArrayList<>(summaries.subList(next, next + screen)));
           next += screen;
@@ -692,7 +708,7 @@ public final class Advisor {
           needed.add(null);
         }
         for (int c : closestFirst(screened, running)) {
-          List<Summary> checkRuns = runs.get(e).get(c);
+          List<Confidence.Run> checkRuns = runs.get(e).get(c);
           // Sized from the screen, then once more from the runs that sizing gave (a mean's spread, measured
           // better); the verdict on that count is final.
           int target = sized(e.candidate(), checkRuns);
@@ -701,7 +717,7 @@ public final class Advisor {
             target = Math.max(checkRuns.size(), round == 0 ? sized(e.candidate(), checkRuns) : checkRuns.size());
           }
           needed.set(c, checkRuns.size());
-          Evaluation extended = new Evaluation(e.candidate(), checkRuns);
+          Evaluation extended = Evaluation.of(e.candidate(), checkRuns);
           if (objectives.stream().anyMatch(o -> Robustness.judge(o, extended) != Robustness.Verdict.SHOWN)) {
             break;
           }
@@ -720,12 +736,12 @@ public final class Advisor {
      * interval does not yet clear its bound but whose spread lets up to {@link Robustness#MOST_FOR_A_MEAN} runs
      * clear it ({@link Robustness#seedsToShowMean}); never fewer than it has.
      */
-    private int sized(PolicyCandidate candidate, List<Summary> checkRuns) {
+    private int sized(PolicyCandidate candidate, List<Confidence.Run> checkRuns) {
       int target = Math.max(heldOut, checkRuns.size());
       if (settings.heldOutSeeds() != Settings.SIZED) {
         return target;
       }
-      Evaluation e = new Evaluation(candidate, checkRuns);
+      Evaluation e = Evaluation.of(candidate, checkRuns);
       for (Objective objective : objectives) {
         if (objective.metric() != Objective.Metric.RECOVERS) {
           int toShow = Robustness.seedsToShowMean(objective, e.value(objective.metric()),
@@ -742,12 +758,12 @@ public final class Advisor {
      * A candidate's re-check; {@code needed}: per check the runs it was sized to, null (or a null entry) for a
      * check not extended, sized from the runs it has.
      */
-    private Robustness robustness(Evaluation e, List<Robustness.Check> running, List<List<Summary>> runs,
+    private Robustness robustness(Evaluation e, List<Robustness.Check> running, List<List<Confidence.Run>> runs,
         Robustness.Stage stage, List<Integer> needed) {
       List<Robustness.Result> results = new ArrayList<>();
       List<Integer> sizes = new ArrayList<>();
       for (int c = 0; c < running.size(); c++) {
-        results.add(new Robustness.Result(running.get(c), new Evaluation(e.candidate(), runs.get(c))));
+        results.add(new Robustness.Result(running.get(c), Evaluation.of(e.candidate(), runs.get(c))));
         Integer size = needed == null ? null : needed.get(c);
         sizes.add(size != null ? size : sized(e.candidate(), runs.get(c)));
       }
@@ -779,12 +795,12 @@ public final class Advisor {
       return tasks;
     }
 
-    private List<Summary> runAll(List<Runs.Task> tasks) throws InterruptedException {
+    private List<Confidence.Run> runAll(List<Runs.Task> tasks) throws InterruptedException {
       if (tasks.isEmpty()) {
         return List.of();
       }
       long before = (long) runsUsed * base.seconds();
-      List<Summary> summaries = Runs.summaries(tasks, settings.threads(),
+      List<Confidence.Run> summaries = Runs.summariesWithProtection(tasks, settings.threads(),
           progress == null ? null : seconds -> progress.accept(before + seconds));
       runsUsed += tasks.size();
       return summaries;
@@ -817,9 +833,9 @@ public final class Advisor {
           tasks.add(Runs.task(scenario, candidate.policySpec(), base.seed + s));
         }
       }
-      List<Summary> summaries = runAll(tasks);
+      List<Confidence.Run> summaries = runAll(tasks);
       for (int c = 0; c < batch.size(); c++) {
-        evaluations.add(new Evaluation(batch.get(c), summaries.subList(c * seeds, (c + 1) * seeds)));
+        evaluations.add(Evaluation.of(batch.get(c), summaries.subList(c * seeds, (c + 1) * seeds)));
       }
     }
   }

@@ -10,6 +10,7 @@ import java.util.Objects;
 public final class Evaluation {
   private final PolicyCandidate candidate;
   private final List<Summary> runs;
+  private final double[] goodputs;
   private final double[] values = new double[Objective.Metric.values().length];
   private final Interval[] intervals = new Interval[values.length];
 
@@ -21,12 +22,28 @@ public final class Evaluation {
    */
   public record Interval(double low, double high) {}
 
+  /** An evaluation of runs without their storm-protection numbers: its {@code goodput} is NaN. */
   Evaluation(PolicyCandidate candidate, List<Summary> runs) {
+    this(candidate, runs, null);
+  }
+
+  /** An evaluation of runs with their storm-protection numbers, for {@code goodput}. */
+  static Evaluation of(PolicyCandidate candidate, List<Confidence.Run> runs) {
+    double[] goodputs = new double[runs.size()];
+    for (int i = 0; i < goodputs.length; i++) {
+      goodputs[i] = WindowMetric.GOODPUT_OF_CAPACITY.of(runs.get(i).summary(), runs.get(i).protection());
+    }
+    return new Evaluation(candidate, runs.stream().map(Confidence.Run::summary).toList(), goodputs);
+  }
+
+  private Evaluation(PolicyCandidate candidate, List<Summary> runs, double[] goodputs) {
     this.candidate = Objects.requireNonNull(candidate, "candidate");
     this.runs = List.copyOf(runs);
     if (runs.isEmpty()) {
       throw new IllegalArgumentException("an evaluation needs at least one run");
     }
+    // goodput needs a capacity: none without the protection numbers, or when no run's window has one.
+    this.goodputs = goodputs == null || java.util.Arrays.stream(goodputs).allMatch(Double::isNaN) ? null : goodputs;
     for (Objective.Metric metric : Objective.Metric.values()) {
       double[] samples = samples(metric);
       int index = metric.ordinal();
@@ -35,6 +52,9 @@ public final class Evaluation {
         values[index] = (double) recovered / runs.size();
         Stats.Interval wilson = Stats.wilson(recovered, runs.size());
         intervals[index] = new Interval(wilson.lower(), wilson.upper());
+      } else if (samples.length > 0 && Double.isNaN(samples[0])) {
+        values[index] = Double.NaN; // goodput without a capacity
+        intervals[index] = new Interval(Double.NaN, Double.NaN);
       } else {
         values[index] = mean(samples);
         if (Double.isInfinite(values[index])) {
@@ -62,6 +82,13 @@ public final class Evaluation {
 
   /** The per-seed values of a metric (recovery-time: only the seeds that recovered). */
   private double[] samples(Objective.Metric metric) {
+    if (metric == Objective.Metric.GOODPUT) {
+      double[] samples = new double[runs.size()];
+      for (int i = 0; i < samples.length; i++) {
+        samples[i] = goodputs == null ? Double.NaN : Double.isNaN(goodputs[i]) ? 0 : goodputs[i];
+      }
+      return samples;
+    }
     return runs.stream().filter(s -> metric != Objective.Metric.RECOVERY_TIME || s.recovered())
         .mapToDouble(s -> switch (metric) {
           case RECOVERS -> s.recovered() ? 1 : 0;
@@ -71,6 +98,7 @@ public final class Evaluation {
               : s.p99SuccessLatencySeconds();
           case RECOVERY_TIME -> s.recoverySeconds();
           case PEAK_CONCURRENCY -> s.peakConcurrency();
+          case GOODPUT -> throw new AssertionError(metric);
         }).toArray();
   }
 

@@ -16,15 +16,18 @@ import java.util.regex.Pattern;
  * <pre>
  * objectives := objective ("," objective)*
  * objective  := METRIC OPERATOR VALUE          (spaces allowed around each part)
- * OPERATOR   := "&gt;=" | "&gt;" for recovers and success-ratio; "&lt;=" | "&lt;" for the others
+ * OPERATOR   := "&gt;=" | "&gt;" for recovers, success-ratio and goodput; "&lt;=" | "&lt;" for the others
  * </pre>
  *
  * <p>The metrics, each judged over the seeds of a candidate (see {@link Metric}): {@code recovers} (fraction of
  * seeds whose run recovered; {@code 0.95} or {@code 95%}), {@code success-ratio} (mean share of requests that
  * succeeded; a fraction or percentage), {@code amplification} (mean attempts per request, a number),
  * {@code p99} (mean of the runs' p99 latency of successful requests, a duration), {@code recovery-time} (mean
- * time to recover, over the seeds that recovered, a duration) and {@code peak-concurrency} (mean of the runs'
- * peak server concurrency, a whole number). Durations use the one duration syntax ({@link Durations}:
+ * time to recover, over the seeds that recovered, a duration), {@code peak-concurrency} (mean of the runs'
+ * peak server concurrency, a whole number) and {@code goodput} (mean of the runs' successes per second against
+ * the pool server's capacity in the disturbance's second half, the window and number of {@code simulate --seeds}'s
+ * storm-protection block; a fraction or percentage; only for a scenario with that capacity, see
+ * {@link Advisor#advise}). Durations use the one duration syntax ({@link Durations}:
  * {@code 10s}, {@code 1.5s}, {@code 500ms}; a bare number is refused). Each metric may appear once. An
  * objective's direction is the metric's good direction: {@code amplification>=1.3} is refused, since a lower
  * amplification is never worse.
@@ -33,7 +36,7 @@ import java.util.regex.Pattern;
  *
  * @param metric what is measured
  * @param strict true for {@code <} and {@code >}, false for {@code <=} and {@code >=}
- * @param threshold the bound, in the metric's unit: a fraction in [0, 1] for recovers and success-ratio, a
+ * @param threshold the bound, in the metric's unit: a fraction in [0, 1] for recovers, success-ratio and goodput, a
  *     number for amplification, seconds for p99 and recovery-time, requests for peak-concurrency
  * @param text the objective as written, spaces removed (for messages)
  */
@@ -61,7 +64,14 @@ public record Objective(Metric metric, boolean strict, double threshold, String 
      */
     RECOVERY_TIME("recovery-time", false, Unit.DURATION),
     /** Mean over the seeds of the most requests the server held at once; lower is better. */
-    PEAK_CONCURRENCY("peak-concurrency", false, Unit.COUNT);
+    PEAK_CONCURRENCY("peak-concurrency", false, Unit.COUNT),
+    /**
+     * Mean over the seeds of the successes per second against the server's capacity in the disturbance's second
+     * half (the window of {@code simulate --seeds}'s storm-protection block, whose goodput/capacity it is); a
+     * run whose window has no capacity counts as 0. Defined only for a pool server with a disturbance; higher
+     * is better.
+     */
+    GOODPUT("goodput", true, Unit.FRACTION);
 
     private final String id;
     private final boolean higherIsBetter;
@@ -78,7 +88,7 @@ public record Objective(Metric metric, boolean strict, double threshold, String 
       return id;
     }
 
-    /** True if a higher value is better (recovers, success-ratio). */
+    /** True if a higher value is better (recovers, success-ratio, goodput). */
     public boolean higherIsBetter() {
       return higherIsBetter;
     }

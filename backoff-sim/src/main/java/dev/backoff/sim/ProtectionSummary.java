@@ -42,17 +42,9 @@ record ProtectionSummary(int windowStart, int windowEnd, double goodput, double 
   static ProtectionSummary of(Scenario scenario, PolicyResult result) {
     List<Second> series = result.series();
     int seconds = series.size();
-    int from = -1;
-    int to = -1;
-    long start = scenario.disturbanceStartNanos();
-    if (start != Long.MAX_VALUE) {
-      int first = (int) (start / 1_000_000_000L);
-      int end = (int) Math.min(seconds, (scenario.disturbanceEndNanos() + 999_999_999L) / 1_000_000_000L);
-      if (end > first) {
-        from = first + (end - first) / 2;
-        to = end;
-      }
-    }
+    int[] window = window(scenario, seconds);
+    int from = window[0];
+    int to = window[1];
     double goodput = Double.NaN;
     double capacity = Double.NaN;
     double started = Double.NaN;
@@ -109,6 +101,43 @@ record ProtectionSummary(int windowStart, int windowEnd, double goodput, double 
     }
     return new ProtectionSummary(from, to, goodput, capacity, started, errors, back, fromLastError, requests,
         retries, refusedFirst, refusedRetries);
+  }
+
+  /**
+   * The window of a run of {@code seconds} seconds: its first second and the second after its last, or
+   * {-1, -1} without a disturbance.
+   */
+  static int[] window(Scenario scenario, int seconds) {
+    long start = scenario.disturbanceStartNanos();
+    if (start != Long.MAX_VALUE) {
+      int first = (int) (start / 1_000_000_000L);
+      int end = (int) Math.min(seconds, (scenario.disturbanceEndNanos() + 999_999_999L) / 1_000_000_000L);
+      if (end > first) {
+        return new int[] {first + (end - first) / 2, end};
+      }
+    }
+    return new int[] {-1, -1};
+  }
+
+  /**
+   * Why {@code scenario} has no goodput against the capacity ({@link WindowMetric#GOODPUT_OF_CAPACITY}), or null
+   * if it has one: a server other than a pool has no capacity of its own, a run without a disturbance has no
+   * window, and a pool paused or crashed for the whole window serves nothing in it.
+   */
+  static String noCapacity(Scenario scenario) {
+    if (scenario.serverModel != Scenario.ServerModel.POOL) {
+      return "the " + scenario.serverModel.name().toLowerCase(java.util.Locale.ROOT)
+          + " server has no capacity of its own (only a pool server has one)";
+    }
+    int[] window = window(scenario, scenario.seconds());
+    if (window[0] < 0) {
+      return "the scenario has no disturbance (fault, load step, spike or ramp), so no window to measure it in";
+    }
+    double capacity = 0;
+    for (int t = window[0]; t < window[1]; t++) {
+      capacity += capacity(scenario, t);
+    }
+    return capacity > 0 ? null : "the pool serves nothing in the disturbance's second half (paused or crashed)";
   }
 
   /**

@@ -538,6 +538,77 @@ class AdvisorTest {
     assertThat(both).allSatisfy(r -> assertThat(r.robust()).isTrue());
   }
 
+  /**
+   * The steady overload of docs/scenarios/throttling-steady.yaml without a queue, shortened: a pool of 10 workers
+   * (100 req/s) that answers 429 when they are busy, offered 200 req/s from 10 s to 50 s.
+   */
+  static final Scenario LOSS = Scenario.of(Map.ofEntries(Map.entry("duration", "70s"), Map.entry("client", "open"),
+      Map.entry("rate", "80"), Map.entry("rate-profile", "spike"), Map.entry("rate-peak", "200"),
+      Map.entry("rate-at", "10s"), Map.entry("rate-length", "40s"), Map.entry("timeout", "2s"),
+      Map.entry("server", "pool"), Map.entry("workers", "10"), Map.entry("queue-size", "0"),
+      Map.entry("service-time", "100ms"), Map.entry("reject-status", "429"), Map.entry("faults", "none")));
+
+  @Test
+  void goodputAgainstTheCapacityDecidesBetweenTwoCandidates() throws InterruptedException {
+    PolicyCandidate plain = new PolicyCandidate(Family.FULL_JITTER, null, Duration.ofMillis(100), 2,
+        Duration.ofSeconds(20), 5, null);
+    PolicyCandidate limited = plain.withProtection(PolicyCandidate.Protection.CONCURRENCY);
+    List<Evaluation> both = new java.util.ArrayList<>();
+    for (PolicyCandidate c : List.of(plain, limited)) {
+      List<Runs.Task> tasks = new java.util.ArrayList<>();
+      for (int s = 0; s < 2; s++) {
+        tasks.add(Runs.task(LOSS.with(c.scenarioKeys()), c.policySpec(), LOSS.seed + s));
+      }
+      Evaluation e = Evaluation.of(c, Runs.summariesWithProtection(tasks, 2, null));
+      both.add(e);
+      // The number is simulate --seeds's goodput/capacity over the same runs, not a second computation.
+      Confidence same = Confidence.run(LOSS.with(c.scenarioKeys()), 2, 1, null);
+      assertThat(e.value(Metric.GOODPUT))
+          .isEqualTo(same.policies().get(0).sample(WindowMetric.GOODPUT_OF_CAPACITY).mean().value());
+      assertThat(e.interval(Metric.GOODPUT).low()).isLessThanOrEqualTo(e.value(Metric.GOODPUT));
+    }
+    double plainGoodput = both.get(0).value(Metric.GOODPUT);
+    double limitedGoodput = both.get(1).value(Metric.GOODPUT);
+    // Plain retries fill every slot freed; the limiter refuses calls, so it serves less of the capacity with
+    // far fewer attempts per request.
+    assertThat(plainGoodput).isGreaterThan(limitedGoodput).isLessThanOrEqualTo(1.01);
+    assertThat(both.get(1).value(Metric.AMPLIFICATION)).isLessThan(both.get(0).value(Metric.AMPLIFICATION));
+    List<Evaluation> ranked = new java.util.ArrayList<>(both);
+    ranked.sort(Advisor.ranking(Objective.parseAll("amplification<=20"), Metric.AMPLIFICATION));
+    assertThat(ranked.get(0)).isSameAs(both.get(1));
+    // A goodput bound between the two: only plain retries meet it, so they rank first whatever is preferred.
+    String bound = Values.format(100 * (plainGoodput + limitedGoodput) / 2, 1) + "%";
+    List<Objective> objectives = Objective.parseAll("goodput>=" + bound + ",amplification<=20");
+    assertThat(both.get(0).meets(objectives)).isTrue();
+    assertThat(both.get(1).meets(objectives)).isFalse();
+    ranked.sort(Advisor.ranking(objectives, Metric.AMPLIFICATION));
+    assertThat(ranked.get(0)).isSameAs(both.get(0));
+    // Runs without the storm-protection numbers have no goodput, not a goodput of 0.
+    Evaluation bare = new Evaluation(plain, both.get(0).runs());
+    assertThat(bare.value(Metric.GOODPUT)).isNaN();
+    assertThat(bare.value(Metric.AMPLIFICATION)).isEqualTo(both.get(0).value(Metric.AMPLIFICATION));
+  }
+
+  @Test
+  void refusesGoodputWhereTheServerHasNoCapacity() {
+    Advisor.Settings settings = new Advisor.Settings(2, 10, 1);
+    assertThatThrownBy(() -> Advisor.advise(SMALL, Objective.parseAll("recovers>=0.5,goodput>=0.9"), settings, null))
+        .isInstanceOf(ScenarioException.class).hasMessage("server: objective 'goodput>=0.9' is goodput against the "
+            + "server's capacity, but the knee server has no capacity of its own (only a pool server has one)");
+    Scenario steady = LOSS.with(Map.of("rate-profile", "constant"));
+    assertThatThrownBy(() -> Advisor.advise(steady, Objective.parseAll("goodput>=0.9"), settings, null))
+        .isInstanceOf(ScenarioException.class).hasMessage("server: objective 'goodput>=0.9' is goodput against the "
+            + "server's capacity, but the scenario has no disturbance (fault, load step, spike or ramp), so no window "
+            + "to measure it in");
+    Scenario paused = LOSS.with(Map.of("faults", "pause@0s+70s"));
+    assertThatThrownBy(() -> Advisor.advise(paused, Objective.parseAll("goodput>=0.9"), settings, null))
+        .hasMessageEndingWith("but the pool serves nothing in the disturbance's second half (paused or crashed)");
+    Advisor.Settings preferring = new Advisor.Settings(2, 10, 1, Metric.GOODPUT);
+    assertThatThrownBy(() -> Advisor.advise(SMALL, Objective.parseAll("recovers>=0.5"), preferring, null))
+        .hasMessage("server: preferring goodput (against the server's capacity) needs a capacity, but the knee "
+            + "server has no capacity of its own (only a pool server has one)");
+  }
+
   @Test
   void runsThatTieGoToTheSimplerCandidateBeforeTheName() {
     Summary run = Simulator.run(SMALL.with(Map.of("duration", "40s", "faults", "none", "policies", "fixed:1s",

@@ -31,6 +31,21 @@ class ObjectiveTest {
   }
 
   @Test
+  void parsesGoodputAsAFractionBoundFromBelow() {
+    List<Objective> objectives = Objective.parseAll("goodput>=90%, amplification<=1.3");
+    assertThat(objectives).extracting(Objective::metric).containsExactly(Metric.GOODPUT, Metric.AMPLIFICATION);
+    Objective goodput = objectives.get(0);
+    assertThat(goodput.threshold()).isEqualTo(0.9);
+    assertThat(goodput.toString()).isEqualTo("goodput>=90%");
+    assertThat(Objective.parseAll("goodput>0.95").get(0).strict()).isTrue();
+    assertThat(Metric.GOODPUT.higherIsBetter()).isTrue();
+    assertThat(goodput.isMetBy(0.9)).isTrue();
+    assertThat(goodput.isMetBy(0.89)).isFalse();
+    assertThat(goodput.margin(0.99)).isCloseTo(0.1, within(1e-12));
+    assertThat(Metric.GOODPUT.format(0.942)).isEqualTo("94.2%");
+  }
+
+  @Test
   void judgesValuesAgainstTheBound() {
     Objective atMost = Objective.parseAll("amplification<=1.3").get(0);
     assertThat(atMost.isMetBy(1.3)).isTrue();
@@ -63,7 +78,12 @@ class ObjectiveTest {
   @Test
   void refusesBadObjectivesNamingTheBadPart() {
     assertBad("latency<=1s", "bad objective 'latency<=1s': unknown metric 'latency'; use recovers, success-ratio, "
-        + "amplification, p99, recovery-time, peak-concurrency");
+        + "amplification, p99, recovery-time, peak-concurrency, goodput");
+    assertBad("goodput<=0.9", "bad objective 'goodput<=0.9': goodput is better higher; bound it from below with >=");
+    assertBad("goodput>=1.2", "bad objective 'goodput>=1.2': goodput value '1.2': must be a fraction from 0 to 1");
+    assertBad("goodput>=90", "goodput value '90': must be a fraction from 0 to 1 (or 0% to 100%)");
+    assertBad("goodput>=0.9,goodput>0.8", "goodput is already bounded by 'goodput>=0.9'; give each metric once");
+    assertBad("good-put>=0.9", "unknown metric 'good-put'");
     assertBad("latency", "bad objective 'latency': unknown metric 'latency'; use");
     assertBad("p99<=10", "bad objective 'p99<=10': p99 value '10': ");
     assertBad("p99<=10", "write 10s");
