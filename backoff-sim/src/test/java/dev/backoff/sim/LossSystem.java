@@ -12,7 +12,8 @@ package dev.backoff.sim;
  * docs/storm-protection.md ("A server with no queue") uses it to bound what a rate-based sender can deliver
  * while drawing a given share of plain retries' throttles.
  *
- * <p>Stateless and thread-safe; plain arithmetic only, so results are the same on every JDK.
+ * <p>A calculation for the docs, kept with the tests that pin its numbers (the library does not use it).
+ * Stateless and thread-safe; plain arithmetic only, so results are the same on every JDK.
  */
 final class LossSystem {
   private LossSystem() {}
