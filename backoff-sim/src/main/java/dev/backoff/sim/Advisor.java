@@ -385,11 +385,12 @@ public final class Advisor {
     for (PolicyCandidate.Hedge other : hedges.subList(1, hedges.size())) {
       PolicyCandidate.Protection protection = protections.stream()
           .filter(p -> PolicyCandidate.fits(p, other, Integer.MAX_VALUE)).findFirst().orElse(null);
+      if (protection == null) {
+        continue; // no protection searched can run with this hedging
+      }
       for (String budget : new String[] {null, TOKEN_BUCKET}) {
         for (int attempts : new int[] {2, 3}) {
-          if (protection != null) {
-            add(grid, PolicyCandidate.Family.FULL_JITTER, Duration.ofMillis(100), attempts, budget, protection, other);
-          }
+          add(grid, PolicyCandidate.Family.FULL_JITTER, Duration.ofMillis(100), attempts, budget, protection, other);
         }
       }
     }
